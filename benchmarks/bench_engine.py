@@ -1,0 +1,302 @@
+"""Engine throughput: our No Mercy engine against RLCard's UNO game, in one run.
+
+Both sides play random games: at every step the seat to act picks uniformly
+from its legal actions with a ``random.Random(seed)``. One step is one call that
+advances the game (``Game.apply`` for us, ``UnoGame.step`` for RLCard); the
+time includes dealing each game. The sides are timed back to back in every
+repetition, alternating which goes first, so machine noise hits both alike;
+the table gives medians over the repetitions. Every repetition plays the same
+seeds, so each side does identical work each time.
+
+The two sides do not play the same game (No Mercy's 168 cards, stacking and
+mercy rule against RLCard's classic 108-card UNO), so steps/s is the figure to
+compare; games/s is shown for scale.
+
+    python benchmarks/bench_engine.py                    # both sides, defaults
+    python benchmarks/bench_engine.py --games 2000 --repeat 7
+    python benchmarks/bench_engine.py --only rlcard --players 2
+    python benchmarks/bench_engine.py --json > bench.json
+
+Needs the bench extra: ``pip install -e '.[bench]'``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+# A game still running after this many steps is stopped and counted as truncated.
+MAX_STEPS = 100_000
+
+OK, TRUNCATED, ABORTED = "ok", "truncated", "aborted"
+
+# Plays one game from a seed; returns (steps taken, OK | TRUNCATED | ABORTED).
+PlayFn = Callable[[int], tuple[int, str]]
+
+
+@dataclass
+class Side:
+    key: str  # "ours" or "rlcard"
+    label: str
+    players: int
+    version: str
+    play: PlayFn
+
+
+@dataclass
+class Run:
+    side: str
+    rep: int
+    games: int
+    steps: int
+    seconds: float
+    truncated: int
+    aborted: int
+
+    @property
+    def steps_per_s(self) -> float:
+        return self.steps / self.seconds
+
+    @property
+    def games_per_s(self) -> float:
+        return self.games / self.seconds
+
+
+def _version(dist: str, module: Any = None) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return str(getattr(module, "__version__", "unknown"))
+
+
+def make_ours(players: int) -> Side:
+    import nomercy
+
+    new_game = nomercy.new_game
+
+    def play(seed: int) -> tuple[int, str]:
+        choice = random.Random(seed).choice
+        game = new_game(players, seed=seed)
+        steps = 0
+        while not game.is_over:
+            game.apply(choice(game.legal_actions()))
+            steps += 1
+            if steps >= MAX_STEPS:
+                return steps, TRUNCATED
+        return steps, OK
+
+    return Side("ours", "nomercy (No Mercy)", players, _version("uno-no-mercy", nomercy), play)
+
+
+def make_rlcard(players: int) -> Side:
+    import numpy as np
+    from rlcard.games.uno.game import UnoGame
+
+    def play(seed: int) -> tuple[int, str]:
+        choice = random.Random(seed).choice
+        game = UnoGame(allow_step_back=False, num_players=players)
+        # UnoGame builds an unseeded RandomState; seed it so every repetition
+        # replays the same deals, top-card colours and reshuffles.
+        game.np_random = np.random.RandomState(seed)
+        game.init_game()
+        steps = 0
+        try:
+            while not game.is_over():
+                game.step(choice(game.get_legal_actions()))
+                steps += 1
+                if steps >= MAX_STEPS:
+                    return steps, TRUNCATED
+        except IndexError:
+            # RLCard draws from an empty list when deck and discard are both
+            # empty (every card in hands); the game cannot go on.
+            return steps, ABORTED
+        return steps, OK
+
+    return Side("rlcard", "rlcard UnoGame (UNO)", players, _version("rlcard"), play)
+
+
+def time_side(side: Side, seeds: range, rep: int) -> Run:
+    play = side.play
+    truncated = aborted = steps = 0
+    start = time.perf_counter()
+    for seed in seeds:
+        n, status = play(seed)
+        steps += n
+        if status == TRUNCATED:
+            truncated += 1
+        elif status == ABORTED:
+            aborted += 1
+    seconds = time.perf_counter() - start
+    return Run(side.key, rep, len(seeds), steps, seconds, truncated, aborted)
+
+
+def probe_rlcard_players(wanted: int, notes: list[str]) -> int:
+    """RLCard's UNO env is 2-player only; check whether its game class runs `wanted` seats."""
+    notes.append(
+        "rlcard.make('uno') is fixed at 2 players (game_num_players is ignored for uno) "
+        "and UnoGame.get_payoffs() assumes 2 players; the benchmark drives UnoGame directly "
+        "and never calls get_payoffs()."
+    )
+    if wanted == 2:
+        return 2
+    try:
+        side = make_rlcard(wanted)
+        for seed in range(20):
+            side.play(seed)
+    except Exception as exc:  # any failure: fall back to what RLCard supports
+        notes.append(
+            f"UnoGame(num_players={wanted}) failed ({type(exc).__name__}: {exc}); "
+            "RLCard baseline falls back to 2 players."
+        )
+        return 2
+    notes.append(f"UnoGame(num_players={wanted}) runs; RLCard baseline uses {wanted} players.")
+    return wanted
+
+
+def summarize(side: Side, runs: list[Run]) -> dict[str, Any]:
+    first = runs[0]
+    return {
+        "label": side.label,
+        "version": side.version,
+        "players": side.players,
+        "games": first.games,
+        "steps_per_game": first.steps / first.games,
+        "median_steps_per_s": statistics.median(r.steps_per_s for r in runs),
+        "median_games_per_s": statistics.median(r.games_per_s for r in runs),
+        "min_steps_per_s": min(r.steps_per_s for r in runs),
+        "max_steps_per_s": max(r.steps_per_s for r in runs),
+        "truncated": first.truncated,
+        "aborted": first.aborted,
+        "runs": [
+            {**asdict(r), "steps_per_s": r.steps_per_s, "games_per_s": r.games_per_s} for r in runs
+        ],
+    }
+
+
+def print_table(result: dict[str, Any]) -> None:
+    cfg = result["config"]
+    last_seed = cfg["seed"] + cfg["games"] - 1
+    print(
+        f"\nengine throughput, random play: {cfg['games']} games per side x "
+        f"{cfg['repeat']} repetitions (medians), seeds {cfg['seed']}..{last_seed}"
+    )
+    print(f"{result['python']} on {result['machine']}")
+    header = (
+        f"{'side':<22} {'version':>8} {'seats':>5} {'steps/game':>10} "
+        f"{'steps/s':>10} {'games/s':>9} {'steps/s range':>21} {'trunc':>5} {'abort':>5}"
+    )
+    print(header)
+    print("-" * len(header))
+    for s in result["sides"].values():
+        spread = f"{s['min_steps_per_s']:,.0f}-{s['max_steps_per_s']:,.0f}"
+        print(
+            f"{s['label']:<22} {s['version']:>8} {s['players']:>5} {s['steps_per_game']:>10.1f} "
+            f"{s['median_steps_per_s']:>10,.0f} {s['median_games_per_s']:>9,.1f} {spread:>21} "
+            f"{s['truncated']:>5} {s['aborted']:>5}"
+        )
+    if "ratio_steps_per_s" in result:
+        print(f"\nratio ours/rlcard, steps/s: {result['ratio_steps_per_s']:.2f}x")
+        print(f"ratio ours/rlcard, games/s: {result['ratio_games_per_s']:.2f}x")
+    for note in result["notes"]:
+        print(f"note: {note}")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=int, default=1000, help="games per side per repetition")
+    p.add_argument("--repeat", type=int, default=5, help="repetitions (medians are reported)")
+    p.add_argument("--players", type=int, default=4, help="seats in our games (default 4)")
+    p.add_argument(
+        "--rlcard-players",
+        type=int,
+        default=None,
+        help="seats in RLCard's games (default: --players if UnoGame runs it, else 2)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="first seed; game i uses seed+i")
+    p.add_argument("--only", choices=["both", "ours", "rlcard"], default="both")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    args = p.parse_args(argv)
+    if args.games < 1 or args.repeat < 1:
+        p.error("--games and --repeat must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    log = sys.stderr if args.json else sys.stdout
+    notes: list[str] = []
+    sides: list[Side] = []
+
+    if args.only in ("both", "ours"):
+        try:
+            sides.append(make_ours(args.players))
+        except (ImportError, AttributeError) as exc:
+            print(f"cannot load our engine ({exc}); use --only rlcard", file=sys.stderr)
+            return 2
+    if args.only in ("both", "rlcard"):
+        try:
+            import rlcard.games.uno.game  # noqa: F401
+        except ImportError as exc:
+            print(f"cannot import rlcard ({exc}); pip install -e '.[bench]'", file=sys.stderr)
+            return 2
+        wanted = args.rlcard_players or args.players
+        sides.append(make_rlcard(probe_rlcard_players(wanted, notes)))
+
+    seeds = range(args.seed, args.seed + args.games)
+    warmup = range(args.seed, args.seed + min(20, args.games))
+    for side in sides:
+        for seed in warmup:
+            side.play(seed)
+
+    runs: dict[str, list[Run]] = {s.key: [] for s in sides}
+    for rep in range(args.repeat):
+        order = sides if rep % 2 == 0 else sides[::-1]
+        for side in order:
+            run = time_side(side, seeds, rep)
+            runs[side.key].append(run)
+            print(
+                f"  rep {rep + 1}/{args.repeat} {side.key:<6} {run.steps:>9,} steps "
+                f"{run.seconds:7.3f}s  {run.steps_per_s:>10,.0f} steps/s "
+                f"{run.games_per_s:>8,.1f} games/s",
+                file=log,
+                flush=True,
+            )
+
+    result: dict[str, Any] = {
+        "config": {
+            "games": args.games,
+            "repeat": args.repeat,
+            "seed": args.seed,
+            "max_steps": MAX_STEPS,
+        },
+        "python": f"Python {platform.python_version()} ({platform.python_implementation()})",
+        "machine": f"{platform.system()} {platform.machine()}",
+        "sides": {s.key: summarize(s, runs[s.key]) for s in sides},
+        "notes": notes,
+    }
+    if "ours" in runs and "rlcard" in runs:
+        ours, theirs = result["sides"]["ours"], result["sides"]["rlcard"]
+        result["ratio_steps_per_s"] = ours["median_steps_per_s"] / theirs["median_steps_per_s"]
+        result["ratio_games_per_s"] = ours["median_games_per_s"] / theirs["median_games_per_s"]
+        if ours["players"] != theirs["players"]:
+            notes.append(f"seat counts differ: ours {ours['players']}, rlcard {theirs['players']}.")
+
+    if args.json:
+        json.dump(result, sys.stdout, indent=2)
+        print()
+    else:
+        print_table(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,2030 @@
+"""The rules engine: a :class:`Game` holds the whole state of a game and applies actions.
+
+The state is mutable for speed (the shape python-chess's ``Board`` and OpenSpiel's ``clone()``
+take, see STYLE.md's amendment) with a cheap :meth:`Game.copy`. :meth:`Game.apply` checks an
+action against :meth:`Game.legal_actions` *before* it changes anything, so an illegal action
+leaves the game untouched, and it returns the :class:`~nomercy.core.events.Event` list that
+explains what happened, citing RULES.md ids.
+
+Randomness: the only chance is shuffling. The state holds an integer key (``seed``); each
+shuffle uses ``random.Random(key)`` and then advances the key, so a position plus actions
+always gives the same game.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable, Mapping
+from enum import StrEnum, unique
+from typing import Any
+
+from nomercy.core.actions import (
+    Action,
+    CallUno,
+    Catch,
+    Challenge,
+    ChooseColour,
+    Draw,
+    Pass,
+    Play,
+    parse_action,
+)
+from nomercy.core.cards import COLOURS, Card, Colour, Kind, parse_card, parse_colour
+from nomercy.core.deck import build_deck
+from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError, RuleSetError
+from nomercy.core.events import Event
+from nomercy.core.rules import RuleSet, make_rules
+
+__all__ = ["EngineError", "Game", "Phase", "new_game"]
+
+_MASK = (1 << 64) - 1
+
+
+def _next_key(key: int) -> int:
+    """SplitMix64 step: derive the next shuffle key from the current one (Pgx-style keys)."""
+    z = (key + 0x9E3779B97F4A7C15) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+class EngineError(NoMercyError):
+    """The game cannot go on (A13 ``exhaustion_fallback="raise"``); the game is unchanged."""
+
+
+@unique
+class Phase(StrEnum):
+    """The decision the game waits for (RULES.md §K)."""
+
+    PLAY = "play"
+    """The seat to act plays a card or draws (NM-8, NM-9)."""
+    STACK_OR_ABSORB = "stack_or_absorb"
+    """A penalty is pending: stack a Draw Card or take it (NM-17, NM-18); classic: challenge."""
+    PLAY_DRAWN = "play_drawn"
+    """After drawing, the drawn card may (or must) be played (NM-9, CL-5)."""
+    CHOOSE_COLOUR = "choose_colour"
+    """Name a colour: the classic opening Wild (CL-3), or a wild whose stack resolved (A18)."""
+    ROULETTE_COLOUR = "roulette_colour"
+    """The Roulette victim names the colour to reveal (NM-30)."""
+    DISCARD_ALL_TOP = "discard_all_top"
+    """A09 ``choose_top_and_fire``: choose which same-colour card goes on top, or pass."""
+    DISCARD_ALL_SUBSET = "discard_all_subset"
+    """A09 ``optional_subset``: discard same-colour cards one by one, then pass."""
+    OVER = "over"
+    """The game is over."""
+
+
+_PLAYING_PHASES = (Phase.PLAY_DRAWN, Phase.DISCARD_ALL_TOP, Phase.DISCARD_ALL_SUBSET)
+_ACTION_CACHE: dict[tuple[Any, ...], Action] = {}
+
+
+def _play(
+    seat: int,
+    card: Card,
+    colour: Colour | None = None,
+    target: int | None = None,
+    uno: bool = False,
+    jump: bool = False,
+) -> Play:
+    key = (seat, card, colour, target, uno, jump)
+    action = _ACTION_CACHE.get(key)
+    if action is None:
+        action = _ACTION_CACHE[key] = Play(seat, card, colour, target, uno, jump)
+    return action  # type: ignore[return-value]
+
+
+def _simple(kind: type[Action], seat: int, *extra: Any) -> Any:
+    key = (kind, seat, *extra)
+    action = _ACTION_CACHE.get(key)
+    if action is None:
+        action = _ACTION_CACHE[key] = kind(seat, *extra)
+    return action
+
+
+def _chain_text(chain: list[int], total: int) -> str:
+    if len(chain) > 1 and sum(chain) == total:
+        return " (" + " ".join(f"+{v}" for v in chain) + ")"
+    return ""
+
+
+class Game:
+    """A game of No Mercy or classic: one hand, or a match of hands when scoring is on.
+
+    Create one with :func:`new_game` or :meth:`from_position`.
+
+    >>> g = new_game(3, seed=1)
+    >>> g.to_act
+    2
+    >>> events = g.apply(g.legal_actions()[0])
+    >>> events[0].kind
+    'play'
+    """
+
+    # ------------------------------------------------------------------ construction
+    def __init__(self, rules: RuleSet, names: list[str]) -> None:
+        """Low level: an empty table. Use :func:`new_game` or :meth:`from_position`."""
+        self.rules = rules
+        self.n = len(names)
+        self.names = list(names)
+        self.hands: list[list[Card]] = [[] for _ in names]
+        self.out = [False] * self.n
+        self.uno_called = [False] * self.n
+        self.uno_window: set[int] = set()
+        self.turn: int | None = 0
+        self.direction = 1
+        self.discard: list[Card] = []
+        self.colour: Colour | None = None
+        self._draw: list[Card] = []  # top of the draw pile is the END of this list
+        self.set_aside: list[Card] = []
+        self.pending_total = 0
+        self.pending_last = 0
+        self.pending_chain: list[int] = []
+        self.chain_wild: int | None = None  # seat that played the last wild of the chain (A18)
+        self.phase = Phase.PLAY
+        self.drawn: Card | None = None
+        self.key = 0
+        self.dealer = 0
+        self.scores = [0] * self.n
+        self.hand_number = 1
+        self.hand_winner: int | None = None
+        self.winner: int | None = None
+        self.wd4: dict[str, Any] | None = None  # classic Wild +4 awaiting a challenge (CL-8)
+        self.pending_win: int | None = None  # last card whose effect still resolves (A16/A17)
+        self.colour_chooser: int | None = None  # CHOOSE_COLOUR: who names it
+        self.resume: int | None = None  # CHOOSE_COLOUR: who plays after
+        self.roulette_colour: Colour | None = None  # A21 player_names: colour after the reveal
+        # (viewer, seat) -> cards the viewer knows that seat holds; viewer -1 is everyone
+        self.known: dict[tuple[int, int], list[Card]] = {}
+        self.log: list[dict[str, Any]] = []  # public history (censored event dicts)
+        self.warnings: list[str] = []
+        self.total_cards = 0
+        self.history: list[Action] = []
+        self.start: dict[str, Any] | None = None  # position the game started from, if any
+        self.seed = 0  # the seed new_game was given
+        self._events: list[Event] = []
+        self._legal: dict[int, list[Action]] = {}
+        self._n_active = self.n
+        self._draw_mode = "draw_until_playable"
+        self.opening_events: list[Event] = []
+
+    def copy(self) -> Game:
+        """An independent copy that continues exactly like this game."""
+        g = Game.__new__(Game)
+        d = self.__dict__.copy()
+        d["names"] = list(self.names)
+        d["hands"] = [list(h) for h in self.hands]
+        d["out"] = list(self.out)
+        d["uno_called"] = list(self.uno_called)
+        d["uno_window"] = set(self.uno_window)
+        d["discard"] = list(self.discard)
+        d["_draw"] = list(self._draw)
+        d["set_aside"] = list(self.set_aside)
+        d["pending_chain"] = list(self.pending_chain)
+        d["scores"] = list(self.scores)
+        d["wd4"] = dict(self.wd4) if self.wd4 else None
+        d["known"] = {k: list(v) for k, v in self.known.items()}
+        d["log"] = list(self.log)
+        d["warnings"] = list(self.warnings)
+        d["history"] = list(self.history)
+        d["_events"] = []
+        d["_legal"] = {}
+        g.__dict__.update(d)
+        return g
+
+    # ------------------------------------------------------------------ public queries
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose decision the game waits for, or ``None`` when it is over."""
+        return None if self.phase is Phase.OVER else self.turn
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game (the hand, or the match when scoring is on) is over."""
+        return self.phase is Phase.OVER
+
+    @property
+    def draw_pile(self) -> list[Card]:
+        """The draw pile, top card first (a copy)."""
+        return self._draw[::-1]
+
+    @property
+    def top(self) -> Card:
+        """The top card of the discard pile."""
+        return self.discard[-1]
+
+    @property
+    def pending(self) -> dict[str, Any] | None:
+        """The penalty the seat to act faces, or ``None``."""
+        if not self.pending_total:
+            return None
+        return {
+            "total": self.pending_total,
+            "last": self.pending_last,
+            "chain": list(self.pending_chain),
+        }
+
+    def active_seats(self) -> list[int]:
+        """Seats not knocked out, in seat order."""
+        return [s for s in range(self.n) if not self.out[s]]
+
+    def next_seat(self, seat: int, direction: int | None = None) -> int:
+        """The first active seat after ``seat`` in the (current) direction (RULES.md §2 next)."""
+        d = self.direction if direction is None else direction
+        n = self.n
+        out = self.out
+        q = (seat + d) % n
+        while out[q]:
+            q = (q + d) % n
+        return q
+
+    # ------------------------------------------------------------------ legality
+    def legal_actions(self, seat: int | None = None) -> list[Action]:
+        """Every action ``seat`` (default: the seat to act) may take now.
+
+        Includes out-of-turn actions (UNO calls and catches, classic jump-ins) for that seat.
+        """
+        if seat is None:
+            seat = self.turn
+            if seat is None or self.phase is Phase.OVER:
+                return []
+        cached = self._legal.get(seat)
+        if cached is None:
+            cached = self._legal[seat] = self._compute_legal(seat)
+        return list(cached)
+
+    def is_legal(self, action: Action | str) -> bool:
+        """Whether :meth:`apply` would accept ``action``."""
+        try:
+            self._check(action)
+        except NoMercyError:
+            return False
+        return True
+
+    def _compute_legal(self, seat: int) -> list[Action]:
+        if self.phase is Phase.OVER or not 0 <= seat < self.n or self.out[seat]:
+            return []
+        acts: list[Action] = self._turn_actions() if seat == self.turn else []
+        if (
+            self.rules.classic_jump_in
+            and seat != self.turn
+            and self.phase is Phase.PLAY
+            and not self.pending_total
+        ):
+            top = self.discard[-1]
+            for card in dict.fromkeys(self.hands[seat]):
+                if card is top:
+                    acts.extend(self._variants(seat, card, jump=True))
+        if len(self.hands[seat]) == 1 and not self.uno_called[seat]:
+            acts.append(_simple(CallUno, seat))
+        for t in sorted(self.uno_window):
+            if t != seat and len(self.hands[t]) == 1 and not self.uno_called[t]:
+                acts.append(_simple(Catch, seat, t))
+        return acts
+
+    def _is_playable(self, card: Card) -> bool:
+        """NM-12 / CL-4 matching with nothing pending."""
+        if card.is_wild:
+            return True
+        if card.colour is self.colour:
+            return True
+        top = self.discard[-1]
+        if card.kind is Kind.NUMBER:
+            return card.number == top.number
+        if card.kind is top.kind:
+            return card.kind is not Kind.DISCARD_ALL or self.rules.discard_all_symbol_match
+        # A11: a coloured +4 and a Wild Reverse +4 share the symbol only with the option.
+        return (
+            self.rules.plus4_symbols_shared
+            and card.kind is Kind.DRAW_FOUR
+            and top.kind is Kind.WILD_REVERSE_DRAW_FOUR
+        )
+
+    def _wild_draw_allowed(self, seat: int, card: Card) -> bool:
+        """A34 / CL-4: a restricted wild draw needs no card of the active colour in hand."""
+        r = self.rules
+        if r.is_classic:
+            if card.kind is not Kind.WILD_DRAW_FOUR or not r.wd4_restriction or r.wd4_challenge:
+                return True
+        elif not (r.wild_draw_restriction and card.is_wild and card.draw_value):
+            return True
+        colour = self.colour
+        return not any(c.colour is colour for c in self.hands[seat])
+
+    def _turn_actions(self) -> list[Action]:
+        seat = self.turn
+        assert seat is not None
+        phase = self.phase
+        hand = self.hands[seat]
+        acts: list[Action] = []
+        if phase is Phase.PLAY:
+            playable = False
+            for card in dict.fromkeys(hand):
+                if self._is_playable(card) and self._wild_draw_allowed(seat, card):
+                    playable = True
+                    acts.extend(self._variants(seat, card))
+            r = self.rules
+            if not playable or r.voluntary_draw != "off":
+                acts.append(_simple(Draw, seat))
+        elif phase is Phase.STACK_OR_ABSORB:
+            acts = self._stack_actions(seat)
+        elif phase is Phase.PLAY_DRAWN:
+            assert self.drawn is not None
+            acts.extend(self._variants(seat, self.drawn))
+            if self._may_keep_drawn():
+                acts.append(_simple(Pass, seat))
+        elif phase is Phase.ROULETTE_COLOUR or phase is Phase.CHOOSE_COLOUR:
+            acts.extend(_simple(ChooseColour, seat, c) for c in COLOURS)
+        elif phase is Phase.DISCARD_ALL_TOP:
+            colour = self.discard[-1].colour
+            for card in dict.fromkeys(hand):
+                if card.colour is colour:
+                    acts.extend(self._variants(seat, card, on_da=True))
+            acts.append(_simple(Pass, seat))
+        elif phase is Phase.DISCARD_ALL_SUBSET:
+            colour = self.discard[-1].colour
+            size = len(hand)
+            for card in dict.fromkeys(hand):
+                if card.colour is colour:
+                    acts.append(_play(seat, card))
+                    if size == 2:
+                        acts.append(_play(seat, card, uno=True))
+            acts.append(_simple(Pass, seat))
+        return acts
+
+    def _may_keep_drawn(self) -> bool:
+        r = self.rules
+        if r.is_classic:
+            return not r.drawn_card_must_be_played
+        if self._draw_mode == "draw_until_playable":
+            return not r.drawn_card_must_be_played
+        return True
+
+    def _stack_actions(self, seat: int) -> list[Action]:
+        r = self.rules
+        acts: list[Action] = []
+        final = self.pending_win is not None  # A17: no stacking on a last-card penalty
+        can_stack = not final and (not r.is_classic or r.classic_stacking)
+        if can_stack:
+            threshold = (
+                self.pending_total if r.stack_threshold == "running_total" else (self.pending_last)
+            )
+            top = self.discard[-1]
+            for card in dict.fromkeys(self.hands[seat]):
+                if card.draw_value >= threshold:
+                    if r.stack_requires_match and not (
+                        card.is_wild or card.colour is self.colour or card.kind is top.kind
+                    ):
+                        continue
+                    acts.extend(self._variants(seat, card, stacking=True))
+                elif (
+                    r.stack_deflection == "skip_reverse_deflect"
+                    and card.kind in (Kind.SKIP, Kind.REVERSE)
+                    and (card.colour is self.colour or card.kind is top.kind)
+                ):
+                    acts.extend(self._variants(seat, card, stacking=True))
+        if self.wd4 is not None and r.wd4_challenge:
+            acts.append(_simple(Challenge, seat))
+        if not (acts and r.stack_mandatory and not r.is_classic):
+            acts.append(_simple(Draw, seat))
+        return acts
+
+    def _variants(
+        self,
+        seat: int,
+        card: Card,
+        *,
+        jump: bool = False,
+        stacking: bool = False,
+        on_da: bool = False,
+    ) -> list[Action]:
+        """Every Play of ``card``: colours for a wild, targets for a 7, the UNO call."""
+        r = self.rules
+        hand = self.hands[seat]
+        # Cards left once the play (and any Discard All shedding) is done.
+        if on_da or (card.kind is Kind.DISCARD_ALL and not stacking):
+            same = sum(1 for c in hand if c.colour is card.colour)
+            if on_da or r.discard_all_mode == "bury_no_effects" or same == 1:
+                remaining = len(hand) - same
+            else:
+                remaining = -1  # a Discard All choice follows; UNO is called there
+        else:
+            remaining = len(hand) - 1
+        ends = remaining == 0 and r.last_card_effect != "resolve_effects"
+        colours: Iterable[Colour | None] = (None,)
+        if card.is_wild:
+            if ends:
+                # A classic winning Wild +4 still names a colour when it may be challenged (C08).
+                if (
+                    card.kind is Kind.WILD_DRAW_FOUR
+                    and r.challenge_on_winning_card
+                    and (r.wd4_challenge and r.is_classic)
+                ):
+                    colours = COLOURS
+            elif card.kind is Kind.WILD_COLOUR_ROULETTE:
+                if r.roulette_chooser == "player" or r.roulette_active_colour == "player_names":
+                    colours = COLOURS
+            elif not (r.wild_colour_timing == "on_resolution" and card.draw_value):
+                colours = COLOURS
+        targets: list[int | None] = [None]
+        sizes = [remaining]
+        if card.number is not None and not ends and (not r.is_classic or r.classic_seven_zero):
+            if card.number == 7:
+                targets = [s for s in range(self.n) if s != seat and not self.out[s]]
+                sizes = [len(self.hands[t]) for t in targets if t is not None]
+            elif card.number == 0:
+                prev = self.next_seat(seat, -self.direction)
+                sizes = [len(self.hands[prev])]
+        acts: list[Action] = []
+        for target, size in zip(targets, sizes, strict=True):
+            for colour in colours:
+                acts.append(_play(seat, card, colour, target, False, jump))
+                if size == 1:
+                    acts.append(_play(seat, card, colour, target, True, jump))
+        return acts
+
+    # ------------------------------------------------------------------ apply
+    def _check(self, action: Action | str) -> Action:
+        if isinstance(action, str):
+            action = parse_action(action, self.to_act)
+        if not isinstance(action, Action):
+            raise NotationError(f"not an action: {action!r}")
+        seat = action.seat
+        if not isinstance(seat, int) or not 0 <= seat < self.n:
+            raise IllegalActionError(f"there is no seat {seat!r} in a {self.n}-player game")
+        legal = self._legal.get(seat)
+        if legal is None:
+            legal = self._legal[seat] = self._compute_legal(seat)
+        for a in legal:
+            if a is action:
+                return action
+        if action in legal:
+            return action
+        raise IllegalActionError(*self._diagnose(action))
+
+    def apply(self, action: Action | str) -> list[Event]:
+        """Apply one action and return the events that explain it.
+
+        Args:
+            action: an action from :meth:`legal_actions`, or its notation (``"play W+6 G"``).
+
+        Raises:
+            NotationError: the text does not parse (the game is unchanged).
+            IllegalActionError: the action breaks a rule; the message names it (unchanged).
+            EngineError: only with ``exhaustion_fallback="raise"`` (unchanged).
+        """
+        action = self._check(action)
+        snapshot = self.copy() if self.rules.exhaustion_fallback == "raise" else None
+        events: list[Event] = []
+        self._events = events
+        self._legal = {}
+        try:
+            self._dispatch(action)
+        except EngineError:
+            assert snapshot is not None
+            self.__dict__.update(snapshot.__dict__)
+            raise
+        self.history.append(action)
+        if self.rules.mercy_timing != "immediate" and self.phase is not Phase.OVER:
+            self._mercy_sweep(action.seat)
+        log = self.log
+        for e in events:
+            if e.secret:
+                log.append({"kind": e.kind, "text": e.public_text, "seat": e.seat})
+            else:
+                log.append({"kind": e.kind, "text": e.text, "seat": e.seat})
+        return events
+
+    def _emit(
+        self,
+        kind: str,
+        text: str,
+        seat: int | None = None,
+        data: dict[str, Any] | None = None,
+        public_text: str = "",
+    ) -> None:
+        self._events.append(
+            Event(
+                kind, text, seat, data if data is not None else {}, bool(public_text), public_text
+            )
+        )
+
+    def _dispatch(self, action: Action) -> None:
+        seat = action.seat
+        if isinstance(action, CallUno):
+            self.uno_called[seat] = True
+            self.uno_window.discard(seat)
+            self._emit("uno", f"{self.names[seat]} calls UNO [NM-37]", seat)
+            return
+        if isinstance(action, Catch):
+            self._catch(seat, action.target)
+            return
+        # An in-turn action: the next player has begun their turn, so earlier UNO windows
+        # close (NM-37, A19), unless the same play is still being completed.
+        if self.uno_window and self.phase not in _PLAYING_PHASES:
+            self.uno_window.clear()
+        if isinstance(action, Play):
+            if self.phase is Phase.DISCARD_ALL_SUBSET:
+                self._bury_one(seat, action.card, action.uno)
+            elif self.phase is Phase.DISCARD_ALL_TOP:
+                self._discard_all_top(seat, action)
+            else:
+                self._play_card(seat, action)
+        elif isinstance(action, Draw):
+            if self.phase is Phase.STACK_OR_ABSORB:
+                self._absorb(seat)
+            else:
+                self._draw_turn(seat)
+        elif isinstance(action, Pass):
+            self._pass(seat)
+        elif isinstance(action, ChooseColour):
+            self._choose_colour(seat, action.colour)
+        elif isinstance(action, Challenge):
+            self._challenge(seat)
+
+    # ------------------------------------------------------------------ helpers
+    def _two_player(self) -> bool:
+        """A29: whether the 2-player rules apply now."""
+        if self.rules.is_classic and not self.rules.two_player_rules:
+            return False
+        if self.rules.two_player_basis == "initial":
+            return self.n == 2
+        return self._n_active == 2
+
+    def _say(self, seat: int) -> str:
+        return self.names[seat]
+
+    def _shuffle(self, cards: list[Card]) -> None:
+        random.Random(self.key).shuffle(cards)
+        self.key = _next_key(self.key)
+
+    def _reshuffle(self) -> bool:
+        """NM-35 / CL-11: discard pile (all but the top) plus set-aside hands become the pile."""
+        rest = self.discard[:-1] + self.set_aside
+        if not rest:
+            return False
+        self.discard = self.discard[-1:]
+        returned = len(self.set_aside)
+        self.set_aside = []
+        self._shuffle(rest)
+        self._draw = rest + self._draw
+        extra = f", {returned} of them from knocked-out hands" if returned else ""
+        self._emit(
+            "reshuffle",
+            f"The discard pile is reshuffled into a new draw pile of "
+            f"{len(rest)} cards{extra} [NM-35]",
+            None,
+            {"count": len(rest)},
+        )
+        return True
+
+    def _take(self) -> Card | None:
+        """Take the top card of the draw pile, reshuffling lazily (NM-35); None if exhausted."""
+        if not self._draw and not self._reshuffle():
+            if self.rules.exhaustion_fallback == "raise":
+                raise EngineError("nothing is left to draw (A13 exhaustion_fallback='raise')")
+            self._emit("exhausted", "Nothing is left to draw: the draw sequence ends [A13]")
+            self.warnings.append("draw pool exhausted (A13)")
+            return None
+        card = self._draw.pop()
+        if not self._draw and self.rules.reshuffle_timing == "eager":
+            self._reshuffle()
+        return card
+
+    def _receive(self, seat: int, card: Card) -> None:
+        self.hands[seat].append(card)
+        if self.uno_called[seat] or seat in self.uno_window:
+            self.uno_called[seat] = False
+            self.uno_window.discard(seat)
+
+    def _over_limit(self, seat: int) -> bool:
+        r = self.rules
+        return r.mercy_enabled and len(self.hands[seat]) >= r.mercy_threshold
+
+    def _draw_cards(
+        self, seat: int, count: int, *, per_card_mercy: bool
+    ) -> tuple[list[Card], bool]:
+        """Draw ``count`` cards one at a time; returns (cards, knocked_out) (NM-33, A15)."""
+        drawn: list[Card] = []
+        for _ in range(count):
+            card = self._take()
+            if card is None:
+                break
+            self._receive(seat, card)
+            drawn.append(card)
+            if per_card_mercy and self._over_limit(seat):
+                return drawn, True
+        return drawn, False
+
+    def _immediate(self) -> bool:
+        return self.rules.mercy_enabled and self.rules.mercy_timing == "immediate"
+
+    def _forget(self, seat: int, card: Card) -> None:
+        known = self.known
+        if not known:
+            return
+        for v in range(-1, self.n):
+            lst = known.get((v, seat))
+            if lst and card in lst:
+                lst.remove(card)
+
+    def _open_uno(self, seat: int, *, received: bool = False) -> None:
+        """NM-37: a hand of exactly one card must be called; re-arm otherwise."""
+        if len(self.hands[seat]) == 1:
+            if not self.uno_called[seat] and (
+                not received or self.rules.uno_on_received_single_card
+            ):
+                self.uno_window.add(seat)
+        else:
+            self.uno_called[seat] = False
+            self.uno_window.discard(seat)
+
+    # ------------------------------------------------------------------ playing a card
+    def _play_card(self, seat: int, action: Play) -> None:
+        card = action.card
+        hand = self.hands[seat]
+        stacking = self.phase is Phase.STACK_OR_ABSORB
+        if action.jump:
+            self.turn = seat
+            self._emit(
+                "jump_in", f"{self._say(seat)} jumps in with an identical {card.name} [C04]", seat
+            )
+        hand.remove(card)
+        self.drawn = None
+        if self.known:
+            self._forget(seat, card)
+        self.discard.append(card)
+        name = self.names[seat]
+        colour = action.colour
+        r = self.rules
+        if (
+            self.wd4 is None
+            and card.kind is Kind.WILD_DRAW_FOUR
+            and r.is_classic
+            and r.wd4_challenge
+        ):
+            # CL-8: remember whether the play was honest, for a challenge.
+            guilty = any(c.colour is self.colour for c in hand)
+            self.wd4 = {
+                "seat": seat,
+                "guilty": guilty,
+                "colour": self.colour.value if self.colour else None,
+            }
+        elif stacking:
+            self.wd4 = None
+        # Active colour (NM-11, A18, F2 of the seed review kept as RULES.md reads it).
+        if card.colour is not None:
+            self.colour = card.colour
+        elif colour is not None and card.kind is not Kind.WILD_COLOUR_ROULETTE:
+            self.colour = colour
+        elif card.draw_value and r.wild_colour_timing == "on_resolution" and not hand:
+            pass
+        elif card.draw_value and r.wild_colour_timing == "on_resolution":
+            self.colour = None
+        if card.is_wild and card.draw_value:
+            self.chain_wild = seat
+        how = "stacks" if stacking else "plays"
+        named = f", naming {colour.word}" if colour is not None else ""
+        rule = "NM-18" if stacking else "NM-12"
+        if r.is_classic:
+            rule = "CL-4"
+        self._emit(
+            "play",
+            f"{name} {how} {card.name}{named} [{rule}]",
+            seat,
+            {"card": card.code, "colour": colour.value if colour else None},
+        )
+        if card.kind is Kind.DISCARD_ALL and not stacking:
+            mode = r.discard_all_mode
+            same = [c for c in hand if c.colour is card.colour]
+            if same and mode == "choose_top_and_fire":
+                self.phase = Phase.DISCARD_ALL_TOP
+                self.turn = seat
+                return
+            if same and mode == "optional_subset":
+                self.phase = Phase.DISCARD_ALL_SUBSET
+                self.turn = seat
+                return
+            if same:
+                self._bury(seat, same)
+        if action.uno:
+            self.uno_called[seat] = True
+            self._emit("uno", f"{name} calls UNO [NM-37]", seat)
+        if not hand:
+            self._last_card(seat, card, colour)
+            return
+        self._resolve(seat, card, colour, action.target, stacking)
+        if self.phase is not Phase.OVER:
+            self._open_uno(seat)
+
+    def _bury(self, seat: int, cards: list[Card]) -> None:
+        """NM-27: shed every other card of the Discard All's colour under it, effects ignored."""
+        hand = self.hands[seat]
+        top = self.discard.pop()
+        for c in cards:
+            hand.remove(c)
+            if self.known:
+                self._forget(seat, c)
+            self.discard.append(c)
+        self.discard.append(top)
+        codes = ", ".join(c.code for c in cards)
+        self._emit(
+            "discard_all",
+            f"{self._say(seat)} discards {len(cards)} more "
+            f"{top.colour.word if top.colour else ''} card(s) under the Discard All "
+            f"({codes}); their effects are ignored [NM-27]",
+            seat,
+            {"cards": [c.code for c in cards]},
+        )
+
+    def _bury_one(self, seat: int, card: Card, uno: bool) -> None:
+        """A09 optional_subset: discard one more same-colour card under the Discard All."""
+        self._bury(seat, [card])
+        if uno:
+            self.uno_called[seat] = True
+            self._emit("uno", f"{self._say(seat)} calls UNO [NM-37]", seat)
+        if not self.hands[seat]:
+            self._end_hand(seat, "empty hand")
+        elif not any(c.colour is self.discard[-1].colour for c in self.hands[seat]):
+            self._finish_discard_all(seat)
+
+    def _finish_discard_all(self, seat: int) -> None:
+        self.colour = self.discard[-1].colour
+        self.phase = Phase.PLAY
+        self.turn = self.next_seat(seat)
+        self._open_uno(seat)
+
+    def _discard_all_top(self, seat: int, action: Play) -> None:
+        """A09 choose_top_and_fire: the others go under, the chosen card goes on top and fires."""
+        card = action.card
+        colour = card.colour
+        others = [c for c in self.hands[seat] if c.colour is colour]
+        others.remove(card)
+        if others:
+            self._bury(seat, others)
+        self.phase = Phase.PLAY
+        self._play_card(seat, action)
+
+    def _pass(self, seat: int) -> None:
+        if self.phase is Phase.PLAY_DRAWN:
+            self.drawn = None
+            self._emit("pass", f"{self._say(seat)} keeps the drawn card and passes [NM-9]", seat)
+            self.phase = Phase.PLAY
+            self.turn = self.next_seat(seat)
+        else:  # a Discard All choice ends
+            if self.phase is Phase.DISCARD_ALL_TOP:
+                self._bury(
+                    seat, [c for c in self.hands[seat] if c.colour is self.discard[-1].colour]
+                )
+                if not self.hands[seat]:
+                    self._end_hand(seat, "empty hand")
+                    return
+            self._emit("pass", f"{self._say(seat)} keeps the Discard All on top [A09]", seat)
+            self._finish_discard_all(seat)
+
+    def _last_card(self, seat: int, card: Card, colour: Colour | None) -> None:
+        """NM-38 / A16 / A17 / CL-10: the hand is empty after this play."""
+        eff = self.rules.last_card_effect
+        if eff == "resolve_effects" and not card.draw_value:
+            self.pending_win = seat
+            self._resolve(seat, card, colour, None, False)
+            if self.phase is Phase.OVER:
+                return
+            if self.phase is not Phase.ROULETTE_COLOUR and not self.hands[seat]:
+                self._end_hand(seat, "empty hand")
+            elif self.hands[seat]:
+                self.pending_win = None
+            return
+        if eff == "win_immediately" or not card.draw_value:
+            self._clear_pending()
+            self._end_hand(seat, "empty hand")
+            return
+        # apply_draw_penalty (and resolve_effects for a Draw Card): the target draws.
+        total = self.pending_total + card.draw_value
+        chain = [*self.pending_chain, card.draw_value]
+        direction = self.direction
+        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
+            direction = -direction
+            self.direction = direction
+        target = self.next_seat(seat, direction)
+        self._clear_pending()
+        r = self.rules
+        if self.wd4 is not None and r.challenge_on_winning_card and r.wd4_challenge:
+            self.pending_total, self.pending_last, self.pending_chain = (
+                total,
+                card.draw_value,
+                chain,
+            )
+            self.pending_win = seat
+            self.phase = Phase.STACK_OR_ABSORB
+            self.turn = target
+            self._emit(
+                "stack",
+                f"{self._say(target)} faces {total} from the winning card and may "
+                "challenge it [C08]",
+                target,
+                {"total": total},
+            )
+            return
+        self.wd4 = None
+        drawn, _ = self._draw_cards(target, total, per_card_mercy=self._immediate())
+        self._emit(
+            "absorb",
+            f"{self._say(target)} draws {len(drawn)} from the last card; they "
+            f"count in the score [A17]",
+            target,
+            {"cards": [c.code for c in drawn], "count": len(drawn)},
+            public_text=f"{self._say(target)} draws {len(drawn)} from the last card [A17]",
+        )
+        if self._over_limit(target):
+            self._knock_out(target, end_if_one=False)
+        self._end_hand(seat, "empty hand")
+
+    def _resolve(
+        self, seat: int, card: Card, colour: Colour | None, target: int | None, stacking: bool
+    ) -> None:
+        """NM-22…NM-31, CL-6: the card's effect and who acts next."""
+        kind = card.kind
+        name = self.names[seat]
+        self.phase = Phase.PLAY
+        if card.draw_value:
+            self._open_stack(seat, card)
+            return
+        if stacking:  # A07 deflection with a Skip or Reverse
+            if kind is Kind.REVERSE:
+                self.direction = -self.direction
+                self.turn = self.next_seat(seat)
+                rule = "sends the penalty back"
+            else:
+                self.turn = self.next_seat(self.next_seat(seat))
+                rule = "passes the penalty on"
+            self.phase = Phase.STACK_OR_ABSORB
+            self._emit(
+                "deflect",
+                f"{name}'s {card.name} {rule}: {self._say(self.turn)} faces "
+                f"{self.pending_total} [A07]",
+                self.turn,
+                {"total": self.pending_total},
+            )
+            return
+        r = self.rules
+        seven_zero = not r.is_classic or r.classic_seven_zero
+        if kind is Kind.NUMBER:
+            if seven_zero and card.number == 7 and target is not None:
+                self._swap(seat, target)
+            elif seven_zero and card.number == 0:
+                self._pass_hands(seat)
+            self.turn = self.next_seat(seat)
+        elif kind is Kind.SKIP:
+            skipped = self.next_seat(seat)
+            self.turn = self.next_seat(skipped)
+            rule = "CL-6" if r.is_classic else "NM-23"
+            self._emit("skip", f"{self._say(skipped)} is skipped [{rule}]", skipped)
+        elif kind is Kind.REVERSE:
+            self.direction = -self.direction
+            rule = "CL-12" if r.is_classic else "NM-25"
+            if self._two_player():
+                self.turn = seat
+                self._emit(
+                    "reverse",
+                    f"Direction reverses; with two players {name} plays again [{rule}]",
+                    seat,
+                )
+            else:
+                self.turn = self.next_seat(seat)
+                self._emit(
+                    "reverse",
+                    f"Direction reverses; {self._say(self.turn)} is next "
+                    f"[{'CL-6' if r.is_classic else 'NM-25'}]",
+                    seat,
+                )
+        elif kind is Kind.SKIP_EVERYONE:
+            self.turn = seat
+            self._emit(
+                "skip_everyone",
+                f"Everyone else is skipped; {name} takes another full turn [NM-26]",
+                seat,
+            )
+        elif kind is Kind.WILD_COLOUR_ROULETTE:
+            victim = self.next_seat(seat)
+            if r.roulette_chooser == "player":
+                assert colour is not None
+                self.roulette_colour = colour
+                self._emit(
+                    "roulette",
+                    f"{name} names {colour.word} for {self._say(victim)} to reveal [A20]",
+                    victim,
+                    {"colour": colour.value},
+                )
+                self._reveal(victim, colour)
+            else:
+                self.roulette_colour = colour  # A21 player_names, else None
+                self.phase = Phase.ROULETTE_COLOUR
+                self.turn = victim
+                self._emit(
+                    "roulette",
+                    f"{self._say(victim)} must name a colour and reveal "
+                    "cards until it appears [NM-30]",
+                    victim,
+                )
+        else:  # other numbers, Discard All, a plain Wild
+            self.turn = self.next_seat(seat)
+
+    def _open_stack(self, seat: int, card: Card) -> None:
+        """NM-16 / NM-24 / NM-28: a Draw Card opens or extends the pending penalty."""
+        value = card.draw_value
+        two = self._two_player()
+        prior = self.pending_total
+        self.pending_total += value
+        self.pending_last = value
+        self.pending_chain.append(value)
+        name = self.names[seat]
+        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
+            self.direction = -self.direction
+            if two and (not prior or self.rules.wrd4_two_player_in_stack == "self"):
+                target = seat
+                why = f"with two players {name} is the target and must stack or draw [NM-24]"
+            else:
+                target = self.next_seat(seat)
+                why = f"direction reverses; {self._say(target)} is the target [NM-24]"
+        else:
+            target = self.next_seat(seat)
+            why = f"{self._say(target)} must stack or draw [NM-16]"
+            if self.rules.is_classic and not self.rules.classic_stacking:
+                why = f"{self._say(target)} must draw [CL-6]"
+        self.turn = target
+        self.phase = Phase.STACK_OR_ABSORB
+        chain = _chain_text(self.pending_chain, self.pending_total)
+        self._emit(
+            "stack",
+            f"Penalty {self.pending_total}{chain}, last +{value}: {why}",
+            target,
+            {"total": self.pending_total, "last": value},
+        )
+
+    def _clear_pending(self) -> None:
+        self.pending_total = 0
+        self.pending_last = 0
+        self.pending_chain = []
+
+    def _absorb(self, seat: int) -> None:
+        """NM-17 / CL-6: take the whole pending penalty and lose the turn."""
+        total = self.pending_total
+        chain = _chain_text(self.pending_chain, total)
+        r = self.rules
+        per_card = self._immediate() and r.mercy_absorb == "stop_at_threshold"
+        self.wd4 = None
+        drawn, knocked = self._draw_cards(seat, total, per_card_mercy=per_card)
+        self._clear_pending()
+        codes = [c.code for c in drawn]
+        name = self.names[seat]
+        rule = "CL-6" if r.is_classic else "NM-17"
+        short = " and stops at the Mercy limit" if knocked else ""
+        self._emit(
+            "absorb",
+            f"{name} draws {len(drawn)}{chain} ({', '.join(codes)}){short} and "
+            f"loses the turn [{rule}]",
+            seat,
+            {"cards": codes, "count": len(drawn)},
+            public_text=f"{name} draws {len(drawn)}{chain}{short} and loses the turn [{rule}]",
+        )
+        win = self.pending_win
+        if win is not None:  # a challengeable winning Wild +4 was accepted (C08)
+            self.pending_win = None
+            self._end_hand(win, "empty hand")
+            return
+        if not knocked and self._immediate() and self._over_limit(seat):
+            knocked = True
+        self.phase = Phase.PLAY
+        self.turn = self.next_seat(seat)
+        if knocked:
+            self._knock_out(seat)
+        if self.phase is not Phase.OVER:
+            self._after_resolution()
+
+    def _after_resolution(self) -> None:
+        """A18 on_resolution: the last wild's player names the colour once the stack is gone."""
+        if self.pending_total:
+            return
+        if self.colour is None and self.chain_wild is not None and self.phase is Phase.PLAY:
+            chooser = self.chain_wild
+            if self.out[chooser]:
+                chooser = self.turn if self.turn is not None else chooser
+            self.colour_chooser = chooser
+            self.resume = self.turn
+            self.turn = chooser
+            self.phase = Phase.CHOOSE_COLOUR
+            self._emit(
+                "choose_colour",
+                f"{self._say(chooser)} names the colour now that the stack is resolved [A18]",
+                chooser,
+            )
+        self.chain_wild = None
+
+    def _draw_turn(self, seat: int) -> None:
+        """NM-9 / A02 / A03 / CL-5: draw when not playing."""
+        r = self.rules
+        hand = self.hands[seat]
+        has_playable = any(self._is_playable(c) and self._wild_draw_allowed(seat, c) for c in hand)
+        mode = r.voluntary_draw if has_playable else r.no_playable_action
+        if r.is_classic and has_playable:
+            mode = "draw_one_may_play"
+        self._draw_mode = mode
+        name = self.names[seat]
+        immediate = self._immediate()
+        if mode == "draw_until_playable":
+            drawn: list[Card] = []
+            while True:
+                card = self._take()
+                if card is None:
+                    break
+                self._receive(seat, card)
+                drawn.append(card)
+                if immediate and self._over_limit(seat):
+                    self._emit(
+                        "draw",
+                        f"{name} draws {len(drawn)} looking for a playable card "
+                        f"({', '.join(c.code for c in drawn)}) [NM-9]",
+                        seat,
+                        {"cards": [c.code for c in drawn], "count": len(drawn)},
+                        public_text=f"{name} draws {len(drawn)} looking for a playable card [NM-9]",
+                    )
+                    self.turn = self.next_seat(seat)
+                    self._knock_out(seat)
+                    return
+                if self._is_playable(card) and self._wild_draw_allowed(seat, card):
+                    break
+            codes = [c.code for c in drawn]
+            if drawn and self._is_playable(drawn[-1]):
+                last = drawn[-1]
+                must = "must play" if r.drawn_card_must_be_played else "may play"
+                self._emit(
+                    "draw",
+                    f"{name} draws {len(drawn)} ({', '.join(codes)}) and {must} {last.name} [NM-9]",
+                    seat,
+                    {"cards": codes, "count": len(drawn)},
+                    public_text=f"{name} draws {len(drawn)} until a playable card and "
+                    f"{must} it [NM-9]",
+                )
+                self.phase = Phase.PLAY_DRAWN
+                self.drawn = last
+                return
+            self._emit(
+                "draw",
+                f"{name} draws {len(drawn)} and finds nothing playable [A13]",
+                seat,
+                {"cards": codes, "count": len(drawn)},
+                public_text=f"{name} draws {len(drawn)} and finds nothing playable [A13]",
+            )
+            self.turn = self.next_seat(seat)
+            return
+        card = self._take()
+        if card is None:
+            self.turn = self.next_seat(seat)
+            return
+        self._receive(seat, card)
+        rule = "CL-5" if r.is_classic else "A02"
+        playable = self._is_playable(card) and self._wild_draw_allowed(seat, card)
+        if immediate and self._over_limit(seat):
+            self._emit(
+                "draw",
+                f"{name} draws 1 ({card.code}) [{rule}]",
+                seat,
+                {"cards": [card.code], "count": 1},
+                public_text=f"{name} draws 1 [{rule}]",
+            )
+            self.turn = self.next_seat(seat)
+            self._knock_out(seat)
+            return
+        if playable and mode != "draw_one_pass":
+            self._emit(
+                "draw",
+                f"{name} draws 1 ({card.code}) and may play it [{rule}]",
+                seat,
+                {"cards": [card.code], "count": 1},
+                public_text=f"{name} draws 1 [{rule}]",
+            )
+            self.phase = Phase.PLAY_DRAWN
+            self.drawn = card
+            return
+        self._emit(
+            "draw",
+            f"{name} draws 1 ({card.code}) and the turn passes [{rule}]",
+            seat,
+            {"cards": [card.code], "count": 1},
+            public_text=f"{name} draws 1 and the turn passes [{rule}]",
+        )
+        self.turn = self.next_seat(seat)
+
+    def _choose_colour(self, seat: int, colour: Colour) -> None:
+        if self.phase is Phase.ROULETTE_COLOUR:
+            self._emit(
+                "roulette_colour",
+                f"{self._say(seat)} names {colour.word} and reveals "
+                "cards until one of that colour appears [NM-30]",
+                seat,
+                {"colour": colour.value},
+            )
+            self._reveal(seat, colour)
+            return
+        self.colour = colour
+        resume = self.resume if self.resume is not None else seat
+        self._emit(
+            "colour",
+            f"{self._say(seat)} names {colour.word} [CL-3]"
+            if self.rules.is_classic
+            else f"{self._say(seat)} names {colour.word} [A18]",
+            seat,
+            {"colour": colour.value},
+        )
+        self.colour_chooser = None
+        self.resume = None
+        self.phase = Phase.PLAY
+        self.turn = resume
+
+    def _reveal(self, victim: int, colour: Colour) -> None:
+        """NM-30: reveal until the named colour; the victim keeps everything and loses the turn.
+
+        The seeds (S0 "Lopuksi…", S1, S3, S4) add the revealed cards to the hand when the reveal
+        ends, so the Mercy check runs once, after it (option roulette_mercy keeps RULES.md's
+        per-card reading).
+        """
+        revealed: list[Card] = []
+        per_card = self._immediate() and self.rules.roulette_mercy == "per_card"
+        knocked = False
+        while True:
+            card = self._take()
+            if card is None:
+                break
+            revealed.append(card)
+            if per_card:
+                self._receive(victim, card)
+                if self._over_limit(victim):
+                    knocked = True
+                    break
+            if card.colour is colour:
+                break
+        if not per_card:
+            for card in revealed:
+                self._receive(victim, card)
+        for v in range(-1, self.n):  # NM-30: revealed cards are public (S4)
+            if v != victim:
+                self.known.setdefault((v, victim), []).extend(revealed)
+        codes = [c.code for c in revealed]
+        name = self.names[victim]
+        self.colour = self.roulette_colour or colour
+        self.roulette_colour = None
+        self._emit(
+            "reveal",
+            f"{name} reveals {len(revealed)} ({', '.join(codes)}), keeps them "
+            f"all and loses the turn; the colour is {self.colour.word} [NM-30]",
+            victim,
+            {"cards": codes, "count": len(revealed), "colour": self.colour.value},
+        )
+        if not knocked and self._immediate() and self._over_limit(victim):
+            knocked = True
+        self.phase = Phase.PLAY
+        self.turn = self.next_seat(victim)
+        win = self.pending_win
+        if knocked:
+            self._knock_out(victim, end_if_one=win is None)
+        if win is not None and self.phase is not Phase.OVER:
+            self.pending_win = None
+            self._end_hand(win, "empty hand")
+
+    def _swap(self, seat: int, target: int) -> None:
+        """NM-31: swap whole hands with the chosen active player."""
+        hands = self.hands
+        mine, theirs = hands[seat], hands[target]
+        hands[seat], hands[target] = theirs, mine
+        self._swap_knowledge({seat: target, target: seat})
+        self.known[seat, target] = list(mine)
+        self.known[target, seat] = list(theirs)
+        self._emit(
+            "swap",
+            f"{self._say(seat)} swaps hands with {self._say(target)}: "
+            f"{len(theirs)} for {len(mine)} [NM-31]",
+            seat,
+            {"target": target},
+        )
+        self._open_uno(target, received=True)
+        self._open_uno(seat, received=True)
+
+    def _swap_knowledge(self, moves: dict[int, int]) -> None:
+        """Cards known to be in seat s are now in seat moves[s]."""
+        known = self.known
+        if not known:
+            return
+        new: dict[tuple[int, int], list[Card]] = {}
+        for (viewer, seat), cards in known.items():
+            key = (viewer, moves.get(seat, seat))
+            if cards and key[0] != key[1]:
+                new[key] = cards
+        self.known = new
+
+    def _pass_hands(self, seat: int) -> None:
+        """NM-29: every active player passes their hand to the next active player."""
+        active = [s for s in range(self.n) if not self.out[s]]
+        receiver = {s: self.next_seat(s) for s in active}
+        old = {s: self.hands[s] for s in active}
+        for s in active:
+            self.hands[receiver[s]] = old[s]
+        self._swap_knowledge(receiver)
+        for s in active:
+            if receiver[s] != s:
+                self.known[s, receiver[s]] = list(old[s])
+        way = "clockwise" if self.direction == 1 else "counterclockwise"
+        self._emit(
+            "pass_hands",
+            f"Every active player passes their hand {way} [NM-29]",
+            seat,
+            {"sizes": [len(h) for h in self.hands]},
+        )
+        for s in active:
+            self._open_uno(s, received=s != seat)
+
+    def _knock_out(self, seat: int, *, end_if_one: bool = True) -> None:
+        """NM-34: set the hand aside, clear the penalty, end the hand if one player is left."""
+        hand = self.hands[seat]
+        self.hands[seat] = []
+        where = self.rules.eliminated_cards
+        if where == "bottom_of_discard":
+            self.discard[:0] = hand
+        elif where == "shuffle_into_draw_pile":
+            self._draw.extend(hand)
+            self._shuffle(self._draw)
+        else:
+            self.set_aside.extend(hand)
+        self.out[seat] = True
+        self._n_active -= 1
+        self.uno_called[seat] = False
+        self.uno_window.discard(seat)
+        if self.known:
+            self.known = {k: v for k, v in self.known.items() if k[1] != seat}
+        self._clear_pending()
+        self.wd4 = None
+        self._emit(
+            "knockout",
+            f"{self._say(seat)} reaches {len(hand)} cards and is knocked out "
+            f"by the Mercy rule; the hand is set aside [NM-33, NM-34]",
+            seat,
+            {"count": len(hand)},
+        )
+        if self.turn == seat or (self.turn is not None and self.out[self.turn]):
+            self.turn = self.next_seat(seat)
+            self.phase = Phase.PLAY
+        if self._n_active == 1 and end_if_one:
+            last = next(s for s in range(self.n) if not self.out[s])
+            self._end_hand(last, "last standing")
+
+    def _mercy_sweep(self, actor: int) -> None:
+        """A14 end_of_action / end_of_turn: check every hand once the action is done."""
+        if not self.rules.mercy_enabled:
+            return
+        for s in range(self.n):
+            if self.out[s] or not self._over_limit(s):
+                continue
+            if s == self.turn and self.phase is Phase.PLAY_DRAWN:
+                continue  # the action (draw then play) is not finished yet
+            if (
+                self.rules.mercy_timing == "end_of_turn"
+                and s == self.turn == actor
+                and (self.phase is not Phase.STACK_OR_ABSORB)
+            ):
+                continue  # the same player's turn goes on (Skip Everyone, 2-player Skip)
+            events = self._events
+            self._knock_out(s)
+            self._events = events
+            if self.phase is Phase.OVER:
+                return
+        if self.phase is not Phase.OVER:
+            self._after_resolution()
+
+    # ------------------------------------------------------------------ UNO and challenges
+    def _catch(self, seat: int, target: int) -> None:
+        count = self.rules.uno_penalty_cards
+        self.uno_window.discard(target)
+        drawn, knocked = self._draw_cards(target, count, per_card_mercy=self._immediate())
+        codes = [c.code for c in drawn]
+        self._emit(
+            "catch",
+            f"{self._say(seat)} catches {self._say(target)} not calling UNO: "
+            f"{self._say(target)} draws {len(drawn)} ({', '.join(codes)}) [NM-37]",
+            target,
+            {"by": seat, "cards": codes, "count": len(drawn)},
+            public_text=f"{self._say(seat)} catches {self._say(target)} not calling UNO: "
+            f"{self._say(target)} draws {len(drawn)} [NM-37]",
+        )
+        if knocked:
+            self._knock_out(target)
+
+    def _challenge(self, seat: int) -> None:
+        """CL-8: the challenged player shows their hand; guilty draws 4, else the challenger 6."""
+        assert self.wd4 is not None
+        info = self.wd4
+        accused = info["seat"]
+        self.wd4 = None
+        hand = [c.code for c in self.hands[accused]]
+        self._emit(
+            "reveal_hand",
+            f"{self._say(accused)} shows their hand to {self._say(seat)}: "
+            f"{', '.join(hand) or 'no cards'} [CL-8]",
+            seat,
+            {"hand": hand, "of": accused},
+            public_text=f"{self._say(accused)} shows their hand to {self._say(seat)} [CL-8]",
+        )
+        self.known[seat, accused] = list(self.hands[accused])
+        total = self.pending_total
+        win = self.pending_win
+        self._clear_pending()
+        if info["guilty"]:
+            drawn, _ = self._draw_cards(accused, 4, per_card_mercy=False)
+            self._emit(
+                "challenge",
+                f"Challenge succeeds: {self._say(accused)} held "
+                f"{info['colour'] and Colour(info['colour']).word} and draws 4 "
+                f"[CL-8]",
+                accused,
+                {"cards": [c.code for c in drawn], "count": 4},
+                public_text=f"Challenge succeeds: {self._say(accused)} draws 4 [CL-8]",
+            )
+            self.pending_win = None
+            self.phase = Phase.PLAY
+            if self.rules.challenge_success_turn == "challenger_plays":
+                self.turn = seat
+            else:
+                self.turn = self.next_seat(seat)
+            self._open_uno(accused)
+            return
+        drawn, _ = self._draw_cards(seat, total + 2, per_card_mercy=False)
+        self._emit(
+            "challenge",
+            f"Challenge fails: {self._say(seat)} draws {len(drawn)} "
+            f"({', '.join(c.code for c in drawn)}) and loses the turn [CL-8]",
+            seat,
+            {"cards": [c.code for c in drawn], "count": len(drawn)},
+            public_text=f"Challenge fails: {self._say(seat)} draws {len(drawn)} and loses "
+            "the turn [CL-8]",
+        )
+        if win is not None:
+            self.pending_win = None
+            self._end_hand(win, "empty hand")
+            return
+        self.phase = Phase.PLAY
+        self.turn = self.next_seat(seat)
+
+    # ------------------------------------------------------------------ end of hand, match
+    def hand_points(self, winner: int) -> tuple[int, dict[int, int]]:
+        """NM-40 / CL-13: the winner's points and each opponent's card points."""
+        per_seat: dict[int, int] = {}
+        for s in range(self.n):
+            if s != winner and not self.out[s]:
+                per_seat[s] = sum(c.points for c in self.hands[s])
+        knocked = sum(self.out)
+        bonus = 0 if self.rules.is_classic else self.rules.knockout_bonus * knocked
+        return sum(per_seat.values()) + bonus, per_seat
+
+    def _end_hand(self, winner: int, how: str) -> None:
+        r = self.rules
+        points, per_seat = self.hand_points(winner)
+        knocked = sum(self.out)
+        self.hand_winner = winner
+        self._clear_pending()
+        name = self.names[winner]
+        rule = "CL-13" if r.is_classic else "NM-40"
+        parts = ", ".join(f"{self._say(s)} {p}" for s, p in per_seat.items())
+        bonus = (
+            f" + {knocked} knock-out(s) x {r.knockout_bonus}"
+            if knocked and not r.is_classic
+            else ""
+        )
+        how_text = (
+            "is the last player standing [NM-34]"
+            if how == "last standing"
+            else (
+                "empties their hand [NM-38]" if not r.is_classic else "empties their hand [CL-10]"
+            )
+        )
+        if r.is_classic and r.classic_scoring == "lowest_wins":
+            for s, p in per_seat.items():
+                self.scores[s] += p
+            self._emit(
+                "hand_end",
+                f"{name} {how_text}; each player adds their own card points "
+                f"({parts or 'none'}) [CL-13]",
+                winner,
+                {"winner": winner, "how": how, "points": per_seat, "scores": list(self.scores)},
+            )
+            done = max(self.scores) >= r.score_target
+            match_winner = min(range(self.n), key=lambda s: self.scores[s])
+        else:
+            self.scores[winner] += points
+            self._emit(
+                "hand_end",
+                f"{name} {how_text} and scores {points} ({parts or 'no cards'}{bonus}) [{rule}]",
+                winner,
+                {
+                    "winner": winner,
+                    "how": how,
+                    "points": points,
+                    "cards": per_seat,
+                    "knocked_out": knocked,
+                    "scores": list(self.scores),
+                },
+            )
+            done = self.scores[winner] >= r.score_target
+            match_winner = winner
+        if not r.scoring_enabled:
+            self.winner = winner
+            self.phase = Phase.OVER
+            self.turn = None
+            return
+        if done:
+            self.winner = match_winner
+            self.phase = Phase.OVER
+            self.turn = None
+            self._emit(
+                "match_end",
+                f"{self._say(match_winner)} wins the match with "
+                f"{self.scores[match_winner]} points [{'CL-13' if r.is_classic else 'NM-41'}]",
+                match_winner,
+                {"scores": list(self.scores)},
+            )
+            return
+        # NM-41: deal a new hand; A38 dealer rotation.
+        if r.dealer_rule == "winner_deals":
+            self.dealer = winner
+        else:
+            self.dealer = (self.dealer + 1) % self.n
+        self.hand_number += 1
+        self._deal()
+
+    # ------------------------------------------------------------------ dealing
+    def _deal(self, *, choose_dealer: bool = False) -> None:
+        """NM-2…NM-5, CL-2, CL-3: shuffle, deal, flip the start card."""
+        r = self.rules
+        n = self.n
+        deck = build_deck(r.deck_table())
+        self.total_cards = len(deck)
+        self._shuffle(deck)
+        if choose_dealer:
+            if r.dealer_rule == "highest_card":
+                self.dealer = self._high_card_dealer(deck)
+            else:
+                self.dealer = random.Random(self.key).randrange(n)
+                self.key = _next_key(self.key)
+                self._emit(
+                    "dealer",
+                    f"{self._say(self.dealer)} is chosen at random to deal [A38]",
+                    self.dealer,
+                )
+        if r.hand_size * n >= len(deck):
+            raise RuleSetError(
+                f"a deck of {len(deck)} cards cannot deal {r.hand_size} cards to "
+                f"{n} players and start a discard pile"
+            )
+        self.hands = [[] for _ in range(n)]
+        self.out = [False] * n
+        self._n_active = n
+        self.uno_called = [False] * n
+        self.uno_window = set()
+        self.set_aside = []
+        self.known = {}
+        self._clear_pending()
+        self.chain_wild = None
+        self.wd4 = None
+        self.pending_win = None
+        self.drawn = None
+        self.direction = 1
+        self.hand_winner = None
+        self._draw = deck  # top = end
+        for _ in range(r.hand_size):
+            for i in range(1, n + 1):
+                self.hands[(self.dealer + i) % n].append(self._draw.pop())
+        self.discard = []
+        self.turn = (self.dealer + 1) % n
+        self.phase = Phase.PLAY
+        self._emit(
+            "deal",
+            f"Hand {self.hand_number}: {self._say(self.dealer)} deals "
+            f"{r.hand_size} cards to each player [NM-2]",
+            self.dealer,
+            {"dealer": self.dealer, "hand_number": self.hand_number},
+        )
+        self._flip()
+
+    def _high_card_dealer(self, deck: list[Card]) -> int:
+        """CL-2: each player draws a card; the highest number deals (actions count 0)."""
+        contenders = list(range(self.n))
+        pos = len(deck) - 1
+        while True:
+            draws = {}
+            for s in contenders:
+                card = deck[pos]
+                pos -= 1
+                draws[s] = card.number or 0
+            best = max(draws.values())
+            contenders = [s for s, v in draws.items() if v == best]
+            self._emit(
+                "dealer",
+                "Cards drawn for the deal: "
+                + ", ".join(f"{self._say(s)} {v}" for s, v in draws.items())
+                + " [CL-2]",
+            )
+            if len(contenders) == 1:
+                self._emit("dealer", f"{self._say(contenders[0])} deals [CL-2]", contenders[0])
+                return contenders[0]
+
+    def _flip(self) -> None:
+        """NM-4 / A01 and CL-3: turn up the start card."""
+        r = self.rules
+        name = "NM-4"
+        while True:
+            if not self._draw:
+                self._reshuffle()
+            card = self._draw.pop()
+            if r.is_classic and r.start_card_effects:
+                if card.kind is Kind.WILD_DRAW_FOUR:
+                    self._draw.append(card)
+                    self._shuffle(self._draw)
+                    self._emit(
+                        "start_card",
+                        f"{card.name} cannot start: it goes back and the deck is reshuffled [CL-3]",
+                    )
+                    continue
+                self.discard.append(card)
+                self.colour = card.colour
+                self._emit(
+                    "start_card", f"The start card is {card.name} [CL-3]", None, {"card": card.code}
+                )
+                self._classic_start(card)
+                return
+            if card.is_number:
+                self.discard.append(card)
+                self.colour = card.colour
+                self._emit(
+                    "start_card",
+                    f"The start card is {card.name}; it has no effect [{name}]",
+                    None,
+                    {"card": card.code},
+                )
+                return
+            mode = r.start_card_handling
+            if mode == "return_and_reshuffle":
+                self._draw.append(card)
+                self._shuffle(self._draw)
+                self._emit(
+                    "start_card",
+                    f"{card.name} is not a number card: it goes back and "
+                    "the deck is reshuffled [A01]",
+                )
+            elif mode == "return_to_bottom":
+                self._draw.insert(0, card)
+                self._emit(
+                    "start_card",
+                    f"{card.name} is not a number card: it goes to the bottom of the deck [A01]",
+                )
+            else:
+                self.discard.append(card)
+                self._emit(
+                    "start_card",
+                    f"{card.name} is not a number card: its effect is "
+                    "ignored and the next card is flipped on top [NM-4]",
+                    None,
+                    {"card": card.code},
+                )
+
+    def _classic_start(self, card: Card) -> None:
+        """CL-3: the classic start-card effects."""
+        first = (self.dealer + 1) % self.n
+        kind = card.kind
+        if kind is Kind.DRAW_TWO:
+            drawn, _ = self._draw_cards(first, 2, per_card_mercy=False)
+            self.turn = self.next_seat(first)
+            self._emit(
+                "absorb",
+                f"{self._say(first)} draws 2 ({', '.join(c.code for c in drawn)})"
+                " and is skipped by the start card [CL-3]",
+                first,
+                {"cards": [c.code for c in drawn], "count": 2},
+                public_text=f"{self._say(first)} draws 2 and is skipped by the start card [CL-3]",
+            )
+        elif kind is Kind.REVERSE:
+            self.direction = -1
+            self.turn = self.dealer
+            self._emit(
+                "reverse",
+                f"The start card reverses play: {self._say(self.dealer)} (the "
+                "dealer) plays first, counterclockwise [CL-3]",
+                self.dealer,
+            )
+        elif kind is Kind.SKIP:
+            self.turn = self.next_seat(first)
+            self._emit("skip", f"{self._say(first)} is skipped by the start card [CL-3]", first)
+        elif kind is Kind.WILD:
+            self.colour = None
+            self.turn = first
+            self.resume = first
+            self.colour_chooser = first
+            self.phase = Phase.CHOOSE_COLOUR
+            self._emit(
+                "choose_colour",
+                f"{self._say(first)} names the colour of the start Wild and plays first [CL-3]",
+                first,
+            )
+
+    # ------------------------------------------------------------------ errors
+    def _diagnose(self, action: Action) -> tuple[str, str]:
+        """Why an action is illegal: (message, rule id)."""
+        seat = action.seat
+        who = self.names[seat]
+        if self.phase is Phase.OVER:
+            return "the game is over", "NM-38"
+        if self.out[seat]:
+            return f"{who} is knocked out and takes no further part", "NM-34"
+        hand = self.hands[seat]
+        if isinstance(action, CallUno):
+            if self.uno_called[seat]:
+                return f"{who} has already called UNO", "NM-37"
+            return f"{who} holds {len(hand)} cards; UNO is called with exactly one", "NM-37"
+        if isinstance(action, Catch):
+            t = action.target
+            if not 0 <= t < self.n or t == seat:
+                return f"{who} cannot catch seat {t}", "NM-37"
+            if len(self.hands[t]) != 1 or self.uno_called[t]:
+                return f"{self._say(t)} does not hold one uncalled card", "NM-37"
+            return f"the window to catch {self._say(t)} has closed", "NM-37"
+        turn = self.turn
+        assert turn is not None
+        if seat != turn:
+            if isinstance(action, Play) and self.rules.classic_jump_in:
+                return f"{who} may only jump in with a card identical to the top card", "C04"
+            return f"it is {self._say(turn)}'s turn, not {who}'s", "NM-7"
+        phase = self.phase
+        if phase in (Phase.ROULETTE_COLOUR, Phase.CHOOSE_COLOUR):
+            rule = "NM-30" if phase is Phase.ROULETTE_COLOUR else "CL-3"
+            return (
+                f"{who} must name a colour first: 'colour R', 'colour Y', 'colour G' or 'colour B'",
+                rule,
+            )
+        if isinstance(action, ChooseColour):
+            return (
+                "no colour is to be named now; a wild's colour goes with the play ('play W+6 G')",
+                "NM-14",
+            )
+        if isinstance(action, Challenge):
+            return "there is no Wild +4 to challenge", "CL-8"
+        if isinstance(action, Pass):
+            if phase is Phase.PLAY_DRAWN:
+                return "the drawn card must be played", "NM-9"
+            return "passing is not allowed: play a card or draw", "NM-8"
+        if isinstance(action, Draw):
+            if phase is Phase.PLAY_DRAWN:
+                return f"{who} has drawn and must now play the drawn card", "NM-9"
+            if phase is Phase.STACK_OR_ABSORB:
+                return "stacking is mandatory with a legal Draw Card in hand", "A06"
+            if phase in (Phase.DISCARD_ALL_TOP, Phase.DISCARD_ALL_SUBSET):
+                return "finish the Discard All first (play a card of its colour, or pass)", "A09"
+            return f"{who} holds a playable card and must play", "NM-8"
+        assert isinstance(action, Play)
+        card = action.card
+        if card not in hand:
+            return f"{who} does not hold {card.code}", "NM-7"
+        if phase is Phase.PLAY_DRAWN and card is not self.drawn:
+            assert self.drawn is not None
+            return f"only the drawn card {self.drawn.code} may be played", "NM-9"
+        if phase is Phase.STACK_OR_ABSORB:
+            if self.rules.is_classic and not self.rules.classic_stacking:
+                return "no stacking in classic: take the penalty with 'draw'", "CL-7"
+            if not card.draw_value:
+                return f"only a Draw Card may answer a pending penalty, not {card.name}", "NM-19"
+            if self.pending_win is not None:
+                return "a last-card penalty cannot be stacked", "A17"
+            threshold = (
+                self.pending_total
+                if self.rules.stack_threshold == "running_total"
+                else self.pending_last
+            )
+            if card.draw_value < threshold:
+                return (
+                    f"{card.name} (+{card.draw_value}) is below the last card's +{threshold}",
+                    "NM-18",
+                )
+            if self.rules.stack_requires_match:
+                return f"{card.name} must match the colour or symbol to stack", "A05"
+        elif phase is Phase.PLAY:
+            if not self._is_playable(card):
+                colour = self.colour.word if self.colour else "none"
+                return (
+                    f"{card.name} matches neither the top card {self.top.name} nor the "
+                    f"active colour ({colour})",
+                    "CL-4" if self.rules.is_classic else "NM-12",
+                )
+            if not self._wild_draw_allowed(seat, card):
+                return (
+                    f"{card.name} may not be played while holding the active colour",
+                    "CL-4" if self.rules.is_classic else "A34",
+                )
+        options = [a for a in self._variants(seat, card) if isinstance(a, Play)]
+        if any(a.colour is not None for a in options) and action.colour is None:
+            return f"{card.name} needs a colour: 'play {card.code} G'", "NM-14"
+        if action.colour is not None and all(a.colour is None for a in options):
+            return f"{card.name} takes no colour", "NM-14"
+        if any(a.target is not None for a in options):
+            valid = sorted({a.target for a in options if a.target is not None})
+            if action.target is None:
+                return f"a 7 needs a target seat: 'play {card.code} {valid[0]}'", "NM-31"
+            if action.target not in valid:
+                return (
+                    f"seat {action.target} is not an active opponent to swap with "
+                    f"(choose from {valid})",
+                    "NM-31",
+                )
+        elif action.target is not None:
+            return f"{card.name} takes no target seat", "NM-31"
+        if action.uno:
+            return "UNO is called with the play only when it leaves one card", "NM-37"
+        return f"{action} is not legal now", "NM-7"
+
+    # ------------------------------------------------------------------ views
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may know (``None``: a spectator). JSON-serialisable; cards as codes.
+
+        Own hand, every hand size, the discard pile, active colour, direction, the pending
+        stack, who is out, public history and publicly revealed cards; never another hand or
+        the draw-pile order.
+        """
+        n = self.n
+        r = self.rules
+        players = []
+        for s in range(n):
+            size = len(self.hands[s])
+            players.append(
+                {
+                    "seat": s,
+                    "name": self.names[s],
+                    "hand_size": size,
+                    "out": self.out[s],
+                    "uno": self.uno_called[s],
+                    "mercy_distance": (r.mercy_threshold - size)
+                    if r.mercy_enabled and not self.out[s]
+                    else None,
+                    "score": self.scores[s],
+                }
+            )
+        viewer = -1 if seat is None else seat
+        known: dict[str, list[str]] = {}
+        for s in range(n):
+            cards = self.known.get((viewer, s))
+            if cards and s != seat:
+                known[str(s)] = [c.code for c in cards]
+        pending = self.pending
+        wd4_public = self.wd4 is not None
+        return {
+            "seat": seat,
+            "rules": r.to_json(),
+            "phase": self.phase.value,
+            "to_act": self.to_act,
+            "direction": self.direction,
+            "top": self.discard[-1].code if self.discard else None,
+            "colour": self.colour.value if self.colour else None,
+            "discard": [c.code for c in self.discard],
+            "draw_pile_size": len(self._draw),
+            "set_aside_size": len(self.set_aside),
+            "pending": pending,
+            "hand": [c.code for c in self.hands[seat]] if seat is not None else [],
+            "drawn": self.drawn.code if self.drawn is not None and seat == self.turn else None,
+            "players": players,
+            "known": known,
+            "uno_window": sorted(self.uno_window),
+            "wd4_challengeable": wd4_public,
+            "dealer": self.dealer,
+            "hand_number": self.hand_number,
+            "scores": list(self.scores),
+            "score_target": r.score_target,
+            "winner": self.winner,
+            "hand_winner": self.hand_winner,
+            "history": list(self.log),
+        }
+
+    # ------------------------------------------------------------------ positions
+    def to_position(self) -> dict[str, Any]:
+        """The whole state as a JSON-serialisable dict (docs/notation.md).
+
+        ``Game.from_position(g.to_position())`` continues exactly like ``g``, draws included.
+        """
+        return {
+            "rules": self.rules.to_json(),
+            "players": [
+                {
+                    "name": self.names[s],
+                    "hand": [c.code for c in self.hands[s]],
+                    "out": self.out[s],
+                    "uno": self.uno_called[s],
+                }
+                for s in range(self.n)
+            ],
+            "turn": self.turn,
+            "direction": self.direction,
+            "discard": [c.code for c in self.discard],
+            "colour": self.colour.value if self.colour else None,
+            "draw_pile": [c.code for c in reversed(self._draw)],
+            "set_aside": [c.code for c in self.set_aside],
+            "pending": self.pending,
+            "seed": self.key,
+            "fill": "none",
+            "phase": self.phase.value,
+            "drawn": self.drawn.code if self.drawn else None,
+            "draw_mode": self._draw_mode,
+            "uno_window": sorted(self.uno_window),
+            "chain_wild": self.chain_wild,
+            "wd4": self.wd4,
+            "pending_win": self.pending_win,
+            "colour_chooser": self.colour_chooser,
+            "resume": self.resume,
+            "roulette_colour": self.roulette_colour.value if self.roulette_colour else None,
+            "known": {f"{v},{s}": [c.code for c in cards] for (v, s), cards in self.known.items()},
+            "dealer": self.dealer,
+            "scores": list(self.scores),
+            "hand_number": self.hand_number,
+            "hand_winner": self.hand_winner,
+            "winner": self.winner,
+            "total_cards": self.total_cards,
+            "log": list(self.log),
+        }
+
+    @classmethod
+    def from_position(cls, position: Mapping[str, Any] | str) -> Game:
+        """A game from a position (a dict or its JSON text); see docs/notation.md.
+
+        Raises:
+            NotationError: malformed position, unknown card, or more copies than the deck holds.
+            RuleSetError: unknown preset or option.
+        """
+        if isinstance(position, str):
+            try:
+                position = json.loads(position)
+            except json.JSONDecodeError as exc:
+                raise NotationError(f"a position string must be JSON: {exc}") from None
+        if not isinstance(position, Mapping):
+            raise NotationError("a position must be a JSON object")
+        try:
+            return cls._from_position(position)
+        except NoMercyError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise NotationError(f"malformed position: {exc!r}") from None
+
+    @classmethod
+    def _from_position(cls, pos: Mapping[str, Any]) -> Game:
+        rules_value = pos.get("rules", "no-mercy")
+        rules = make_rules(rules_value)
+        players = pos["players"]
+        if not isinstance(players, list) or len(players) < 2:
+            raise NotationError("'players' must list at least two players")
+        names = [str(p.get("name", f"P{i}")) for i, p in enumerate(players)]
+        g = cls(rules, names)
+
+        def cards(value: Any, what: str) -> list[Card]:
+            if value is None:
+                return []
+            if not isinstance(value, list):
+                raise NotationError(f"{what} must be a list of card codes")
+            return [parse_card(str(c)) for c in value]
+
+        g.hands = [cards(p.get("hand", []), f"players[{i}].hand") for i, p in enumerate(players)]
+        g.out = [bool(p.get("out", False)) for p in players]
+        g.uno_called = [bool(p.get("uno", False)) for p in players]
+        g._n_active = g.n - sum(g.out)
+        if g._n_active < 1:
+            raise NotationError("at least one player must be in the game")
+        g.discard = cards(pos.get("discard"), "discard")
+        draw_top_first = cards(pos.get("draw_pile", []), "draw_pile")
+        g.set_aside = cards(pos.get("set_aside", []), "set_aside")
+        g.key = int(pos.get("seed", 0))
+        fill = pos.get("fill", "draw_pile")
+        if fill not in ("draw_pile", "none"):
+            raise NotationError(f"'fill' must be 'draw_pile' or 'none', not {fill!r}")
+        table = rules.deck_table()
+        placed: dict[Card, int] = {}
+        for group in (*g.hands, g.discard, draw_top_first, g.set_aside):
+            for c in group:
+                placed[c] = placed.get(c, 0) + 1
+        for c, count in placed.items():
+            if count > table.get(c.code, 0):
+                raise NotationError(
+                    f"the position has {count} copies of {c.code} but the deck "
+                    f"holds {table.get(c.code, 0)}"
+                )
+        rest: list[Card] = []
+        if fill == "draw_pile":
+            for code, count in table.items():
+                card = Card(code)
+                rest.extend([card] * (count - placed.get(card, 0)))
+            g._shuffle(rest)
+        # internal pile: top at the end; the filled cards go under the listed pile
+        g._draw = rest + draw_top_first[::-1]
+        g.total_cards = int(pos.get("total_cards", sum(placed.values()) + len(rest)))
+        if not g.discard:
+            raise NotationError("the discard pile must hold at least one card")
+        colour = pos.get("colour")
+        g.colour = parse_colour(colour) if colour else g.discard[-1].colour
+        direction = pos.get("direction", 1)
+        if direction not in (1, -1):
+            raise NotationError(f"'direction' must be 1 or -1, not {direction!r}")
+        g.direction = direction
+        turn = pos.get("turn", 0)
+        phase = Phase(pos.get("phase", "play"))
+        pending = pos.get("pending")
+        if pending:
+            g.pending_total = int(pending["total"])
+            g.pending_last = int(pending.get("last", g.pending_total))
+            chain = pending.get("chain")
+            g.pending_chain = (
+                [int(v) for v in chain]
+                if chain
+                else ([g.pending_total] if g.pending_total == g.pending_last else [])
+            )
+            if "phase" not in pos:
+                phase = Phase.STACK_OR_ABSORB
+        g.phase = phase
+        if phase is not Phase.OVER:
+            if not isinstance(turn, int) or not 0 <= turn < g.n or g.out[turn]:
+                raise NotationError(f"'turn' must be an active seat, not {turn!r}")
+            if g.colour is None and phase not in (Phase.CHOOSE_COLOUR, Phase.STACK_OR_ABSORB):
+                raise NotationError("'colour' is needed when the top card is a wild")
+        g.turn = turn
+        drawn = pos.get("drawn")
+        g.drawn = parse_card(drawn) if drawn else None
+        g._draw_mode = str(pos.get("draw_mode", "draw_until_playable"))
+        g.uno_window = {int(s) for s in pos.get("uno_window", [])}
+        g.chain_wild = pos.get("chain_wild")
+        g.wd4 = dict(pos["wd4"]) if pos.get("wd4") else None
+        g.pending_win = pos.get("pending_win")
+        g.colour_chooser = pos.get("colour_chooser")
+        g.resume = pos.get("resume")
+        rc = pos.get("roulette_colour")
+        g.roulette_colour = parse_colour(rc) if rc else None
+        g.known = {}
+        for k, v in (pos.get("known") or {}).items():
+            viewer, s = (int(x) for x in str(k).split(","))
+            g.known[viewer, s] = cards(v, "known")
+        g.dealer = int(pos.get("dealer", (turn - 1) % g.n if isinstance(turn, int) else 0))
+        scores = pos.get("scores")
+        g.scores = [int(s) for s in scores] if scores else [0] * g.n
+        g.hand_number = int(pos.get("hand_number", 1))
+        g.hand_winner = pos.get("hand_winner")
+        g.winner = pos.get("winner")
+        g.log = list(pos.get("log", []))
+        g.start = dict(pos)
+        g.start.pop("log", None)
+        g.start.pop("history", None)
+        return g
+
+
+def new_game(
+    players: int,
+    *,
+    rules: str | Mapping[str, Any] | RuleSet = "no-mercy",
+    options: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    names: list[str] | None = None,
+) -> Game:
+    """Shuffle, choose a dealer, deal and flip the start card.
+
+    Args:
+        players: number of seats (No Mercy 2–6 by default, classic 2–10).
+        rules: ``"no-mercy"``, ``"classic"``, ``{"preset": …, "options": {…}}`` or a RuleSet.
+        options: option values by RULES.md §6 name.
+        seed: the shuffle seed; the same seed and actions give the same game.
+        names: player names (default ``P0``, ``P1``, …).
+
+    Raises:
+        RuleSetError: unknown preset/option/value, or a player count out of range.
+    """
+    ruleset = make_rules(rules, options)
+    if isinstance(players, bool) or not isinstance(players, int):
+        raise RuleSetError(f"players must be an integer, not {players!r}")
+    if not ruleset.min_players <= players <= ruleset.max_players:
+        raise RuleSetError(
+            f"{players} players is outside {ruleset.min_players}-{ruleset.max_players} for "
+            f"preset {ruleset.preset!r} (NM-1, A30; raise max_players up to 10 to allow more)"
+        )
+    if names is not None and len(names) != players:
+        raise RuleSetError(f"{len(names)} names given for {players} players")
+    g = Game(ruleset, names or [f"P{i}" for i in range(players)])
+    g.seed = seed
+    g.key = _next_key(seed & _MASK)
+    if not ruleset.is_classic and players > 6:
+        g.warnings.append(
+            f"{players} players: the draw pool can run out with 7 or more (A30, NM-36)"
+        )
+    events: list[Event] = []
+    g._events = events
+    g._deal(choose_dealer=True)
+    g.log = [
+        e.to_dict() if not e.secret else {"kind": e.kind, "text": e.public_text, "seat": e.seat}
+        for e in events
+    ]
+    g.opening_events = events
+    return g
