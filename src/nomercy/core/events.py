@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["Event"]
 
 
-@dataclass(frozen=True, slots=True)
 class Event:
-    """One thing that happened.
+    """One thing that happened. Treat it as immutable.
 
     Attributes:
         kind: a stable machine-readable kind (``"play"``, ``"absorb"``, ``"knockout"``, …).
@@ -22,12 +20,23 @@ class Event:
         public_text: the censored text for other seats when ``secret``.
     """
 
-    kind: str
-    text: str
-    seat: int | None = None
-    data: dict[str, Any] = field(default_factory=dict)
-    secret: bool = False
-    public_text: str = ""
+    __slots__ = ("data", "kind", "public_text", "seat", "secret", "text")
+
+    def __init__(
+        self,
+        kind: str,
+        text: str,
+        seat: int | None = None,
+        data: dict[str, Any] | None = None,
+        secret: bool = False,
+        public_text: str = "",
+    ) -> None:
+        self.kind = kind
+        self.text = text
+        self.seat = seat
+        self.data = data if data is not None else {}
+        self.secret = secret
+        self.public_text = public_text
 
     def for_seat(self, seat: int | None) -> Event:
         """This event as ``seat`` may see it (``None``: a spectator)."""
@@ -37,8 +46,35 @@ class Event:
         return Event(self.kind, self.public_text, self.seat, data)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable dict."""
-        return {"kind": self.kind, "text": self.text, "seat": self.seat, **self.data}
+        """A JSON-serialisable dict (as the event's own seat sees it)."""
+        return {**self.data, "kind": self.kind, "text": self.text, "seat": self.seat}
+
+    def public_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable dict of what every seat may see."""
+        return self.for_seat(None).to_dict()
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Event:
+        """Rebuild a (public) event from :meth:`to_dict` output."""
+        extra = {k: v for k, v in data.items() if k not in ("kind", "text", "seat")}
+        return cls(str(data["kind"]), str(data["text"]), data.get("seat"), extra)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Event):
+            return NotImplemented
+        return (self.kind, self.text, self.seat, self.data, self.secret, self.public_text) == (
+            other.kind,
+            other.text,
+            other.seat,
+            other.data,
+            other.secret,
+            other.public_text,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Event({self.kind!r}, {self.text!r}, seat={self.seat!r})"
 
     def __str__(self) -> str:
         return self.text

@@ -30,7 +30,7 @@ from nomercy.core.actions import (
     Play,
     parse_action,
 )
-from nomercy.core.cards import COLOURS, Card, Colour, Kind, parse_card, parse_colour
+from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, Kind, parse_card, parse_colour
 from nomercy.core.deck import build_deck
 from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError, RuleSetError
 from nomercy.core.events import Event
@@ -75,6 +75,9 @@ class Phase(StrEnum):
     """The game is over."""
 
 
+_ALL_CARDS: tuple[Card, ...] = tuple(Card(code) for code in ALL_CODES)
+_PLAYABLE: dict[tuple[bool, bool], dict[tuple[Card, Colour | None], frozenset[Card]]] = {}
+_VARIANTS: dict[tuple[str, str, str], dict[tuple[int, Card], list[Action]]] = {}
 _PLAYING_PHASES = (Phase.PLAY_DRAWN, Phase.DISCARD_ALL_TOP, Phase.DISCARD_ALL_SUBSET)
 _ACTION_CACHE: dict[tuple[Any, ...], Action] = {}
 
@@ -156,7 +159,7 @@ class Game:
         self.roulette_colour: Colour | None = None  # A21 player_names: colour after the reveal
         # (viewer, seat) -> cards the viewer knows that seat holds; viewer -1 is everyone
         self.known: dict[tuple[int, int], list[Card]] = {}
-        self.log: list[dict[str, Any]] = []  # public history (censored event dicts)
+        self.log: list[Event] = []  # every event so far; views censor them per seat
         self.warnings: list[str] = []
         self.total_cards = 0
         self.history: list[Action] = []
@@ -167,6 +170,42 @@ class Game:
         self._n_active = self.n
         self._draw_mode = "draw_until_playable"
         self.opening_events: list[Event] = []
+        self._setup_caches()
+
+    def _setup_caches(self) -> None:
+        """Per-rule-set lookup tables for the hot paths (legal actions)."""
+        r = self.rules
+        # The matching table depends only on these two options (A08, A11): share it.
+        self._raise_on_exhaustion = r.exhaustion_fallback == "raise"
+        self._deferred_mercy = r.mercy_enabled and r.mercy_timing != "immediate"
+        self._pcache = _PLAYABLE.setdefault(
+            (r.discard_all_symbol_match, r.plus4_symbols_shared), {}
+        )
+        # Plain variants (no UNO call, no 7/0, not the last card) depend only on these options.
+        self._base = _VARIANTS.setdefault(
+            (r.roulette_chooser, r.roulette_active_colour, r.wild_colour_timing), {}
+        )
+        seven_zero = not r.is_classic or r.classic_seven_zero
+        self._special = frozenset(
+            c
+            for c in _ALL_CARDS
+            if c.kind is Kind.DISCARD_ALL or (seven_zero and c.number in (0, 7))
+        )
+        self._restricted = frozenset(
+            c
+            for c in _ALL_CARDS
+            if c.is_wild
+            and c.draw_value
+            and (
+                (
+                    r.is_classic
+                    and c.kind is Kind.WILD_DRAW_FOUR
+                    and r.wd4_restriction
+                    and not r.wd4_challenge
+                )
+                or (not r.is_classic and r.wild_draw_restriction)
+            )
+        )
 
     def copy(self) -> Game:
         """An independent copy that continues exactly like this game."""
@@ -282,6 +321,14 @@ class Game:
                 acts.append(_simple(Catch, seat, t))
         return acts
 
+    def _playable_set(self) -> frozenset[Card]:
+        """Every card that matches the top card and active colour now (cached per pair)."""
+        key = (self.discard[-1], self.colour)
+        found = self._pcache.get(key)
+        if found is None:
+            found = self._pcache[key] = frozenset(c for c in _ALL_CARDS if self._is_playable(c))
+        return found
+
     def _is_playable(self, card: Card) -> bool:
         """NM-12 / CL-4 matching with nothing pending."""
         if card.is_wild:
@@ -318,13 +365,29 @@ class Game:
         hand = self.hands[seat]
         acts: list[Action] = []
         if phase is Phase.PLAY:
-            playable = False
+            playable = self._playable_set()
+            plain = len(hand) > 2  # no UNO call and no last card: the cached variants apply
+            base = self._base
+            special = self._special
+            restricted = self._restricted
+            found = False
             for card in dict.fromkeys(hand):
-                if self._is_playable(card) and self._wild_draw_allowed(seat, card):
-                    playable = True
-                    acts.extend(self._variants(seat, card))
-            r = self.rules
-            if not playable or r.voluntary_draw != "off":
+                if card in playable:
+                    if (
+                        restricted
+                        and card in restricted
+                        and not self._wild_draw_allowed(seat, card)
+                    ):
+                        continue
+                    found = True
+                    if plain and card not in special:
+                        variants = base.get((seat, card))
+                        if variants is None:
+                            variants = self._variants(seat, card)
+                        acts.extend(variants)
+                    else:
+                        acts.extend(self._variants(seat, card))
+            if not found or self.rules.voluntary_draw != "off":
                 acts.append(_simple(Draw, seat))
         elif phase is Phase.STACK_OR_ABSORB:
             acts = self._stack_actions(seat)
@@ -401,6 +464,11 @@ class Game:
         """Every Play of ``card``: colours for a wild, targets for a 7, the UNO call."""
         r = self.rules
         hand = self.hands[seat]
+        cacheable = len(hand) > 2 and not on_da and not jump and card not in self._special
+        if cacheable:
+            cached = self._base.get((seat, card))
+            if cached is not None:
+                return cached
         # Cards left once the play (and any Discard All shedding) is done.
         if on_da or (card.kind is Kind.DISCARD_ALL and not stacking):
             same = sum(1 for c in hand if c.colour is card.colour)
@@ -441,6 +509,8 @@ class Game:
                 acts.append(_play(seat, card, colour, target, False, jump))
                 if size == 1:
                     acts.append(_play(seat, card, colour, target, True, jump))
+        if cacheable:  # depends only on the rules, the seat and the card
+            self._base[seat, card] = acts
         return acts
 
     # ------------------------------------------------------------------ apply
@@ -474,7 +544,7 @@ class Game:
             EngineError: only with ``exhaustion_fallback="raise"`` (unchanged).
         """
         action = self._check(action)
-        snapshot = self.copy() if self.rules.exhaustion_fallback == "raise" else None
+        snapshot = self.copy() if self._raise_on_exhaustion else None
         events: list[Event] = []
         self._events = events
         self._legal = {}
@@ -485,14 +555,9 @@ class Game:
             self.__dict__.update(snapshot.__dict__)
             raise
         self.history.append(action)
-        if self.rules.mercy_timing != "immediate" and self.phase is not Phase.OVER:
+        if self._deferred_mercy and self.phase is not Phase.OVER:
             self._mercy_sweep(action.seat)
-        log = self.log
-        for e in events:
-            if e.secret:
-                log.append({"kind": e.kind, "text": e.public_text, "seat": e.seat})
-            else:
-                log.append({"kind": e.kind, "text": e.text, "seat": e.seat})
+        self.log.extend(events)
         return events
 
     def _emit(
@@ -511,6 +576,11 @@ class Game:
 
     def _dispatch(self, action: Action) -> None:
         seat = action.seat
+        if type(action) is Play and self.phase is Phase.PLAY:  # the common case first
+            if self.uno_window:
+                self.uno_window.clear()
+            self._play_card(seat, action)
+            return
         if isinstance(action, CallUno):
             self.uno_called[seat] = True
             self.uno_window.discard(seat)
@@ -620,13 +690,9 @@ class Game:
         return self.rules.mercy_enabled and self.rules.mercy_timing == "immediate"
 
     def _forget(self, seat: int, card: Card) -> None:
-        known = self.known
-        if not known:
-            return
-        for v in range(-1, self.n):
-            lst = known.get((v, seat))
-            if lst and card in lst:
-                lst.remove(card)
+        for (_, holder), cards in self.known.items():
+            if holder == seat and card in cards:
+                cards.remove(card)
 
     def _open_uno(self, seat: int, *, received: bool = False) -> None:
         """NM-37: a hand of exactly one card must be called; re-arm otherwise."""
@@ -711,7 +777,7 @@ class Game:
             self.uno_called[seat] = True
             self._emit("uno", f"{name} calls UNO [NM-37]", seat)
         if not hand:
-            self._last_card(seat, card, colour)
+            self._last_card(seat, card, colour, action.target)
             return
         self._resolve(seat, card, colour, action.target, stacking)
         if self.phase is not Phase.OVER:
@@ -782,12 +848,14 @@ class Game:
             self._emit("pass", f"{self._say(seat)} keeps the Discard All on top [A09]", seat)
             self._finish_discard_all(seat)
 
-    def _last_card(self, seat: int, card: Card, colour: Colour | None) -> None:
+    def _last_card(
+        self, seat: int, card: Card, colour: Colour | None, target: int | None
+    ) -> None:
         """NM-38 / A16 / A17 / CL-10: the hand is empty after this play."""
         eff = self.rules.last_card_effect
         if eff == "resolve_effects" and not card.draw_value:
             self.pending_win = seat
-            self._resolve(seat, card, colour, None, False)
+            self._resolve(seat, card, colour, target, False)
             if self.phase is Phase.OVER:
                 return
             if self.phase is not Phase.ROULETTE_COLOUR and not self.hands[seat]:
@@ -1398,22 +1466,21 @@ class Game:
             if knocked and not r.is_classic
             else ""
         )
-        how_text = (
-            "is the last player standing [NM-34]"
+        how_text, how_rule = (
+            ("is the last player standing", "NM-34")
             if how == "last standing"
-            else (
-                "empties their hand [NM-38]" if not r.is_classic else "empties their hand [CL-10]"
-            )
+            else ("empties their hand", "CL-10" if r.is_classic else "NM-38")
         )
+        cards = {str(s): p for s, p in per_seat.items()}  # JSON object keys are strings
         if r.is_classic and r.classic_scoring == "lowest_wins":
             for s, p in per_seat.items():
                 self.scores[s] += p
             self._emit(
                 "hand_end",
                 f"{name} {how_text}; each player adds their own card points "
-                f"({parts or 'none'}) [CL-13]",
+                f"({parts or 'none'}) [{how_rule}, CL-13]",
                 winner,
-                {"winner": winner, "how": how, "points": per_seat, "scores": list(self.scores)},
+                {"winner": winner, "how": how, "cards": cards, "scores": list(self.scores)},
             )
             done = max(self.scores) >= r.score_target
             match_winner = min(range(self.n), key=lambda s: self.scores[s])
@@ -1421,13 +1488,14 @@ class Game:
             self.scores[winner] += points
             self._emit(
                 "hand_end",
-                f"{name} {how_text} and scores {points} ({parts or 'no cards'}{bonus}) [{rule}]",
+                f"{name} {how_text} and scores {points} ({parts or 'no cards'}{bonus}) "
+                f"[{how_rule}, {rule}]",
                 winner,
                 {
                     "winner": winner,
                     "how": how,
                     "points": points,
-                    "cards": per_seat,
+                    "cards": cards,
                     "knocked_out": knocked,
                     "scores": list(self.scores),
                 },
@@ -1804,7 +1872,10 @@ class Game:
             "score_target": r.score_target,
             "winner": self.winner,
             "hand_winner": self.hand_winner,
-            "history": list(self.log),
+            "history": [
+                e.for_seat(seat).to_dict() if seat is not None else e.public_dict()
+                for e in self.log
+            ],
         }
 
     # ------------------------------------------------------------------ positions
@@ -1850,7 +1921,7 @@ class Game:
             "hand_winner": self.hand_winner,
             "winner": self.winner,
             "total_cards": self.total_cards,
-            "log": list(self.log),
+            "log": [e.public_dict() for e in self.log],
         }
 
     @classmethod
@@ -1975,7 +2046,7 @@ class Game:
         g.hand_number = int(pos.get("hand_number", 1))
         g.hand_winner = pos.get("hand_winner")
         g.winner = pos.get("winner")
-        g.log = list(pos.get("log", []))
+        g.log = [Event.from_dict(e) for e in pos.get("log", [])]
         g.start = dict(pos)
         g.start.pop("log", None)
         g.start.pop("history", None)
@@ -2022,9 +2093,6 @@ def new_game(
     events: list[Event] = []
     g._events = events
     g._deal(choose_dealer=True)
-    g.log = [
-        e.to_dict() if not e.secret else {"kind": e.kind, "text": e.public_text, "seat": e.seat}
-        for e in events
-    ]
+    g.log = list(events)
     g.opening_events = events
     return g

@@ -1,0 +1,32 @@
+"""Bots: players that choose an action from a seat's view and its legal actions.
+
+>>> from nomercy import new_game
+>>> from nomercy.bots import make_bot, play_out
+>>> g = new_game(2, seed=5)
+>>> bots = [make_bot("greedy", seed=0), make_bot("random", seed=1)]
+>>> _ = play_out(g, bots)
+>>> g.winner in (0, 1)
+True
+"""
+
+from __future__ import annotations
+
+from nomercy.bots.base import Bot, OutOfTurnBot
+from nomercy.bots.driver import next_action, play_out
+from nomercy.bots.greedy_bot import GreedyBot, favourite_colour
+from nomercy.bots.random_bot import RandomBot
+from nomercy.bots.registry import BOTS, BotFactory, make_bot, register_bot
+
+__all__ = [
+    "BOTS",
+    "Bot",
+    "BotFactory",
+    "GreedyBot",
+    "OutOfTurnBot",
+    "RandomBot",
+    "favourite_colour",
+    "make_bot",
+    "next_action",
+    "play_out",
+    "register_bot",
+]

@@ -1,0 +1,38 @@
+"""RandomBot: a uniform choice over the legal actions."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from nomercy.core.actions import Action
+
+__all__ = ["RandomBot"]
+
+
+class RandomBot:
+    """Pick uniformly among the legal actions, with a private seeded generator.
+
+    It never acts out of turn; UNO calls and catches are among its choices when it is to act.
+
+    >>> from nomercy import new_game
+    >>> g = new_game(2, seed=1)
+    >>> bot = RandomBot(seed=7)
+    >>> bot.choose_action(g.view(g.to_act), g.legal_actions()) in g.legal_actions()
+    True
+    """
+
+    name = "random"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self._rng = random.Random(seed)
+
+    def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+        """A uniformly random element of ``legal``."""
+        if not legal:
+            raise ValueError("choose_action needs at least one legal action")
+        return legal[self._rng.randrange(len(legal))]
+
+    def __repr__(self) -> str:
+        return f"RandomBot(seed={self.seed})"

@@ -1,0 +1,48 @@
+"""Bots by name: :data:`BOTS`, :func:`make_bot` and :func:`register_bot`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from nomercy.bots.base import Bot
+from nomercy.bots.greedy_bot import GreedyBot
+from nomercy.bots.random_bot import RandomBot
+
+__all__ = ["BOTS", "BotFactory", "make_bot", "register_bot"]
+
+#: Builds a bot from a seed and keyword parameters.
+BotFactory = Callable[..., Bot]
+
+#: Every known bot, by name.
+BOTS: dict[str, BotFactory] = {
+    "greedy": GreedyBot,
+    "random": RandomBot,
+}
+
+
+def register_bot(name: str, factory: BotFactory) -> None:
+    """Make ``factory`` available as ``make_bot(name, ...)`` (replacing any bot of that name).
+
+    Raises:
+        ValueError: an empty name or one containing a comma or whitespace (the CLI's
+            ``--bots a,b`` could not name it).
+    """
+    if not name or any(ch == "," or ch.isspace() for ch in name):
+        raise ValueError(f"invalid bot name {name!r}: use a non-empty word without commas")
+    BOTS[name] = factory
+
+
+def make_bot(name: str, seed: int = 0, **params: Any) -> Bot:
+    """A new bot by registry name.
+
+    >>> make_bot("greedy", seed=3).name
+    'greedy'
+
+    Raises:
+        ValueError: an unknown name; the message lists the valid ones.
+    """
+    factory = BOTS.get(name)
+    if factory is None:
+        raise ValueError(f"unknown bot {name!r}; valid bots: {', '.join(sorted(BOTS))}")
+    return factory(seed=seed, **params)

@@ -1,0 +1,391 @@
+"""``nomercy``: play bot games, replay records and list the rule options.
+
+Subcommands:
+
+- ``nomercy selfplay``: bots play one game (or a match, with ``scoring_enabled``) and every
+  event is narrated;
+- ``nomercy replay FILE``: narrate a saved :class:`~nomercy.core.records.GameRecord` move by
+  move;
+- ``nomercy rules``: every option of RULES.md §6 with its rule id, default and values.
+
+User errors (an unknown option or value, a bad player count, an unreadable record) print one
+line to stderr and exit with status 2, like argparse's own usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO
+
+from nomercy.bots import BOTS, Bot, make_bot, play_out
+from nomercy.core.actions import Action
+from nomercy.core.errors import NoMercyError
+from nomercy.core.events import Event
+from nomercy.core.game import Game, new_game
+from nomercy.core.records import GameRecord
+from nomercy.core.rules import OPTIONS, PRESETS, OptionSpec, parse_option_value
+
+__all__ = ["build_parser", "main"]
+
+PROG = "nomercy"
+EXIT_USAGE = 2
+EXIT_FAILURE = 1
+#: A safety stop for selfplay; real games end far sooner.
+MAX_ACTIONS = 1_000_000
+
+
+class UsageError(Exception):
+    """A user error: reported on one line, exit status 2."""
+
+
+# ---------------------------------------------------------------------- parser
+_MAIN_EPILOG = """\
+examples:
+  nomercy selfplay --players 4 --seed 1
+  nomercy selfplay --players 2 --bots greedy,random --save game.json
+  nomercy replay game.json
+  nomercy rules --preset classic
+
+Rules: docs/RULES.md. Notation and record format: docs/notation.md.
+"""
+
+_SELFPLAY_EPILOG = """\
+examples:
+  nomercy selfplay --players 4 --seed 1
+  nomercy selfplay --players 3 --seed 2 --quiet
+  nomercy selfplay --preset classic --players 5 --bots random
+  nomercy selfplay --players 2 --bots greedy,random --save game.json
+  nomercy selfplay --option stack_threshold=running_total --option mercy_threshold=30
+  nomercy selfplay --option scoring_enabled=true --quiet     # play a match to 1000 points
+
+Every event is narrated with its rule id, omnisciently (drawn cards are named). Bot seat s
+gets the seed SEED*100+s. List the options with `nomercy rules`.
+"""
+
+_REPLAY_EPILOG = """\
+examples:
+  nomercy selfplay --players 3 --seed 2 --save game.json --quiet
+  nomercy replay game.json
+
+The record is replayed on a fresh game (new_game with the recorded players, preset, options
+and seed, or the recorded start position) and every action and its events are printed.
+"""
+
+_RULES_EPILOG = """\
+examples:
+  nomercy rules                      # every option, with the default of both presets
+  nomercy rules --preset no-mercy    # the No Mercy options only
+  nomercy rules --preset classic --json
+
+Set an option with `nomercy selfplay --option NAME=VALUE` (booleans: true/false).
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser for every subcommand."""
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="No Mercy (168 cards) and classic: bot self-play, replays and rule options.",
+        epilog=_MAIN_EPILOG,
+        formatter_class=raw,
+    )
+    from nomercy import __version__
+
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    play = sub.add_parser(
+        "selfplay",
+        help="bots play a game; every event is narrated",
+        description="Play a full game with bots and narrate every event.",
+        epilog=_SELFPLAY_EPILOG,
+        formatter_class=raw,
+    )
+    play.add_argument(
+        "--players", type=int, default=4, metavar="N", help="number of seats (default: 4)"
+    )
+    play.add_argument("--seed", type=int, default=0, help="shuffle seed (default: 0)")
+    play.add_argument(
+        "--preset",
+        choices=PRESETS,
+        default=PRESETS[0],
+        help="rule set (default: %(default)s)",
+    )
+    play.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a rule option (repeatable); see `nomercy rules`",
+    )
+    play.add_argument(
+        "--bots",
+        default="greedy",
+        metavar="LIST",
+        help=(
+            "comma-separated bot per seat, or one bot for every seat "
+            f"(default: greedy; known: {', '.join(sorted(BOTS))})"
+        ),
+    )
+    play.add_argument("--save", metavar="FILE", help="write the game record (JSON) to FILE")
+    play.add_argument(
+        "--quiet", "-q", action="store_true", help="print only the result, not the narration"
+    )
+    play.set_defaults(handler=_selfplay)
+
+    replay = sub.add_parser(
+        "replay",
+        help="narrate a saved game record move by move",
+        description="Replay a game record and narrate every action and event.",
+        epilog=_REPLAY_EPILOG,
+        formatter_class=raw,
+    )
+    replay.add_argument("file", metavar="FILE", help="a record written by `selfplay --save`")
+    replay.set_defaults(handler=_replay)
+
+    rules = sub.add_parser(
+        "rules",
+        help="list every rule option with its default, values and rule id",
+        description="List the rule options of RULES.md §6 (and §3, §5.2).",
+        epilog=_RULES_EPILOG,
+        formatter_class=raw,
+    )
+    rules.add_argument(
+        "--preset", choices=PRESETS, help="only this preset's options (default: both presets)"
+    )
+    rules.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    rules.set_defaults(handler=_rules)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 ok, 1 failure, 2 usage error)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.handler(args, sys.stdout)
+    except UsageError as exc:
+        print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:  # e.g. `nomercy selfplay | head`
+        sys.stderr.close()
+        return EXIT_FAILURE
+    return status
+
+
+# ---------------------------------------------------------------------- narration
+def _print_events(events: Iterable[Event], out: TextIO, indent: str = "") -> None:
+    for event in events:
+        print(f"{indent}{event.text}", file=out)
+
+
+def _print_action(number: int, game: Game, action: Action, out: TextIO) -> None:
+    print(f"{number}. {game.names[action.seat]}: {action}", file=out)
+
+
+def _result_lines(game: Game, actions: int) -> list[str]:
+    names = game.names
+    if game.is_over and game.winner is not None:
+        head = f"Result: {names[game.winner]} (seat {game.winner}) wins after {actions} actions"
+    else:
+        head = f"Result: not over after {actions} actions; seat {game.to_act} to act"
+    lines = [
+        head,
+        "Scores: " + ", ".join(f"{n} {s}" for n, s in zip(names, game.scores, strict=True)),
+    ]
+    out = [names[s] for s in range(game.n) if game.out[s]]
+    if out:
+        where = f" in hand {game.hand_number}" if game.hand_number > 1 else ""
+        lines.append(f"Knocked out{where}: " + ", ".join(out))
+    return lines
+
+
+# ---------------------------------------------------------------------- selfplay
+def _parse_options(items: Sequence[str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise UsageError(f"--option needs NAME=VALUE, got {item!r}")
+        try:
+            options[name] = parse_option_value(name, text.strip())
+        except NoMercyError as exc:
+            raise UsageError(str(exc)) from None
+    return options
+
+
+def _make_bots(spec: str, players: int, seed: int) -> list[Bot]:
+    names = [part.strip() for part in spec.split(",")]
+    if len(names) == 1:
+        names *= players
+    if len(names) != players:
+        raise UsageError(f"--bots lists {len(names)} bots for {players} players")
+    try:
+        return [make_bot(name, seed=seed * 100 + s) for s, name in enumerate(names)]
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _selfplay(args: argparse.Namespace, out: TextIO) -> int:
+    options = _parse_options(args.option)
+    try:
+        game = new_game(args.players, rules=args.preset, options=options, seed=args.seed)
+    except NoMercyError as exc:
+        raise UsageError(str(exc)) from None
+    bots = _make_bots(args.bots, game.n, args.seed)
+    for warning in game.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    quiet = args.quiet
+    if not quiet:
+        seats = ", ".join(f"{game.names[s]} {bot.name}" for s, bot in enumerate(bots))
+        print(f"{args.preset}, {game.n} players, seed {args.seed}; bots: {seats}", file=out)
+        _print_events(game.opening_events, out)
+
+    def narrate(action: Action, events: list[Event]) -> None:
+        if not quiet:
+            _print_action(len(game.history), game, action, out)
+            _print_events(events, out, "    ")
+
+    try:
+        count = play_out(game, bots, listener=narrate, max_actions=MAX_ACTIONS)
+    except (NoMercyError, RuntimeError) as exc:
+        print(f"{PROG} selfplay: failed after {len(game.history)} actions: {exc}", file=sys.stderr)
+        _save(game, bots, args.save)
+        return EXIT_FAILURE
+    for line in _result_lines(game, count):
+        print(line, file=out)
+    _save(game, bots, args.save)
+    return 0
+
+
+def _save(game: Game, bots: Sequence[Bot], path: str | None) -> None:
+    if path is None:
+        return
+    record = GameRecord.from_game(game)
+    record.result["bots"] = [bot.name for bot in bots]
+    try:
+        with open(path, "w", encoding="utf-8") as fp:
+            fp.write(record.dumps() + "\n")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+# ---------------------------------------------------------------------- replay
+def _replay(args: argparse.Namespace, out: TextIO) -> int:
+    path = args.file
+    try:
+        with open(path, encoding="utf-8") as fp:
+            record = GameRecord.loads(fp.read())
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (NoMercyError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    try:
+        if record.start is not None:
+            game = Game.from_position(record.start)
+            opening: list[Event] = []
+        else:
+            game = new_game(
+                record.players,
+                rules=record.rules,
+                options=record.options,
+                seed=record.seed,
+                names=record.names,
+            )
+            opening = game.opening_events
+    except (ValueError, TypeError) as exc:  # NoMercyError is a ValueError
+        raise UsageError(f"{path}: the record's game cannot be set up: {exc}") from None
+    print(
+        f"{record.rules}, {game.n} players, seed {record.seed}; {len(record.actions)} actions",
+        file=out,
+    )
+    _print_events(opening, out)
+    for number, text in enumerate(record.actions, 1):
+        try:
+            events = game.apply(text)
+        except NoMercyError as exc:
+            raise UsageError(f"{path}: action {number} {text!r} does not replay: {exc}") from None
+        _print_action(number, game, game.history[-1], out)
+        _print_events(events, out, "    ")
+    for line in _result_lines(game, len(record.actions)):
+        print(line, file=out)
+    recorded = record.result.get("winner")
+    if "winner" in record.result and recorded != game.winner:
+        print(
+            f"warning: the record says the winner is {recorded!r}, the replay gives "
+            f"{game.winner!r}",
+            file=sys.stderr,
+        )
+    return 0
+
+
+# ---------------------------------------------------------------------- rules
+def _show(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return json.dumps(value)
+    return str(value)
+
+
+def _values(spec: OptionSpec) -> str:
+    if spec.kind == "int":
+        return f"integer >= {spec.minimum}"
+    if spec.kind == "counts":
+        return 'JSON {"CODE": copies, ...}'
+    return ", ".join(_show(v) for v in spec.values or ())
+
+
+def _rules(args: argparse.Namespace, out: TextIO) -> int:
+    presets = (args.preset,) if args.preset else PRESETS
+    specs = [s for s in OPTIONS if any(p in s.presets for p in presets)]
+    if args.json:
+        rows = []
+        for spec in specs:
+            entry: dict[str, Any] = {
+                "name": spec.name,
+                "rule": spec.rule,
+                "help": spec.help,
+                "kind": spec.kind,
+                "defaults": {p: spec.defaults[p] for p in presets if p in spec.defaults},
+                "values": list(spec.values) if spec.values is not None else None,
+            }
+            if spec.kind == "int":
+                entry["minimum"] = spec.minimum
+            if args.preset:
+                entry["default"] = spec.defaults[args.preset]
+            rows.append(entry)
+        print(json.dumps(rows, indent=1), file=out)
+        return 0
+    defaults = ["DEFAULT"] if args.preset else [f"DEFAULT ({p})" for p in presets]
+    headers = ["OPTION", "RULE", *defaults, "VALUES"]
+    table = [
+        [
+            spec.name,
+            spec.rule,
+            *(_show(spec.defaults[p]) if p in spec.defaults else "" for p in presets),
+            _values(spec),
+        ]
+        for spec in specs
+    ]
+    widths = [max(len(r[i]) for r in [headers, *table]) for i in range(len(headers) - 1)]
+
+    def line(cells: Sequence[str]) -> str:
+        padded = [c.ljust(w) for c, w in zip(cells[:-1], widths, strict=True)]
+        return "  ".join([*padded, cells[-1]]).rstrip()
+
+    which = args.preset or " and ".join(PRESETS)
+    print(f"Rule options for {which} (set with --option NAME=VALUE; docs/RULES.md §6)", file=out)
+    print(file=out)
+    print(line(headers), file=out)
+    for spec, cells in zip(specs, table, strict=True):
+        print(line(cells), file=out)
+        print(f"{' ' * (widths[0] + 2)}{spec.help}", file=out)
+    return 0

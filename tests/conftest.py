@@ -1,0 +1,34 @@
+"""Shared pytest configuration: the ``--soak`` option for long random-play runs."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+#: How much ``--soak`` multiplies game counts and Hypothesis examples.
+SOAK_MULTIPLIER = 20
+#: Environment variable the test modules read at import time (set by ``--soak``).
+SOAK_ENV = "NOMERCY_SOAK_FACTOR"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--soak",
+        action="store_true",
+        default=False,
+        help=f"long random-play soak runs: about {SOAK_MULTIPLIER}x more games",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "soak: long random-play soak runs (run with --soak)")
+    # Runs before test modules are imported, so module-level Hypothesis settings can see it.
+    if config.getoption("soak"):
+        os.environ[SOAK_ENV] = str(SOAK_MULTIPLIER)
+
+
+@pytest.fixture
+def soak(request: pytest.FixtureRequest) -> int:
+    """The game-count multiplier: 1 normally, ``SOAK_MULTIPLIER`` with ``--soak``."""
+    return SOAK_MULTIPLIER if request.config.getoption("soak") else 1
