@@ -881,7 +881,7 @@ def test_ex25_hand_points_with_knockout_bonus() -> None:
     end = one(events, "hand_end")
     assert "NM-40]" in end.text
     assert end.data["points"] == 334
-    assert end.data["cards"] == {1: 25, 2: 59}
+    assert end.data["cards"] == {"1": 25, "2": 59}
     assert end.data["knocked_out"] == 1
 
 
