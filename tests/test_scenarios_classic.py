@@ -359,9 +359,11 @@ def test_cx03_wild_draw_four_never_starts() -> None:
             returned += 1
             back = [t for t in texts if "Wild +4" in t]
             assert all("back" in t and "CL-3" in t for t in back), back
-            assert g.draw_pile.count(nomercy.Card("W+4")) + sum(
-                h.count(nomercy.Card("W+4")) for h in g.hands
-            ) == 4
+            assert (
+                g.draw_pile.count(nomercy.Card("W+4"))
+                + sum(h.count(nomercy.Card("W+4")) for h in g.hands)
+                == 4
+            )
     assert returned > 0  # about 1 in 27 deals turn one up first
 
 
@@ -534,9 +536,7 @@ def test_cl06_skip_skipped_player_draws_nothing() -> None:
 
 
 def test_cl05_no_playable_card_draws_one_unplayable_turn_passes() -> None:
-    g = classic(
-        [["G1", "Y2"], ["Y5", "B9"], ["G4", "G9"]], discard=["R3"], draw_pile=["B7", "R8"]
-    )
+    g = classic([["G1", "Y2"], ["Y5", "B9"], ["G4", "G9"]], discard=["R3"], draw_pile=["B7", "R8"])
     assert legal(g) == {"draw"}
     g.apply("draw")
     assert codes(g.hands[0]) == ["G1", "Y2", "B7"]
@@ -545,9 +545,7 @@ def test_cl05_no_playable_card_draws_one_unplayable_turn_passes() -> None:
 
 
 def test_cl05_drawn_playable_card_may_be_played() -> None:
-    g = classic(
-        [["G1", "Y2"], ["Y5", "B9"], ["G4", "G9"]], discard=["R3"], draw_pile=["R7", "R8"]
-    )
+    g = classic([["G1", "Y2"], ["Y5", "B9"], ["G4", "G9"]], discard=["R3"], draw_pile=["R7", "R8"])
     g.apply("draw")
     assert g.phase is Phase.PLAY_DRAWN
     assert g.to_act == 0
@@ -558,9 +556,7 @@ def test_cl05_drawn_playable_card_may_be_played() -> None:
 
 
 def test_c03_drawn_playable_card_may_be_kept() -> None:
-    g = classic(
-        [["G1", "Y2"], ["Y5", "B9"], ["G4", "G9"]], discard=["R3"], draw_pile=["R7", "R8"]
-    )
+    g = classic([["G1", "Y2"], ["Y5", "B9"], ["G4", "G9"]], discard=["R3"], draw_pile=["R7", "R8"])
     g.apply("draw")
     g.apply("pass")
     assert codes(g.hands[0]) == ["G1", "Y2", "R7"]
@@ -581,9 +577,7 @@ def test_c03_forced_drawn_card_play() -> None:
 
 
 def test_cl05_decline_playable_card_then_only_drawn_card_may_be_played() -> None:
-    g = classic(
-        [["R1", "Y2"], ["Y5", "B9"], ["G4", "G9"]], discard=["R3"], draw_pile=["B3", "R8"]
-    )
+    g = classic([["R1", "Y2"], ["Y5", "B9"], ["G4", "G9"]], discard=["R3"], draw_pile=["B3", "R8"])
     assert "draw" in legal(g)
     g.apply("draw")
     assert g.phase is Phase.PLAY_DRAWN

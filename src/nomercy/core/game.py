@@ -160,6 +160,8 @@ class Game:
         # (viewer, seat) -> cards the viewer knows that seat holds; viewer -1 is everyone
         self.known: dict[tuple[int, int], list[Card]] = {}
         self.log: list[Event] = []  # every event so far; views censor them per seat
+        self._public: list[dict[str, Any]] = []  # public dicts of log, built lazily
+        self._hand_start = 0  # index in log of the current hand's deal
         self.warnings: list[str] = []
         self.total_cards = 0
         self.history: list[Action] = []
@@ -224,6 +226,7 @@ class Game:
         d["wd4"] = dict(self.wd4) if self.wd4 else None
         d["known"] = {k: list(v) for k, v in self.known.items()}
         d["log"] = list(self.log)
+        d["_public"] = list(self._public)
         d["warnings"] = list(self.warnings)
         d["history"] = list(self.history)
         d["_events"] = []
@@ -848,9 +851,7 @@ class Game:
             self._emit("pass", f"{self._say(seat)} keeps the Discard All on top [A09]", seat)
             self._finish_discard_all(seat)
 
-    def _last_card(
-        self, seat: int, card: Card, colour: Colour | None, target: int | None
-    ) -> None:
+    def _last_card(self, seat: int, card: Card, colour: Colour | None, target: int | None) -> None:
         """NM-38 / A16 / A17 / CL-10: the hand is empty after this play."""
         eff = self.rules.last_card_effect
         if eff == "resolve_effects" and not card.draw_value:
@@ -1572,6 +1573,7 @@ class Game:
         self.discard = []
         self.turn = (self.dealer + 1) % n
         self.phase = Phase.PLAY
+        self._hand_start = len(self.log) + len(self._events)
         self._emit(
             "deal",
             f"Hand {self.hand_number}: {self._say(self.dealer)} deals "
@@ -1872,11 +1874,16 @@ class Game:
             "score_target": r.score_target,
             "winner": self.winner,
             "hand_winner": self.hand_winner,
-            "history": [
-                e.for_seat(seat).to_dict() if seat is not None else e.public_dict()
-                for e in self.log
-            ],
+            "history": self.public_history(),
         }
+
+    def public_history(self, *, whole_game: bool = False) -> list[dict[str, Any]]:
+        """Public event dicts (what every seat saw) of the current hand, or of the game."""
+        public = self._public
+        log = self.log
+        if len(public) < len(log):
+            public.extend(e.public_dict() for e in log[len(public) :])
+        return public[:] if whole_game else public[self._hand_start :]
 
     # ------------------------------------------------------------------ positions
     def to_position(self) -> dict[str, Any]:
@@ -1921,7 +1928,8 @@ class Game:
             "hand_winner": self.hand_winner,
             "winner": self.winner,
             "total_cards": self.total_cards,
-            "log": [e.public_dict() for e in self.log],
+            "log": self.public_history(whole_game=True),
+            "hand_log_start": self._hand_start,
         }
 
     @classmethod
@@ -2047,6 +2055,7 @@ class Game:
         g.hand_winner = pos.get("hand_winner")
         g.winner = pos.get("winner")
         g.log = [Event.from_dict(e) for e in pos.get("log", [])]
+        g._hand_start = int(pos.get("hand_log_start", 0))
         g.start = dict(pos)
         g.start.pop("log", None)
         g.start.pop("history", None)
