@@ -1048,14 +1048,17 @@ class Game:
         codes = [c.code for c in drawn]
         name = self.names[seat]
         rule = "CL-6" if r.is_classic else "NM-17"
-        short = " and stops at the Mercy limit" if knocked else ""
+        if knocked:  # A15: the draw stopped at the Mercy limit
+            said = f"{name} draws {len(drawn)} of {total}{chain} and reaches the Mercy limit"
+            rule = f"{rule}, A15"
+        else:
+            said = f"{name} draws {len(drawn)}{chain} and loses the turn"
         self._emit(
             "absorb",
-            f"{name} draws {len(drawn)}{chain} ({', '.join(codes)}){short} and "
-            f"loses the turn [{rule}]",
+            f"{said} [{rule}]: {', '.join(codes)}",
             seat,
-            {"cards": codes, "count": len(drawn)},
-            public_text=f"{name} draws {len(drawn)}{chain}{short} and loses the turn [{rule}]",
+            {"cards": codes, "count": len(drawn), "total": total},
+            public_text=f"{said} [{rule}]",
         )
         win = self.pending_win
         if win is not None:  # a challengeable winning Wild +4 was accepted (C08)
