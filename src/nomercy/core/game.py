@@ -75,10 +75,31 @@ class Phase(StrEnum):
     """The game is over."""
 
 
+# Enum members bound to module names: attribute access on an enum class is slow in the
+# hot paths (about 0.1 us each).
+_CHOOSE_COLOUR = Phase.CHOOSE_COLOUR
+_DISCARD_ALL_SUBSET = Phase.DISCARD_ALL_SUBSET
+_DISCARD_ALL_TOP = Phase.DISCARD_ALL_TOP
+_OVER = Phase.OVER
+_PLAY = Phase.PLAY
+_PLAY_DRAWN = Phase.PLAY_DRAWN
+_ROULETTE_COLOUR = Phase.ROULETTE_COLOUR
+_STACK_OR_ABSORB = Phase.STACK_OR_ABSORB
+_K_DISCARD_ALL = Kind.DISCARD_ALL
+_K_DRAW_FOUR = Kind.DRAW_FOUR
+_K_DRAW_TWO = Kind.DRAW_TWO
+_K_NUMBER = Kind.NUMBER
+_K_REVERSE = Kind.REVERSE
+_K_SKIP = Kind.SKIP
+_K_SKIP_EVERYONE = Kind.SKIP_EVERYONE
+_K_WILD = Kind.WILD
+_K_WILD_COLOUR_ROULETTE = Kind.WILD_COLOUR_ROULETTE
+_K_WILD_DRAW_FOUR = Kind.WILD_DRAW_FOUR
+_K_WILD_REVERSE_DRAW_FOUR = Kind.WILD_REVERSE_DRAW_FOUR
 _ALL_CARDS: tuple[Card, ...] = tuple(Card(code) for code in ALL_CODES)
 _PLAYABLE: dict[tuple[bool, bool], dict[tuple[Card, Colour | None], frozenset[Card]]] = {}
 _VARIANTS: dict[tuple[str, str, str], dict[tuple[int, Card], list[Action]]] = {}
-_PLAYING_PHASES = (Phase.PLAY_DRAWN, Phase.DISCARD_ALL_TOP, Phase.DISCARD_ALL_SUBSET)
+_PLAYING_PHASES = (_PLAY_DRAWN, _DISCARD_ALL_TOP, _DISCARD_ALL_SUBSET)
 _ACTION_CACHE: dict[tuple[Any, ...], Action] = {}
 
 
@@ -103,6 +124,18 @@ def _simple(kind: type[Action], seat: int, *extra: Any) -> Any:
     if action is None:
         action = _ACTION_CACHE[key] = kind(seat, *extra)
     return action
+
+
+_DECKS: dict[tuple[tuple[str, int], ...], tuple[Card, ...]] = {}
+
+
+def _fresh_deck(rules: RuleSet) -> list[Card]:
+    """The unshuffled deck of the rule set (built once per composition)."""
+    key = tuple(rules.deck_table().items())
+    deck = _DECKS.get(key)
+    if deck is None:
+        deck = _DECKS[key] = tuple(build_deck(dict(key)))
+    return list(deck)
 
 
 def _chain_text(chain: list[int], total: int) -> str:
@@ -144,7 +177,7 @@ class Game:
         self.pending_last = 0
         self.pending_chain: list[int] = []
         self.chain_wild: int | None = None  # seat that played the last wild of the chain (A18)
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self.drawn: Card | None = None
         self.key = 0
         self.dealer = 0
@@ -189,9 +222,7 @@ class Game:
         )
         seven_zero = not r.is_classic or r.classic_seven_zero
         self._special = frozenset(
-            c
-            for c in _ALL_CARDS
-            if c.kind is Kind.DISCARD_ALL or (seven_zero and c.number in (0, 7))
+            c for c in _ALL_CARDS if c.kind is _K_DISCARD_ALL or (seven_zero and c.number in (0, 7))
         )
         self._restricted = frozenset(
             c
@@ -201,7 +232,7 @@ class Game:
             and (
                 (
                     r.is_classic
-                    and c.kind is Kind.WILD_DRAW_FOUR
+                    and c.kind is _K_WILD_DRAW_FOUR
                     and r.wd4_restriction
                     and not r.wd4_challenge
                 )
@@ -238,12 +269,12 @@ class Game:
     @property
     def to_act(self) -> int | None:
         """The seat whose decision the game waits for, or ``None`` when it is over."""
-        return None if self.phase is Phase.OVER else self.turn
+        return None if self.phase is _OVER else self.turn
 
     @property
     def is_over(self) -> bool:
         """Whether the game (the hand, or the match when scoring is on) is over."""
-        return self.phase is Phase.OVER
+        return self.phase is _OVER
 
     @property
     def draw_pile(self) -> list[Card]:
@@ -288,7 +319,7 @@ class Game:
         """
         if seat is None:
             seat = self.turn
-            if seat is None or self.phase is Phase.OVER:
+            if seat is None or self.phase is _OVER:
                 return []
         cached = self._legal.get(seat)
         if cached is None:
@@ -304,13 +335,13 @@ class Game:
         return True
 
     def _compute_legal(self, seat: int) -> list[Action]:
-        if self.phase is Phase.OVER or not 0 <= seat < self.n or self.out[seat]:
+        if self.phase is _OVER or not 0 <= seat < self.n or self.out[seat]:
             return []
         acts: list[Action] = self._turn_actions() if seat == self.turn else []
         if (
             self.rules.classic_jump_in
             and seat != self.turn
-            and self.phase is Phase.PLAY
+            and self.phase is _PLAY
             and not self.pending_total
         ):
             top = self.discard[-1]
@@ -339,22 +370,22 @@ class Game:
         if card.colour is self.colour:
             return True
         top = self.discard[-1]
-        if card.kind is Kind.NUMBER:
+        if card.kind is _K_NUMBER:
             return card.number == top.number
         if card.kind is top.kind:
-            return card.kind is not Kind.DISCARD_ALL or self.rules.discard_all_symbol_match
+            return card.kind is not _K_DISCARD_ALL or self.rules.discard_all_symbol_match
         # A11: a coloured +4 and a Wild Reverse +4 share the symbol only with the option.
         return (
             self.rules.plus4_symbols_shared
-            and card.kind is Kind.DRAW_FOUR
-            and top.kind is Kind.WILD_REVERSE_DRAW_FOUR
+            and card.kind is _K_DRAW_FOUR
+            and top.kind is _K_WILD_REVERSE_DRAW_FOUR
         )
 
     def _wild_draw_allowed(self, seat: int, card: Card) -> bool:
         """A34 / CL-4: a restricted wild draw needs no card of the active colour in hand."""
         r = self.rules
         if r.is_classic:
-            if card.kind is not Kind.WILD_DRAW_FOUR or not r.wd4_restriction or r.wd4_challenge:
+            if card.kind is not _K_WILD_DRAW_FOUR or not r.wd4_restriction or r.wd4_challenge:
                 return True
         elif not (r.wild_draw_restriction and card.is_wild and card.draw_value):
             return True
@@ -367,7 +398,7 @@ class Game:
         phase = self.phase
         hand = self.hands[seat]
         acts: list[Action] = []
-        if phase is Phase.PLAY:
+        if phase is _PLAY:
             playable = self._playable_set()
             plain = len(hand) > 2  # no UNO call and no last card: the cached variants apply
             base = self._base
@@ -392,22 +423,22 @@ class Game:
                         acts.extend(self._variants(seat, card))
             if not found or self.rules.voluntary_draw != "off":
                 acts.append(_simple(Draw, seat))
-        elif phase is Phase.STACK_OR_ABSORB:
+        elif phase is _STACK_OR_ABSORB:
             acts = self._stack_actions(seat)
-        elif phase is Phase.PLAY_DRAWN:
+        elif phase is _PLAY_DRAWN:
             assert self.drawn is not None
             acts.extend(self._variants(seat, self.drawn))
             if self._may_keep_drawn():
                 acts.append(_simple(Pass, seat))
-        elif phase is Phase.ROULETTE_COLOUR or phase is Phase.CHOOSE_COLOUR:
+        elif phase is _ROULETTE_COLOUR or phase is _CHOOSE_COLOUR:
             acts.extend(_simple(ChooseColour, seat, c) for c in COLOURS)
-        elif phase is Phase.DISCARD_ALL_TOP:
+        elif phase is _DISCARD_ALL_TOP:
             colour = self.discard[-1].colour
             for card in dict.fromkeys(hand):
                 if card.colour is colour:
                     acts.extend(self._variants(seat, card, on_da=True))
             acts.append(_simple(Pass, seat))
-        elif phase is Phase.DISCARD_ALL_SUBSET:
+        elif phase is _DISCARD_ALL_SUBSET:
             colour = self.discard[-1].colour
             size = len(hand)
             for card in dict.fromkeys(hand):
@@ -445,7 +476,7 @@ class Game:
                     acts.extend(self._variants(seat, card, stacking=True))
                 elif (
                     r.stack_deflection == "skip_reverse_deflect"
-                    and card.kind in (Kind.SKIP, Kind.REVERSE)
+                    and card.kind in (_K_SKIP, _K_REVERSE)
                     and (card.colour is self.colour or card.kind is top.kind)
                 ):
                     acts.extend(self._variants(seat, card, stacking=True))
@@ -473,7 +504,7 @@ class Game:
             if cached is not None:
                 return cached
         # Cards left once the play (and any Discard All shedding) is done.
-        if on_da or (card.kind is Kind.DISCARD_ALL and not stacking):
+        if on_da or (card.kind is _K_DISCARD_ALL and not stacking):
             same = sum(1 for c in hand if c.colour is card.colour)
             if on_da or r.discard_all_mode == "bury_no_effects" or same == 1:
                 remaining = len(hand) - same
@@ -487,12 +518,12 @@ class Game:
             if ends:
                 # A classic winning Wild +4 still names a colour when it may be challenged (C08).
                 if (
-                    card.kind is Kind.WILD_DRAW_FOUR
+                    card.kind is _K_WILD_DRAW_FOUR
                     and r.challenge_on_winning_card
                     and (r.wd4_challenge and r.is_classic)
                 ):
                     colours = COLOURS
-            elif card.kind is Kind.WILD_COLOUR_ROULETTE:
+            elif card.kind is _K_WILD_COLOUR_ROULETTE:
                 if r.roulette_chooser == "player" or r.roulette_active_colour == "player_names":
                     colours = COLOURS
             elif not (r.wild_colour_timing == "on_resolution" and card.draw_value):
@@ -558,7 +589,7 @@ class Game:
             self.__dict__.update(snapshot.__dict__)
             raise
         self.history.append(action)
-        if self._deferred_mercy and self.phase is not Phase.OVER:
+        if self._deferred_mercy and self.phase is not _OVER:
             self._mercy_sweep(action.seat)
         self.log.extend(events)
         return events
@@ -579,7 +610,7 @@ class Game:
 
     def _dispatch(self, action: Action) -> None:
         seat = action.seat
-        if type(action) is Play and self.phase is Phase.PLAY:  # the common case first
+        if type(action) is Play and self.phase is _PLAY:  # the common case first
             if self.uno_window:
                 self.uno_window.clear()
             self._play_card(seat, action)
@@ -597,14 +628,14 @@ class Game:
         if self.uno_window and self.phase not in _PLAYING_PHASES:
             self.uno_window.clear()
         if isinstance(action, Play):
-            if self.phase is Phase.DISCARD_ALL_SUBSET:
+            if self.phase is _DISCARD_ALL_SUBSET:
                 self._bury_one(seat, action.card, action.uno)
-            elif self.phase is Phase.DISCARD_ALL_TOP:
+            elif self.phase is _DISCARD_ALL_TOP:
                 self._discard_all_top(seat, action)
             else:
                 self._play_card(seat, action)
         elif isinstance(action, Draw):
-            if self.phase is Phase.STACK_OR_ABSORB:
+            if self.phase is _STACK_OR_ABSORB:
                 self._absorb(seat)
             else:
                 self._draw_turn(seat)
@@ -623,9 +654,6 @@ class Game:
         if self.rules.two_player_basis == "initial":
             return self.n == 2
         return self._n_active == 2
-
-    def _say(self, seat: int) -> str:
-        return self.names[seat]
 
     def _shuffle(self, cards: list[Card]) -> None:
         random.Random(self.key).shuffle(cards)
@@ -712,11 +740,11 @@ class Game:
     def _play_card(self, seat: int, action: Play) -> None:
         card = action.card
         hand = self.hands[seat]
-        stacking = self.phase is Phase.STACK_OR_ABSORB
+        stacking = self.phase is _STACK_OR_ABSORB
         if action.jump:
             self.turn = seat
             self._emit(
-                "jump_in", f"{self._say(seat)} jumps in with an identical {card.name} [C04]", seat
+                "jump_in", f"{self.names[seat]} jumps in with an identical {card.name} [C04]", seat
             )
         hand.remove(card)
         self.drawn = None
@@ -726,12 +754,7 @@ class Game:
         name = self.names[seat]
         colour = action.colour
         r = self.rules
-        if (
-            self.wd4 is None
-            and card.kind is Kind.WILD_DRAW_FOUR
-            and r.is_classic
-            and r.wd4_challenge
-        ):
+        if self.wd4 is None and card.kind is _K_WILD_DRAW_FOUR and r.is_classic and r.wd4_challenge:
             # CL-8: remember whether the play was honest, for a challenge.
             guilty = any(c.colour is self.colour for c in hand)
             self.wd4 = {
@@ -744,7 +767,7 @@ class Game:
         # Active colour (NM-11, A18, F2 of the seed review kept as RULES.md reads it).
         if card.colour is not None:
             self.colour = card.colour
-        elif colour is not None and card.kind is not Kind.WILD_COLOUR_ROULETTE:
+        elif colour is not None and card.kind is not _K_WILD_COLOUR_ROULETTE:
             self.colour = colour
         elif card.draw_value and r.wild_colour_timing == "on_resolution" and not hand:
             pass
@@ -763,15 +786,15 @@ class Game:
             seat,
             {"card": card.code, "colour": colour.value if colour else None},
         )
-        if card.kind is Kind.DISCARD_ALL and not stacking:
+        if card.kind is _K_DISCARD_ALL and not stacking:
             mode = r.discard_all_mode
             same = [c for c in hand if c.colour is card.colour]
             if same and mode == "choose_top_and_fire":
-                self.phase = Phase.DISCARD_ALL_TOP
+                self.phase = _DISCARD_ALL_TOP
                 self.turn = seat
                 return
             if same and mode == "optional_subset":
-                self.phase = Phase.DISCARD_ALL_SUBSET
+                self.phase = _DISCARD_ALL_SUBSET
                 self.turn = seat
                 return
             if same:
@@ -783,7 +806,7 @@ class Game:
             self._last_card(seat, card, colour, action.target)
             return
         self._resolve(seat, card, colour, action.target, stacking)
-        if self.phase is not Phase.OVER:
+        if self.phase is not _OVER:
             self._open_uno(seat)
 
     def _bury(self, seat: int, cards: list[Card]) -> None:
@@ -799,7 +822,7 @@ class Game:
         codes = ", ".join(c.code for c in cards)
         self._emit(
             "discard_all",
-            f"{self._say(seat)} discards {len(cards)} more "
+            f"{self.names[seat]} discards {len(cards)} more "
             f"{top.colour.word if top.colour else ''} card(s) under the Discard All "
             f"({codes}); their effects are ignored [NM-27]",
             seat,
@@ -811,7 +834,7 @@ class Game:
         self._bury(seat, [card])
         if uno:
             self.uno_called[seat] = True
-            self._emit("uno", f"{self._say(seat)} calls UNO [NM-37]", seat)
+            self._emit("uno", f"{self.names[seat]} calls UNO [NM-37]", seat)
         if not self.hands[seat]:
             self._end_hand(seat, "empty hand")
         elif not any(c.colour is self.discard[-1].colour for c in self.hands[seat]):
@@ -819,7 +842,7 @@ class Game:
 
     def _finish_discard_all(self, seat: int) -> None:
         self.colour = self.discard[-1].colour
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self.turn = self.next_seat(seat)
         self._open_uno(seat)
 
@@ -831,24 +854,24 @@ class Game:
         others.remove(card)
         if others:
             self._bury(seat, others)
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self._play_card(seat, action)
 
     def _pass(self, seat: int) -> None:
-        if self.phase is Phase.PLAY_DRAWN:
+        if self.phase is _PLAY_DRAWN:
             self.drawn = None
-            self._emit("pass", f"{self._say(seat)} keeps the drawn card and passes [NM-9]", seat)
-            self.phase = Phase.PLAY
+            self._emit("pass", f"{self.names[seat]} keeps the drawn card and passes [NM-9]", seat)
+            self.phase = _PLAY
             self.turn = self.next_seat(seat)
         else:  # a Discard All choice ends
-            if self.phase is Phase.DISCARD_ALL_TOP:
+            if self.phase is _DISCARD_ALL_TOP:
                 self._bury(
                     seat, [c for c in self.hands[seat] if c.colour is self.discard[-1].colour]
                 )
                 if not self.hands[seat]:
                     self._end_hand(seat, "empty hand")
                     return
-            self._emit("pass", f"{self._say(seat)} keeps the Discard All on top [A09]", seat)
+            self._emit("pass", f"{self.names[seat]} keeps the Discard All on top [A09]", seat)
             self._finish_discard_all(seat)
 
     def _last_card(self, seat: int, card: Card, colour: Colour | None, target: int | None) -> None:
@@ -857,9 +880,9 @@ class Game:
         if eff == "resolve_effects" and not card.draw_value:
             self.pending_win = seat
             self._resolve(seat, card, colour, target, False)
-            if self.phase is Phase.OVER:
+            if self.phase is _OVER:
                 return
-            if self.phase is not Phase.ROULETTE_COLOUR and not self.hands[seat]:
+            if self.phase is not _ROULETTE_COLOUR and not self.hands[seat]:
                 self._end_hand(seat, "empty hand")
             elif self.hands[seat]:
                 self.pending_win = None
@@ -872,7 +895,7 @@ class Game:
         total = self.pending_total + card.draw_value
         chain = [*self.pending_chain, card.draw_value]
         direction = self.direction
-        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
+        if card.kind is _K_WILD_REVERSE_DRAW_FOUR:
             direction = -direction
             self.direction = direction
         target = self.next_seat(seat, direction)
@@ -885,11 +908,11 @@ class Game:
                 chain,
             )
             self.pending_win = seat
-            self.phase = Phase.STACK_OR_ABSORB
+            self.phase = _STACK_OR_ABSORB
             self.turn = target
             self._emit(
                 "stack",
-                f"{self._say(target)} faces {total} from the winning card and may "
+                f"{self.names[target]} faces {total} from the winning card and may "
                 "challenge it [C08]",
                 target,
                 {"total": total},
@@ -899,11 +922,11 @@ class Game:
         drawn, _ = self._draw_cards(target, total, per_card_mercy=self._immediate())
         self._emit(
             "absorb",
-            f"{self._say(target)} draws {len(drawn)} from the last card; they "
+            f"{self.names[target]} draws {len(drawn)} from the last card; they "
             f"count in the score [A17]",
             target,
             {"cards": [c.code for c in drawn], "count": len(drawn)},
-            public_text=f"{self._say(target)} draws {len(drawn)} from the last card [A17]",
+            public_text=f"{self.names[target]} draws {len(drawn)} from the last card [A17]",
         )
         if self._over_limit(target):
             self._knock_out(target, end_if_one=False)
@@ -915,22 +938,22 @@ class Game:
         """NM-22…NM-31, CL-6: the card's effect and who acts next."""
         kind = card.kind
         name = self.names[seat]
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         if card.draw_value:
             self._open_stack(seat, card)
             return
         if stacking:  # A07 deflection with a Skip or Reverse
-            if kind is Kind.REVERSE:
+            if kind is _K_REVERSE:
                 self.direction = -self.direction
                 self.turn = self.next_seat(seat)
                 rule = "sends the penalty back"
             else:
                 self.turn = self.next_seat(self.next_seat(seat))
                 rule = "passes the penalty on"
-            self.phase = Phase.STACK_OR_ABSORB
+            self.phase = _STACK_OR_ABSORB
             self._emit(
                 "deflect",
-                f"{name}'s {card.name} {rule}: {self._say(self.turn)} faces "
+                f"{name}'s {card.name} {rule}: {self.names[self.turn]} faces "
                 f"{self.pending_total} [A07]",
                 self.turn,
                 {"total": self.pending_total},
@@ -938,18 +961,18 @@ class Game:
             return
         r = self.rules
         seven_zero = not r.is_classic or r.classic_seven_zero
-        if kind is Kind.NUMBER:
+        if kind is _K_NUMBER:
             if seven_zero and card.number == 7 and target is not None:
                 self._swap(seat, target)
             elif seven_zero and card.number == 0:
                 self._pass_hands(seat)
             self.turn = self.next_seat(seat)
-        elif kind is Kind.SKIP:
+        elif kind is _K_SKIP:
             skipped = self.next_seat(seat)
             self.turn = self.next_seat(skipped)
             rule = "CL-6" if r.is_classic else "NM-23"
-            self._emit("skip", f"{self._say(skipped)} is skipped [{rule}]", skipped)
-        elif kind is Kind.REVERSE:
+            self._emit("skip", f"{self.names[skipped]} is skipped [{rule}]", skipped)
+        elif kind is _K_REVERSE:
             self.direction = -self.direction
             rule = "CL-12" if r.is_classic else "NM-25"
             if self._two_player():
@@ -963,36 +986,36 @@ class Game:
                 self.turn = self.next_seat(seat)
                 self._emit(
                     "reverse",
-                    f"Direction reverses; {self._say(self.turn)} is next "
+                    f"Direction reverses; {self.names[self.turn]} is next "
                     f"[{'CL-6' if r.is_classic else 'NM-25'}]",
                     seat,
                 )
-        elif kind is Kind.SKIP_EVERYONE:
+        elif kind is _K_SKIP_EVERYONE:
             self.turn = seat
             self._emit(
                 "skip_everyone",
                 f"Everyone else is skipped; {name} takes another full turn [NM-26]",
                 seat,
             )
-        elif kind is Kind.WILD_COLOUR_ROULETTE:
+        elif kind is _K_WILD_COLOUR_ROULETTE:
             victim = self.next_seat(seat)
             if r.roulette_chooser == "player":
                 assert colour is not None
                 self.roulette_colour = colour
                 self._emit(
                     "roulette",
-                    f"{name} names {colour.word} for {self._say(victim)} to reveal [A20]",
+                    f"{name} names {colour.word} for {self.names[victim]} to reveal [A20]",
                     victim,
                     {"colour": colour.value},
                 )
                 self._reveal(victim, colour)
             else:
                 self.roulette_colour = colour  # A21 player_names, else None
-                self.phase = Phase.ROULETTE_COLOUR
+                self.phase = _ROULETTE_COLOUR
                 self.turn = victim
                 self._emit(
                     "roulette",
-                    f"{self._say(victim)} must name a colour and reveal "
+                    f"{self.names[victim]} must name a colour and reveal "
                     "cards until it appears [NM-30]",
                     victim,
                 )
@@ -1008,21 +1031,21 @@ class Game:
         self.pending_last = value
         self.pending_chain.append(value)
         name = self.names[seat]
-        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
+        if card.kind is _K_WILD_REVERSE_DRAW_FOUR:
             self.direction = -self.direction
             if two and (not prior or self.rules.wrd4_two_player_in_stack == "self"):
                 target = seat
                 why = f"with two players {name} is the target and must stack or draw [NM-24]"
             else:
                 target = self.next_seat(seat)
-                why = f"direction reverses; {self._say(target)} is the target [NM-24]"
+                why = f"direction reverses; {self.names[target]} is the target [NM-24]"
         else:
             target = self.next_seat(seat)
-            why = f"{self._say(target)} must stack or draw [NM-16]"
+            why = f"{self.names[target]} must stack or draw [NM-16]"
             if self.rules.is_classic and not self.rules.classic_stacking:
-                why = f"{self._say(target)} must draw [CL-6]"
+                why = f"{self.names[target]} must draw [CL-6]"
         self.turn = target
-        self.phase = Phase.STACK_OR_ABSORB
+        self.phase = _STACK_OR_ABSORB
         chain = _chain_text(self.pending_chain, self.pending_total)
         self._emit(
             "stack",
@@ -1067,28 +1090,28 @@ class Game:
             return
         if not knocked and self._immediate() and self._over_limit(seat):
             knocked = True
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self.turn = self.next_seat(seat)
         if knocked:
             self._knock_out(seat)
-        if self.phase is not Phase.OVER:
+        if self.phase is not _OVER:
             self._after_resolution()
 
     def _after_resolution(self) -> None:
         """A18 on_resolution: the last wild's player names the colour once the stack is gone."""
         if self.pending_total:
             return
-        if self.colour is None and self.chain_wild is not None and self.phase is Phase.PLAY:
+        if self.colour is None and self.chain_wild is not None and self.phase is _PLAY:
             chooser = self.chain_wild
             if self.out[chooser]:
                 chooser = self.turn if self.turn is not None else chooser
             self.colour_chooser = chooser
             self.resume = self.turn
             self.turn = chooser
-            self.phase = Phase.CHOOSE_COLOUR
+            self.phase = _CHOOSE_COLOUR
             self._emit(
                 "choose_colour",
-                f"{self._say(chooser)} names the colour now that the stack is resolved [A18]",
+                f"{self.names[chooser]} names the colour now that the stack is resolved [A18]",
                 chooser,
             )
         self.chain_wild = None
@@ -1138,7 +1161,7 @@ class Game:
                     public_text=f"{name} draws {len(drawn)} until a playable card and "
                     f"{must} it [NM-9]",
                 )
-                self.phase = Phase.PLAY_DRAWN
+                self.phase = _PLAY_DRAWN
                 self.drawn = last
                 return
             self._emit(
@@ -1176,7 +1199,7 @@ class Game:
                 {"cards": [card.code], "count": 1},
                 public_text=f"{name} draws 1 [{rule}]",
             )
-            self.phase = Phase.PLAY_DRAWN
+            self.phase = _PLAY_DRAWN
             self.drawn = card
             return
         self._emit(
@@ -1189,10 +1212,10 @@ class Game:
         self.turn = self.next_seat(seat)
 
     def _choose_colour(self, seat: int, colour: Colour) -> None:
-        if self.phase is Phase.ROULETTE_COLOUR:
+        if self.phase is _ROULETTE_COLOUR:
             self._emit(
                 "roulette_colour",
-                f"{self._say(seat)} names {colour.word} and reveals "
+                f"{self.names[seat]} names {colour.word} and reveals "
                 "cards until one of that colour appears [NM-30]",
                 seat,
                 {"colour": colour.value},
@@ -1203,15 +1226,15 @@ class Game:
         resume = self.resume if self.resume is not None else seat
         self._emit(
             "colour",
-            f"{self._say(seat)} names {colour.word} [CL-3]"
+            f"{self.names[seat]} names {colour.word} [CL-3]"
             if self.rules.is_classic
-            else f"{self._say(seat)} names {colour.word} [A18]",
+            else f"{self.names[seat]} names {colour.word} [A18]",
             seat,
             {"colour": colour.value},
         )
         self.colour_chooser = None
         self.resume = None
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self.turn = resume
 
     def _reveal(self, victim: int, colour: Colour) -> None:
@@ -1255,12 +1278,12 @@ class Game:
         )
         if not knocked and self._immediate() and self._over_limit(victim):
             knocked = True
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self.turn = self.next_seat(victim)
         win = self.pending_win
         if knocked:
             self._knock_out(victim, end_if_one=win is None)
-        if win is not None and self.phase is not Phase.OVER:
+        if win is not None and self.phase is not _OVER:
             self.pending_win = None
             self._end_hand(win, "empty hand")
 
@@ -1274,7 +1297,7 @@ class Game:
         self.known[target, seat] = list(theirs)
         self._emit(
             "swap",
-            f"{self._say(seat)} swaps hands with {self._say(target)}: "
+            f"{self.names[seat]} swaps hands with {self.names[target]}: "
             f"{len(theirs)} for {len(mine)} [NM-31]",
             seat,
             {"target": target},
@@ -1337,14 +1360,14 @@ class Game:
         self.wd4 = None
         self._emit(
             "knockout",
-            f"{self._say(seat)} reaches {len(hand)} cards and is knocked out "
+            f"{self.names[seat]} reaches {len(hand)} cards and is knocked out "
             f"by the Mercy rule; the hand is set aside [NM-33, NM-34]",
             seat,
             {"count": len(hand)},
         )
         if self.turn == seat or (self.turn is not None and self.out[self.turn]):
             self.turn = self.next_seat(seat)
-            self.phase = Phase.PLAY
+            self.phase = _PLAY
         if self._n_active == 1 and end_if_one:
             last = next(s for s in range(self.n) if not self.out[s])
             self._end_hand(last, "last standing")
@@ -1356,20 +1379,20 @@ class Game:
         for s in range(self.n):
             if self.out[s] or not self._over_limit(s):
                 continue
-            if s == self.turn and self.phase is Phase.PLAY_DRAWN:
+            if s == self.turn and self.phase is _PLAY_DRAWN:
                 continue  # the action (draw then play) is not finished yet
             if (
                 self.rules.mercy_timing == "end_of_turn"
                 and s == self.turn == actor
-                and (self.phase is not Phase.STACK_OR_ABSORB)
+                and (self.phase is not _STACK_OR_ABSORB)
             ):
                 continue  # the same player's turn goes on (Skip Everyone, 2-player Skip)
             events = self._events
             self._knock_out(s)
             self._events = events
-            if self.phase is Phase.OVER:
+            if self.phase is _OVER:
                 return
-        if self.phase is not Phase.OVER:
+        if self.phase is not _OVER:
             self._after_resolution()
 
     # ------------------------------------------------------------------ UNO and challenges
@@ -1380,12 +1403,12 @@ class Game:
         codes = [c.code for c in drawn]
         self._emit(
             "catch",
-            f"{self._say(seat)} catches {self._say(target)} not calling UNO: "
-            f"{self._say(target)} draws {len(drawn)} ({', '.join(codes)}) [NM-37]",
+            f"{self.names[seat]} catches {self.names[target]} not calling UNO: "
+            f"{self.names[target]} draws {len(drawn)} ({', '.join(codes)}) [NM-37]",
             target,
             {"by": seat, "cards": codes, "count": len(drawn)},
-            public_text=f"{self._say(seat)} catches {self._say(target)} not calling UNO: "
-            f"{self._say(target)} draws {len(drawn)} [NM-37]",
+            public_text=f"{self.names[seat]} catches {self.names[target]} not calling UNO: "
+            f"{self.names[target]} draws {len(drawn)} [NM-37]",
         )
         if knocked:
             self._knock_out(target)
@@ -1399,11 +1422,11 @@ class Game:
         hand = [c.code for c in self.hands[accused]]
         self._emit(
             "reveal_hand",
-            f"{self._say(accused)} shows their hand to {self._say(seat)}: "
+            f"{self.names[accused]} shows their hand to {self.names[seat]}: "
             f"{', '.join(hand) or 'no cards'} [CL-8]",
             seat,
             {"hand": hand, "of": accused},
-            public_text=f"{self._say(accused)} shows their hand to {self._say(seat)} [CL-8]",
+            public_text=f"{self.names[accused]} shows their hand to {self.names[seat]} [CL-8]",
         )
         self.known[seat, accused] = list(self.hands[accused])
         total = self.pending_total
@@ -1413,15 +1436,15 @@ class Game:
             drawn, _ = self._draw_cards(accused, 4, per_card_mercy=False)
             self._emit(
                 "challenge",
-                f"Challenge succeeds: {self._say(accused)} held "
+                f"Challenge succeeds: {self.names[accused]} held "
                 f"{info['colour'] and Colour(info['colour']).word} and draws 4 "
                 f"[CL-8]",
                 accused,
                 {"cards": [c.code for c in drawn], "count": 4},
-                public_text=f"Challenge succeeds: {self._say(accused)} draws 4 [CL-8]",
+                public_text=f"Challenge succeeds: {self.names[accused]} draws 4 [CL-8]",
             )
             self.pending_win = None
-            self.phase = Phase.PLAY
+            self.phase = _PLAY
             if self.rules.challenge_success_turn == "challenger_plays":
                 self.turn = seat
             else:
@@ -1431,18 +1454,18 @@ class Game:
         drawn, _ = self._draw_cards(seat, total + 2, per_card_mercy=False)
         self._emit(
             "challenge",
-            f"Challenge fails: {self._say(seat)} draws {len(drawn)} "
+            f"Challenge fails: {self.names[seat]} draws {len(drawn)} "
             f"({', '.join(c.code for c in drawn)}) and loses the turn [CL-8]",
             seat,
             {"cards": [c.code for c in drawn], "count": len(drawn)},
-            public_text=f"Challenge fails: {self._say(seat)} draws {len(drawn)} and loses "
+            public_text=f"Challenge fails: {self.names[seat]} draws {len(drawn)} and loses "
             "the turn [CL-8]",
         )
         if win is not None:
             self.pending_win = None
             self._end_hand(win, "empty hand")
             return
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self.turn = self.next_seat(seat)
 
     # ------------------------------------------------------------------ end of hand, match
@@ -1464,7 +1487,7 @@ class Game:
         self._clear_pending()
         name = self.names[winner]
         rule = "CL-13" if r.is_classic else "NM-40"
-        parts = ", ".join(f"{self._say(s)} {p}" for s, p in per_seat.items())
+        parts = ", ".join(f"{self.names[s]} {p}" for s, p in per_seat.items())
         bonus = (
             f" + {knocked} knock-out(s) x {r.knockout_bonus}"
             if knocked and not r.is_classic
@@ -1508,16 +1531,16 @@ class Game:
             match_winner = winner
         if not r.scoring_enabled:
             self.winner = winner
-            self.phase = Phase.OVER
+            self.phase = _OVER
             self.turn = None
             return
         if done:
             self.winner = match_winner
-            self.phase = Phase.OVER
+            self.phase = _OVER
             self.turn = None
             self._emit(
                 "match_end",
-                f"{self._say(match_winner)} wins the match with "
+                f"{self.names[match_winner]} wins the match with "
                 f"{self.scores[match_winner]} points [{'CL-13' if r.is_classic else 'NM-41'}]",
                 match_winner,
                 {"scores": list(self.scores)},
@@ -1536,7 +1559,7 @@ class Game:
         """NM-2…NM-5, CL-2, CL-3: shuffle, deal, flip the start card."""
         r = self.rules
         n = self.n
-        deck = build_deck(r.deck_table())
+        deck = _fresh_deck(r)
         self.total_cards = len(deck)
         self._shuffle(deck)
         if choose_dealer:
@@ -1547,7 +1570,7 @@ class Game:
                 self.key = _next_key(self.key)
                 self._emit(
                     "dealer",
-                    f"{self._say(self.dealer)} is chosen at random to deal [A38]",
+                    f"{self.names[self.dealer]} is chosen at random to deal [A38]",
                     self.dealer,
                 )
         if r.hand_size * n >= len(deck):
@@ -1575,11 +1598,11 @@ class Game:
                 self.hands[(self.dealer + i) % n].append(self._draw.pop())
         self.discard = []
         self.turn = (self.dealer + 1) % n
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self._hand_start = len(self.log) + len(self._events)
         self._emit(
             "deal",
-            f"Hand {self.hand_number}: {self._say(self.dealer)} deals "
+            f"Hand {self.hand_number}: {self.names[self.dealer]} deals "
             f"{r.hand_size} cards to each player [NM-2]",
             self.dealer,
             {"dealer": self.dealer, "hand_number": self.hand_number},
@@ -1601,11 +1624,11 @@ class Game:
             self._emit(
                 "dealer",
                 "Cards drawn for the deal: "
-                + ", ".join(f"{self._say(s)} {v}" for s, v in draws.items())
+                + ", ".join(f"{self.names[s]} {v}" for s, v in draws.items())
                 + " [CL-2]",
             )
             if len(contenders) == 1:
-                self._emit("dealer", f"{self._say(contenders[0])} deals [CL-2]", contenders[0])
+                self._emit("dealer", f"{self.names[contenders[0]]} deals [CL-2]", contenders[0])
                 return contenders[0]
 
     def _flip(self) -> None:
@@ -1617,7 +1640,7 @@ class Game:
                 self._reshuffle()
             card = self._draw.pop()
             if r.is_classic and r.start_card_effects:
-                if card.kind is Kind.WILD_DRAW_FOUR:
+                if card.kind is _K_WILD_DRAW_FOUR:
                     self._draw.append(card)
                     self._shuffle(self._draw)
                     self._emit(
@@ -1671,38 +1694,38 @@ class Game:
         """CL-3: the classic start-card effects."""
         first = (self.dealer + 1) % self.n
         kind = card.kind
-        if kind is Kind.DRAW_TWO:
+        if kind is _K_DRAW_TWO:
             drawn, _ = self._draw_cards(first, 2, per_card_mercy=False)
             self.turn = self.next_seat(first)
             self._emit(
                 "absorb",
-                f"{self._say(first)} draws 2 ({', '.join(c.code for c in drawn)})"
+                f"{self.names[first]} draws 2 ({', '.join(c.code for c in drawn)})"
                 " and is skipped by the start card [CL-3]",
                 first,
                 {"cards": [c.code for c in drawn], "count": 2},
-                public_text=f"{self._say(first)} draws 2 and is skipped by the start card [CL-3]",
+                public_text=f"{self.names[first]} draws 2 and is skipped by the start card [CL-3]",
             )
-        elif kind is Kind.REVERSE:
+        elif kind is _K_REVERSE:
             self.direction = -1
             self.turn = self.dealer
             self._emit(
                 "reverse",
-                f"The start card reverses play: {self._say(self.dealer)} (the "
+                f"The start card reverses play: {self.names[self.dealer]} (the "
                 "dealer) plays first, counterclockwise [CL-3]",
                 self.dealer,
             )
-        elif kind is Kind.SKIP:
+        elif kind is _K_SKIP:
             self.turn = self.next_seat(first)
-            self._emit("skip", f"{self._say(first)} is skipped by the start card [CL-3]", first)
-        elif kind is Kind.WILD:
+            self._emit("skip", f"{self.names[first]} is skipped by the start card [CL-3]", first)
+        elif kind is _K_WILD:
             self.colour = None
             self.turn = first
             self.resume = first
             self.colour_chooser = first
-            self.phase = Phase.CHOOSE_COLOUR
+            self.phase = _CHOOSE_COLOUR
             self._emit(
                 "choose_colour",
-                f"{self._say(first)} names the colour of the start Wild and plays first [CL-3]",
+                f"{self.names[first]} names the colour of the start Wild and plays first [CL-3]",
                 first,
             )
 
@@ -1711,7 +1734,7 @@ class Game:
         """Why an action is illegal: (message, rule id)."""
         seat = action.seat
         who = self.names[seat]
-        if self.phase is Phase.OVER:
+        if self.phase is _OVER:
             return "the game is over", "NM-38"
         if self.out[seat]:
             return f"{who} is knocked out and takes no further part", "NM-34"
@@ -1725,17 +1748,17 @@ class Game:
             if not 0 <= t < self.n or t == seat:
                 return f"{who} cannot catch seat {t}", "NM-37"
             if len(self.hands[t]) != 1 or self.uno_called[t]:
-                return f"{self._say(t)} does not hold one uncalled card", "NM-37"
-            return f"the window to catch {self._say(t)} has closed", "NM-37"
+                return f"{self.names[t]} does not hold one uncalled card", "NM-37"
+            return f"the window to catch {self.names[t]} has closed", "NM-37"
         turn = self.turn
         assert turn is not None
         if seat != turn:
             if isinstance(action, Play) and self.rules.classic_jump_in:
                 return f"{who} may only jump in with a card identical to the top card", "C04"
-            return f"it is {self._say(turn)}'s turn, not {who}'s", "NM-7"
+            return f"it is {self.names[turn]}'s turn, not {who}'s", "NM-7"
         phase = self.phase
-        if phase in (Phase.ROULETTE_COLOUR, Phase.CHOOSE_COLOUR):
-            rule = "NM-30" if phase is Phase.ROULETTE_COLOUR else "CL-3"
+        if phase in (_ROULETTE_COLOUR, _CHOOSE_COLOUR):
+            rule = "NM-30" if phase is _ROULETTE_COLOUR else "CL-3"
             return (
                 f"{who} must name a colour first: 'colour R', 'colour Y', 'colour G' or 'colour B'",
                 rule,
@@ -1748,25 +1771,25 @@ class Game:
         if isinstance(action, Challenge):
             return "there is no Wild +4 to challenge", "CL-8"
         if isinstance(action, Pass):
-            if phase is Phase.PLAY_DRAWN:
+            if phase is _PLAY_DRAWN:
                 return "the drawn card must be played", "NM-9"
             return "passing is not allowed: play a card or draw", "NM-8"
         if isinstance(action, Draw):
-            if phase is Phase.PLAY_DRAWN:
+            if phase is _PLAY_DRAWN:
                 return f"{who} has drawn and must now play the drawn card", "NM-9"
-            if phase is Phase.STACK_OR_ABSORB:
+            if phase is _STACK_OR_ABSORB:
                 return "stacking is mandatory with a legal Draw Card in hand", "A06"
-            if phase in (Phase.DISCARD_ALL_TOP, Phase.DISCARD_ALL_SUBSET):
+            if phase in (_DISCARD_ALL_TOP, _DISCARD_ALL_SUBSET):
                 return "finish the Discard All first (play a card of its colour, or pass)", "A09"
             return f"{who} holds a playable card and must play", "NM-8"
         assert isinstance(action, Play)
         card = action.card
         if card not in hand:
             return f"{who} does not hold {card.code}", "NM-7"
-        if phase is Phase.PLAY_DRAWN and card is not self.drawn:
+        if phase is _PLAY_DRAWN and card is not self.drawn:
             assert self.drawn is not None
             return f"only the drawn card {self.drawn.code} may be played", "NM-9"
-        if phase is Phase.STACK_OR_ABSORB:
+        if phase is _STACK_OR_ABSORB:
             if self.rules.is_classic and not self.rules.classic_stacking:
                 return "no stacking in classic: take the penalty with 'draw'", "CL-7"
             if not card.draw_value:
@@ -1785,7 +1808,7 @@ class Game:
                 )
             if self.rules.stack_requires_match:
                 return f"{card.name} must match the colour or symbol to stack", "A05"
-        elif phase is Phase.PLAY:
+        elif phase is _PLAY:
             if not self._is_playable(card):
                 colour = self.colour.word if self.colour else "none"
                 return (
@@ -2028,12 +2051,12 @@ class Game:
                 else ([g.pending_total] if g.pending_total == g.pending_last else [])
             )
             if "phase" not in pos:
-                phase = Phase.STACK_OR_ABSORB
+                phase = _STACK_OR_ABSORB
         g.phase = phase
-        if phase is not Phase.OVER:
+        if phase is not _OVER:
             if not isinstance(turn, int) or not 0 <= turn < g.n or g.out[turn]:
                 raise NotationError(f"'turn' must be an active seat, not {turn!r}")
-            if g.colour is None and phase not in (Phase.CHOOSE_COLOUR, Phase.STACK_OR_ABSORB):
+            if g.colour is None and phase not in (_CHOOSE_COLOUR, _STACK_OR_ABSORB):
                 raise NotationError("'colour' is needed when the top card is a wild")
         g.turn = turn
         drawn = pos.get("drawn")

@@ -366,6 +366,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 _SPECS = {spec.name: spec for spec in OPTIONS}
+_PRESET_CACHE: dict[str, RuleSet] = {}  # presets without options, built once
 
 
 @dataclass(frozen=True, slots=True)
@@ -473,6 +474,8 @@ def make_rules(
     Raises:
         RuleSetError: an unknown preset, option name or value (the message lists valid ones).
     """
+    if isinstance(rules, str) and not options and rules in _PRESET_CACHE:
+        return _PRESET_CACHE[rules]
     if isinstance(rules, RuleSet):
         if not options:
             return rules
@@ -523,7 +526,10 @@ def make_rules(
         else:
             values["drawn_card_must_be_played"] = values["classic_drawn_card_play"] == "forced"
     values["given"] = dict(merged)
-    return RuleSet(**values)
+    ruleset = RuleSet(**values)
+    if not merged and isinstance(rules, str):
+        _PRESET_CACHE[preset] = ruleset
+    return ruleset
 
 
 def _check_value(spec: OptionSpec, value: Any) -> Any:
