@@ -553,6 +553,12 @@ class Game:
             action = parse_action(action, self.to_act)
         if not isinstance(action, Action):
             raise NotationError(f"not an action: {action!r}")
+        if isinstance(action, Play) and not isinstance(action.card, Card):
+            raise NotationError(f"a Play needs a Card, not {action.card!r}: use Card('R7')")
+        if isinstance(action, (Play, ChooseColour)) and not isinstance(
+            action.colour, (Colour, type(None))
+        ):
+            raise NotationError(f"a colour must be a Colour, not {action.colour!r}")
         seat = action.seat
         if not isinstance(seat, int) or not 0 <= seat < self.n:
             raise IllegalActionError(f"there is no seat {seat!r} in a {self.n}-player game")
@@ -564,7 +570,8 @@ class Game:
                 return action
         if action in legal:
             return action
-        raise IllegalActionError(*self._diagnose(action))
+        reason, rule = self._diagnose(action)
+        raise IllegalActionError(f"illegal '{action}': {reason}", rule)
 
     def apply(self, action: Action | str) -> list[Event]:
         """Apply one action and return the events that explain it.
