@@ -401,7 +401,7 @@ def test_a14_knockout_of_stack_opener_clears_penalty_and_target_plays_normally(
     # the drawn Draw Card, keeping 25: the Mercy check after the action knocks P0 out. NM-34:
     # the pending penalty is cleared and play passes on, so P1 takes a normal turn, not a
     # stack decision facing 0 cards.
-    hand = [f"{c}{n}" for c in "YGB" for n in range(1, 10)][:25] + [card]
+    hand = [*[f"{c}{n}" for c in "YGB" for n in range(1, 10)][:25], card]
     g = Game.from_position(
         {
             "rules": {

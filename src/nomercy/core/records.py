@@ -52,9 +52,8 @@ class GameRecord:
             options=dict(game.rules.given),
             players=game.n,
             seed=game.seed,
-            actions=[
-                str(a) if not _needs_prefix(a, game) else f"{a.seat}:{a}" for a in game.history
-            ],
+            # In-turn actions need no seat; out-of-turn ones (uno, catch, jump-in) carry it.
+            actions=[str(a) for a in game.history],
             names=list(game.names),
             start=game.start,
             result={"winner": game.winner, "scores": list(game.scores), "over": game.is_over},
@@ -136,8 +135,3 @@ class GameRecord:
     def load(cls, fp: Any) -> GameRecord:
         """Read a record from a text file object."""
         return cls.loads(fp.read())
-
-
-def _needs_prefix(action: Any, game: Game) -> bool:
-    # In-turn actions are written without a seat; out-of-turn ones carry it already.
-    return False
