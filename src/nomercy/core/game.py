@@ -400,9 +400,6 @@ class Game:
         acts: list[Action] = []
         if phase is _PLAY:
             playable = self._playable_set()
-            plain = len(hand) > 2  # no UNO call and no last card: the cached variants apply
-            base = self._base
-            special = self._special
             restricted = self._restricted
             found = False
             for card in dict.fromkeys(hand):
@@ -414,13 +411,7 @@ class Game:
                     ):
                         continue
                     found = True
-                    if plain and card not in special:
-                        variants = base.get((seat, card))
-                        if variants is None:
-                            variants = self._variants(seat, card)
-                        acts.extend(variants)
-                    else:
-                        acts.extend(self._variants(seat, card))
+                    acts.extend(self._variants(seat, card))
             if not found or self.rules.voluntary_draw != "off":
                 acts.append(_simple(Draw, seat))
         elif phase is _STACK_OR_ABSORB:
