@@ -270,7 +270,7 @@ def option_sets(preset: str) -> st.SearchStrategy[dict[str, Any]]:
 
 
 @pytest.mark.soak
-@pytest.mark.parametrize(("preset", "games"), [(NO_MERCY, 1500), (CLASSIC, 250)])
+@pytest.mark.parametrize(("preset", "games"), [(NO_MERCY, 1500), (CLASSIC, 200)])
 def test_default_rules_thousands_of_games_terminate_and_conserve(
     preset: str, games: int, soak: int
 ) -> None:
@@ -369,7 +369,7 @@ def test_random_no_mercy_options(options: dict[str, Any], players: int, seed: in
 
 
 @pytest.mark.soak
-@settings(_HYPOTHESIS, max_examples=25 * SOAK)
+@settings(_HYPOTHESIS, max_examples=20 * SOAK)
 @given(
     options=option_sets(CLASSIC),
     players=st.integers(2, 10),

@@ -372,6 +372,15 @@ def test_c05_two_player_reverse_start_card_dealer_plays_first() -> None:
     assert g.to_act == g.dealer
 
 
+@pytest.mark.parametrize("kind", [Kind.DRAW_TWO, Kind.SKIP])
+def test_cx03_two_player_draw_two_or_skip_start_card_dealer_plays_first(kind: Kind) -> None:
+    g = _find_start(kind, players=2)
+    d = g.dealer
+    assert g.to_act == d
+    assert len(g.hands[1 - d]) == (9 if kind is Kind.DRAW_TWO else 7)
+    assert len(g.hands[d]) == 7
+
+
 def test_cx03_start_card_effects_off() -> None:
     # CL-3 switched off: no start card has an effect (whatever it is or how it is handled).
     for seed in range(200):

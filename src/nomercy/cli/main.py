@@ -2,6 +2,7 @@
 
 Subcommands:
 
+- ``nomercy play``: play against bots in the terminal app (needs the ``tui`` extra);
 - ``nomercy selfplay``: bots play one game (or a match, with ``scoring_enabled``) and every
   event is narrated;
 - ``nomercy replay FILE``: narrate a saved :class:`~nomercy.core.records.GameRecord` move by
@@ -44,6 +45,8 @@ class UsageError(Exception):
 # ---------------------------------------------------------------------- parser
 _MAIN_EPILOG = """\
 examples:
+  nomercy play
+  nomercy play --players 3 --bots greedy,random --match
   nomercy selfplay --players 4 --seed 1
   nomercy selfplay --players 2 --bots greedy,random --save game.json
   nomercy replay game.json
@@ -63,6 +66,26 @@ examples:
 
 Every event is narrated with its rule id, omnisciently (drawn cards are named). Bot seat s
 gets the seed SEED*100+s. List the options with `nomercy rules`.
+"""
+
+_PLAY_EPILOG = """\
+examples:
+  nomercy play                                   # you (seat 0) against 3 greedy bots
+  nomercy play --players 3 --bots greedy,random --seat 1
+  nomercy play --preset classic --players 5 --match
+  nomercy play --option stack_threshold=running_total --speed 1.5
+  nomercy play --save-dir games/                 # every finished game saved as a record
+  nomercy play --resume games/nomercy-saved-seed0.json
+
+Keys: arrows + enter choose a legal action (mouse clicks work too); d draws (or takes a
+pending penalty); u calls UNO (with two cards, choose a 'play ... + call UNO' action);
+i types an action in notation (play W+6 G, play R7 2, draw, colour G, pass, uno, catch 2),
+escape goes back to the list; q quits and offers to save.
+
+A wild asks for its colour and a 7 for its target through the list's variants (one line per
+colour or seat). The log narrates every event with its rule id; cards you cannot see stay
+hidden. Bots call UNO but forget at --bot-uno-forget; catch them with 'catch SEAT'. Bots catch
+you too. Bot seat s gets the seed SEED*100+s. List the options with `nomercy rules`.
 """
 
 _REPLAY_EPILOG = """\
@@ -137,6 +160,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.set_defaults(handler=_selfplay)
 
+    _add_play(sub, raw)
+
     replay = sub.add_parser(
         "replay",
         help="narrate a saved game record move by move",
@@ -160,6 +185,79 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--json", action="store_true", help="print JSON instead of a table")
     rules.set_defaults(handler=_rules)
     return parser
+
+
+def _add_play(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
+    play = sub.add_parser(
+        "play",
+        help="play against bots in the terminal (needs the tui extra)",
+        description=(
+            "Play No Mercy (or classic) against bots in a terminal app. "
+            "Install the app with: pip install 'uno-no-mercy[tui]'."
+        ),
+        epilog=_PLAY_EPILOG,
+        formatter_class=raw,
+    )
+    play.add_argument(
+        "--players", type=int, default=4, metavar="N", help="number of seats (default: 4)"
+    )
+    play.add_argument(
+        "--bots",
+        default="greedy",
+        metavar="LIST",
+        help=(
+            "comma-separated bot per bot seat in seat order, or one bot for every bot seat "
+            f"(default: greedy; known: {', '.join(sorted(BOTS))})"
+        ),
+    )
+    play.add_argument(
+        "--seat", type=int, default=0, metavar="K", help="your seat, 0-based (default: 0)"
+    )
+    play.add_argument(
+        "--preset", choices=PRESETS, default=PRESETS[0], help="rule set (default: %(default)s)"
+    )
+    play.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a rule option (repeatable); see `nomercy rules`",
+    )
+    play.add_argument(
+        "--match",
+        action="store_true",
+        help="play a match of hands to the target score (sets scoring_enabled=true)",
+    )
+    play.add_argument("--seed", type=int, default=0, help="shuffle seed (default: 0)")
+    play.add_argument(
+        "--speed",
+        type=float,
+        default=0.6,
+        metavar="SECONDS",
+        help="pause between two bot actions (default: %(default)s)",
+    )
+    play.add_argument("--fast", action="store_true", help="bots act instantly")
+    play.add_argument(
+        "--bot-uno-forget",
+        type=float,
+        default=0.2,
+        metavar="RATE",
+        help="how often a bot forgets to call UNO, 0 to 1 (default: %(default)s)",
+    )
+    play.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="continue a saved game (setup flags other than pace and --save-dir are ignored)",
+    )
+    play.add_argument(
+        "--save-dir",
+        metavar="DIR",
+        help=(
+            "save every finished game there as a record (`nomercy replay FILE` narrates it); "
+            "quitting mid-game saves there too (default for that: the current directory)"
+        ),
+    )
+    play.set_defaults(handler=_play)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -273,6 +371,80 @@ def _save(game: Game, bots: Sequence[Bot], path: str | None) -> None:
             fp.write(record.dumps() + "\n")
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+# ---------------------------------------------------------------------- play
+def _play_config(args: argparse.Namespace) -> Any:
+    """Check the flags and build the table and the app's config (UsageError on bad input)."""
+    from pathlib import Path
+
+    from nomercy.tables import Table, TableError
+
+    try:
+        from nomercy.tui.app import PlayConfig
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise UsageError(
+            f"the terminal app needs the tui extra: pip install 'uno-no-mercy[tui]' ({exc})"
+        ) from None
+    if args.speed < 0:
+        raise UsageError(f"--speed must be >= 0, got {args.speed}")
+    if not 0.0 <= args.bot_uno_forget <= 1.0:
+        raise UsageError(f"--bot-uno-forget must be between 0 and 1, got {args.bot_uno_forget}")
+    save_dir = Path(args.save_dir) if args.save_dir else None
+    if args.resume:
+        path = Path(args.resume)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+        try:
+            table = Table.loads(text)
+        except (TableError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{path}: {exc}") from None
+        if table.game.is_over:
+            raise UsageError(f"{path}: that game is already over (narrate it: nomercy replay)")
+        humans = table.humans
+        if not humans:
+            raise UsageError(f"{path}: no human seat to play")
+        return PlayConfig(
+            table=table,
+            human=humans[0],
+            speed=args.speed,
+            fast=args.fast,
+            save_dir=save_dir,
+            resume_path=path,
+        )
+    options = _parse_options(args.option)
+    if args.match:
+        options["scoring_enabled"] = True
+    names = [part.strip() for part in args.bots.split(",")]
+    try:
+        table = Table.new(
+            args.players,
+            bots=names,
+            human=args.seat,
+            rules=args.preset,
+            options=options,
+            seed=args.seed,
+            uno_forget=args.bot_uno_forget,
+        )
+    except (NoMercyError, TableError) as exc:
+        raise UsageError(str(exc)) from None
+    return PlayConfig(
+        table=table, human=args.seat, speed=args.speed, fast=args.fast, save_dir=save_dir
+    )
+
+
+def _play(args: argparse.Namespace, out: TextIO) -> int:
+    config = _play_config(args)
+    from nomercy.tui.app import NomercyApp
+
+    for warning in config.table.game.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    message = NomercyApp(config).run()
+    if message:
+        print(message, file=out)
+    return 0
 
 
 # ---------------------------------------------------------------------- replay

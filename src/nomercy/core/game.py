@@ -1354,7 +1354,9 @@ class Game:
         self.uno_window.discard(seat)
         if self.known:
             self.known = {k: v for k, v in self.known.items() if k[1] != seat}
-        self._clear_pending()
+        self._clear_pending()  # NM-34.3: the target's stack decision goes with it
+        if self.phase is _STACK_OR_ABSORB:
+            self.phase = _PLAY
         self.wd4 = None
         self._emit(
             "knockout",

@@ -1,0 +1,353 @@
+"""A table: one game, its seats (human or bot) and its turn flow, for every interface.
+
+The :class:`Table` owns the :class:`~nomercy.core.game.Game`. Interfaces never touch the game:
+they read :meth:`Table.view` and :meth:`Table.legal_actions` for their seat, send the seat's
+choices through :meth:`Table.submit`, and advance the bots one action at a time with
+:meth:`Table.bot_step` (at whatever pace they like). Bots see only their seat's view and legal
+actions, as in :func:`nomercy.bots.next_action`.
+
+Saving is a :class:`~nomercy.core.records.GameRecord` (the record JSON) whose ``result``
+carries the seating under ``"table"``; resuming replays it (:meth:`Table.from_record`).
+
+>>> table = Table.new(3, bots=["greedy", "greedy"], human=0, seed=4)
+>>> while table.game.to_act != 0 and table.bot_step() is not None:
+...     pass
+>>> events = table.submit(0, table.legal_actions(0)[0])
+>>> bool(events)
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from nomercy.bots import Bot, OutOfTurnBot, make_bot
+from nomercy.core.actions import Action, CallUno, Catch, Play, parse_action
+from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError
+from nomercy.core.events import Event
+from nomercy.core.game import Game, new_game
+from nomercy.core.records import GameRecord
+
+__all__ = ["HUMAN", "BotStep", "SeatBot", "Table", "TableError"]
+
+#: The seat kind written for a human seat in a record's ``result["table"]["seats"]``.
+HUMAN = "human"
+
+
+class TableError(ValueError):
+    """A table cannot be set up or resumed (bad seating, unreadable record)."""
+
+
+@dataclass(frozen=True)
+class BotStep:
+    """One bot action and the events it produced (unfiltered: censor with ``for_seat``)."""
+
+    action: Action
+    events: list[Event]
+
+
+class SeatBot:
+    """A table's wrapper around a bot: it forgets UNO at a rate and catches anyone it can.
+
+    - **Forgetting** (NM-37): at each UNO chance (a ``play ... uno`` variant or ``N:uno`` on
+      offer) the bot decides once, with probability ``uno_forget`` from its own
+      ``random.Random(seed)``, to forget; while it forgets it plays the variant without
+      ``uno`` and lets ``N:uno`` go. The decision holds until no UNO chance is on offer.
+    - **Catching**: in turn it first catches an opponent who did not call UNO; out of turn it
+      does what the wrapped bot does (if it acts out of turn at all), and otherwise catches.
+      So every bot catches, whatever the wrapped bot would do.
+
+    >>> from nomercy.bots import make_bot
+    >>> SeatBot(make_bot("random"), uno_forget=0.5).name
+    'random'
+    """
+
+    def __init__(self, bot: Bot, *, uno_forget: float = 0.0, seed: int = 0) -> None:
+        if not 0.0 <= uno_forget <= 1.0:
+            raise TableError(f"the UNO forget rate must be between 0 and 1, not {uno_forget}")
+        self.bot = bot
+        self.name = bot.name
+        self.uno_forget = uno_forget
+        self._rng = random.Random(seed)
+        self._forgetting: bool | None = None
+
+    def __repr__(self) -> str:
+        return f"SeatBot({self.bot!r}, uno_forget={self.uno_forget})"
+
+    def _decide(self, legal: list[Action]) -> bool:
+        """Whether the bot forgets UNO now (rolled once per UNO chance)."""
+        chance = any(isinstance(a, CallUno) or (isinstance(a, Play) and a.uno) for a in legal)
+        if not chance:
+            self._forgetting = None
+            return False
+        if self._forgetting is None:
+            self._forgetting = self.uno_forget > 0 and self._rng.random() < self.uno_forget
+        return self._forgetting
+
+    def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+        """A catch if one is on offer, else the wrapped bot's choice (no UNO call if it forgets).
+
+        A catch does not end the turn, so the bot still plays afterwards.
+        """
+        catches = [a for a in legal if isinstance(a, Catch)]
+        if catches:
+            return min(catches, key=lambda a: a.target)
+        if not self._decide(legal):
+            return self.bot.choose_action(view, legal)
+        offered = [a for a in legal if not isinstance(a, CallUno)] or legal
+        action = self.bot.choose_action(view, offered)
+        if isinstance(action, Play) and action.uno:
+            silent = replace(action, uno=False)
+            if silent in legal:
+                return silent
+        return action
+
+    def choose_out_of_turn(self, view: dict[str, Any], legal: list[Action]) -> Action | None:
+        """The wrapped bot's out-of-turn choice, else a catch; no UNO call when it forgets."""
+        forgetting = self._decide(legal)
+        offered = [a for a in legal if not (forgetting and isinstance(a, CallUno))]
+        if not offered:
+            return None
+        action: Action | None = None
+        if isinstance(self.bot, OutOfTurnBot):
+            action = self.bot.choose_out_of_turn(view, offered)
+        if action is None:
+            catches = [a for a in offered if isinstance(a, Catch)]
+            if catches:
+                action = min(catches, key=lambda a: a.target)
+        return action
+
+
+class Table:
+    """A game with its seats: ``bots[s]`` plays seat ``s``, ``None`` marks a human seat.
+
+    Args:
+        game: the game, owned by the table from now on.
+        bots: one entry per seat: a bot, or ``None`` for a human seat.
+        meta: how the table was made (bot names, forget rate), written into saved records.
+
+    Raises:
+        TableError: the number of entries is not the number of seats.
+    """
+
+    def __init__(
+        self,
+        game: Game,
+        bots: Sequence[Bot | None],
+        *,
+        meta: Mapping[str, Any] | None = None,
+    ) -> None:
+        if len(bots) != game.n:
+            raise TableError(f"{len(bots)} seats given for a {game.n}-player game")
+        self.game = game
+        self.bots: list[Bot | None] = list(bots)
+        self.meta: dict[str, Any] = dict(meta or {})
+
+    # ------------------------------------------------------------------ making
+    @classmethod
+    def new(
+        cls,
+        players: int,
+        *,
+        bots: Sequence[str],
+        human: int | None = 0,
+        rules: str = "no-mercy",
+        options: Mapping[str, Any] | None = None,
+        seed: int = 0,
+        uno_forget: float = 0.0,
+        names: Sequence[str] | None = None,
+    ) -> Table:
+        """A new game with one human seat (or none) and the named bots in the other seats.
+
+        ``bots`` lists one registry name per bot seat in seat order; a single name fills every
+        bot seat. Bot seat ``s`` gets the seed ``seed * 100 + s`` (as ``nomercy selfplay``).
+
+        Raises:
+            TableError: a bad seat, bot list or forget rate.
+            RuleSetError: a bad preset, option or player count (from :func:`new_game`).
+        """
+        game = new_game(
+            players,
+            rules=rules,
+            options=options,
+            seed=seed,
+            names=list(names) if names is not None else None,
+        )
+        if human is not None and not 0 <= human < players:
+            raise TableError(f"seat {human} is not a seat of a {players}-player game")
+        bot_seats = [s for s in range(players) if s != human]
+        wanted = list(bots)
+        if len(wanted) == 1:
+            wanted *= len(bot_seats)
+        if len(wanted) != len(bot_seats):
+            raise TableError(f"{len(wanted)} bots listed for {len(bot_seats)} bot seats")
+        kinds: list[str] = [HUMAN] * players
+        for seat, name in zip(bot_seats, wanted, strict=True):
+            kinds[seat] = name
+        return cls._seated(game, kinds, seed=seed, uno_forget=uno_forget)
+
+    @classmethod
+    def _seated(cls, game: Game, kinds: Sequence[str], *, seed: int, uno_forget: float) -> Table:
+        seated: list[Bot | None] = []
+        for seat, kind in enumerate(kinds):
+            if kind == HUMAN:
+                seated.append(None)
+                continue
+            try:
+                bot = make_bot(kind, seed=seed * 100 + seat)
+            except ValueError as exc:
+                raise TableError(str(exc)) from None
+            seated.append(SeatBot(bot, uno_forget=uno_forget, seed=seed * 100 + seat + 50))
+        meta = {"seats": list(kinds), "bot_uno_forget": uno_forget}
+        return cls(game, seated, meta=meta)
+
+    @classmethod
+    def from_record(cls, record: GameRecord, *, uno_forget: float | None = None) -> Table:
+        """Resume a saved table: replay the record and seat the recorded bots again.
+
+        A record without table data (e.g. from ``nomercy selfplay``) seats a human at seat 0
+        and greedy bots elsewhere. Bots start with fresh random generators.
+
+        Raises:
+            TableError: the record does not replay or names an unknown bot.
+        """
+        try:
+            game = record.replay()
+        except (NoMercyError, TypeError) as exc:
+            raise TableError(f"the record does not replay: {exc}") from None
+        info = record.result.get("table")
+        kinds: list[str]
+        if isinstance(info, dict) and isinstance(info.get("seats"), list):
+            kinds = [str(k) for k in info["seats"]]
+            rate = float(info.get("bot_uno_forget", 0.0))
+        else:
+            kinds = [HUMAN] + ["greedy"] * (game.n - 1)
+            rate = 0.0
+        if len(kinds) != game.n:
+            raise TableError(f"the record seats {len(kinds)} players in a {game.n}-player game")
+        return cls._seated(
+            game, kinds, seed=record.seed, uno_forget=rate if uno_forget is None else uno_forget
+        )
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def humans(self) -> list[int]:
+        """The human seats."""
+        return [s for s, bot in enumerate(self.bots) if bot is None]
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` may see (``Game.view``)."""
+        return self.game.view(seat)
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """What ``seat`` may do now, in turn or out of turn (empty once it is out)."""
+        if self.game.is_over or self.game.out[seat]:
+            return []
+        return self.game.legal_actions(seat)
+
+    # ------------------------------------------------------------------ acting
+    def parse(self, seat: int, text: str) -> Action:
+        """Parse notation typed for ``seat`` (without a prefix, ``seat`` acts).
+
+        Raises:
+            NotationError: the text does not parse.
+            IllegalActionError: the text names another seat.
+        """
+        action = parse_action(text, seat)
+        if action.seat != seat:
+            raise IllegalActionError(f"seat {seat} cannot act for seat {action.seat}")
+        return action
+
+    def submit(self, seat: int, action: Action | str) -> list[Event]:
+        """Apply ``seat``'s action (an action or its notation); return the events.
+
+        Raises:
+            NotationError / IllegalActionError: the action does not parse or is not legal;
+                the game is unchanged.
+        """
+        if isinstance(action, str):
+            action = self.parse(seat, action)
+        if not isinstance(action, Action):
+            raise NotationError(f"not an action: {action!r}")
+        if action.seat != seat:
+            raise IllegalActionError(f"seat {seat} cannot act for seat {action.seat}")
+        if self.game.is_over:
+            raise IllegalActionError("the game is over")
+        return self.game.apply(action)
+
+    def bot_step(self) -> BotStep | None:
+        """Let the bots take one action, if any bot acts now; ``None`` means a human's turn.
+
+        The order is :func:`nomercy.bots.next_action`'s: seats that may call UNO first (from
+        the seat to act onwards), then the other seats' out-of-turn actions (catches), then
+        the seat to act. Human seats are skipped; if the seat to act is human and no bot acts
+        out of turn, nothing happens.
+
+        Raises:
+            RuntimeError: a bot chose an illegal action.
+        """
+        game = self.game
+        turn = game.to_act
+        if turn is None:
+            return None
+        n = game.n
+        callers: list[tuple[int, list[Action]]] = []
+        others: list[tuple[int, list[Action]]] = []
+        for seat in [*range(turn, n), *range(turn)]:
+            legal = self.legal_actions(seat)
+            if not legal:
+                continue
+            if any(isinstance(a, CallUno) for a in legal):
+                if seat == turn:
+                    break  # the seat to act answers its own UNO chance in turn, below
+                callers.append((seat, legal))
+            elif seat != turn:
+                others.append((seat, legal))
+        for seat, legal in [*callers, *others]:
+            bot = self.bots[seat]
+            if isinstance(bot, OutOfTurnBot):
+                action = bot.choose_out_of_turn(game.view(seat), legal)
+                if action is not None:
+                    return self._apply(bot, action, legal)
+        bot = self.bots[turn]
+        if bot is None:
+            return None
+        legal = game.legal_actions(turn)
+        return self._apply(bot, bot.choose_action(game.view(turn), legal), legal)
+
+    def _apply(self, bot: Bot, action: Action, legal: list[Action]) -> BotStep:
+        if action not in legal:
+            raise RuntimeError(f"bot {bot.name!r} chose {action!r}, which is not legal")
+        return BotStep(action, self.game.apply(action))
+
+    # ------------------------------------------------------------------ saving
+    def record(self) -> GameRecord:
+        """The game so far as a record, with the seating under ``result["table"]``."""
+        record = GameRecord.from_game(self.game)
+        seats = self.meta.get("seats") or [HUMAN if bot is None else bot.name for bot in self.bots]
+        record.result["table"] = {
+            "seats": list(seats),
+            "bot_uno_forget": float(self.meta.get("bot_uno_forget", 0.0)),
+        }
+        record.result["bots"] = list(seats)
+        return record
+
+    def dumps(self) -> str:
+        """The record as JSON text (``nomercy replay`` narrates it)."""
+        return self.record().dumps()
+
+    @classmethod
+    def loads(cls, text: str) -> Table:
+        """Resume from record JSON text.
+
+        Raises:
+            TableError: not a record, or it does not replay.
+        """
+        try:
+            record = GameRecord.loads(text)
+        except NotationError as exc:
+            raise TableError(str(exc)) from None
+        return cls.from_record(record)

@@ -1,0 +1,1 @@
+"""The terminal app (Textual): ``nomercy play``. Needs the ``tui`` extra."""

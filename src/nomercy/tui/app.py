@@ -1,0 +1,531 @@
+"""``nomercy play``: the terminal app (Textual) to play No Mercy or classic against bots.
+
+Shape (STYLE.md §3.5, habit 14): the :class:`TableScreen` owns a
+:class:`~nomercy.tables.Table`; its widgets only render the human seat's view (attributes
+down) and post messages up (:class:`ActionList.Chosen`); the screen submits actions to the
+table and paces the bots with timers (or runs them at once with ``fast``). No rule logic
+lives in the widgets: legality, errors and event texts all come from the engine.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import ModalScreen, Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, OptionList, RichLog, Static
+from textual.widgets.option_list import Option
+
+from nomercy.core.actions import Action, CallUno, Draw
+from nomercy.core.errors import NoMercyError
+from nomercy.core.events import Event
+from nomercy.tables import Table
+from nomercy.tui.render import (
+    HandSummary,
+    action_groups,
+    action_label,
+    group_label,
+    hand_summary,
+    hand_text,
+    opponents_text,
+    status_text,
+)
+
+__all__ = [
+    "ActionList",
+    "HandOverScreen",
+    "NomercyApp",
+    "PlayConfig",
+    "QuitScreen",
+    "TableScreen",
+    "VariantScreen",
+]
+
+
+@dataclass
+class PlayConfig:
+    """How the app plays: the table, the human seat, the bots' pace and where to save.
+
+    Attributes:
+        table: the table to play (new or resumed).
+        human: the human seat.
+        speed: seconds between two bot actions.
+        fast: bots act at once (``speed`` is ignored).
+        save_dir: where finished games (and games saved on quitting) are written; ``None``:
+            finished games are not saved and a quit-save goes to the current directory.
+        resume_path: the file the table was resumed from, if any (saving on quit rewrites it).
+    """
+
+    table: Table
+    human: int = 0
+    speed: float = 0.6
+    fast: bool = False
+    save_dir: Path | None = None
+    resume_path: Path | None = None
+
+
+# ---------------------------------------------------------------------- widgets
+class HandView(Static):
+    """The human's hand, sorted, coloured and with a symbol per colour."""
+
+    def show(self, view: dict[str, Any]) -> None:
+        text = Text(f"Your hand ({len(view['hand'])}): ", style="bold")
+        text.append_text(hand_text(view["hand"]))
+        if view["drawn"]:
+            text.append(f"   (just drawn: {view['drawn']})")
+        self.update(text)
+
+
+class StatusView(Static):
+    """Whose turn, top card, colour, direction, pending stack and Mercy distance."""
+
+    def show(self, view: dict[str, Any], *, scoring: bool) -> None:
+        self.update(status_text(view, scoring=scoring))
+
+
+class OpponentsView(Static):
+    """Each other seat's name, hand size and whether it is out."""
+
+    def show(self, view: dict[str, Any]) -> None:
+        self.update(opponents_text(view))
+
+
+class ActionList(OptionList):
+    """The human's legal actions, one entry per action or per card with variants.
+
+    Choosing an entry posts :class:`ActionList.Chosen` (one action) or
+    :class:`ActionList.Ask` (the variants of one card: colour, 7 target, UNO) up.
+    """
+
+    class Chosen(Message):
+        """The human picked ``action`` from the list."""
+
+        def __init__(self, action: Action) -> None:
+            super().__init__()
+            self.action = action
+
+    class Ask(Message):
+        """The human picked a card with several variants: one must be chosen."""
+
+        def __init__(self, variants: list[Action]) -> None:
+            super().__init__()
+            self.variants = variants
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._groups: list[list[Action]] = []
+        self._plain: list[str] = []
+
+    def show(self, actions: list[Action], view: dict[str, Any]) -> None:
+        """Replace the list with ``actions`` (already legal), highlighting the first.
+
+        The same actions as before leave the list (and the highlight) as it is.
+        """
+        groups = action_groups(actions)
+        labels = [group_label(g, view) for g in groups]
+        plain = [label.plain for label in labels]
+        if groups == self._groups and plain == self._plain:
+            return
+        self._groups = groups
+        self._plain = plain
+        self.clear_options()
+        self.add_options([Option(label) for label in labels])
+        if self._groups:
+            self.highlighted = 0
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if 0 <= event.option_index < len(self._groups):
+            group = self._groups[event.option_index]
+            if len(group) == 1:
+                self.post_message(self.Chosen(group[0]))
+            else:
+                self.post_message(self.Ask(list(group)))
+
+
+# ---------------------------------------------------------------------- modal screens
+class HandOverScreen(ModalScreen[bool]):
+    """End of a hand or of the game: winner, how, points, totals. Dismisses True to go on."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "next", "Continue"),
+        Binding("space", "next", "Continue", show=False),
+        Binding("q", "quit_game", "Quit"),
+    ]
+
+    def __init__(self, summary: HandSummary, *, saved: str | None = None) -> None:
+        super().__init__()
+        self.summary = summary
+        self.saved = saved
+
+    def compose(self) -> ComposeResult:
+        s = self.summary
+        lines = [f"{s.winner} wins the hand: {s.how}"]
+        if s.points is not None:
+            lines.append(f"Points: {s.points}")
+        lines += [f"  {line}" for line in s.lines]
+        if s.totals:
+            lines.append("Running totals: " + ", ".join(s.totals))
+        lines.append(s.text)
+        if s.match_over:
+            who = s.match_winner or s.winner
+            lines.append(f"GAME OVER: {who} wins")
+            if self.saved:
+                lines.append(f"Record saved to {self.saved} (nomercy replay FILE)")
+            lines.append("[enter] or [q]: quit")
+        else:
+            lines.append("[enter]: next hand   [q]: quit")
+        with Vertical(id="panel"):
+            yield Static("\n".join(lines), id="summary", markup=False)
+
+    def action_next(self) -> None:
+        self.dismiss(not self.summary.match_over)
+
+    def action_quit_game(self) -> None:
+        self.dismiss(False)
+
+
+class VariantScreen(ModalScreen[Action | None]):
+    """Choose one variant of a card: the wild's colour, the 7's target, UNO or not."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Back")]
+
+    def __init__(self, variants: list[Action], view: dict[str, Any]) -> None:
+        super().__init__()
+        self.variants = variants
+        self.view = view
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="panel"):
+            yield Static("Choose (enter), or escape to go back:", markup=False)
+            yield OptionList(*[action_label(a, self.view) for a in self.variants], id="variants")
+
+    def on_mount(self) -> None:
+        options = self.query_one("#variants", OptionList)
+        options.highlighted = 0
+        options.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(self.variants[event.option_index])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class QuitScreen(ModalScreen[str]):
+    """Quitting mid-game: save (``"save"``), quit without saving (``"quit"``) or go back."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "choose('save')", "Save and quit"),
+        Binding("n", "choose('quit')", "Quit without saving"),
+        Binding("escape", "choose('back')", "Keep playing"),
+    ]
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="panel"):
+            yield Static(
+                f"Quit the game?\n[y] save to {self.path} and quit\n"
+                "[n] quit without saving\n[esc] keep playing",
+                id="quit-question",
+                markup=False,
+            )
+
+    def action_choose(self, choice: str) -> None:
+        self.dismiss(choice)
+
+
+# ---------------------------------------------------------------------- the table
+class TableScreen(Screen[None]):
+    """The game table: status, players, hand, legal actions, notation input and the log."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "draw", "Draw"),
+        Binding("u", "uno", "Call UNO"),
+        Binding("i", "type_action", "Type an action"),
+        Binding("escape", "to_list", "Back to the list", show=False),
+        Binding("q", "quit_game", "Quit"),
+    ]
+
+    def __init__(self, config: PlayConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.table = config.table
+        self.human = config.human
+        self._timer: Timer | None = None
+        self._waiting = False  # a modal panel is open: bots wait
+        self.saved_path: Path | None = None
+        self.log_lines: list[str] = []
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="top"):
+            yield StatusView(id="status")
+            yield OpponentsView(id="opponents")
+        yield HandView(id="hand")
+        with Horizontal(id="middle"):
+            yield ActionList(id="actions")
+            yield RichLog(id="log", wrap=True, markup=False, min_width=40)
+        yield Input(
+            placeholder="i: type an action (play W+6 G, draw, colour G, uno, catch 2)",
+            id="entry",
+        )
+        yield Static("", id="message", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        game = self.table.game
+        intro = (
+            f"{game.rules.preset}, {game.n} players, seed {game.seed}; you are seat "
+            f"{self.human} ({game.names[self.human]})"
+        )
+        self._log(intro)
+        if game.history:
+            self._log(f"Resumed after {len(game.history)} actions")
+            for entry in game.public_history():
+                self._log(str(entry["text"]))
+        else:
+            for event in game.opening_events:
+                self._log(event.for_seat(self.human).text)
+        self.query_one(ActionList).focus()
+        self._refresh()
+        self._advance()
+
+    # ------------------------------------------------------------------ rendering
+    def _log(self, line: str) -> None:
+        self.log_lines.append(line)
+        self.query_one(RichLog).write(Text(line))
+
+    def _refresh(self) -> None:
+        view = self.table.view(self.human)
+        scoring = self.table.game.rules.scoring_enabled
+        self.query_one(StatusView).show(view, scoring=scoring)
+        self.query_one(OpponentsView).show(view)
+        self.query_one(HandView).show(view)
+        self.query_one(ActionList).show(self.table.legal_actions(self.human), view)
+
+    def _say(self, message: str) -> None:
+        self.query_one("#message", Static).update(message)
+
+    def _show_events(self, action: Action, events: list[Event]) -> None:
+        game = self.table.game
+        self._log(f"{game.names[action.seat]}: {action}")
+        for event in events:
+            self._log("    " + event.for_seat(self.human).text)
+
+    # ------------------------------------------------------------------ turn flow
+    def _after(self, events: list[Event]) -> bool:
+        """Open the results panel if a hand ended; return whether the bots must wait."""
+        if not any(e.kind == "hand_end" for e in events):
+            return False
+        game = self.table.game
+        saved = None
+        if game.is_over:
+            try:
+                saved = self._save_finished()
+            except OSError as exc:
+                self._say(f"Cannot save the finished game: {exc}")
+        summary = hand_summary(events, game.names, over=game.is_over)
+        self._waiting = True
+        self._refresh()
+        self.app.push_screen(HandOverScreen(summary, saved=saved), self._hand_closed)
+        return True
+
+    def _hand_closed(self, go_on: bool | None) -> None:
+        self._waiting = False
+        if not go_on:
+            self.app.exit(self._exit_message())
+            return
+        self._refresh()
+        self._advance()
+
+    def _advance(self) -> None:
+        """Let the bots act: all at once with ``fast``, else one per timer tick."""
+        if self._waiting or self.table.game.is_over:
+            return
+        if self.config.fast:
+            while (step := self.table.bot_step()) is not None:
+                self._show_events(step.action, step.events)
+                if self._after(step.events):
+                    return
+            self._refresh()
+            return
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(max(self.config.speed, 0.0), self._tick)
+
+    def _tick(self) -> None:
+        self._timer = None
+        if self._waiting:
+            return
+        step = self.table.bot_step()
+        if step is None:
+            self._refresh()
+            return
+        self._show_events(step.action, step.events)
+        if self._after(step.events):
+            return
+        self._refresh()
+        self._advance()
+
+    def act(self, action: Action | str) -> bool:
+        """Submit the human's action (object or notation); errors are shown, nothing changes."""
+        if self._waiting:
+            return False
+        try:
+            if isinstance(action, str):
+                action = self.table.parse(self.human, action)
+            events = self.table.submit(self.human, action)
+        except NoMercyError as exc:
+            self._say(f"Not allowed: {exc}")
+            return False
+        self._say("")
+        self._show_events(action, events)
+        if not self._after(events):
+            self._refresh()
+            self._advance()
+        return True
+
+    # ------------------------------------------------------------------ input
+    def on_action_list_chosen(self, message: ActionList.Chosen) -> None:
+        self.act(message.action)
+
+    def on_action_list_ask(self, message: ActionList.Ask) -> None:
+        if self._waiting:
+            return
+        view = self.table.view(self.human)
+
+        def chosen(action: Action | None) -> None:
+            if action is not None:
+                self.act(action)
+
+        self.app.push_screen(VariantScreen(message.variants, view), chosen)
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        text = message.value.strip()
+        if not text:
+            return
+        if self.act(text):
+            message.input.value = ""
+
+    def action_draw(self) -> None:
+        legal = self.table.legal_actions(self.human)
+        draw = next((a for a in legal if isinstance(a, Draw)), None)
+        if draw is None:
+            self._say("You cannot draw now")
+            return
+        self.act(draw)
+
+    def action_uno(self) -> None:
+        legal = self.table.legal_actions(self.human)
+        call = next((a for a in legal if isinstance(a, CallUno)), None)
+        if call is None:
+            self._say(
+                "No UNO to call now: with two cards, choose a 'play … + call UNO' action "
+                "(or type 'play CARD uno')"
+            )
+            return
+        self.act(call)
+
+    def action_type_action(self) -> None:
+        self.query_one(Input).focus()
+
+    def action_to_list(self) -> None:
+        self.query_one(ActionList).focus()
+
+    # ------------------------------------------------------------------ saving
+    def default_save_path(self) -> Path:
+        """Where quitting mid-game saves: the resumed file, else a file under the save dir."""
+        if self.config.resume_path is not None:
+            return self.config.resume_path
+        folder = self.config.save_dir or Path.cwd()
+        return folder / f"nomercy-saved-seed{self.table.game.seed}.json"
+
+    def save(self, path: Path) -> Path:
+        """Write the table's record to ``path`` (its folder is created)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.table.dumps() + "\n", encoding="utf-8")
+        self.saved_path = path
+        return path
+
+    def _save_finished(self) -> str | None:
+        folder = self.config.save_dir
+        if folder is None:
+            return None
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        name = f"nomercy-game-seed{self.table.game.seed}-{stamp}.json"
+        path = folder / name
+        n = 1
+        while path.exists():
+            n += 1
+            path = folder / f"{name[:-5]}-{n}.json"
+        return str(self.save(path))
+
+    def _exit_message(self) -> str:
+        if self.saved_path is not None:
+            return f"Game saved to {self.saved_path}"
+        return "Goodbye"
+
+    def action_quit_game(self) -> None:
+        if self.table.game.is_over:
+            self.app.exit(self._exit_message())
+            return
+        path = self.default_save_path()
+        self._waiting = True
+
+        def chosen(choice: str | None) -> None:
+            self._waiting = False
+            if choice == "save":
+                try:
+                    self.save(path)
+                except OSError as exc:
+                    self._say(f"Cannot save to {path}: {exc}")
+                    self._advance()
+                    return
+                self.app.exit(self._exit_message())
+            elif choice == "quit":
+                self.app.exit("Quit without saving")
+            else:
+                self._advance()
+
+        self.app.push_screen(QuitScreen(path), chosen)
+
+
+# ---------------------------------------------------------------------- the app
+class NomercyApp(App[str]):
+    """The terminal app; ``run()`` returns a line to print on exit (e.g. where it saved)."""
+
+    TITLE = "nomercy"
+    CSS = """
+    #top { height: auto; max-height: 12; }
+    #status { width: 2fr; height: auto; padding: 0 1; border: round $primary; }
+    #opponents { width: 1fr; height: auto; padding: 0 1; border: round $secondary; }
+    #hand { height: auto; padding: 0 1; border: round $accent; }
+    #middle { height: 1fr; }
+    #actions { width: 2fr; height: 1fr; }
+    #log { width: 3fr; height: 1fr; border: round $panel; }
+    #entry { height: 3; }
+    #message { height: auto; color: $error; padding: 0 1; }
+    HandOverScreen, QuitScreen, VariantScreen { align: center middle; }
+    #variants { height: auto; max-height: 20; }
+    #panel { width: 80%; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
+    """
+
+    def __init__(self, config: PlayConfig) -> None:
+        super().__init__()
+        self.config = config
+
+    def on_mount(self) -> None:
+        self.push_screen(TableScreen(self.config))

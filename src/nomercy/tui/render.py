@@ -1,0 +1,282 @@
+"""Text for the terminal app: cards, the table, actions and hand results, from a seat's view.
+
+Pure functions from the JSON view of :meth:`nomercy.Game.view` (and actions and events) to
+:class:`rich.text.Text`. Every colour also has a symbol (R ♥, Y ★, G ♣, B ♠, wild ✱) so the
+table reads the same for colour-blind players and in monochrome terminals. No rule logic here:
+what is legal comes from the engine; these functions only describe it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+
+from nomercy.core.actions import (
+    Action,
+    CallUno,
+    Catch,
+    Challenge,
+    ChooseColour,
+    Draw,
+    Pass,
+    Play,
+)
+from nomercy.core.cards import Card, parse_card
+from nomercy.core.events import Event
+
+__all__ = [
+    "COLOUR_STYLES",
+    "COLOUR_SYMBOLS",
+    "HandSummary",
+    "action_groups",
+    "action_label",
+    "card_text",
+    "group_label",
+    "hand_summary",
+    "hand_text",
+    "opponents_text",
+    "pending_text",
+    "status_text",
+]
+
+#: A symbol per colour code ("W" for wilds), so colour is never the only cue.
+COLOUR_SYMBOLS = {"R": "♥", "Y": "★", "G": "♣", "B": "♠", "W": "✱"}
+#: The terminal style per colour code.
+COLOUR_STYLES = {
+    "R": "bold red",
+    "Y": "bold yellow",
+    "G": "bold green",
+    "B": "bold dodger_blue1",
+    "W": "bold magenta",
+}
+_COLOUR_WORDS = {"R": "red", "Y": "yellow", "G": "green", "B": "blue"}
+
+
+def _colour_key(card: Card) -> str:
+    return card.colour.value if card.colour is not None else "W"
+
+
+def card_text(code: str) -> Text:
+    """One card, e.g. ``♥R7`` in red, ``✱W+6`` in magenta."""
+    card = parse_card(code)
+    key = _colour_key(card)
+    return Text(f"{COLOUR_SYMBOLS[key]}{card.code}", style=COLOUR_STYLES[key])
+
+
+def colour_text(code: str | None) -> Text:
+    """An active colour, e.g. ``♣ green``."""
+    if code is None:
+        return Text("none")
+    return Text(f"{COLOUR_SYMBOLS[code]} {_COLOUR_WORDS[code]}", style=COLOUR_STYLES[code])
+
+
+def hand_text(codes: Sequence[str]) -> Text:
+    """A hand, sorted by colour and face, cards separated by spaces."""
+    cards = sorted(parse_card(c) for c in codes)
+    text = Text()
+    for i, card in enumerate(cards):
+        if i:
+            text.append(" ")
+        text.append_text(card_text(card.code))
+    return text
+
+
+def pending_text(pending: dict[str, Any] | None) -> str:
+    """The pending stack as the rules speak of it: ``total 16, last +6`` (or ``none``)."""
+    if not pending:
+        return "none"
+    return f"total {pending['total']}, last +{pending['last']}"
+
+
+def _direction(direction: int) -> str:
+    return "clockwise ↻ (seat numbers up)" if direction == 1 else "counter-clockwise ↺"
+
+
+def status_text(view: dict[str, Any], *, scoring: bool = False) -> Text:
+    """Whose turn, top card, active colour, direction, pending stack, Mercy distance, scores.
+
+    ``scoring``: a match to the target score is on, so the running totals are shown.
+    """
+    seat = view["seat"]
+    players = view["players"]
+    text = Text()
+    to_act = view["to_act"]
+    if to_act is None:
+        text.append("Game over", style="bold")
+    elif to_act == seat:
+        text.append(f"Your turn ({view['phase'].replace('_', ' ')})", style="bold reverse")
+    else:
+        text.append(f"{players[to_act]['name']} to act", style="bold")
+    text.append("\nTop card: ")
+    if view["top"] is not None:
+        text.append_text(card_text(view["top"]))
+    text.append("   Colour: ")
+    text.append_text(colour_text(view["colour"]))
+    text.append(f"\nDirection: {_direction(view['direction'])}")
+    text.append(f"\nPending stack: {pending_text(view['pending'])}")
+    me = players[seat]
+    distance = me["mercy_distance"]
+    if me["out"]:
+        text.append("\nYou are out (knocked out by the Mercy rule)", style="bold red")
+    elif distance is not None:
+        limit = distance + me["hand_size"]
+        text.append(f"\nMercy: {distance} cards to the {limit}-card limit")
+    text.append(f"\nDraw pile: {view['draw_pile_size']}   Hand {view['hand_number']}")
+    if scoring:
+        scores = ", ".join(f"{p['name']} {p['score']}" for p in players)
+        text.append(f"\nScores (to {view['score_target']}): {scores}")
+    return text
+
+
+def opponents_text(view: dict[str, Any]) -> Text:
+    """One line per other seat: name, hand size, out, UNO called, known cards."""
+    seat = view["seat"]
+    text = Text("Players\n", style="bold")
+    for p in view["players"]:
+        if p["seat"] == seat:
+            continue
+        marker = "▶ " if p["seat"] == view["to_act"] else "  "
+        line = f"{marker}{p['seat']} {p['name']}: "
+        if p["out"]:
+            text.append(line)
+            text.append("OUT", style="bold red")
+        else:
+            text.append(f"{line}{p['hand_size']} cards")
+            if p["hand_size"] == 1:
+                text.append(" UNO" if p["uno"] else " (1 card, no UNO!)", style="bold")
+        known = view["known"].get(str(p["seat"]))
+        if known:
+            text.append("  known: ")
+            text.append_text(hand_text(known))
+        text.append("\n")
+    return text
+
+
+def action_label(action: Action, view: dict[str, Any]) -> Text:
+    """The notation of ``action`` followed by a short description of what it does."""
+    players = view["players"]
+    text = Text(str(action).split(":", 1)[-1] if isinstance(action, (CallUno, Catch)) else "")
+    if isinstance(action, Play):
+        text = Text("play ")
+        text.append_text(card_text(action.card.code))
+        if action.colour is not None:
+            text.append(" → ")
+            text.append_text(colour_text(action.colour.value))
+        if action.target is not None:
+            target = players[action.target]
+            text.append(f" ⇄ swap with {target['name']} ({target['hand_size']} cards)")
+        if action.uno:
+            text.append(" + call UNO", style="bold")
+        if action.jump:
+            text.append(" (jump in out of turn)")
+    elif isinstance(action, Draw):
+        pending = view["pending"]
+        if pending and view["phase"] == "stack_or_absorb":
+            text = Text(f"draw: take the penalty ({pending_text(pending)})")
+        else:
+            text = Text("draw")
+    elif isinstance(action, ChooseColour):
+        text = Text("name colour ")
+        text.append_text(colour_text(action.colour.value))
+    elif isinstance(action, Pass):
+        text = Text("pass")
+    elif isinstance(action, Challenge):
+        text = Text("challenge the Wild +4")
+    elif isinstance(action, CallUno):
+        text = Text("call UNO", style="bold")
+    elif isinstance(action, Catch):
+        text = Text(f"catch {players[action.target]['name']}: they did not call UNO")
+    return text
+
+
+def action_groups(actions: Sequence[Action]) -> list[list[Action]]:
+    """Group the plays of one card (its colour, target and UNO variants); others stand alone.
+
+    Groups keep the engine's order; within a group the variants that call UNO come first.
+    """
+    groups: list[list[Action]] = []
+    by_card: dict[tuple[str, bool], list[Action]] = {}
+    for action in actions:
+        if isinstance(action, Play):
+            key = (action.card.code, action.jump)
+            group = by_card.get(key)
+            if group is None:
+                group = by_card[key] = []
+                groups.append(group)
+            group.append(action)
+        else:
+            groups.append([action])
+    return [sorted(g, key=lambda a: not (isinstance(a, Play) and a.uno)) for g in groups]
+
+
+def group_label(group: Sequence[Action], view: dict[str, Any]) -> Text:
+    """The list entry for a group: the action itself, or its card and what it will ask."""
+    if len(group) == 1:
+        return action_label(group[0], view)
+    first = group[0]
+    assert isinstance(first, Play)
+    asks = []
+    if any(isinstance(a, Play) and a.colour is not None for a in group):
+        asks.append("a colour")
+    if any(isinstance(a, Play) and a.target is not None for a in group):
+        asks.append("a player to swap with")
+    if any(isinstance(a, Play) and a.uno for a in group):
+        asks.append("UNO or not")
+    text = Text("play ")
+    text.append_text(card_text(first.card.code))
+    text.append(f" … choose {' and '.join(asks)}")
+    return text
+
+
+@dataclass(frozen=True)
+class HandSummary:
+    """The end of a hand, read from a ``hand_end`` event (and ``match_end``)."""
+
+    winner: str
+    how: str
+    points: int | None
+    lines: list[str]
+    totals: list[str]
+    text: str
+    match_over: bool
+    match_winner: str | None
+
+
+def hand_summary(events: Sequence[Event], names: Sequence[str], *, over: bool) -> HandSummary:
+    """Summarise the ``hand_end`` event in ``events`` (the last one) for the results panel.
+
+    Raises:
+        ValueError: no ``hand_end`` event.
+    """
+    end = next((e for e in reversed(events) if e.kind == "hand_end"), None)
+    if end is None:
+        raise ValueError("no hand_end event")
+    data = end.data
+    winner = names[int(data["winner"])]
+    how = (
+        "last player standing (everyone else was knocked out)"
+        if data["how"] == "last standing"
+        else "emptied their hand"
+    )
+    lines = [f"{names[int(s)]}: {p} in card points" for s, p in data.get("cards", {}).items()]
+    knocked = int(data.get("knocked_out") or 0)
+    points = data.get("points")
+    if knocked and points is not None:
+        bonus = int(points) - sum(int(p) for p in data.get("cards", {}).values())
+        lines.append(f"{knocked} knock-out(s): {bonus} bonus points ({bonus // knocked} each)")
+    scores = data.get("scores") or []
+    totals = [f"{names[s]} {score}" for s, score in enumerate(scores)]
+    match_end = next((e for e in events if e.kind == "match_end"), None)
+    return HandSummary(
+        winner=winner,
+        how=how,
+        points=points,
+        lines=lines,
+        totals=totals,
+        text=end.text,
+        match_over=over,
+        match_winner=names[match_end.seat] if match_end and match_end.seat is not None else None,
+    )

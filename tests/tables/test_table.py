@@ -1,0 +1,133 @@
+"""The table layer: seats, bot steps, UNO forgetting, catching, saving and resuming."""
+
+from __future__ import annotations
+
+import pytest
+
+from nomercy import Game, IllegalActionError, NotationError, Play
+from nomercy.bots import make_bot, play_out
+from nomercy.tables import SeatBot, Table, TableError
+
+
+def _two_cards_position(turn: int) -> dict[str, object]:
+    return {
+        "players": [{"hand": ["G1", "G2", "G3"]}, {"hand": ["R3", "R4"]}],
+        "turn": turn,
+        "discard": ["R5"],
+        "draw_pile": ["Y1", "Y2", "Y3", "Y4", "Y6"],
+    }
+
+
+def test_bot_step_waits_for_the_human_and_plays_bots_to_the_end() -> None:
+    table = Table.new(3, bots=["greedy", "random"], human=1, seed=2)
+    for _ in range(10_000):
+        if table.game.is_over:
+            break
+        step = table.bot_step()
+        if step is None:
+            assert table.game.to_act == 1
+            table.submit(1, table.legal_actions(1)[0])
+    assert table.game.is_over and table.bot_step() is None
+
+
+def test_submit_checks_seat_and_legality_game_unchanged() -> None:
+    table = Table(Game.from_position(_two_cards_position(0)), [None, make_bot("greedy")])
+    before = table.game.to_position()
+    with pytest.raises(IllegalActionError):
+        table.submit(0, "1:catch 0")  # typing for another seat
+    with pytest.raises(IllegalActionError):
+        table.submit(0, "play G1")  # not playable on R5
+    with pytest.raises(NotationError):
+        table.submit(0, "fly")
+    assert table.game.to_position() == before
+
+
+@pytest.mark.parametrize("forget", [0.0, 1.0])
+def test_nm37_seat_bot_forgets_uno_at_its_rate(forget: float) -> None:
+    game = Game.from_position(_two_cards_position(1))
+    table = Table(game, [None, SeatBot(make_bot("greedy"), uno_forget=forget, seed=1)])
+    step = table.bot_step()
+    assert step is not None and isinstance(step.action, Play)
+    assert step.action.uno is (forget == 0.0)
+    # with the chance to call it later (out of turn), a forgetting bot still lets it go
+    assert table.bot_step() is None
+    assert table.game.uno_called[1] is (forget == 0.0)
+    if forget:
+        assert "0:catch 1" in [str(a) for a in table.legal_actions(0)]
+
+
+def test_nm37_seat_bot_forget_rate_is_roughly_respected() -> None:
+    bot = SeatBot(make_bot("greedy"), uno_forget=0.3, seed=7)
+    game = Game.from_position(_two_cards_position(1))
+    forgot = 0
+    for _ in range(400):
+        action = bot.choose_action(game.view(1), game.legal_actions(1))
+        bot.choose_out_of_turn(game.view(1), [])  # the chance passes: the next one rolls anew
+        forgot += isinstance(action, Play) and not action.uno
+    assert 80 <= forgot <= 160
+
+
+def test_nm37_every_seat_bot_catches_even_a_random_bot() -> None:
+    position = {
+        "players": [{"hand": ["R1", "R2"]}, {"hand": ["B1", "B4", "B3"]}],
+        "turn": 0,
+        "discard": ["R5"],
+    }
+    table = Table(Game.from_position(position), [None, SeatBot(make_bot("random"))])
+    table.submit(0, "play R1")
+    step = table.bot_step()
+    assert step is not None and str(step.action) == "1:catch 0"
+    assert len(table.game.hands[0]) == 3
+
+
+def test_nm37_human_to_act_with_an_uno_chance_is_not_caught_first() -> None:
+    # next_action's order: the seat to act answers its own UNO chance before anyone catches.
+    position = {
+        "players": [{"hand": ["R1"]}, {"hand": ["B1", "B4", "B3"]}],
+        "turn": 0,
+        "discard": ["R5"],
+        "uno_window": [0],
+    }
+    table = Table(Game.from_position(position), [None, SeatBot(make_bot("greedy"))])
+    assert "0:uno" in [str(a) for a in table.legal_actions(0)]
+    assert "1:catch 0" in [str(a) for a in table.legal_actions(1)]
+    assert table.bot_step() is None
+    table.submit(0, "uno")
+    assert table.game.uno_called[0]
+
+
+def test_record_round_trip_and_resume() -> None:
+    table = Table.new(4, bots=["greedy", "random", "greedy"], human=2, seed=11, uno_forget=0.5)
+    for _ in range(30):
+        if table.bot_step() is None:
+            table.submit(2, table.legal_actions(2)[0])
+    resumed = Table.loads(table.dumps())
+    assert resumed.game.to_position() == table.game.to_position()
+    assert resumed.humans == [2]
+    assert resumed.meta == {"seats": ["greedy", "random", "human", "greedy"], "bot_uno_forget": 0.5}
+
+
+def test_bad_tables_raise_table_error() -> None:
+    with pytest.raises(TableError):
+        Table.new(3, bots=["greedy"] * 3, human=0)
+    with pytest.raises(TableError):
+        Table.new(3, bots=["nobody"], human=0)
+    with pytest.raises(TableError):
+        Table.new(3, bots=["greedy"], human=5)
+    with pytest.raises(TableError):
+        Table.loads("{}")
+    with pytest.raises(TableError):
+        SeatBot(make_bot("greedy"), uno_forget=1.5)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_bot_only_table_plays_exactly_like_the_driver(seed: int) -> None:
+    # a table of raw (unwrapped) bots follows nomercy.bots.next_action's order exactly
+    names = ["greedy", "random", "greedy"]
+    reference = Table.new(3, bots=names, human=None, seed=seed).game
+    play_out(reference, [make_bot(n, seed=seed * 100 + s) for s, n in enumerate(names)])
+    game = Table.new(3, bots=names, human=None, seed=seed).game
+    table = Table(game, [make_bot(n, seed=seed * 100 + s) for s, n in enumerate(names)])
+    while table.bot_step() is not None:
+        pass
+    assert [str(a) for a in game.history] == [str(a) for a in reference.history]

@@ -1,0 +1,698 @@
+"""``nomercy play``: the terminal app driven by keys through Textual's pilot; screen text out.
+
+Every test runs the app headless with ``App.run_test()`` and bots at ``fast`` pace (or a pace
+so slow the bots never move during the test, where the human must act between two bot
+moves). Positions are rigged with ``Game.from_position`` so each rule shows up on cue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from textual.pilot import Pilot
+
+from nomercy import Game, GameRecord
+from nomercy.bots import make_bot
+from nomercy.cli.main import build_parser, main
+from nomercy.tables import SeatBot, Table
+from nomercy.tui.app import (
+    HandOverScreen,
+    NomercyApp,
+    PlayConfig,
+    QuitScreen,
+    TableScreen,
+    VariantScreen,
+)
+from nomercy.tui.render import action_groups
+
+SIZE = (140, 45)
+Script = Callable[[NomercyApp, Pilot[Any]], Awaitable[None]]
+
+
+# ---------------------------------------------------------------------- helpers
+def run(config: PlayConfig, script: Script) -> NomercyApp:
+    """Run ``script`` against a headless app; return the app (its return value is set)."""
+    app = NomercyApp(config)
+
+    async def go() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await script(app, pilot)
+
+    asyncio.run(go())
+    return app
+
+
+def screen_text(app: NomercyApp) -> str:
+    """The text on the terminal right now (what a player sees)."""
+    width, height = app.size
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        record=True,
+        force_terminal=True,
+        color_system="truecolor",
+        legacy_windows=False,
+    )
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text()
+
+
+def table_screen(app: NomercyApp) -> TableScreen:
+    screen = app.screen_stack[1] if len(app.screen_stack) > 1 else app.screen
+    assert isinstance(screen, TableScreen)
+    return screen
+
+
+def log_text(app: NomercyApp) -> str:
+    return "\n".join(table_screen(app).log_lines)
+
+
+async def type_action(pilot: Pilot[Any], text: str) -> None:
+    """Focus the notation line with ``i``, clear it, type ``text`` key by key, press enter."""
+    await pilot.press("escape", "i", "home", "ctrl+k")
+    await pilot.press(*["space" if ch == " " else ch for ch in text])
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def choose(pilot: Pilot[Any], table: Table, notation: str) -> None:
+    """Pick ``notation`` with arrows and enter: its card in the list, then its variant."""
+    groups = action_groups(table.legal_actions(0))
+    index = next(i for i, g in enumerate(groups) if notation in [str(a) for a in g])
+    await pilot.press("escape", *["down"] * index, "enter")
+    await pilot.pause()
+    group = [str(a) for a in groups[index]]
+    if len(group) > 1:
+        assert isinstance(pilot.app.screen, VariantScreen)
+        await pilot.press(*["down"] * group.index(notation), "enter")
+        await pilot.pause()
+
+
+def rigged(position: dict[str, Any], bots: list[str | None], *, forget: float = 0.0) -> Table:
+    """A table on a rigged position; ``None`` marks the human seat."""
+    game = Game.from_position(position)
+    seated = [
+        None if name is None else SeatBot(make_bot(name, seed=s), uno_forget=forget, seed=s)
+        for s, name in enumerate(bots)
+    ]
+    return Table(game, seated)
+
+
+def slow(table: Table) -> PlayConfig:
+    """Bots so slow they never move during a test: the human acts between bot moves."""
+    return PlayConfig(table=table, human=0, speed=3600.0)
+
+
+def fast(table: Table, **kwargs: Any) -> PlayConfig:
+    return PlayConfig(table=table, human=0, fast=True, **kwargs)
+
+
+# ---------------------------------------------------------------------- the table
+def test_table_shows_hand_top_colour_direction_mercy_and_opponents() -> None:
+    table = Table.new(3, bots=["greedy"], human=0, seed=1)
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        text = screen_text(app)
+        hand = table.game.hands[0]
+        assert f"Your hand ({len(hand)})" in text
+        for card in hand:
+            assert card.code in text
+        assert "Top card:" in text and "Colour:" in text
+        assert "clockwise" in text
+        assert "Mercy: 18 cards to the 25-card limit" in text
+        assert "P1: 7 cards" in text and "P2: 7 cards" in text
+        assert "Pending stack: none" in text
+        # symbols per colour, so the hand reads in monochrome
+        assert any(sym in text for sym in "♥★♣♠✱")
+
+    run(fast(table), script)
+
+
+def test_nm14_typed_wild_names_its_colour_and_log_shows_it() -> None:
+    table = rigged(
+        {
+            "players": [{"hand": ["W+6", "R1", "G2"]}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["Y5"],
+            "draw_pile": ["Y1", "Y2", "Y3", "Y4", "Y6", "Y7", "Y8"],
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await type_action(pilot, "play W+6 G")
+        assert "P0: play W+6 G" in log_text(app)
+        assert "naming green" in log_text(app)
+
+    run(slow(table), script)
+    assert table.game.colour is not None and table.game.colour.value == "G"
+
+
+def test_nm14_wild_from_the_list_asks_for_the_colour() -> None:
+    table = rigged(
+        {
+            "players": [{"hand": ["W+6", "R1", "G2"]}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["Y5"],
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        assert "play ✱W+6 … choose a colour" in screen_text(app)
+        await choose(pilot, table, "play W+6 B")
+        assert "naming blue" in log_text(app)
+        assert "Colour: ♠ blue" in screen_text(app)
+
+    run(slow(table), script)
+
+
+def test_an_action_chosen_with_the_mouse() -> None:
+    table = rigged(
+        {
+            "players": [{"hand": ["R1", "R2", "G5"]}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+        },
+        [None, "greedy"],
+    )
+    second = str(action_groups(table.legal_actions(0))[1][0])
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await pilot.click("#actions", offset=(4, 2))  # the second entry (row 0 is the border)
+        await pilot.pause()
+        assert f"P0: {second}" in log_text(app)
+
+    run(slow(table), script)
+
+
+def test_illegal_typed_action_is_refused_and_game_unchanged() -> None:
+    table = rigged(
+        {
+            "players": [{"hand": ["R1", "G2"]}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["Y5"],
+        },
+        [None, "greedy"],
+    )
+    before = table.game.to_position()
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await type_action(pilot, "play G2")
+        assert "Not allowed" in screen_text(app)
+        await type_action(pilot, "fly away")
+        assert "Not allowed" in screen_text(app) and "unknown action" in screen_text(app)
+
+    run(slow(table), script)
+    assert table.game.to_position() == before
+
+
+def test_nm31_seven_target_chosen_with_arrows() -> None:
+    table = rigged(
+        {
+            "players": [
+                {"hand": ["R7", "B1", "G5"]},
+                {"hand": ["Y1", "Y2", "Y3", "Y4"]},
+                {"hand": ["B8", "B9"]},
+            ],
+            "turn": 0,
+            "discard": ["R5"],
+        },
+        [None, "greedy", "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        assert "play ♥R7 … choose a player to swap with" in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "swap with P2 (2 cards)" in screen_text(app)
+        await pilot.press("escape")  # back to the list: nothing played
+        await pilot.pause()
+        assert table.game.history == []
+        await choose(pilot, table, "play R7 2")
+        assert "P0: play R7 2" in log_text(app)
+        assert "Your hand (2)" in screen_text(app)
+
+    run(slow(table), script)
+    assert sorted(c.code for c in table.game.hands[0]) == ["B8", "B9"]
+
+
+def test_nm16_nm17_pending_stack_shown_stacked_then_absorbed_with_d() -> None:
+    table = rigged(
+        {
+            "players": [
+                {"hand": ["W+6", "R1", "G2", "B7"]},
+                {"hand": ["R+2", "Y1", "Y2"]},
+            ],
+            "turn": 0,
+            "discard": ["R3", "R+2"],
+            "pending": {"total": 2, "last": 2},
+            "draw_pile": ["G1", "G3", "G4", "G6", "G7", "G8", "G9", "B1", "B2", "B3", "B4"],
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        assert "Pending stack: total 2, last +2" in screen_text(app)
+        await type_action(pilot, "play W+6 B")
+        assert "P0 stacks Wild +6" in log_text(app)
+
+    run(fast(table), script)
+    # the bot cannot stack a +2 on a +6: it absorbed 8 and lost the turn
+    assert "draws 8" in "\n".join(e["text"] for e in table.game.public_history())
+
+    absorbing = rigged(
+        {
+            "players": [{"hand": ["R1", "G2"]}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["R3", "W+6"],
+            "colour": "R",
+            "pending": {"total": 6, "last": 6},
+            "draw_pile": ["Y1", "Y2", "Y3", "Y4", "Y6", "Y7", "Y8", "Y9"],
+        },
+        [None, "greedy"],
+    )
+
+    async def absorb(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        assert "draw: take the penalty (total 6, last +6)" in screen_text(app)
+        await pilot.press("d")
+        await pilot.pause()
+        assert "P0 draws 6" in log_text(app)
+        assert "Your hand (8)" in screen_text(app)
+
+    run(slow(absorbing), absorb)
+
+
+def test_nm30_roulette_victim_names_the_colour() -> None:
+    table = rigged(
+        {
+            "players": [{"hand": ["R1", "R2"]}, {"hand": ["WCR", "B9", "B8"]}],
+            "turn": 1,
+            "discard": ["Y5"],
+            "draw_pile": ["R4", "Y6", "G3", "B2", "B3", "B4"],
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Your turn (roulette colour)" in text
+        assert "name colour ♣ green" in text
+        await type_action(pilot, "colour G")
+        assert "P0: colour G" in log_text(app)
+        assert "Your hand (5)" in screen_text(app)
+
+    run(fast(table), script)
+    assert sorted(c.code for c in table.game.hands[0]) == ["G3", "R1", "R2", "R4", "Y6"]
+
+
+def test_nm37_uno_called_with_u_between_bot_moves() -> None:
+    table = rigged(
+        {
+            "players": [{"hand": ["R1", "R2"]}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await pilot.press("u")  # two cards: nothing to call yet
+        assert "No UNO to call now" in screen_text(app)
+        await type_action(pilot, "play R1")
+        await pilot.press("escape", "u")
+        await pilot.pause()
+        assert "P0: 0:uno" in log_text(app)
+        assert table.game.uno_called[0]
+
+    run(slow(table), script)
+
+
+def test_nm37_uno_called_with_the_play_from_the_list() -> None:
+    table = rigged(
+        {
+            "players": [{"hand": ["R1", "B2"]}, {"hand": ["B1", "B4", "B3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        assert "play ♥R1 … choose UNO or not" in screen_text(app)
+        await choose(pilot, table, "play R1 uno")
+        assert isinstance(app.screen, TableScreen)
+        assert "P0: play R1 uno" in log_text(app)
+
+    run(slow(table), script)
+    assert table.game.uno_called[0]
+
+
+def test_nm37_bot_catches_the_human_who_forgot_uno() -> None:
+    table = rigged(
+        {
+            "players": [{"hand": ["R1", "R2"]}, {"hand": ["B1", "B4", "B3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+        },
+        [None, "random"],  # a random bot still catches: the table's bots all do
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await type_action(pilot, "play R1")
+        assert "P1: 1:catch 0" in log_text(app)
+        assert "Your hand (3)" in screen_text(app)
+
+    run(fast(table), script)
+
+
+def test_nm37_human_catches_a_bot_that_forgot_uno() -> None:
+    table = rigged(
+        {
+            "players": [{"hand": ["G1", "G2", "G3"]}, {"hand": ["R3", "R4"]}],
+            "turn": 1,
+            "discard": ["R5"],
+            "draw_pile": ["Y1", "Y2", "Y3", "Y4", "Y6"],
+        },
+        [None, "greedy"],
+        forget=1.0,
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "(1 card, no UNO!)" in text
+        assert "catch P1: they did not call UNO" in text
+        await type_action(pilot, "catch 1")
+        assert "P0: 0:catch 1" in log_text(app)
+        assert "P1: 3 cards" in screen_text(app)
+
+    run(fast(table), script)
+
+
+def test_nm33_knockout_shown_and_game_goes_on() -> None:
+    table = rigged(
+        {
+            "players": [
+                {"hand": ["W+10", "R1", "R2"]},
+                {"hand": [f"B{n}" for n in range(1, 10)] * 2 + ["G1", "G2"]},
+                {"hand": ["Y7", "Y8", "Y9"]},
+            ],
+            "turn": 0,
+            "discard": ["R5"],
+        },
+        [None, "greedy", "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await type_action(pilot, "play W+10 R")
+        text = screen_text(app)
+        assert "1 P1: OUT" in text
+        assert "knocked out" in log_text(app)
+        assert "Your turn" in text  # the game goes on between P0 and P2
+
+    run(fast(table), script)
+    assert table.game.out[1]
+
+
+def test_bots_move_one_at_a_time_at_the_set_speed() -> None:
+    table = Table.new(3, bots=["greedy"], human=0, seed=1)
+    seen: list[int] = []
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await pilot.press("enter", "enter")  # W+10, then its first colour
+        assert len(table.game.history) == 1  # the bots wait for their timer
+        for _ in range(400):
+            await pilot.pause(0.1)
+            seen.append(len(table.game.history))
+            if table.game.to_act == 0:
+                break
+        assert table.game.to_act == 0
+        assert "P1: " in log_text(app)
+
+    run(PlayConfig(table=table, human=0, speed=0.5), script)
+    # one bot action per tick: the count went up in steps, not all at once
+    assert len(set(seen)) > 2
+
+
+def test_nm33_nm40_human_knocked_out_bots_finish_and_bonus_is_scored() -> None:
+    table = rigged(
+        {
+            "players": [
+                {"hand": [f"B{n}" for n in range(1, 10)] * 2 + ["G1", "G2"]},
+                {"hand": ["Y7", "Y8", "Y9"]},
+                {"hand": ["R7", "R8", "R9", "G9"]},
+            ],
+            "turn": 0,
+            "discard": ["R3", "W+6"],
+            "colour": "R",
+            "pending": {"total": 6, "last": 6},
+        },
+        [None, "greedy", "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, HandOverScreen)
+        text = screen_text(app)
+        assert "GAME OVER" in text
+        assert "2 knock-out(s): 500 bonus points (250 each)" in text
+        assert "last player standing" in text
+        await pilot.press("q")
+        await pilot.pause()
+
+    app = run(fast(table), script)
+    assert table.game.out[0] and table.game.is_over
+    assert app.return_value == "Goodbye"
+
+
+# ---------------------------------------------------------------------- whole games
+async def play_first_actions(app: NomercyApp, pilot: Pilot[Any], limit: int = 2000) -> str:
+    """Press enter (first legal action) until the results panel says the game is over."""
+    for _ in range(limit):
+        screen = app.screen
+        if isinstance(screen, HandOverScreen):
+            text = screen_text(app)
+            if screen.summary.match_over:
+                return text
+            await pilot.press("enter")
+        else:
+            await pilot.press("enter")
+        await pilot.pause()
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize(("preset", "players"), [("no-mercy", 3), ("classic", 4)])
+def test_nm38_cl10_full_game_by_keys_to_the_end_screen(
+    preset: str, players: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = Table.new(players, bots=["greedy"], human=0, rules=preset, seed=3, uno_forget=0.2)
+    texts: list[str] = []
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        texts.append(await play_first_actions(app, pilot))
+        texts.append(log_text(app))
+        await pilot.press("enter")
+        await pilot.pause()
+
+    app = run(fast(table, save_dir=tmp_path), script)
+    end = texts[0]
+    assert "wins the hand:" in end and "GAME OVER" in end
+    assert "emptied their hand" in end or "last player standing" in end
+    assert "Record saved to" in end
+    # the log keeps other seats' cards hidden: their secret texts never appear
+    shown = texts[1]
+    secret = [e for e in table.game.log if e.secret and e.seat != 0]
+    assert secret
+    for event in secret:
+        assert event.text not in shown
+        assert event.public_text in shown
+    # the finished game is a record that `nomercy replay` narrates
+    (saved,) = tmp_path.glob("nomercy-game-*.json")
+    assert app.return_value == f"Game saved to {saved}"
+    record = GameRecord.loads(saved.read_text())
+    assert record.replay().to_position() == table.game.to_position()
+    capsys.readouterr()
+    assert main(["replay", str(saved)]) == 0
+    assert "Result:" in capsys.readouterr().out
+
+
+def test_nm40_nm41_match_shows_points_totals_and_next_hand() -> None:
+    table = Table.new(
+        2,
+        bots=["greedy"],
+        human=0,
+        options={"scoring_enabled": True, "score_target": 300},
+        seed=1,
+    )
+    panels: list[str] = []
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        for _ in range(3000):
+            screen = app.screen
+            if isinstance(screen, HandOverScreen):
+                panels.append(screen_text(app))
+                if screen.summary.match_over:
+                    return
+            await pilot.press("enter")
+            await pilot.pause()
+        raise AssertionError("the match did not end")
+
+    run(fast(table), script)
+    assert len(panels) >= 2
+    assert "[enter]: next hand" in panels[0]
+    assert "Running totals:" in panels[0] and "Points:" in panels[0]
+    assert "GAME OVER" in panels[-1]
+    assert max(table.game.scores) >= 300
+
+
+# ---------------------------------------------------------------------- saving
+def test_quit_saves_and_resume_gives_the_same_position(tmp_path: Path) -> None:
+    table = Table.new(3, bots=["greedy", "random"], human=0, seed=5)
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        for _ in range(3):
+            await pilot.press("enter")
+            await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, QuitScreen)
+        assert "nomercy-saved-seed5.json" in screen_text(app)
+        await pilot.press("y")
+        await pilot.pause()
+
+    app = run(fast(table, save_dir=tmp_path), script)
+    path = tmp_path / "nomercy-saved-seed5.json"
+    assert app.return_value == f"Game saved to {path}"
+    position = table.game.to_position()
+
+    args = build_parser().parse_args(["play", "--resume", str(path), "--fast"])
+    from nomercy.cli.main import _play_config
+
+    config = _play_config(args)
+    assert config.table.game.to_position() == position
+    assert config.table.meta["seats"] == ["human", "greedy", "random"]
+
+    async def resumed(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        text = screen_text(app)
+        assert f"Your hand ({len(table.game.hands[0])})" in text
+        assert "Resumed after" in log_text(app)
+
+    run(config, resumed)
+
+
+def test_quit_escape_keeps_playing() -> None:
+    table = Table.new(2, bots=["greedy"], human=0, seed=1)
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await pilot.press("q")
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+
+    run(fast(table), script)
+
+
+# ---------------------------------------------------------------------- command line
+def test_play_bad_option_exits_2_with_message(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--option", "no_such_option=1"]) == 2
+    err = capsys.readouterr().err
+    assert "nomercy play: error: unknown option 'no_such_option'" in err
+
+
+def test_play_bad_option_value_and_bad_seats_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--option", "mercy_threshold=lots"]) == 2
+    assert "mercy_threshold" in capsys.readouterr().err
+    assert main(["play", "--players", "3", "--bots", "greedy,random,random"]) == 2
+    assert "3 bots listed for 2 bot seats" in capsys.readouterr().err
+    assert main(["play", "--players", "3", "--seat", "3"]) == 2
+    assert "seat 3" in capsys.readouterr().err
+    assert main(["play", "--bot-uno-forget", "2"]) == 2
+    assert "--bot-uno-forget" in capsys.readouterr().err
+
+
+def test_play_flags_build_the_table() -> None:
+    from nomercy.cli.main import _play_config
+
+    args = build_parser().parse_args(
+        [
+            "play",
+            "--players",
+            "3",
+            "--bots",
+            "random,greedy",
+            "--seat",
+            "1",
+            "--preset",
+            "classic",
+            "--match",
+            "--seed",
+            "9",
+            "--speed",
+            "0.1",
+            "--option",
+            "score_target=200",
+        ]
+    )
+    config = _play_config(args)
+    game = config.table.game
+    assert (game.n, game.seed, game.rules.preset) == (3, 9, "classic")
+    assert game.rules.scoring_enabled and game.rules.score_target == 200
+    assert config.human == 1 and config.speed == 0.1 and not config.fast
+    assert config.table.meta["seats"] == ["random", "human", "greedy"]
+
+
+def test_play_help_documents_every_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["play", "--help"])
+    out = capsys.readouterr().out
+    for flag in (
+        "--players",
+        "--bots",
+        "--seat",
+        "--preset",
+        "--option",
+        "--match",
+        "--seed",
+        "--speed",
+        "--fast",
+        "--bot-uno-forget",
+        "--resume",
+        "--save-dir",
+    ):
+        assert flag in out
+
+
+def test_play_command_runs_the_app_and_prints_its_message(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen: list[PlayConfig] = []
+
+    def fake_run(self: NomercyApp) -> str:
+        seen.append(self.config)
+        return "Game saved to somewhere.json"
+
+    monkeypatch.setattr(NomercyApp, "run", fake_run)
+    assert main(["play", "--players", "2", "--fast", "--seed", "4"]) == 0
+    assert capsys.readouterr().out.strip() == "Game saved to somewhere.json"
+    (config,) = seen
+    assert config.fast and config.table.game.seed == 4 and config.table.humans == [0]
+
+
+def test_resume_rejects_a_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"hello": 1}))
+    assert main(["play", "--resume", str(bad)]) == 2
+    assert "not a nomercy game record" in capsys.readouterr().err
