@@ -32,3 +32,11 @@ def pytest_configure(config: pytest.Config) -> None:
 def soak(request: pytest.FixtureRequest) -> int:
     """The game-count multiplier: 1 normally, ``SOAK_MULTIPLIER`` with ``--soak``."""
     return SOAK_MULTIPLIER if request.config.getoption("soak") else 1
+
+
+@pytest.fixture(autouse=True)
+def _isolated_data_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Games saved by default (``nomercy play``) land in a temporary XDG data dir, not ~."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))

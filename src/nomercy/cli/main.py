@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 from nomercy.bots import BOTS, Bot, make_bot, play_out
@@ -254,7 +256,8 @@ def _add_play(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
         metavar="DIR",
         help=(
             "save every finished game there as a record (`nomercy replay FILE` narrates it); "
-            "quitting mid-game saves there too (default for that: the current directory)"
+            "quitting mid-game saves there too (default: $XDG_DATA_HOME/nomercy/games, "
+            "i.e. ~/.local/share/nomercy/games)"
         ),
     )
     play.set_defaults(handler=_play)
@@ -376,7 +379,6 @@ def _save(game: Game, bots: Sequence[Bot], path: str | None) -> None:
 # ---------------------------------------------------------------------- play
 def _play_config(args: argparse.Namespace) -> Any:
     """Check the flags and build the table and the app's config (UsageError on bad input)."""
-    from pathlib import Path
 
     from nomercy.tables import Table, TableError
 
@@ -390,7 +392,7 @@ def _play_config(args: argparse.Namespace) -> Any:
         raise UsageError(f"--speed must be >= 0, got {args.speed}")
     if not 0.0 <= args.bot_uno_forget <= 1.0:
         raise UsageError(f"--bot-uno-forget must be between 0 and 1, got {args.bot_uno_forget}")
-    save_dir = Path(args.save_dir) if args.save_dir else None
+    save_dir = Path(args.save_dir) if args.save_dir else _default_save_dir()
     if args.resume:
         path = Path(args.resume)
         try:
@@ -561,3 +563,9 @@ def _rules(args: argparse.Namespace, out: TextIO) -> int:
         print(line(cells), file=out)
         print(f"{' ' * (widths[0] + 2)}{spec.help}", file=out)
     return 0
+
+
+def _default_save_dir() -> Path:
+    """Where `nomercy play` keeps records unless --save-dir says otherwise (XDG data dir)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "nomercy" / "games"
