@@ -1,0 +1,48 @@
+"""The import-direction contract of STYLE.md §3.3: every layer imports only downward."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "nomercy"
+
+# package -> the nomercy packages it may import
+ALLOWED: dict[str, set[str]] = {
+    "core": {"core"},
+    "bots": {"core", "bots"},
+    "tables": {"core", "bots", "tables"},
+    "tui": {"core", "bots", "tables", "tui"},
+    "cli": {"core", "bots", "tables", "tui", "cli"},
+}
+
+
+def _imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_layering_imports_point_downward(package: str) -> None:
+    for path in (SRC / package).rglob("*.py"):
+        for name in _imports(path):
+            parts = name.split(".")
+            if parts[0] == "nomercy" and len(parts) > 1:
+                assert parts[1] in ALLOWED[package], f"{path.name} imports {name}"
+
+
+def test_core_uses_only_the_standard_library() -> None:
+    for path in (SRC / "core").rglob("*.py"):
+        for name in _imports(path):
+            top = name.split(".")[0]
+            assert top in sys.stdlib_module_names or top in ("nomercy", "__future__"), (
+                f"{path.name} imports {name}"
+            )
