@@ -1122,3 +1122,25 @@ def test_ex31_custom_match_target(target: int, start: int, over: bool) -> None:
         assert "[NM-41]" in one(events, "match_end").text
     else:
         assert g.winner is None and not kinds(events, "match_end")
+
+
+@pytest.mark.parametrize(("source", "expected"), [("top_card", "Y"), ("last_wild_named", "B")])
+def test_a18_colour_after_coloured_plus4_stacked_on_wrd4(source: str, expected: str) -> None:
+    """A18 / seed S4: "the player who last played a wild sets the next colour" (option)."""
+    g = Game.from_position(
+        {
+            "rules": {"preset": "no-mercy", "options": {"chain_colour_source": source}},
+            "players": [
+                {"name": "A", "hand": ["WR+4", "R1", "R2"]},
+                {"name": "B", "hand": ["G3", "G4"]},
+                {"name": "C", "hand": ["G5", "G6"]},
+                {"name": "D", "hand": ["Y+4", "B6", "B7"]},
+            ],
+            "turn": 0,
+            "discard": ["R9"],
+        }
+    )
+    g.apply("play WR+4 B")  # the direction reverses; D is the target (NM-24)
+    g.apply("play Y+4")  # D stacks a yellow +4: C faces 8
+    g.apply("draw")
+    assert g.colour is not None and g.colour.value == expected

@@ -542,6 +542,12 @@ class Game:
     def _check(self, action: Action | str) -> Action:
         if isinstance(action, str):
             action = parse_action(action, self.to_act)
+        # Fast path: an action object taken from legal_actions() for this state.
+        cached = self._legal.get(getattr(action, "seat", None))  # type: ignore[arg-type]
+        if cached is not None:
+            for a in cached:
+                if a is action:
+                    return action
         if not isinstance(action, Action):
             raise NotationError(f"not an action: {action!r}")
         if isinstance(action, Play) and not isinstance(action.card, Card):
@@ -556,9 +562,6 @@ class Game:
         legal = self._legal.get(seat)
         if legal is None:
             legal = self._legal[seat] = self._compute_legal(seat)
-        for a in legal:
-            if a is action:
-                return action
         if action in legal:
             return action
         reason, rule = self._diagnose(action)
@@ -762,9 +765,15 @@ class Game:
             }
         elif stacking:
             self.wd4 = None
-        # Active colour (NM-11, A18, F2 of the seed review kept as RULES.md reads it).
+        # Active colour (NM-11, A18). chain_colour_source="last_wild_named" reads S4 literally:
+        # a coloured Draw Card stacked on a wild keeps the colour the wild named.
         if card.colour is not None:
-            self.colour = card.colour
+            if not (
+                stacking
+                and self.chain_wild is not None
+                and r.chain_colour_source == "last_wild_named"
+            ):
+                self.colour = card.colour
         elif colour is not None and card.kind is not _K_WILD_COLOUR_ROULETTE:
             self.colour = colour
         elif card.draw_value and r.wild_colour_timing == "on_resolution" and not hand:

@@ -215,6 +215,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ("on_play", "on_resolution"),
         nm="on_play",
     ),
+    _choice(
+        "chain_colour_source",
+        "A18",
+        "After a stack: the top card's colour, or the colour the last wild in it named (S4)",
+        ("top_card", "last_wild_named"),
+        nm="top_card",
+    ),
     _bool(
         "wild_draw_restriction",
         "A34",
@@ -402,6 +409,7 @@ class RuleSet:
     discard_all_symbol_match: bool = True
     skip_everyone_extra_turn: str = "full_turn"
     wild_colour_timing: str = "on_play"
+    chain_colour_source: str = "top_card"
     wild_draw_restriction: bool = False
     roulette_chooser: str = "victim"
     roulette_active_colour: str = "named_colour"
