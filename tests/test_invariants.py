@@ -350,6 +350,8 @@ _HYPOTHESIS = settings(
     max_examples=45 * SOAK,
     deadline=None,
     database=None,
+    # The normal run is deterministic (CI must not flake); --soak explores fresh examples.
+    derandomize=SOAK == 1,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     # Shrinking replays whole games and can take many minutes; the failing example (options,
     # players, seed) is reported in full without it.

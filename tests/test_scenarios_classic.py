@@ -882,3 +882,21 @@ def test_cl04_matching(hand: list[str], top: str, colour: str | None, playable: 
     assert bool(plays) is playable
     if not playable:
         assert not is_legal(f"play {card}")
+
+
+def test_c04_classic_voluntary_draw_until_playable_option() -> None:
+    """A03 values apply to classic too: a player with a playable card draws until playable."""
+    g = Game.from_position(
+        {
+            "rules": {"preset": "classic", "options": {"voluntary_draw": "draw_until_playable"}},
+            "players": [
+                {"name": "P0", "hand": ["R1", "G2"]},
+                {"name": "P1", "hand": ["B1", "B2"]},
+            ],
+            "turn": 0,
+            "discard": ["R4"],
+            "draw_pile": ["B5", "R7"],
+        }
+    )
+    g.apply("draw")
+    assert len(g.hands[0]) == 4 and g.drawn is not None and g.drawn.code == "R7"

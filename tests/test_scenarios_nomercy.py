@@ -1144,3 +1144,71 @@ def test_a18_colour_after_coloured_plus4_stacked_on_wrd4(source: str, expected: 
     g.apply("play Y+4")  # D stacks a yellow +4: C faces 8
     g.apply("draw")
     assert g.colour is not None and g.colour.value == expected
+
+
+def _deflect_game(players: list[list[str]]) -> Game:
+    return Game.from_position(
+        {
+            "rules": {
+                "preset": "no-mercy",
+                "options": {"stack_deflection": "skip_reverse_deflect"},
+            },
+            "players": [{"name": f"P{i}", "hand": hand} for i, hand in enumerate(players)],
+            "turn": 1,
+            "discard": ["R5", "R+2"],
+            "pending": {"total": 2, "last": 2},
+        }
+    )
+
+
+def test_a07_skip_deflection_passes_the_penalty_to_the_next_player() -> None:
+    g = _deflect_game([["R1", "R2"], ["RS", "G3", "G4"], ["Y1", "Y2"]])
+    events = g.apply("play RS")
+    assert g.to_act == 2 and g.pending == {"total": 2, "last": 2, "chain": [2]}
+    assert any("[A07]" in e.text for e in events)
+
+
+def test_a07_two_player_skip_deflection_sends_the_penalty_to_the_opponent() -> None:
+    g = _deflect_game([["R1", "R2"], ["RS", "G3", "G4"]])
+    g.apply("play RS")
+    assert g.to_act == 0 and g.pending is not None and g.pending["total"] == 2
+
+
+def test_a07_reverse_deflection_sends_the_penalty_back() -> None:
+    g = _deflect_game([["R1", "R2"], ["RR", "G3", "G4"], ["Y1", "Y2"]])
+    g.apply("play RR")
+    assert g.direction == -1 and g.to_act == 0
+
+
+@pytest.mark.parametrize("mode", ["choose_top_and_fire", "optional_subset"])
+def test_a14_end_of_action_waits_for_the_discard_all_choice(mode: str) -> None:
+    """A14 with A09: the Discard All choice is part of the same play; Mercy waits for it."""
+    others = [f"{c}{n}" for c in "YB" for n in range(1, 10)] + ["Y0"]
+    g = Game.from_position(
+        {
+            "rules": {
+                "preset": "no-mercy",
+                "options": {"mercy_timing": "end_of_action", "discard_all_mode": mode},
+            },
+            "players": [
+                {"name": "P0", "hand": ["R1", "R2", "R3", "R5", "R6", *others[:19]]},
+                {"name": "P1", "hand": ["G2", "G3"]},
+                {"name": "P2", "hand": ["G4", "G6"]},
+            ],
+            "turn": 0,
+            "discard": ["GDA"],
+            "draw_pile": ["Y7", "RDA"],
+        }
+    )
+    g.apply("draw")
+    assert len(g.hands[0]) == 26 and not g.out[0]
+    g.apply("play RDA")
+    assert not g.out[0]  # still choosing
+    while g.to_act == 0 and g.phase in (Phase.DISCARD_ALL_TOP, Phase.DISCARD_ALL_SUBSET):
+        reds = [
+            a
+            for a in g.legal_actions()
+            if str(a).startswith("play R") and " " not in str(a)[5:] and "uno" not in str(a)
+        ]
+        g.apply(reds[0] if mode == "optional_subset" and reds else "pass")
+    assert not g.out[0] and len(g.hands[0]) == 20

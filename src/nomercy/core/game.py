@@ -954,8 +954,8 @@ class Game:
                 self.direction = -self.direction
                 self.turn = self.next_seat(seat)
                 rule = "sends the penalty back"
-            else:
-                self.turn = self.next_seat(self.next_seat(seat))
+            else:  # the Skip skips its player out of the penalty: the next player faces it
+                self.turn = self.next_seat(seat)
                 rule = "passes the penalty on"
             self.phase = _STACK_OR_ABSORB
             self._emit(
@@ -1129,8 +1129,6 @@ class Game:
         hand = self.hands[seat]
         has_playable = any(self._is_playable(c) and self._wild_draw_allowed(seat, c) for c in hand)
         mode = r.voluntary_draw if has_playable else r.no_playable_action
-        if r.is_classic and has_playable:
-            mode = "draw_one_may_play"
         self._draw_mode = mode
         name = self.names[seat]
         immediate = self._immediate()
@@ -1388,8 +1386,8 @@ class Game:
         for s in range(self.n):
             if self.out[s] or not self._over_limit(s):
                 continue
-            if s == self.turn and self.phase is _PLAY_DRAWN:
-                continue  # the action (draw then play) is not finished yet
+            if s == self.turn and self.phase in _PLAYING_PHASES:
+                continue  # the action (draw then play, a Discard All choice) is not finished
             if (
                 self.rules.mercy_timing == "end_of_turn"
                 and s == self.turn == actor
@@ -2041,8 +2039,11 @@ class Game:
         g.total_cards = int(pos.get("total_cards", sum(placed.values()) + len(rest)))
         if not g.discard:
             raise NotationError("the discard pile must hold at least one card")
-        colour = pos.get("colour")
-        g.colour = parse_colour(colour) if colour else g.discard[-1].colour
+        if "colour" in pos:  # null is kept: a wild's colour may still be owed (A18)
+            colour = pos["colour"]
+            g.colour = parse_colour(colour) if colour else None
+        else:
+            g.colour = g.discard[-1].colour
         direction = pos.get("direction", 1)
         if direction not in (1, -1):
             raise NotationError(f"'direction' must be 1 or -1, not {direction!r}")
@@ -2066,7 +2067,7 @@ class Game:
             if not isinstance(turn, int) or not 0 <= turn < g.n or g.out[turn]:
                 raise NotationError(f"'turn' must be an active seat, not {turn!r}")
             if g.colour is None and phase not in (_CHOOSE_COLOUR, _STACK_OR_ABSORB):
-                raise NotationError("'colour' is needed when the top card is a wild")
+                raise NotationError("'colour' must name the active colour (R, Y, G or B)")
         g.turn = turn
         drawn = pos.get("drawn")
         g.drawn = parse_card(drawn) if drawn else None
