@@ -460,18 +460,8 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
     except (NoMercyError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: {exc}") from None
     try:
-        if record.start is not None:
-            game = Game.from_position(record.start)
-            opening: list[Event] = []
-        else:
-            game = new_game(
-                record.players,
-                rules=record.rules,
-                options=record.options,
-                seed=record.seed,
-                names=record.names,
-            )
-            opening = game.opening_events
+        game = record.start_game()
+        opening: list[Event] = [] if record.start is not None else game.opening_events
     except (ValueError, TypeError) as exc:  # NoMercyError is a ValueError
         raise UsageError(f"{path}: the record's game cannot be set up: {exc}") from None
     print(

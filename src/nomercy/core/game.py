@@ -1185,36 +1185,23 @@ class Game:
         self._receive(seat, card)
         rule = "CL-5" if r.is_classic else "A02"
         playable = self._is_playable(card) and self._wild_draw_allowed(seat, card)
-        if immediate and self._over_limit(seat):
-            self._emit(
-                "draw",
-                f"{name} draws 1 ({card.code}) [{rule}]",
-                seat,
-                {"cards": [card.code], "count": 1},
-                public_text=f"{name} draws 1 [{rule}]",
-            )
-            self.turn = self.next_seat(seat)
-            self._knock_out(seat)
-            return
-        if playable and mode != "draw_one_pass":
-            self._emit(
-                "draw",
-                f"{name} draws 1 ({card.code}) and may play it [{rule}]",
-                seat,
-                {"cards": [card.code], "count": 1},
-                public_text=f"{name} draws 1 [{rule}]",
-            )
+        knocked = immediate and self._over_limit(seat)
+        keeps = playable and mode != "draw_one_pass" and not knocked
+        tail = "" if knocked else (" and may play it" if keeps else " and the turn passes")
+        self._emit(
+            "draw",
+            f"{name} draws 1 ({card.code}){tail} [{rule}]",
+            seat,
+            {"cards": [card.code], "count": 1},
+            public_text=f"{name} draws 1{'' if keeps else tail} [{rule}]",
+        )
+        if keeps:
             self.phase = _PLAY_DRAWN
             self.drawn = card
             return
-        self._emit(
-            "draw",
-            f"{name} draws 1 ({card.code}) and the turn passes [{rule}]",
-            seat,
-            {"cards": [card.code], "count": 1},
-            public_text=f"{name} draws 1 and the turn passes [{rule}]",
-        )
         self.turn = self.next_seat(seat)
+        if knocked:
+            self._knock_out(seat)
 
     def _choose_colour(self, seat: int, colour: Colour) -> None:
         if self.phase is _ROULETTE_COLOUR:

@@ -59,22 +59,25 @@ class GameRecord:
             result={"winner": game.winner, "scores": list(game.scores), "over": game.is_over},
         )
 
+    def start_game(self) -> Game:
+        """The game as it stood before the first recorded action.
+
+        Raises:
+            NotationError / RuleSetError: the record's start cannot be built.
+        """
+        if self.start is not None:
+            return Game.from_position(self.start)
+        return new_game(
+            self.players, rules=self.rules, options=self.options, seed=self.seed, names=self.names
+        )
+
     def replay(self) -> Game:
         """Play the recorded actions again and return the resulting game.
 
         Raises:
             IllegalActionError / NotationError: the record does not replay.
         """
-        if self.start is not None:
-            game = Game.from_position(self.start)
-        else:
-            game = new_game(
-                self.players,
-                rules=self.rules,
-                options=self.options,
-                seed=self.seed,
-                names=self.names,
-            )
+        game = self.start_game()
         for text in self.actions:
             game.apply(text)
         return game
