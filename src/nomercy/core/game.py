@@ -187,7 +187,6 @@ class Game:
         self.winner: int | None = None
         self.wd4: dict[str, Any] | None = None  # classic Wild +4 awaiting a challenge (CL-8)
         self.pending_win: int | None = None  # last card whose effect still resolves (A16/A17)
-        self.colour_chooser: int | None = None  # CHOOSE_COLOUR: who names it
         self.resume: int | None = None  # CHOOSE_COLOUR: who plays after
         self.roulette_colour: Colour | None = None  # A21 player_names: colour after the reveal
         # (viewer, seat) -> cards the viewer knows that seat holds; viewer -1 is everyone
@@ -1112,7 +1111,6 @@ class Game:
             chooser = self.chain_wild
             if self.out[chooser]:
                 chooser = self.turn if self.turn is not None else chooser
-            self.colour_chooser = chooser
             self.resume = self.turn
             self.turn = chooser
             self.phase = _CHOOSE_COLOUR
@@ -1224,7 +1222,6 @@ class Game:
             seat,
             {"colour": colour.value},
         )
-        self.colour_chooser = None
         self.resume = None
         self.phase = _PLAY
         self.turn = resume
@@ -1715,7 +1712,6 @@ class Game:
             self.colour = None
             self.turn = first
             self.resume = first
-            self.colour_chooser = first
             self.phase = _CHOOSE_COLOUR
             self._emit(
                 "choose_colour",
@@ -1938,7 +1934,6 @@ class Game:
             "chain_wild": self.chain_wild,
             "wd4": self.wd4,
             "pending_win": self.pending_win,
-            "colour_chooser": self.colour_chooser,
             "resume": self.resume,
             "roulette_colour": self.roulette_colour.value if self.roulette_colour else None,
             "known": {f"{v},{s}": [c.code for c in cards] for (v, s), cards in self.known.items()},
@@ -2063,7 +2058,6 @@ class Game:
         g.chain_wild = pos.get("chain_wild")
         g.wd4 = dict(pos["wd4"]) if pos.get("wd4") else None
         g.pending_win = pos.get("pending_win")
-        g.colour_chooser = pos.get("colour_chooser")
         g.resume = pos.get("resume")
         rc = pos.get("roulette_colour")
         g.roulette_colour = parse_colour(rc) if rc else None
