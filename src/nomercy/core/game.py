@@ -1839,8 +1839,15 @@ class Game:
         Own hand, every hand size, the discard pile, active colour, direction, the pending
         stack, who is out, public history and publicly revealed cards; never another hand or
         the draw-pile order.
+
+        Raises:
+            NoMercyError: there is no such seat.
         """
         n = self.n
+        if seat is not None and (
+            isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n
+        ):
+            raise NoMercyError(f"there is no seat {seat!r} in a {n}-player game")
         r = self.rules
         players = []
         for s in range(n):
