@@ -109,6 +109,20 @@ Set an option with `nomercy selfplay --option NAME=VALUE` (booleans: true/false)
 """
 
 
+def _add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    """--preset and --option, shared by the commands that start a game."""
+    parser.add_argument(
+        "--preset", choices=PRESETS, default=PRESETS[0], help="rule set (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a rule option (repeatable); see `nomercy rules`",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser for every subcommand."""
     raw = argparse.RawDescriptionHelpFormatter
@@ -134,19 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--players", type=int, default=4, metavar="N", help="number of seats (default: 4)"
     )
     play.add_argument("--seed", type=int, default=0, help="shuffle seed (default: 0)")
-    play.add_argument(
-        "--preset",
-        choices=PRESETS,
-        default=PRESETS[0],
-        help="rule set (default: %(default)s)",
-    )
-    play.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="set a rule option (repeatable); see `nomercy rules`",
-    )
+    _add_rules_arguments(play)
     play.add_argument(
         "--bots",
         default="greedy",
@@ -215,16 +217,7 @@ def _add_play(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
     play.add_argument(
         "--seat", type=int, default=0, metavar="K", help="your seat, 0-based (default: 0)"
     )
-    play.add_argument(
-        "--preset", choices=PRESETS, default=PRESETS[0], help="rule set (default: %(default)s)"
-    )
-    play.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="set a rule option (repeatable); see `nomercy rules`",
-    )
+    _add_rules_arguments(play)
     play.add_argument(
         "--match",
         action="store_true",
