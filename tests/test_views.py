@@ -267,3 +267,15 @@ def test_random_play_events_censored_for_other_seats(preset: str) -> None:
                         for code in event.data.get("cards", []):
                             assert f"({code}" not in seen.text, (seed, event)
     assert {"draw", "absorb"} <= secret_kinds
+
+
+def test_view_without_history_and_engine_bookkeeping() -> None:
+    g = nomercy.new_game(3, seed=4)
+    full = g.view(1)
+    lean = g.view(1, history=False)
+    assert lean["history"] == [] and full["history"]
+    assert {k: v for k, v in lean.items() if k != "history"} == {
+        k: v for k, v in full.items() if k != "history"
+    }
+    assert full["engine"]["turn"] == g.turn
+    assert full["engine"]["total_cards"] == 168

@@ -1833,12 +1833,15 @@ class Game:
         return f"{action} is not legal now", "NM-7"
 
     # ------------------------------------------------------------------ views
-    def view(self, seat: int | None) -> dict[str, Any]:
+    def view(self, seat: int | None, *, history: bool = True) -> dict[str, Any]:
         """What ``seat`` may know (``None``: a spectator). JSON-serialisable; cards as codes.
 
         Own hand, every hand size, the discard pile, active colour, direction, the pending
         stack, who is out, public history and publicly revealed cards; never another hand or
-        the draw-pile order.
+        the draw-pile order. ``engine`` holds the public bookkeeping a searching bot needs to
+        rebuild a position consistent with the view (whose turn the phase belongs to, the
+        draw mode, the seat that named the chain's colour, ...). ``history=False`` leaves the
+        event history out (an empty list), for callers that track it themselves.
 
         Raises:
             NoMercyError: there is no such seat.
@@ -1897,7 +1900,19 @@ class Game:
             "score_target": r.score_target,
             "winner": self.winner,
             "hand_winner": self.hand_winner,
-            "history": self.public_history(),
+            "history": self.public_history() if history else [],
+            "engine": {
+                "turn": self.turn,
+                "draw_mode": self._draw_mode,
+                "chain_wild": self.chain_wild,
+                "pending_win": self.pending_win,
+                "resume": self.resume,
+                "roulette_colour": self.roulette_colour.value if self.roulette_colour else None,
+                # CL-8: whether the Wild +4 was played dishonestly is hidden until challenged.
+                "wd4": {k: v for k, v in self.wd4.items() if k != "guilty"} if self.wd4 else None,
+                "total_cards": self.total_cards,
+                "hand_log_start": self._hand_start,
+            },
         }
 
     def public_history(self, *, whole_game: bool = False) -> list[dict[str, Any]]:
