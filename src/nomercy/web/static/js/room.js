@@ -1,0 +1,791 @@
+// The room page: join or watch, wait in the lobby, then play at the table over the WebSocket.
+import { api, forgetSeat, lastName, rememberName, savedSeat, saveSeat } from "./api.js";
+import { COLOURS, cardBack, cardElement, cardName, colourChip, colourWord, escapeHtml, shapeSvg } from "./cards.js";
+import { errorText } from "./errors.js";
+import { translateEvent } from "./events.js";
+import { applyDom, initI18n, mountLanguagePicker, onLangChange, t } from "./i18n.js";
+
+const $ = (id) => document.getElementById(id);
+const code = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "").toUpperCase();
+
+const S = {
+  room: null,
+  seat: null, // our seat, null for a spectator
+  token: null,
+  ws: null,
+  wantSocket: false,
+  retry: 0,
+  view: null,
+  legal: [],
+  actions: null, // parsed legal actions
+  log: [], // raw event dicts, translated on render
+  timer: null,
+  timerOffset: 0,
+  selected: 0,
+  unoArmed: false,
+  picker: null, // {options, resolve}
+  handEndShown: null,
+  gotState: false,
+};
+
+// ------------------------------------------------------------------ small helpers
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k === "html") e.innerHTML = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  e.append(...children.filter((c) => c !== null && c !== undefined));
+  return e;
+}
+
+function toast(text, kind = "error") {
+  const box = el("div", { class: `toast ${kind}`, text });
+  $("toasts").append(box);
+  setTimeout(() => box.remove(), kind === "error" ? 7000 : 3500);
+}
+
+function notice(text) {
+  $("notice").textContent = text || "";
+  $("notice").hidden = !text;
+}
+
+function names() {
+  if (S.view) return S.view.players.map((p) => p.name);
+  return (S.room?.seats || []).map((s) => s.name || `P${s.seat}`);
+}
+
+function show(id, on) {
+  $(id).hidden = !on;
+}
+
+// ------------------------------------------------------------------ legal actions
+/** Group this seat's legal actions (engine notation) by what the UI offers. */
+export function parseLegal(legal, seat) {
+  const out = { plays: new Map(), draw: null, pass: null, challenge: null, colours: new Map(), uno: null, catches: new Map() };
+  for (const text of legal) {
+    let rest = text.trim();
+    const m = rest.match(/^(\d+):\s*(.*)$/);
+    let actor = seat;
+    if (m) {
+      actor = Number(m[1]);
+      rest = m[2];
+    }
+    if (seat !== null && actor !== seat) continue;
+    const words = rest.split(/\s+/);
+    const verb = words[0].toLowerCase();
+    if (verb === "play") {
+      const card = words[1];
+      const a = { text, card, colour: null, target: null, uno: false };
+      for (const w of words.slice(2)) {
+        if (w.toLowerCase() === "uno") a.uno = true;
+        else if (/^\d+$/.test(w)) a.target = Number(w);
+        else if (/^[RYGB]$/i.test(w)) a.colour = w.toUpperCase();
+      }
+      if (!out.plays.has(card)) out.plays.set(card, []);
+      out.plays.get(card).push(a);
+    } else if (verb === "draw") out.draw = text;
+    else if (verb === "pass") out.pass = text;
+    else if (verb === "challenge") out.challenge = text;
+    else if (verb === "colour" || verb === "color") out.colours.set(words[1].toUpperCase(), text);
+    else if (verb === "uno") out.uno = text;
+    else if (verb === "catch") out.catches.set(Number(words[1]), text);
+  }
+  out.unoWithPlay = [...out.plays.values()].some((list) => list.some((a) => a.uno));
+  return out;
+}
+
+// ------------------------------------------------------------------ socket
+function wsUrl() {
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${proto}//${location.host}/ws/${encodeURIComponent(code)}`;
+}
+
+function connect() {
+  S.wantSocket = true;
+  setConn(t("conn.connecting"));
+  const ws = new WebSocket(wsUrl());
+  S.ws = ws;
+  ws.addEventListener("open", () => {
+    S.retry = 0;
+    setConn("");
+    const hello = { type: "hello" };
+    if (S.token) hello.token = S.token;
+    ws.send(JSON.stringify(hello));
+  });
+  ws.addEventListener("message", (e) => {
+    let msg;
+    try {
+      msg = JSON.parse(e.data);
+    } catch {
+      return;
+    }
+    onMessage(msg);
+  });
+  ws.addEventListener("close", () => {
+    if (S.ws !== ws) return;
+    S.ws = null;
+    if (!S.wantSocket) return;
+    setConn(t("conn.reconnecting"));
+    const delay = Math.min(10000, 500 * 2 ** S.retry++);
+    setTimeout(() => S.wantSocket && !S.ws && connect(), delay);
+  });
+}
+
+function send(msg) {
+  if (S.ws && S.ws.readyState === WebSocket.OPEN) {
+    S.ws.send(JSON.stringify(msg));
+    return true;
+  }
+  toast(t("err.offline"));
+  return false;
+}
+
+function act(action) {
+  if (!action) return;
+  S.unoArmed = false;
+  document.body.dataset.busy = "1";
+  send({ type: "action", action });
+}
+
+function setConn(text) {
+  $("conn").textContent = text;
+}
+
+setInterval(() => {
+  if (S.ws && S.ws.readyState === WebSocket.OPEN) S.ws.send(JSON.stringify({ type: "ping" }));
+}, 25000);
+
+function onMessage(msg) {
+  switch (msg.type) {
+    case "welcome":
+      S.seat = msg.seat ?? null;
+      if (S.seat !== null && S.token) saveSeat(code, S.seat, S.token);
+      if (msg.room) setRoom(msg.room);
+      break;
+    case "room":
+      setRoom(msg.room);
+      break;
+    case "state":
+      onState(msg);
+      break;
+    case "error":
+      onError(msg);
+      break;
+    case "pong":
+      break;
+    default:
+      break;
+  }
+}
+
+function onError(msg) {
+  delete document.body.dataset.busy;
+  if (msg.code === "bad_token") {
+    forgetSeat(code);
+    S.token = null;
+    S.wantSocket = false;
+    S.ws?.close();
+    S.ws = null;
+    showJoin();
+  }
+  toast(errorText(msg.code, msg.message));
+}
+
+// ------------------------------------------------------------------ room and lobby
+function setRoom(room) {
+  S.room = room;
+  $("room-name").textContent = room.name || "";
+  $("room-code").textContent = room.code || code;
+  document.title = `${room.name || room.code} · ${t("app.title")}`;
+  renderLobby();
+}
+
+function renderLobby() {
+  const room = S.room;
+  if (!room) return;
+  // The lobby shows until the first state of a game arrives; after a game the table stays.
+  const inLobby = !room.started && S.ws && !S.view;
+  show("lobby-panel", Boolean(inLobby));
+  if (!inLobby) return;
+  show("join-panel", false);
+  $("room-rules").textContent = roomSummary(room);
+  const list = $("seat-list");
+  list.replaceChildren();
+  for (const s of room.seats) {
+    const who =
+      s.kind === "open"
+        ? t("room.open_seat", { bot: s.bot || "" })
+        : s.kind === "bot"
+          ? `${s.name || s.bot} (${t("room.bot")})`
+          : s.name;
+    const tags = [];
+    if (s.seat === room.host) tags.push(t("room.host"));
+    if (s.seat === S.seat) tags.push(t("room.you"));
+    if (s.kind === "human" && (s.away || !s.connected)) tags.push(t(s.away ? "room.bot_plays" : "room.away"));
+    list.append(
+      el("li", { class: `seat ${s.kind}` }, el("span", { text: who }), tags.length ? el("span", { class: "tags", text: tags.join(" · ") }) : null),
+    );
+  }
+  $("invite-link").value = `${location.origin}${room.invite || `/r/${room.code}`}`;
+  const host = S.seat !== null && S.seat === room.host;
+  show("start-btn", host);
+  $("lobby-wait").textContent = host ? t("room.start_hint") : S.seat === null ? t("room.spectating") : t("room.wait_host");
+}
+
+function roomSummary(room) {
+  const parts = [t(`preset.${room.preset}`), t(room.mode === "match" ? "lobby.mode_match" : "lobby.mode_hand")];
+  parts.push(room.timer ? t("lobby.timer_seconds", { n: room.timer }) : t("lobby.timer_off"));
+  const opts = Object.entries(room.options || {});
+  if (opts.length) parts.push(opts.map(([k, v]) => `${k}=${v}`).join(", "));
+  return parts.join(" · ");
+}
+
+function showJoin() {
+  show("table", false);
+  show("lobby-panel", false);
+  show("join-panel", true);
+  const room = S.room;
+  const started = room?.started;
+  $("join-info").textContent = started ? t("room.started_info") : t("room.join_info");
+  $("join-form").hidden = Boolean(started);
+  if (!$("join-name").value) $("join-name").value = lastName();
+}
+
+async function joinRoom(e) {
+  e.preventDefault();
+  const name = $("join-name").value.trim();
+  if (!name) {
+    toast(t("err.need_name"));
+    return;
+  }
+  $("join-btn").disabled = true;
+  try {
+    const res = await api(`/api/rooms/${encodeURIComponent(code)}/join`, { name });
+    rememberName(name);
+    saveSeat(code, res.seat, res.token);
+    S.token = res.token;
+    S.seat = res.seat;
+    show("join-panel", false);
+    connect();
+  } catch (err) {
+    toast(errorText(err.code || (err.status === 409 ? "room_full" : null), err.message));
+  } finally {
+    $("join-btn").disabled = false;
+  }
+}
+
+// ------------------------------------------------------------------ state
+function onState(msg) {
+  delete document.body.dataset.busy;
+  if (msg.room) setRoom(msg.room);
+  if (msg.seat !== undefined) S.seat = msg.seat;
+  const newGame = msg.game_id !== undefined && msg.game_id !== S.gameId;
+  S.gameId = msg.game_id;
+  S.view = msg.view;
+  S.legal = msg.legal || [];
+  S.actions = parseLegal(S.legal, S.seat);
+  S.timer = msg.timer || null;
+  if (S.timer && S.timer.deadline) S.timerLocal = Date.now() / 1000;
+  if (!S.gotState || newGame) {
+    // A (re)connection: the view's public history of this hand is the log so far.
+    S.log = Array.isArray(msg.view?.history) ? [...msg.view.history] : [];
+    S.gotState = true;
+    if (!S.log.length) S.log.push(...(msg.events || []));
+    if (newGame) {
+      S.handEndShown = null;
+      show("hand-end", false);
+    }
+  } else {
+    S.log.push(...(msg.events || []));
+  }
+  if (S.log.length > 400) S.log.splice(0, S.log.length - 400);
+  show("join-panel", false);
+  show("lobby-panel", false);
+  show("table", true);
+  document.body.classList.add("playing");
+  if (!S.actions.unoWithPlay) S.unoArmed = false;
+  renderTable();
+  renderLog();
+  const ended = (msg.events || []).find((e) => e.kind === "hand_end");
+  if (ended) showHandEnd(ended);
+  else if (S.view.phase === "over" && S.handEndShown === null) {
+    const last = [...S.log].reverse().find((e) => e.kind === "hand_end");
+    if (last) showHandEnd(last);
+  }
+  maybeOpenColourPicker();
+}
+
+function myTurn() {
+  return S.view && S.seat !== null && S.view.to_act === S.seat;
+}
+
+function renderTable() {
+  const v = S.view;
+  const A = S.actions;
+  const players = v.players;
+  const order = [];
+  const n = players.length;
+  const start = S.seat === null ? 0 : S.seat + 1;
+  for (let i = 0; i < n; i++) {
+    const s = (start + i) % n;
+    if (s !== S.seat) order.push(s);
+  }
+  // Opponents, in turn order from our left.
+  const opp = $("opponents");
+  opp.replaceChildren();
+  for (const s of order) opp.append(playerPanel(players[s], A));
+  // Centre.
+  $("draw-back").replaceChildren(cardBack());
+  $("pile-size").textContent = t("table.pile", { n: v.draw_pile_size });
+  $("draw-pile-btn").disabled = !A.draw;
+  $("top-card").replaceChildren(v.top ? cardElement(v.top) : el("div", { class: "card empty" }));
+  const ac = $("active-colour");
+  ac.replaceChildren();
+  if (v.colour) {
+    ac.className = `active-colour c-${v.colour}`;
+    ac.append(el("span", { class: "label", text: t("table.colour") }), colourChip(v.colour));
+  } else {
+    ac.className = "active-colour none";
+    ac.append(el("span", { class: "label", text: t("table.colour_unnamed") }));
+  }
+  const cw = v.direction === 1;
+  $("direction").innerHTML = `<span class="arrow ${cw ? "cw" : "ccw"}" aria-hidden="true">${cw ? "↻" : "↺"}</span> ${escapeHtml(t(cw ? "dir.cw" : "dir.ccw"))}`;
+  const pend = $("pending");
+  if (v.pending && v.pending.total) {
+    pend.hidden = false;
+    const chain = (v.pending.chain || []).map((x) => `+${x}`).join(" ");
+    pend.textContent = t("table.pending", { total: v.pending.total, last: v.pending.last }) + (chain ? ` (${chain})` : "");
+  } else pend.hidden = true;
+  renderTimer();
+  // Prompt.
+  $("prompt").textContent = promptText();
+  $("prompt").classList.toggle("mine", myTurn());
+  // Our seat.
+  const meBox = $("me");
+  meBox.hidden = S.seat === null;
+  if (S.seat !== null) {
+    const me = players[S.seat];
+    const bits = [`${me.name} (${t("room.you")})`, t("table.cards", { n: me.hand_size })];
+    if (me.mercy_distance !== null && me.mercy_distance !== undefined) bits.push(t("table.mercy", { n: me.mercy_distance }));
+    if (me.out) bits.push(t("table.out"));
+    if (me.uno) bits.push(t("table.uno_called"));
+    if (v.score_target && (v.scores || []).some((x) => x)) bits.push(t("table.score", { n: v.scores[S.seat] }));
+    $("me-info").textContent = bits.join(" · ");
+    meBox.classList.toggle("turn", myTurn());
+    renderHand();
+    renderControls();
+  }
+}
+
+function playerPanel(p, A) {
+  const v = S.view;
+  const turn = v.to_act === p.seat;
+  const box = el("div", { class: `player${turn ? " turn" : ""}${p.out ? " out" : ""}`, "data-seat": p.seat });
+  const head = el("div", { class: "pname" }, el("span", { class: "name", text: p.name }));
+  if (turn) head.append(el("span", { class: "badge turn-badge", text: t("table.to_act") }));
+  if (v.dealer === p.seat) head.append(el("span", { class: "badge", title: t("table.dealer"), text: "D" }));
+  box.append(head);
+  const fan = el("div", { class: "fan", "aria-hidden": "true" });
+  for (let i = 0; i < Math.min(p.hand_size, 12); i++) fan.append(cardBack({ small: true }));
+  box.append(fan);
+  const info = [t("table.cards", { n: p.hand_size })];
+  if (p.mercy_distance !== null && p.mercy_distance !== undefined && !p.out) info.push(t("table.mercy", { n: p.mercy_distance }));
+  if (v.score_target && (v.scores || []).some((x) => x)) info.push(t("table.score", { n: v.scores[p.seat] }));
+  box.append(el("div", { class: `pinfo${p.mercy_distance !== null && p.mercy_distance <= 5 ? " danger" : ""}`, text: info.join(" · ") }));
+  if (p.out) box.append(el("div", { class: "badge out", text: t("table.out") }));
+  if (p.uno) box.append(el("div", { class: "badge uno", text: t("table.uno_called") }));
+  else if (p.hand_size === 1 && !p.out) box.append(el("div", { class: "badge warn", text: t("table.one_card") }));
+  const known = v.known?.[String(p.seat)];
+  if (known && known.length) {
+    const row = el("div", { class: "known" }, el("span", { class: "small muted", text: t("table.known") }));
+    for (const c of known.slice(0, 10)) row.append(cardElement(c, { small: true }));
+    box.append(row);
+  }
+  if (A.catches.has(p.seat)) {
+    box.append(
+      el("button", {
+        type: "button",
+        class: "catch",
+        "data-catch": p.seat,
+        text: t("table.catch", { name: p.name }),
+        onclick: () => act(A.catches.get(p.seat)),
+      }),
+    );
+  }
+  if (S.timer && S.timer.seat === p.seat) box.append(el("div", { class: "ptimer", "data-timer": "1" }));
+  return box;
+}
+
+function promptText() {
+  const v = S.view;
+  if (v.phase === "over") return v.winner !== null && v.winner !== undefined ? t("prompt.over", { name: v.players[v.winner].name }) : t("prompt.over_plain");
+  const who = v.to_act === null || v.to_act === undefined ? "" : v.players[v.to_act].name;
+  if (!myTurn()) {
+    if (v.phase === "roulette_colour") return t("prompt.roulette_other", { name: who });
+    if (v.phase === "stack_or_absorb") return t("prompt.stack_other", { name: who, total: v.pending?.total ?? "" });
+    return t("prompt.waiting", { name: who });
+  }
+  switch (v.phase) {
+    case "stack_or_absorb":
+      return t("prompt.stack", { total: v.pending?.total ?? "" });
+    case "play_drawn":
+      return S.actions.pass ? t("prompt.drawn_may") : t("prompt.drawn_must");
+    case "choose_colour":
+      return t("prompt.choose_colour");
+    case "roulette_colour":
+      return t("prompt.roulette");
+    case "discard_all_top":
+      return t("prompt.discard_all_top");
+    case "discard_all_subset":
+      return t("prompt.discard_all_subset");
+    default:
+      return S.actions.challenge ? t("prompt.challenge") : t("prompt.play");
+  }
+}
+
+const FACE_ORDER = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "S", "R", "+2", "+4", "SE", "DA"];
+const WILD_ORDER = ["W", "WCR", "W+4", "WR+4", "W+6", "W+10"];
+function sortKey(c) {
+  if (c.startsWith("W")) return 400 + WILD_ORDER.indexOf(c);
+  return COLOURS.indexOf(c[0]) * 100 + FACE_ORDER.indexOf(c.slice(1));
+}
+
+function handCards() {
+  return [...(S.view.hand || [])].sort((a, b) => sortKey(a) - sortKey(b));
+}
+
+function renderHand() {
+  const hand = $("hand");
+  const cards = handCards();
+  const A = S.actions;
+  if (S.selected >= cards.length) S.selected = Math.max(0, cards.length - 1);
+  // Prefer a legal card as the keyboard's starting point.
+  hand.replaceChildren();
+  cards.forEach((c, i) => {
+    const legal = A.plays.has(c);
+    const b = cardElement(c, { button: true });
+    b.classList.add(legal ? "legal" : "dim");
+    if (S.view.drawn === c && S.view.phase === "play_drawn") b.classList.add("drawn");
+    if (i === S.selected) b.classList.add("selected");
+    b.setAttribute("role", "option");
+    b.setAttribute("aria-selected", i === S.selected ? "true" : "false");
+    b.setAttribute("aria-disabled", legal ? "false" : "true");
+    b.dataset.index = String(i);
+    b.title = `${i + 1}: ${cardName(c)}${legal ? "" : ` (${t("table.not_playable")})`}`;
+    b.addEventListener("click", () => {
+      S.selected = i;
+      playCard(c);
+    });
+    hand.append(b);
+  });
+}
+
+function renderControls() {
+  const A = S.actions;
+  const draw = $("draw-btn");
+  draw.hidden = !A.draw;
+  draw.querySelector("span").textContent =
+    S.view.phase === "stack_or_absorb" && S.view.pending ? t("table.take", { n: S.view.pending.total }) : t("table.draw");
+  const pass = $("pass-btn");
+  pass.hidden = !A.pass;
+  $("pass-label").textContent = t(
+    S.view.phase === "discard_all_top" ? "table.keep_da" : S.view.phase === "discard_all_subset" ? "table.stop_da" : "table.keep",
+  );
+  $("challenge-btn").hidden = !A.challenge;
+  const uno = $("uno-btn");
+  uno.disabled = !(A.uno || A.unoWithPlay);
+  uno.setAttribute("aria-pressed", S.unoArmed ? "true" : "false");
+  uno.classList.toggle("armed", S.unoArmed);
+  uno.classList.toggle("urgent", Boolean(A.uno) || (A.unoWithPlay && !S.unoArmed));
+  uno.title = A.uno ? t("table.uno_now") : A.unoWithPlay ? t("table.uno_arm") : t("table.uno_off");
+}
+
+function onUno() {
+  const A = S.actions;
+  if (!A) return;
+  if (A.uno) act(A.uno);
+  else if (A.unoWithPlay) {
+    S.unoArmed = !S.unoArmed;
+    renderControls();
+    if (S.unoArmed) toast(t("table.uno_armed"), "info");
+  }
+}
+
+// ------------------------------------------------------------------ playing a card
+async function playCard(c) {
+  const A = S.actions;
+  let options = A?.plays.get(c);
+  if (!options || !options.length) {
+    toast(myTurn() ? t("err.not_playable", { card: cardName(c) }) : t("err.not_your_turn"), "info");
+    return;
+  }
+  const colours = [...new Set(options.map((a) => a.colour).filter(Boolean))];
+  if (colours.length > 1) {
+    const pick = await pickColour(t("picker.wild_colour", { card: cardName(c) }), colours);
+    if (!pick) return;
+    options = options.filter((a) => a.colour === pick);
+  }
+  const targets = [...new Set(options.map((a) => a.target).filter((x) => x !== null))];
+  if (targets.length > 1) {
+    const pick = await pickTarget(targets);
+    if (pick === null) return;
+    options = options.filter((a) => a.target === pick);
+  }
+  const withUno = options.filter((a) => a.uno);
+  const without = options.filter((a) => !a.uno);
+  const chosen = S.unoArmed && withUno.length ? withUno[0] : without[0] || options[0];
+  act(chosen.text);
+}
+
+function pickColour(title, colours) {
+  return openPicker(
+    title,
+    colours.map((c, i) => ({
+      value: c,
+      key: [String(i + 1), c.toLowerCase()],
+      node: el("button", { type: "button", class: `pick-colour c-${c}`, "data-colour": c, html: `${shapeSvg(c, "shape big")}<span>${escapeHtml(colourWord(c))}</span><kbd>${i + 1}</kbd>` }),
+    })),
+  );
+}
+
+function pickTarget(targets) {
+  return openPicker(
+    t("picker.seven"),
+    targets.map((s, i) => {
+      const p = S.view.players[s];
+      return {
+        value: s,
+        key: [String(i + 1)],
+        node: el("button", { type: "button", class: "pick-target", "data-target": s, text: `${p.name} · ${t("table.cards", { n: p.hand_size })}` }, el("kbd", { text: String(i + 1) })),
+      };
+    }),
+  );
+}
+
+function openPicker(title, items) {
+  closePicker(null);
+  $("picker-title").textContent = title;
+  const body = $("picker-body");
+  body.replaceChildren();
+  return new Promise((resolve) => {
+    S.picker = { items, resolve };
+    for (const it of items) {
+      it.node.addEventListener("click", () => closePicker(it.value));
+      body.append(it.node);
+    }
+    show("picker", true);
+    items[0]?.node.focus();
+  });
+}
+
+function closePicker(value) {
+  const p = S.picker;
+  S.picker = null;
+  show("picker", false);
+  if (p) p.resolve(value);
+}
+
+async function maybeOpenColourPicker() {
+  const A = S.actions;
+  if (!myTurn() || !A.colours.size || S.picker) return;
+  const title = S.view.phase === "roulette_colour" ? t("picker.roulette") : t("picker.colour");
+  const letters = COLOURS.filter((c) => A.colours.has(c));
+  const pick = await pickColour(title, letters);
+  if (pick && S.actions.colours.has(pick)) act(S.actions.colours.get(pick));
+}
+
+// ------------------------------------------------------------------ timer
+function renderTimer() {
+  const box = $("timer");
+  const tm = S.timer;
+  if (!tm || !tm.deadline) {
+    box.hidden = true;
+    return;
+  }
+  const left = Math.max(0, Math.ceil(tm.deadline - Date.now() / 1000));
+  box.hidden = false;
+  const who = S.view?.players?.[tm.seat]?.name ?? "";
+  box.textContent = t("table.timer", { name: who, n: left });
+  box.classList.toggle("low", left <= 5);
+  for (const p of document.querySelectorAll("[data-timer]")) p.textContent = `⏱ ${left}s`;
+}
+setInterval(() => S.view && renderTimer(), 250);
+
+// ------------------------------------------------------------------ log
+function renderLog() {
+  const list = $("log");
+  const nm = names();
+  list.replaceChildren();
+  for (const ev of S.log) {
+    const { text, rules } = translateEvent(ev, nm);
+    const li = el("li", { class: `ev ev-${ev.kind}` }, el("span", { class: "etext", text }));
+    if (rules) li.append(" ", el("span", { class: "rule", text: rules }));
+    list.append(li);
+  }
+  list.scrollTop = list.scrollHeight;
+}
+
+// ------------------------------------------------------------------ end of a hand
+function showHandEnd(ev) {
+  const v = S.view;
+  S.handEndShown = ev;
+  const nm = names();
+  const winner = ev.winner ?? ev.seat;
+  $("hand-end-title").textContent = t(ev.how === "last standing" ? "end.title_last" : "end.title", { name: nm[winner] });
+  const body = $("hand-end-body");
+  body.replaceChildren();
+  const table = el("table", { class: "scores" });
+  table.append(el("tr", {}, el("th", { text: t("end.player") }), el("th", { text: t("end.cards") }), el("th", { text: t("end.total") })));
+  const cards = ev.cards || {};
+  const scores = ev.scores || v.scores || [];
+  nm.forEach((name, s) => {
+    const out = v.players[s]?.out && s !== winner;
+    const cell = s === winner ? (ev.points !== undefined ? `+${ev.points}` : "—") : out ? t("table.out") : String(cards[String(s)] ?? 0);
+    table.append(el("tr", { class: s === winner ? "winner" : "" }, el("td", { text: name }), el("td", { text: cell }), el("td", { text: String(scores[s] ?? 0) })));
+  });
+  body.append(table);
+  if (ev.points !== undefined) {
+    const parts = Object.entries(cards).map(([s, p]) => `${nm[Number(s)]} ${p}`);
+    let line = t("end.breakdown", { points: ev.points, parts: parts.join(" + ") || "0" });
+    if (ev.knocked_out) line += ` ${t("ev.ko_bonus", { n: ev.knocked_out })}`;
+    body.append(el("p", { text: line }));
+  } else body.append(el("p", { text: t("end.lowest") }));
+  const matchOver = v.phase === "over";
+  if (S.room?.mode === "match" || v.score_target) {
+    body.append(el("p", { class: "muted", text: t("end.target", { n: v.score_target }) }));
+  }
+  if (matchOver && v.winner !== null && v.winner !== undefined && S.room?.mode === "match") {
+    body.append(el("p", { class: "strong", text: t("end.match_winner", { name: nm[v.winner] }) }));
+  }
+  const actions = $("hand-end-actions");
+  actions.replaceChildren();
+  actions.append(el("button", { type: "button", class: "primary", id: "hand-end-close", text: matchOver ? t("ui.close") : t("end.continue"), onclick: () => show("hand-end", false) }));
+  const gid = S.gameId || S.room?.game_id || S.room?.finished_games?.at(-1);
+  if (matchOver && S.seat !== null && S.seat === S.room?.host)
+    actions.append(el("button", { type: "button", class: "secondary", id: "new-game", text: t("end.new_game"), onclick: () => send({ type: "start" }) }));
+  if (matchOver && gid) actions.append(el("a", { class: "button secondary", href: `/replay/${encodeURIComponent(gid)}`, text: t("end.replay") }));
+  actions.append(el("a", { class: "button secondary", href: "/", text: t("end.lobby") }));
+  show("hand-end", true);
+}
+
+// ------------------------------------------------------------------ keyboard
+function onKey(e) {
+  if (e.target.closest("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
+  const k = e.key;
+  if (!$("help").hidden) {
+    if (k === "Escape" || k === "?") show("help", false);
+    return;
+  }
+  if (S.picker) {
+    if (k === "Escape") closePicker(null);
+    const hit = S.picker?.items.find((it) => it.key.includes(k.toLowerCase()));
+    if (hit) closePicker(hit.value);
+    e.preventDefault();
+    return;
+  }
+  if (!$("hand-end").hidden) {
+    if (k === "Escape" || k === "Enter") show("hand-end", false);
+    return;
+  }
+  if (k === "?") {
+    show("help", true);
+    return;
+  }
+  if (!S.view || S.seat === null) return;
+  const cards = handCards();
+  const A = S.actions;
+  let handled = true;
+  if (k === "ArrowRight" || k === "ArrowLeft") {
+    const d = k === "ArrowRight" ? 1 : -1;
+    S.selected = (S.selected + d + cards.length) % Math.max(1, cards.length);
+    renderHand();
+    focusSelected();
+  } else if (k === "Home" || k === "End") {
+    S.selected = k === "Home" ? 0 : cards.length - 1;
+    renderHand();
+    focusSelected();
+  } else if (/^[0-9]$/.test(k)) {
+    const i = k === "0" ? 9 : Number(k) - 1;
+    if (i < cards.length) {
+      S.selected = i;
+      renderHand();
+      focusSelected();
+    }
+  } else if (k === "Enter" || k === " ") {
+    if (cards[S.selected]) playCard(cards[S.selected]);
+  } else if (k === "d" || k === "D") act(A.draw);
+  else if (k === "p" || k === "P") act(A.pass);
+  else if (k === "c" || k === "C") act(A.challenge);
+  else if (k === "u" || k === "U") onUno();
+  else if (k === "x" || k === "X") {
+    const first = [...A.catches.values()][0];
+    if (first) act(first);
+  } else handled = false;
+  if (handled) e.preventDefault();
+}
+
+function focusSelected() {
+  $("hand").querySelector(".selected")?.focus();
+}
+
+// ------------------------------------------------------------------ start
+async function main() {
+  await initI18n();
+  mountLanguagePicker($("lang"));
+  onLangChange(() => {
+    applyDom();
+    if (S.room) setRoom(S.room);
+    if (S.view) {
+      renderTable();
+      renderLog();
+    }
+    if (S.handEndShown && !$("hand-end").hidden) showHandEnd(S.handEndShown);
+  });
+  $("join-form").addEventListener("submit", joinRoom);
+  $("watch-btn").addEventListener("click", () => {
+    S.token = null;
+    S.seat = null;
+    show("join-panel", false);
+    connect();
+  });
+  $("copy-btn").addEventListener("click", async () => {
+    const link = $("invite-link").value;
+    try {
+      await navigator.clipboard.writeText(link);
+    } catch {
+      $("invite-link").select();
+      document.execCommand?.("copy");
+    }
+    toast(t("room.copied"), "info");
+  });
+  $("start-btn").addEventListener("click", () => send({ type: "start" }));
+  $("draw-btn").addEventListener("click", () => act(S.actions?.draw));
+  $("draw-pile-btn").addEventListener("click", () => act(S.actions?.draw));
+  $("pass-btn").addEventListener("click", () => act(S.actions?.pass));
+  $("challenge-btn").addEventListener("click", () => act(S.actions?.challenge));
+  $("uno-btn").addEventListener("click", onUno);
+  $("picker-cancel").addEventListener("click", () => closePicker(null));
+  $("help-btn").addEventListener("click", () => show("help", true));
+  $("help-close").addEventListener("click", () => show("help", false));
+  document.addEventListener("keydown", onKey);
+  $("room-code").textContent = code;
+  try {
+    setRoom(await api(`/api/rooms/${encodeURIComponent(code)}`));
+  } catch (err) {
+    notice(err.status === 404 ? t("err.no_room", { code }) : errorText(err.code, err.message));
+    return;
+  }
+  const saved = savedSeat(code);
+  if (saved && saved.token) {
+    S.token = saved.token;
+    S.seat = saved.seat;
+    connect();
+  } else showJoin();
+}
+
+main();
