@@ -17,6 +17,32 @@ function dataOf(ev) {
   return ev.data && typeof ev.data === "object" ? { ...ev, ...ev.data } : ev;
 }
 
+const WORD_LETTER = { red: "R", yellow: "Y", green: "G", blue: "B" };
+const WILD_NAMES = {
+  "Wild Reverse +4": "WR+4",
+  "Wild +6": "W+6",
+  "Wild +10": "W+10",
+  "Colour Roulette": "WCR",
+  Wild: "W",
+  "Wild +4": "W+4",
+};
+const FACE_NAMES = { Skip: "S", Reverse: "R", "Skip Everyone": "SE", "Discard All": "DA" };
+
+/** A card code from the engine's English card name ("red Skip" -> "RS"), or null. */
+export function codeFromEnglish(name) {
+  if (Object.hasOwn(WILD_NAMES, name)) return WILD_NAMES[name];
+  const m = String(name).match(/^(red|yellow|green|blue) (.+)$/);
+  if (!m) return null;
+  const face = FACE_NAMES[m[2]] ?? m[2];
+  return /^(\d|\+2|\+4|S|R|SE|DA)$/.test(face) ? WORD_LETTER[m[1]] + face : null;
+}
+
+/** The translated name of a card the English text names, or undefined. */
+function cardFromText(name) {
+  const code = codeFromEnglish(name);
+  return code ? cardName(code) : undefined;
+}
+
 const CHAIN_RE = /\((\+\d+(?: \+\d+)+)\)/;
 
 /** Which template an event needs: "ev.<kind>" or "ev.<kind>.<variant>". */
@@ -28,7 +54,8 @@ export function variantKey(ev) {
     case "play":
       return text.includes(" stacks ") ? "ev.play.stack" : "ev.play";
     case "absorb":
-      if (text.includes("from the last card")) return "ev.absorb.last_card";
+      if (text.includes("from the last card"))
+        return text.includes("count in the score") ? "ev.absorb.last_card_own" : "ev.absorb.last_card";
       if (text.includes("start card")) return "ev.absorb.start_card";
       if (text.includes("Mercy limit")) return "ev.absorb.mercy";
       return "ev.absorb";
@@ -54,7 +81,8 @@ export function variantKey(ev) {
     case "choose_colour":
       return text.includes("start Wild") ? "ev.choose_colour.start" : "ev.choose_colour";
     case "challenge":
-      return text.includes("succeeds") ? "ev.challenge.succeeds" : "ev.challenge";
+      if (text.includes("succeeds")) return / held \w+ /.test(text) ? "ev.challenge.held" : "ev.challenge.succeeds";
+      return "ev.challenge";
     case "hand_end":
       return (
         (d.points === undefined ? "ev.hand_end.lowest" : "ev.hand_end") +
@@ -99,13 +127,15 @@ export function eventParams(ev, names) {
   if (d.card) p.card = cardName(d.card);
   if (d.colour) p.colour = colourWord(d.colour);
   p.named = d.colour && ev.kind === "play" ? t("ev.named", { colour: p.colour }) : "";
-  p.cards = Array.isArray(d.cards) && d.cards.length ? ` (${d.cards.join(", ")})` : "";
+  const codes = Array.isArray(d.cards) && d.cards.length ? d.cards.join(", ") : "";
+  p.cards = codes ? ` (${codes})` : "";
+  p.cards_list = codes ? `: ${codes}` : "";
   if (Array.isArray(d.cards) && d.cards.length && ev.kind === "draw")
     p.drawn = cardName(d.cards[d.cards.length - 1]);
   if (d.target !== undefined) p.target = nm(d.target);
   if (d.by !== undefined) p.by = nm(d.by);
   if (d.of !== undefined) p.of = nm(d.of);
-  if (Array.isArray(d.hand)) p.hand = d.hand.length ? `: ${d.hand.join(", ")}` : "";
+  p.hand = Array.isArray(d.hand) ? `: ${d.hand.length ? d.hand.join(", ") : t("ev.no_cards")}` : "";
   const chain = text.match(CHAIN_RE);
   p.chain = chain ? ` (${chain[1]})` : "";
   switch (ev.kind) {
@@ -126,6 +156,8 @@ export function eventParams(ev, names) {
       break;
     case "discard_all":
       p.count = Array.isArray(d.cards) ? d.cards.length : undefined;
+      // Every buried card has the Discard All's colour (NM-27).
+      p.colour = Array.isArray(d.cards) && d.cards.length ? colourWord(d.cards[0][0]) : undefined;
       break;
     case "reverse": {
       const m = text.match(/; (.+) is next \[/);
@@ -140,7 +172,7 @@ export function eventParams(ev, names) {
     case "start_card": {
       if (!d.card) {
         // The start card may be named only in the text ("Wild +4 cannot start: ...").
-        p.card = text.split(/ (?:cannot start|is not a number card)/)[0];
+        p.card = cardFromText(text.split(/ (?:cannot start|is not a number card)/)[0]);
       }
       break;
     }
@@ -150,7 +182,10 @@ export function eventParams(ev, names) {
       const cards = d.cards && typeof d.cards === "object" ? d.cards : {};
       const parts = Object.entries(cards).map(([s, pts]) => `${nm(Number(s))} ${pts}`);
       p.parts = parts.length ? parts.join(", ") : t("ev.no_cards");
-      p.bonus = d.knocked_out ? t("ev.ko_bonus", { n: d.knocked_out }) : "";
+      // The bonus per knock-out (A-option knockout_bonus) is what the points hold beyond the cards.
+      const cardPoints = Object.values(cards).reduce((a, b) => a + Number(b), 0);
+      const each = d.knocked_out ? (Number(d.points) - cardPoints) / d.knocked_out : 0;
+      p.bonus = d.knocked_out && d.points !== undefined ? t("ev.ko_bonus", { n: d.knocked_out, each }) : "";
       break;
     }
     case "match_end":
@@ -159,8 +194,31 @@ export function eventParams(ev, names) {
     case "catch":
       p.who = nm(ev.seat);
       break;
-    case "exhausted":
+    case "reshuffle": {
+      const m = text.match(/, (\d+) of them from knocked-out hands/);
+      p.extra = m ? t("ev.reshuffle_extra", { n: m[1] }) : "";
       break;
+    }
+    case "challenge": {
+      const m = text.match(/ held (\w+) /);
+      if (m) p.colour = colourWord(WORD_LETTER[m[1]]);
+      break;
+    }
+    case "jump_in": {
+      const m = text.match(/identical (.+) \[/);
+      if (m) p.card = cardFromText(m[1]);
+      break;
+    }
+    case "deflect": {
+      const m = text.match(/^(.+)'s (.+?) (?:sends the penalty back|passes the penalty on)/);
+      if (m) [p.by, p.card] = [m[1], cardFromText(m[2])];
+      break;
+    }
+    case "roulette": {
+      const m = text.match(/^(.+) names \w+ for /);
+      if (m) p.by = m[1];
+      break;
+    }
     default:
       break;
   }

@@ -649,12 +649,10 @@ function showHandEnd(ev) {
     table.append(el("tr", { class: s === winner ? "winner" : "" }, el("td", { text: name }), el("td", { text: cell }), el("td", { text: String(scores[s] ?? 0) })));
   });
   body.append(table);
-  if (ev.points !== undefined) {
-    const parts = Object.entries(cards).map(([s, p]) => `${nm[Number(s)]} ${p}`);
-    let line = t("end.breakdown", { points: ev.points, parts: parts.join(" + ") || "0" });
-    if (ev.knocked_out) line += ` ${t("ev.ko_bonus", { n: ev.knocked_out })}`;
-    body.append(el("p", { text: line }));
-  } else body.append(el("p", { text: t("end.lowest") }));
+  // The engine's own breakdown (cards per opponent, knock-out bonus), translated.
+  const { text, rules } = translateEvent(ev, nm);
+  body.append(el("p", { class: "breakdown" }, text, rules ? " " : "", rules ? el("span", { class: "rule", text: rules }) : null));
+  if (ev.points === undefined) body.append(el("p", { text: t("end.lowest") }));
   const matchOver = v.phase === "over";
   if (S.room?.mode === "match" || v.score_target) {
     body.append(el("p", { class: "muted", text: t("end.target", { n: v.score_target }) }));
