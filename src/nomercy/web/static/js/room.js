@@ -654,7 +654,7 @@ function showHandEnd(ev) {
   body.append(el("p", { class: "breakdown" }, text, rules ? " " : "", rules ? el("span", { class: "rule", text: rules }) : null));
   if (ev.points === undefined) body.append(el("p", { text: t("end.lowest") }));
   const matchOver = v.phase === "over";
-  if (S.room?.mode === "match" || v.score_target) {
+  if (S.room?.mode === "match") {
     body.append(el("p", { class: "muted", text: t("end.target", { n: v.score_target }) }));
   }
   if (matchOver && v.winner !== null && v.winner !== undefined && S.room?.mode === "match") {
