@@ -16,7 +16,8 @@ ALLOWED: dict[str, set[str]] = {
     "bots": {"core", "bots"},
     "tables": {"core", "bots", "tables"},
     "tui": {"core", "bots", "tables", "tui"},
-    "cli": {"core", "bots", "tables", "tui", "cli"},
+    "web": {"core", "bots", "tables", "web"},
+    "cli": {"core", "bots", "tables", "tui", "web", "cli"},
 }
 
 

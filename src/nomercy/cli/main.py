@@ -7,7 +7,8 @@ Subcommands:
   event is narrated;
 - ``nomercy replay FILE``: narrate a saved :class:`~nomercy.core.records.GameRecord` move by
   move;
-- ``nomercy rules``: every option of RULES.md §6 with its rule id, default and values.
+- ``nomercy rules``: every option of RULES.md §6 with its rule id, default and values;
+- ``nomercy serve``: the web server (``nomercy.web.serve``; needs the ``web`` extra).
 
 User errors (an unknown option or value, a bad player count, an unreadable record) print one
 line to stderr and exit with status 2, like argparse's own usage errors.
@@ -53,6 +54,7 @@ examples:
   nomercy selfplay --players 2 --bots greedy,random --save game.json
   nomercy replay game.json
   nomercy rules --preset classic
+  nomercy serve --host 0.0.0.0
 
 Rules: docs/RULES.md. Notation and record format: docs/notation.md.
 """
@@ -188,6 +190,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rules.add_argument("--json", action="store_true", help="print JSON instead of a table")
     rules.set_defaults(handler=_rules)
+
+    from nomercy.web.serve import add_serve_parser  # standard library only; the server is lazy
+
+    add_serve_parser(sub, raw)
     return parser
 
 

@@ -1,0 +1,886 @@
+"""Rooms: seats, the game, server-side bots, the turn timer and every connection's updates.
+
+The server is the only authority: a :class:`Room` owns its :class:`~nomercy.core.game.Game`,
+applies the actions its seats send (the engine judges them), stores each accepted action in the
+database in the move's own transaction, and sends every connection what its seat may know
+(``Game.view(seat)``, ``event.for_seat(seat)``, its own legal actions).
+
+Concurrency: one asyncio lock per room; the engine is fast, so actions are applied in the event
+loop. Bots, the turn timer and the disconnection grace periods are asyncio tasks of the room,
+cancelled when the server stops. Every message to a connection goes through its own bounded
+queue and sender task (:class:`Connection`), so a slow client never blocks a room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import json
+import logging
+import secrets
+import sqlite3
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nomercy.bots import make_bot
+from nomercy.core.actions import Action, CallUno, Catch, Draw, Pass, parse_action
+from nomercy.core.errors import NoMercyError
+from nomercy.core.events import Event
+from nomercy.core.game import Game, new_game
+from nomercy.core.records import GameRecord
+from nomercy.tables import SeatBot
+from nomercy.web.protocol import (
+    ErrorCode,
+    ProtocolError,
+    RoomSettings,
+    TokenBucket,
+    check_name,
+)
+from nomercy.web.store import RoomRow, SeatRow, Store
+
+__all__ = ["Connection", "Lobby", "Room", "ServerConfig", "bot_seed", "hash_token"]
+
+log = logging.getLogger("nomercy.web")
+
+#: Room codes: no 0/O or 1/I, so a code read aloud or typed is unambiguous.
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 10
+
+HUMAN, BOT, OPEN = "human", "bot", "open"
+
+
+def _default_seed() -> int:
+    # A cryptographic source for online deals: nobody can predict or choose the deck.
+    return secrets.randbits(64)
+
+
+@dataclass
+class ServerConfig:
+    """How the server runs (``nomercy serve`` flags; tests shorten the delays).
+
+    Attributes:
+        database: the SQLite file.
+        bot_delay: seconds a bot waits before each action, so people can follow.
+        grace: seconds a disconnected person's seat waits before the room's bot plays it.
+        timers: the turn timer lengths a room may choose (0: off).
+        rate_capacity / rate_per_second: each connection's token bucket.
+        abuse_limit: rate-limited messages in a row that close the connection.
+        send_queue: messages queued for one connection before it counts as stuck and is closed.
+        seed_source: the game seeds (``secrets.randbits(64)``; tests inject their own).
+    """
+
+    database: str | Path
+    bot_delay: float = 0.8
+    grace: float = 60.0
+    timers: tuple[int, ...] = (0, 15, 30, 60)
+    rate_capacity: float = 20.0
+    rate_per_second: float = 10.0
+    abuse_limit: int = 100
+    send_queue: int = 2048
+    seed_source: Callable[[], int] = field(default=_default_seed)
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a seat token (SHA-256, hex)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def bot_seed(game_seed: int, move: int, seat: int) -> int:
+    """The seed of the bot deciding move ``move`` for ``seat``: a restart decides the same.
+
+    >>> bot_seed(1, 2, 3) == bot_seed(1, 2, 3) != bot_seed(1, 3, 3)
+    True
+    """
+    digest = hashlib.sha256(f"{game_seed}:{move}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def dumps(message: dict[str, Any]) -> str:
+    """Compact JSON for the wire."""
+    return json.dumps(message, separators=(",", ":"))
+
+
+class Connection:
+    """One WebSocket: its seat (``None``: a spectator), rate limit, and outgoing queue.
+
+    ``send`` never blocks: messages wait in a bounded queue that one sender task drains with
+    ``send_text``. A connection whose queue overflows is stuck: it is closed (``close``).
+    """
+
+    def __init__(
+        self,
+        send_text: Callable[[str], Coroutine[Any, Any, None]],
+        close: Callable[[int], Coroutine[Any, Any, None]],
+        config: ServerConfig,
+    ) -> None:
+        self._send_text = send_text
+        self._close = close
+        self.seat: int | None = None
+        self.greeted = False
+        self.bucket = TokenBucket(config.rate_capacity, config.rate_per_second)
+        self.limited = 0
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=config.send_queue)
+        self.closed = False
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start the sender task."""
+        self._task = asyncio.create_task(self._sender())
+
+    async def _sender(self) -> None:
+        while True:
+            text = await self.queue.get()
+            if text is None:
+                return
+            try:
+                await self._send_text(text)
+            except Exception:  # the peer went away; the receive loop cleans up
+                self.closed = True
+                return
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        """Queue a message (a dict, or JSON text already encoded)."""
+        if self.closed:
+            return
+        text = message if isinstance(message, str) else dumps(message)
+        try:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            log.warning("closing a connection that does not read its messages")
+            self.closed = True
+            asyncio.get_running_loop().create_task(self._close(1013))
+
+    async def stop(self) -> None:
+        """Stop the sender after the queued messages (or at once if the peer is gone)."""
+        self.closed = True
+        if self._task is None:
+            return
+        if not self._task.done():
+            with contextlib.suppress(asyncio.QueueFull):
+                self.queue.put_nowait(None)
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), 1.0)
+            except (TimeoutError, Exception):
+                self._task.cancel()
+
+
+@dataclass
+class SeatState:
+    """A seat at run time: who holds it and its connections."""
+
+    seat: int
+    name: str | None
+    kind: str
+    bot: str | None
+    token_hash: str | None
+    conns: set[Connection] = field(default_factory=set)
+    away: bool = False
+
+    def row(self) -> SeatRow:
+        """The stored form."""
+        return SeatRow(self.seat, self.name, self.kind, self.bot, self.token_hash)
+
+
+class Room:
+    """A room: its settings, seats, current (or last) game and connections."""
+
+    def __init__(self, lobby: Lobby, row: RoomRow) -> None:
+        self.lobby = lobby
+        self.config = lobby.config
+        self.code = row.code
+        self.name = row.name
+        self.preset = row.preset
+        self.options = dict(row.options)
+        self.bot = row.bot
+        self.timer = row.timer
+        self.mode = row.mode
+        self.seats = [SeatState(s.seat, s.name, s.kind, s.bot, s.token_hash) for s in row.seat_rows]
+        self.game: Game | None = None
+        self.game_id: str | None = None
+        self.finished: list[str] = []
+        self.games_played = 0
+        self.conns: set[Connection] = set()
+        self.lock = asyncio.Lock()
+        self.deadline: float | None = None
+        self._deadline_seat: int | None = None
+        self._timer_key: tuple[Any, ...] | None = None
+        self._in_turn = 0  # in-turn actions so far: the timer restarts when this changes
+        self._bot_task: asyncio.Task[None] | None = None
+        self._timer_task: asyncio.Task[None] | None = None
+        self._grace: dict[int, asyncio.Task[None]] = {}
+        self.closed = False
+        self._stuck: str | None = None
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def started(self) -> bool:
+        """Whether a game is in progress."""
+        return self.game is not None and not self.game.is_over
+
+    def summary(self) -> dict[str, Any]:
+        """The public room summary (docs/web-protocol.md)."""
+        return {
+            "code": self.code,
+            "name": self.name,
+            "preset": self.preset,
+            "options": self.options,
+            "mode": self.mode,
+            "timer": self.timer,
+            "bot": self.bot,
+            "host": 0,
+            "started": self.started,
+            "game_id": self.game_id if self.started else None,
+            "games_played": self.games_played,
+            "finished_games": list(self.finished),
+            "seats": [
+                {
+                    "seat": s.seat,
+                    "name": s.name,
+                    "kind": s.kind,
+                    "bot": s.bot,
+                    "connected": bool(s.conns),
+                    "away": s.away,
+                }
+                for s in self.seats
+            ],
+            "spectators": sum(1 for c in self.conns if c.seat is None),
+        }
+
+    def robot(self, seat: int) -> bool:
+        """Whether a bot plays ``seat`` now (a bot seat, or a person's seat while away)."""
+        s = self.seats[seat]
+        return s.kind == BOT or (s.kind == HUMAN and s.away)
+
+    def _bot_for(self, seat: int) -> SeatBot:
+        """A bot for this decision only, seeded from the game seed, the move and the seat."""
+        assert self.game is not None
+        s = self.seats[seat]
+        name = s.bot if s.kind == BOT and s.bot else self.bot
+        seed = bot_seed(self.game.seed, len(self.game.history), seat)
+        return SeatBot(make_bot(name, seed=seed), uno_forget=0.0, seed=seed)
+
+    def state_message(
+        self,
+        seat: int | None,
+        events: list[Event],
+        last: Action | None,
+        *,
+        history: bool,
+    ) -> dict[str, Any]:
+        """The ``state`` message for ``seat`` (``None``: a spectator)."""
+        game = self.game
+        assert game is not None
+        legal: list[str] = []
+        if seat is not None and not game.is_over and not game.out[seat]:
+            legal = [str(a) for a in game.legal_actions(seat)]
+        timer = None
+        if self.deadline is not None and self._deadline_seat is not None:
+            timer = {"seat": self._deadline_seat, "deadline": self.deadline, "seconds": self.timer}
+        return {
+            "type": "state",
+            "seat": seat,
+            "game_id": self.game_id,
+            "move": len(game.history),
+            "view": game.view(seat, history=history),
+            "legal": legal,
+            "events": [e.for_seat(seat).to_dict() for e in events],
+            "last": None if last is None else {"seat": last.seat, "action": str(last)},
+            "room": self.summary(),
+            "timer": timer,
+        }
+
+    # ------------------------------------------------------------------ broadcasting
+    def broadcast_room(self) -> None:
+        """Send the room summary to every connection."""
+        text = dumps({"type": "room", "room": self.summary()})
+        for conn in list(self.conns):
+            conn.send(text)
+
+    def broadcast_state(
+        self, events: list[Event], last: Action | None, *, history: bool = False
+    ) -> None:
+        """Send each connection the state for its seat (one encoding per seat)."""
+        if self.game is None:
+            return
+        cache: dict[int | None, str] = {}
+        for conn in list(self.conns):
+            if not conn.greeted:
+                continue
+            text = cache.get(conn.seat)
+            if text is None:
+                text = cache[conn.seat] = dumps(
+                    self.state_message(conn.seat, events, last, history=history)
+                )
+            conn.send(text)
+
+    # ------------------------------------------------------------------ client requests
+    async def handle(self, conn: Connection, data: dict[str, Any]) -> None:
+        """One checked client message (a JSON object with a string ``type``).
+
+        Raises:
+            ProtocolError: the request is refused; nothing changed.
+        """
+        kind = data["type"]
+        if kind == "ping":
+            conn.send({"type": "pong"})
+            return
+        if kind == "hello":
+            token = data.get("token")
+            if token is not None and not isinstance(token, str):
+                raise ProtocolError(ErrorCode.MALFORMED, "'token' must be a string")
+            async with self.lock:
+                self.hello(conn, token)
+            return
+        if kind not in ("start", "action"):
+            raise ProtocolError(
+                ErrorCode.UNKNOWN_TYPE,
+                f"unknown message type {kind!r}; expected hello, start, action or ping",
+            )
+        if not conn.greeted:
+            raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first (with your seat token)")
+        if kind == "start":
+            async with self.lock:
+                self.start(conn)
+            return
+        text = data.get("action")
+        if not isinstance(text, str):
+            raise ProtocolError(ErrorCode.MALFORMED, "'action' must be a string of notation")
+        async with self.lock:
+            self.act(conn, text)
+
+    def hello(self, conn: Connection, token: str | None) -> None:
+        """Seat ``conn`` (by token) or make it a spectator; send ``welcome`` and the state."""
+        seat: int | None = None
+        if token is not None:
+            wanted = hash_token(token)
+            for s in self.seats:
+                if s.token_hash is not None and hmac.compare_digest(s.token_hash, wanted):
+                    seat = s.seat
+                    break
+            else:
+                raise ProtocolError(ErrorCode.BAD_TOKEN, "that token holds no seat in this room")
+        if conn.greeted and conn.seat is not None:
+            self.seats[conn.seat].conns.discard(conn)
+        conn.seat = seat
+        conn.greeted = True
+        self.conns.add(conn)
+        if seat is not None:
+            s = self.seats[seat]
+            s.conns.add(conn)
+            if s.away:
+                s.away = False
+                log.info("room %s: seat %d is back", self.code, seat)
+        self._presence()
+        self._reschedule_timer()
+        conn.send({"type": "welcome", "seat": seat, "room": self.summary()})
+        if self.game is not None:
+            conn.send(self.state_message(seat, [], None, history=True))
+        self.broadcast_room()
+
+    def leave(self, conn: Connection) -> None:
+        """A connection closed."""
+        self.conns.discard(conn)
+        if conn.seat is not None:
+            self.seats[conn.seat].conns.discard(conn)
+        if conn.greeted:
+            self._presence()
+            self.broadcast_room()
+
+    def start(self, conn: Connection) -> None:
+        """The host starts a game: open seats get the room's bot."""
+        if conn.seat is None:
+            raise ProtocolError(ErrorCode.SPECTATOR, "spectators cannot start the game")
+        if conn.seat != 0:
+            raise ProtocolError(ErrorCode.NOT_HOST, "only the host (seat 0) starts the game")
+        if self.started:
+            raise ProtocolError(ErrorCode.ALREADY_STARTED, "a game is already in progress")
+        self.start_game()
+
+    def start_game(self) -> None:
+        """Fill the open seats with bots, deal a new game and store it."""
+        for s in self.seats:
+            if s.kind == OPEN:
+                s.kind, s.bot, s.name = BOT, self.bot, f"Bot {s.seat}"
+        names = [s.name or f"P{s.seat}" for s in self.seats]
+        seed = self.config.seed_source()
+        game = new_game(
+            len(self.seats), rules=self.preset, options=self.options, seed=seed, names=names
+        )
+        game_id = secrets.token_urlsafe(9)
+        record = GameRecord.from_game(game)
+        record.result = self._table_info()
+        self.lobby.store.start_game(
+            self.code, game_id, self.games_played + 1, record, [s.row() for s in self.seats]
+        )
+        self.game, self.game_id = game, game_id
+        self.games_played += 1
+        self._in_turn = 0
+        self._timer_key = None
+        log.info("room %s: game %s starts", self.code, game_id)
+        self._presence()
+        self._reschedule_timer()
+        self.broadcast_state([], None, history=True)
+        self._schedule()
+
+    def _table_info(self) -> dict[str, Any]:
+        return {
+            "room": self.code,
+            "table": {
+                "seats": [s.kind if s.kind != BOT else (s.bot or self.bot) for s in self.seats],
+                "bot_uno_forget": 0.0,
+            },
+        }
+
+    def act(self, conn: Connection, text: str) -> None:
+        """A seat's action in notation: the engine judges it."""
+        seat = conn.seat
+        if seat is None:
+            raise ProtocolError(ErrorCode.SPECTATOR, "spectators cannot act")
+        game = self.game
+        if game is None:
+            raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started")
+        if game.is_over:
+            raise ProtocolError(ErrorCode.GAME_OVER, "the game is over")
+        if game.out[seat]:
+            raise ProtocolError(ErrorCode.KNOCKED_OUT, "you are knocked out of this hand [NM-34]")
+        try:
+            action = parse_action(text, seat)
+        except NoMercyError as exc:
+            raise ProtocolError(ErrorCode.ILLEGAL, str(exc)) from None
+        if action.seat != seat:
+            raise ProtocolError(
+                ErrorCode.WRONG_SEAT, f"you hold seat {seat}, not seat {action.seat}"
+            )
+        try:
+            self.apply(action)
+        except NoMercyError as exc:  # IllegalActionError, NotationError, EngineError
+            if game.to_act != seat and not isinstance(action, (CallUno, Catch)):
+                turn = game.to_act
+                raise ProtocolError(
+                    ErrorCode.NOT_YOUR_TURN,
+                    f"it is {game.names[turn] if turn is not None else 'nobody'}'s turn: {exc}",
+                ) from None
+            raise ProtocolError(ErrorCode.ILLEGAL, str(exc)) from None
+
+    # ------------------------------------------------------------------ applying
+    def apply(self, action: Action, *, last: Action | None = None) -> list[Event]:
+        """Apply ``action`` (the engine checks it), store it, and tell everyone.
+
+        Raises:
+            NoMercyError: the engine refused the action; nothing changed.
+            ProtocolError: ``server_error``: storing failed; the game was reloaded.
+        """
+        game = self.game
+        assert game is not None and self.game_id is not None
+        turn = game.to_act
+        events = game.apply(action)
+        index = len(game.history) - 1
+        finished = self._result() if game.is_over else None
+        try:
+            self.lobby.store.append_action(
+                self.game_id, index, str(action), finished=finished, room=self.code
+            )
+        except sqlite3.Error as exc:
+            log.error("room %s: cannot store move %d: %s", self.code, index, exc)
+            self._reload()
+            raise ProtocolError(
+                ErrorCode.SERVER_ERROR, "the move could not be stored; please try again"
+            ) from None
+        if action.seat == turn:
+            self._in_turn += 1
+        if finished is not None:
+            self.finished.append(self.game_id)
+            log.info("room %s: game %s over, winner %s", self.code, self.game_id, game.winner)
+        self._reschedule_timer()
+        self.broadcast_state(events, action)
+        self._schedule()
+        return events
+
+    def _result(self) -> dict[str, Any]:
+        game = self.game
+        assert game is not None
+        info = self._table_info()
+        return {
+            "winner": game.winner,
+            "scores": list(game.scores),
+            "over": game.is_over,
+            **info,
+            "bots": info["table"]["seats"],
+        }
+
+    def _reload(self) -> None:
+        """Rebuild the game from the database (the truth) after a failed write."""
+        if self.game_id is None:
+            return
+        row = self.lobby.store.load_game(self.game_id)
+        if row is not None:
+            self.game = row.record.replay()
+
+    # ------------------------------------------------------------------ bots, timer, presence
+    def _schedule(self) -> None:
+        """Make sure the bot task runs if a bot may act."""
+        if self.closed or not self.started or self._stuck == self.game_id:
+            return
+        if not any(self.robot(s.seat) for s in self.seats):
+            return
+        if self._bot_task is None or self._bot_task.done():
+            self._bot_task = asyncio.get_running_loop().create_task(self._bot_loop())
+
+    def bot_choice(self) -> Action | None:
+        """The action a bot takes next, in the driver's order (nomercy.bots.next_action).
+
+        Seats that may call UNO come first, from the seat to act onwards, then other out-of-turn
+        actions (catches), then the seat to act; only seats a bot plays now are asked.
+        """
+        game = self.game
+        if game is None or game.is_over:
+            return None
+        turn = game.to_act
+        assert turn is not None
+        n = game.n
+        callers: list[tuple[int, list[Action]]] = []
+        others: list[tuple[int, list[Action]]] = []
+        for seat in [*range(turn, n), *range(turn)]:
+            if game.out[seat]:
+                continue
+            legal = game.legal_actions(seat)
+            if not legal:
+                continue
+            if any(isinstance(a, CallUno) for a in legal):
+                if seat == turn:
+                    if self.robot(seat):
+                        return self._bot_for(seat).choose_action(game.view(seat), legal)
+                    continue
+                callers.append((seat, legal))
+            elif seat != turn:
+                others.append((seat, legal))
+        for seat, legal in [*callers, *others]:
+            if self.robot(seat):
+                action = self._bot_for(seat).choose_out_of_turn(game.view(seat), legal)
+                if action is not None:
+                    return action
+        if self.robot(turn):
+            legal = game.legal_actions(turn)
+            return self._bot_for(turn).choose_action(game.view(turn), legal)
+        return None
+
+    async def _bot_loop(self) -> None:
+        delay = self.config.bot_delay
+        try:
+            while True:
+                async with self.lock:
+                    if self.closed or self.game is None or self.bot_choice() is None:
+                        return
+                    moves = len(self.game.history)
+                await asyncio.sleep(delay)
+                async with self.lock:
+                    game = self.game
+                    if self.closed or game is None or len(game.history) != moves:
+                        continue  # someone acted meanwhile: decide again
+                    action = self.bot_choice()
+                    if action is None:
+                        continue
+                    self._apply_robot(action)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("room %s: the bot task failed", self.code)
+
+    def _apply_robot(self, action: Action) -> None:
+        """Apply a bot's or the timer's action; if the engine refuses (A13's 'raise'), try
+        the seat's other legal actions in order."""
+        game = self.game
+        assert game is not None
+        try:
+            self.apply(action)
+            return
+        except NoMercyError as exc:
+            log.warning("room %s: %s refused: %s", self.code, action, exc)
+        for other in game.legal_actions(action.seat):
+            if other == action:
+                continue
+            try:
+                self.apply(other)
+                return
+            except NoMercyError:
+                continue
+        log.error("room %s: seat %d has no action the engine accepts", self.code, action.seat)
+        self._stuck = self.game_id  # stop the bots of this game; people may still act
+
+    def _reschedule_timer(self) -> None:
+        """(Re)start the turn timer when a person's seat gets a new decision."""
+        game = self.game
+        if (
+            self.timer <= 0
+            or game is None
+            or game.is_over
+            or game.to_act is None
+            or self.robot(game.to_act)
+        ):
+            self._cancel_timer()
+            return
+        key = (self.game_id, game.to_act, self._in_turn)
+        if key == self._timer_key and self._timer_task is not None:
+            return
+        self._cancel_timer()
+        self._timer_key = key
+        self._deadline_seat = game.to_act
+        self.deadline = time.time() + self.timer
+        self._timer_task = asyncio.get_running_loop().create_task(self._timer_wait(key))
+
+    def _cancel_timer(self) -> None:
+        if self._timer_task is not None:
+            self._timer_task.cancel()
+        self._timer_task = None
+        self._timer_key = None
+        self.deadline = None
+        self._deadline_seat = None
+
+    async def _timer_wait(self, key: tuple[Any, ...]) -> None:
+        try:
+            assert self.deadline is not None
+            await asyncio.sleep(max(0.0, self.deadline - time.time()))
+            async with self.lock:
+                if self._timer_key != key or self.game is None or self.game.is_over:
+                    return
+                self._timer_task = None
+                seat = self.game.to_act
+                assert seat is not None
+                action = self.timeout_action(seat)
+                log.info("room %s: seat %d timed out: %s", self.code, seat, action)
+                self._timer_key = None
+                self._apply_robot(action)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("room %s: the timer failed", self.code)
+
+    def timeout_action(self, seat: int) -> Action:
+        """What a seat whose time ran out does: draw (or take the penalty), else pass, else
+        the room's bot decides (a forced play, a colour, a Discard All choice, a challenge)."""
+        game = self.game
+        assert game is not None
+        legal = game.legal_actions(seat)
+        for kind in (Draw, Pass):
+            for action in legal:
+                if type(action) is kind:
+                    return action
+        in_turn = [a for a in legal if not isinstance(a, (CallUno, Catch))] or legal
+        return self._bot_for(seat).choose_action(game.view(seat), in_turn)
+
+    def _presence(self) -> None:
+        """Start or stop the grace period of each person's seat."""
+        for s in self.seats:
+            waiting = s.kind == HUMAN and not s.conns and not s.away and self.started
+            task = self._grace.get(s.seat)
+            if waiting and (task is None or task.done()) and not self.closed:
+                self._grace[s.seat] = asyncio.get_running_loop().create_task(self._away(s.seat))
+            elif not waiting and task is not None:
+                task.cancel()
+                del self._grace[s.seat]
+
+    async def _away(self, seat: int) -> None:
+        try:
+            await asyncio.sleep(self.config.grace)
+            async with self.lock:
+                s = self.seats[seat]
+                self._grace.pop(seat, None)
+                if s.conns or not self.started:
+                    return
+                s.away = True
+                log.info("room %s: seat %d is away; the bot plays it", self.code, seat)
+                self.broadcast_room()
+                self._reschedule_timer()
+                self._schedule()
+        except asyncio.CancelledError:
+            raise
+
+    async def close(self) -> None:
+        """Cancel the room's tasks (server shutdown)."""
+        self.closed = True
+        tasks = [t for t in (self._bot_task, self._timer_task, *self._grace.values()) if t]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+
+class Lobby:
+    """Every room of the server, the database, and the replays of finished games."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.rooms: dict[str, Room] = {}
+        self._store: Store | None = None
+        self._replays: dict[str, dict[str, Any]] = {}
+
+    @property
+    def store(self) -> Store:
+        """The open database."""
+        assert self._store is not None, "the lobby is not open"
+        return self._store
+
+    async def open(self) -> None:
+        """Open the database and resume every room where it was (games replayed)."""
+        self._store = Store(self.config.database)
+        for row in self.store.load_rooms():
+            room = Room(self, row)
+            room.finished = self.store.finished_games(row.code)
+            room.games_played = self.store.games_count(row.code)
+            if row.game_id is not None:
+                game_row = self.store.load_game(row.game_id)
+                if game_row is None:
+                    log.error("room %s: game %s is missing", row.code, row.game_id)
+                else:
+                    try:
+                        room.game = game_row.record.replay()
+                    except (NoMercyError, TypeError) as exc:
+                        log.error(
+                            "room %s: game %s does not replay: %s", row.code, row.game_id, exc
+                        )
+                    else:
+                        room.game_id = row.game_id
+            elif room.finished:
+                last = self.store.load_game(room.finished[-1])
+                if last is not None:
+                    with contextlib.suppress(NoMercyError, TypeError):
+                        room.game = last.record.replay()
+                        room.game_id = last.id
+            self.rooms[room.code] = room
+            if room.started:
+                async with room.lock:
+                    room._presence()
+                    room._reschedule_timer()
+                    room._schedule()
+        log.info("%d rooms loaded from %s", len(self.rooms), self.config.database)
+
+    async def close(self) -> None:
+        """Stop every room's tasks and close the database."""
+        for room in self.rooms.values():
+            await room.close()
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    # ------------------------------------------------------------------ rooms
+    def _new_code(self) -> str:
+        while True:
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            if code not in self.rooms:
+                return code
+
+    def create_room(self, settings: RoomSettings) -> tuple[Room, str]:
+        """A new room with the host in seat 0; returns the room and the host's token."""
+        token = secrets.token_urlsafe(24)
+        code = self._new_code()
+        seats = [SeatRow(0, settings.host_name, HUMAN, None, hash_token(token))]
+        seats += [SeatRow(s, None, OPEN, None, None) for s in range(1, settings.seats)]
+        row = RoomRow(
+            code,
+            settings.name,
+            settings.preset,
+            settings.options,
+            settings.seats,
+            settings.bot,
+            settings.timer,
+            settings.mode,
+            time.time(),
+            None,
+            seats,
+        )
+        self.store.create_room(row)
+        room = Room(self, row)
+        self.rooms[code] = room
+        log.info("room %s created (%s, %d seats)", code, settings.preset, settings.seats)
+        return room, token
+
+    async def join(self, code: str, name: Any) -> tuple[int, str]:
+        """Take the lowest open seat of a room that has not started; returns seat and token.
+
+        Raises:
+            ProtocolError: unknown room (404), full or started (409), bad name (400).
+        """
+        room = self.rooms.get(code)
+        if room is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"no room {code!r}", 404)
+        name = check_name(name, "name")
+        async with room.lock:
+            if room.started:
+                raise ProtocolError(
+                    ErrorCode.ALREADY_STARTED, "the game has started: watch as a spectator", 409
+                )
+            open_seats = [s for s in room.seats if s.kind == OPEN]
+            if not open_seats:
+                raise ProtocolError(ErrorCode.ROOM_FULL, "every seat is taken", 409)
+            seat = open_seats[0]
+            token = secrets.token_urlsafe(24)
+            seat.kind, seat.name, seat.token_hash = HUMAN, name, hash_token(token)
+            self.store.update_seat(room.code, seat.row())
+            room.broadcast_room()
+            return seat.seat, token
+
+    # ------------------------------------------------------------------ replays
+    def replay(self, game_id: str) -> tuple[dict[str, Any], str]:
+        """A finished game's replay (docs/web-protocol.md) and its record text.
+
+        Raises:
+            ProtocolError: ``unknown_game`` (404): no such game, or it is still being played.
+        """
+        row = self.store.load_game(game_id)
+        if row is None or row.status != "finished":
+            raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no finished game {game_id!r}", 404)
+        record = row.record
+        cached = self._replays.get(game_id)
+        if cached is None:
+            cached = self._replays[game_id] = replay_data(row.id, row.room, record)
+            if len(self._replays) > 64:
+                self._replays.pop(next(iter(self._replays)))
+        return cached, record.dumps()
+
+
+def _frame(game: Game) -> dict[str, Any]:
+    frame = game.view(None, history=False)
+    for key in ("rules", "engine", "history", "hand", "known", "seat"):
+        frame.pop(key, None)
+    frame["hands"] = [[c.code for c in hand] for hand in game.hands]
+    return frame
+
+
+def replay_data(game_id: str, room: str, record: GameRecord) -> dict[str, Any]:
+    """Everything about a finished game, step by step, every hand shown."""
+    game = record.start_game()
+    opening = [e.to_dict() for e in game.opening_events] if record.start is None else []
+    start = _frame(game)
+    steps = []
+    for text in record.actions:
+        events = game.apply(text)
+        action = game.history[-1]
+        steps.append(
+            {
+                "action": str(action),
+                "seat": action.seat,
+                "events": [e.to_dict() for e in events],
+                "frame": _frame(game),
+            }
+        )
+    table = record.result.get("table") if isinstance(record.result, dict) else None
+    return {
+        "id": game_id,
+        "room": room,
+        # A string: a 64-bit seed does not survive JavaScript's numbers.
+        "seed": str(record.seed),
+        "record": record.to_dict(),
+        "rules": game.rules.to_json(),
+        "names": list(game.names),
+        "seats": table.get("seats") if isinstance(table, dict) else None,
+        "opening": opening,
+        "start_frame": start,
+        "steps": steps,
+        "result": {"winner": game.winner, "scores": list(game.scores), "over": game.is_over},
+    }

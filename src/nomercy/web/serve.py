@@ -1,0 +1,138 @@
+"""``nomercy serve``: the command line of the web server.
+
+This module imports only the standard library at import time, so the CLI can list the
+subcommand on an install without the ``web`` extra; the server is imported when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+__all__ = ["add_serve_parser", "default_database", "serve"]
+
+_EPILOG = """\
+examples:
+  nomercy serve                                  # http://127.0.0.1:8000/
+  nomercy serve --host 0.0.0.0 --port 8080       # friends on your LAN join at http://YOUR-IP:8080/
+  nomercy serve --database /tmp/cards.sqlite3 --bot-delay 0.3
+
+Create a room on the page, send the invite link (/r/CODE) to your friends, start when ready:
+bots fill the empty seats. Every room, seat and move is stored in the database, so a
+restarted server carries on where it stopped. Finished games are replays at /replay/ID, and
+/api/replays/ID?format=record is a record that `nomercy replay FILE` narrates.
+Protocol and security notes: docs/web.md, docs/web-protocol.md.
+"""
+
+
+def default_database() -> Path:
+    """``$XDG_DATA_HOME/nomercy/server.sqlite3`` (``~/.local/share/nomercy/server.sqlite3``)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "nomercy" / "server.sqlite3"
+
+
+def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) -> None:
+    """Add the ``serve`` subcommand to the CLI's subparsers."""
+    parser = sub.add_parser(
+        "serve",
+        help="serve the game to browsers over WebSockets (needs the web extra)",
+        description=(
+            "Run the web server: rooms for friends and bots, played in the browser. "
+            "Install it with: pip install 'uno-no-mercy[web]'."
+        ),
+        epilog=_EPILOG,
+        formatter_class=formatter_class,
+    )
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on; 0.0.0.0 for every interface (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--port", type=int, default=8000, help="TCP port, 1-65535 (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--database",
+        metavar="PATH",
+        help=f"SQLite file for rooms and games (default: {default_database()})",
+    )
+    parser.add_argument(
+        "--bot-delay",
+        type=float,
+        default=0.8,
+        metavar="SECONDS",
+        help="pause before each bot action, so people can follow (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--grace",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="how long a disconnected player's seat waits before the room's bot plays it "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default="info",
+        help="server log level (default: %(default)s)",
+    )
+    parser.set_defaults(handler=serve)
+
+
+def _fail(message: str) -> int:
+    print(f"nomercy serve: error: {message}", file=sys.stderr)
+    return 2
+
+
+def serve(args: argparse.Namespace, out: TextIO) -> int:
+    """Run the server until interrupted; 2 on bad flags or a missing extra."""
+    if not 1 <= args.port <= 65535:
+        return _fail(f"--port must be 1-65535, got {args.port}")
+    if args.bot_delay < 0:
+        return _fail(f"--bot-delay must be >= 0, got {args.bot_delay}")
+    if args.grace < 0:
+        return _fail(f"--grace must be >= 0, got {args.grace}")
+    try:
+        import uvicorn
+        import uvicorn.config
+
+        from nomercy.web.app import create_app
+        from nomercy.web.protocol import HARD_MAX_BYTES
+        from nomercy.web.rooms import ServerConfig
+        from nomercy.web.store import Store, StoreError
+    except ImportError as exc:
+        return _fail(f"the web server needs the web extra: pip install 'uno-no-mercy[web]' ({exc})")
+    database = Path(args.database) if args.database else default_database()
+    try:  # a clear error now rather than a traceback from the server's startup
+        Store(database).close()
+    except StoreError as exc:
+        return _fail(str(exc))
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    config = ServerConfig(database=database, bot_delay=args.bot_delay, grace=args.grace)
+    app = create_app(config)
+    shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
+    print(f"nomercy serve: http://{shown}:{args.port}/  (database {database})", file=out)
+    if args.host in ("0.0.0.0", "::"):
+        print(
+            "listening on every interface: friends join at http://YOUR-LAN-IP:" + f"{args.port}/",
+            file=out,
+        )
+    out.flush()
+    ws = "websockets-sansio" if "websockets-sansio" in uvicorn.config.WS_PROTOCOLS else "auto"
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        ws=ws,
+        ws_max_size=HARD_MAX_BYTES,
+        log_level=args.log_level,
+        lifespan="on",
+    )
+    return 0

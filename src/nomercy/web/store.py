@@ -1,0 +1,308 @@
+"""SQLite storage for the web server: rooms, seats, games and every accepted action.
+
+One database file (stdlib :mod:`sqlite3`, WAL journal). A game is stored as its setup (the
+:class:`~nomercy.core.records.GameRecord` without actions) plus one row per accepted action,
+written in the same transaction that accepts the move, so a server killed at any moment
+restarts with every accepted move (the engine rebuilds the game by replaying the record).
+
+Seat tokens are never stored: only their SHA-256 hashes.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nomercy.core.records import GameRecord
+
+__all__ = ["GameRow", "RoomRow", "SeatRow", "Store", "StoreError"]
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS rooms (
+    code TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    preset TEXT NOT NULL,
+    options TEXT NOT NULL,
+    seats INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    timer INTEGER NOT NULL,
+    mode TEXT NOT NULL,
+    created REAL NOT NULL,
+    game_id TEXT
+);
+CREATE TABLE IF NOT EXISTS seats (
+    room TEXT NOT NULL REFERENCES rooms(code),
+    seat INTEGER NOT NULL,
+    name TEXT,
+    kind TEXT NOT NULL,
+    bot TEXT,
+    token_hash TEXT,
+    PRIMARY KEY (room, seat)
+);
+CREATE TABLE IF NOT EXISTS games (
+    id TEXT PRIMARY KEY,
+    room TEXT NOT NULL REFERENCES rooms(code),
+    number INTEGER NOT NULL,
+    setup TEXT NOT NULL,
+    status TEXT NOT NULL,
+    started REAL NOT NULL,
+    finished REAL,
+    result TEXT
+);
+CREATE INDEX IF NOT EXISTS games_room ON games(room, number);
+CREATE TABLE IF NOT EXISTS actions (
+    game TEXT NOT NULL REFERENCES games(id),
+    idx INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (game, idx)
+);
+"""
+
+
+class StoreError(RuntimeError):
+    """The database cannot be opened or is not a nomercy server database."""
+
+
+@dataclass
+class SeatRow:
+    """A stored seat."""
+
+    seat: int
+    name: str | None
+    kind: str
+    bot: str | None
+    token_hash: str | None
+
+
+@dataclass
+class RoomRow:
+    """A stored room with its seats."""
+
+    code: str
+    name: str
+    preset: str
+    options: dict[str, Any]
+    seats: int
+    bot: str
+    timer: int
+    mode: str
+    created: float
+    game_id: str | None
+    seat_rows: list[SeatRow] = field(default_factory=list)
+
+
+@dataclass
+class GameRow:
+    """A stored game: its record (setup plus actions), status and result."""
+
+    id: str
+    room: str
+    number: int
+    record: GameRecord
+    status: str
+    started: float
+    finished: float | None
+    result: dict[str, Any] | None
+
+
+class Store:
+    """The server's database. Every method is one short transaction.
+
+    Calls are synchronous: the server makes them from its event loop, where they take
+    microseconds to a millisecond (WAL, ``synchronous=NORMAL``: durable across a killed process;
+    a power cut may lose the last transactions).
+
+    >>> store = Store(":memory:")
+    >>> store.create_room(RoomRow("ABC", "r", "no-mercy", {}, 2, "greedy", 0, "hand", 0.0, None,
+    ...     [SeatRow(0, "Ann", "human", None, "h0"), SeatRow(1, None, "open", None, None)]))
+    >>> [r.code for r in store.load_rooms()]
+    ['ABC']
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        try:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            # The server calls from one event loop thread; TestClient's loop may be another
+            # thread than the one that opened the database, hence check_same_thread=False.
+            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self.db.executescript(_SCHEMA)
+            row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open the database {self.path}: {exc}") from None
+        if row is None:
+            self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        elif row[0] != str(SCHEMA_VERSION):
+            raise StoreError(f"{self.path}: database schema {row[0]}, expected {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        """Close the database."""
+        self.db.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    # ------------------------------------------------------------------ rooms
+    def create_room(self, room: RoomRow) -> None:
+        """Store a new room and its seats."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO rooms VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (
+                    room.code,
+                    room.name,
+                    room.preset,
+                    json.dumps(room.options),
+                    room.seats,
+                    room.bot,
+                    room.timer,
+                    room.mode,
+                    room.created,
+                    room.game_id,
+                ),
+            )
+            for s in room.seat_rows:
+                db.execute(
+                    "INSERT INTO seats VALUES (?,?,?,?,?,?)",
+                    (room.code, s.seat, s.name, s.kind, s.bot, s.token_hash),
+                )
+
+    def room_exists(self, code: str) -> bool:
+        """Whether a room with this code exists."""
+        return self.db.execute("SELECT 1 FROM rooms WHERE code=?", (code,)).fetchone() is not None
+
+    def update_seat(self, code: str, seat: SeatRow) -> None:
+        """Store a seat's new name, kind, bot or token hash."""
+        with self._tx() as db:
+            db.execute(
+                "UPDATE seats SET name=?, kind=?, bot=?, token_hash=? WHERE room=? AND seat=?",
+                (seat.name, seat.kind, seat.bot, seat.token_hash, code, seat.seat),
+            )
+
+    def load_rooms(self) -> list[RoomRow]:
+        """Every room with its seats, oldest first."""
+        rooms: list[RoomRow] = []
+        for row in self.db.execute("SELECT * FROM rooms ORDER BY created, code").fetchall():
+            room = RoomRow(
+                code=row[0],
+                name=row[1],
+                preset=row[2],
+                options=json.loads(row[3]),
+                seats=row[4],
+                bot=row[5],
+                timer=row[6],
+                mode=row[7],
+                created=row[8],
+                game_id=row[9],
+            )
+            room.seat_rows = [
+                SeatRow(*r)
+                for r in self.db.execute(
+                    "SELECT seat, name, kind, bot, token_hash FROM seats WHERE room=? "
+                    "ORDER BY seat",
+                    (room.code,),
+                )
+            ]
+            rooms.append(room)
+        return rooms
+
+    # ------------------------------------------------------------------ games
+    def start_game(
+        self, code: str, game_id: str, number: int, record: GameRecord, seats: list[SeatRow]
+    ) -> None:
+        """Store a new game (its record, no actions yet), the seats as filled, the room's game."""
+        now = time.time()
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO games VALUES (?,?,?,?,?,?,?,?)",
+                (game_id, code, number, record.dumps(), "playing", now, None, None),
+            )
+            db.execute("UPDATE rooms SET game_id=? WHERE code=?", (game_id, code))
+            for s in seats:
+                db.execute(
+                    "UPDATE seats SET name=?, kind=?, bot=?, token_hash=? WHERE room=? AND seat=?",
+                    (s.name, s.kind, s.bot, s.token_hash, code, s.seat),
+                )
+
+    def append_action(
+        self,
+        game_id: str,
+        index: int,
+        action: str,
+        *,
+        finished: dict[str, Any] | None = None,
+        room: str | None = None,
+    ) -> None:
+        """Store action number ``index`` (0-based); with ``finished``, close the game too.
+
+        One transaction: the move and, for the last move, the result and the room's release.
+
+        Raises:
+            sqlite3.Error: the write failed (the caller reloads the game from the database).
+        """
+        now = time.time()
+        with self._tx() as db:
+            db.execute("INSERT INTO actions VALUES (?,?,?,?)", (game_id, index, action, now))
+            if finished is not None:
+                db.execute(
+                    "UPDATE games SET status='finished', finished=?, result=? WHERE id=?",
+                    (now, json.dumps(finished), game_id),
+                )
+                db.execute("UPDATE rooms SET game_id=NULL WHERE code=?", (room,))
+
+    def load_game(self, game_id: str) -> GameRow | None:
+        """A game with its record (actions included), or ``None``."""
+        row = self.db.execute(
+            "SELECT id, room, number, setup, status, started, finished, result FROM games "
+            "WHERE id=?",
+            (game_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        record = GameRecord.loads(row[3])
+        record.actions = [
+            a
+            for (a,) in self.db.execute(
+                "SELECT action FROM actions WHERE game=? ORDER BY idx", (game_id,)
+            )
+        ]
+        result = json.loads(row[7]) if row[7] is not None else None
+        if result is not None:
+            record.result = dict(result)
+        return GameRow(row[0], row[1], row[2], record, row[4], row[5], row[6], result)
+
+    def finished_games(self, code: str) -> list[str]:
+        """The ids of a room's finished games, in order."""
+        return [
+            gid
+            for (gid,) in self.db.execute(
+                "SELECT id FROM games WHERE room=? AND status='finished' ORDER BY number", (code,)
+            )
+        ]
+
+    def games_count(self, code: str) -> int:
+        """How many games the room has started."""
+        row = self.db.execute("SELECT COUNT(*) FROM games WHERE room=?", (code,)).fetchone()
+        return int(row[0])
