@@ -73,7 +73,7 @@ export function variantKey(ev) {
         return d.cards ? "ev.draw.may_card" : "ev.draw.may";
       if (text.includes("and may play it")) return "ev.draw.one_may";
       if (text.includes("and the turn passes")) return "ev.draw.one_passes";
-      return "ev.draw.one";
+      return "ev.draw";
     case "pass":
       return text.includes("Discard All") ? "ev.pass.discard_all" : "ev.pass";
     case "deflect":

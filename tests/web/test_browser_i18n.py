@@ -1,0 +1,101 @@
+"""The browser client's translations (no browser needed).
+
+Every language file has every key of the English one, with the same placeholders, and every
+event kind the engine emits (``_emit("kind", ...)`` in core/game.py) has an English template.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import nomercy.core.game
+
+STATIC = Path(__file__).resolve().parents[2] / "src" / "nomercy" / "web" / "static"
+I18N = STATIC / "i18n"
+LANGUAGES = ["en", "fi", "ru", "de", "tr"]
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def _load(code: str) -> dict[str, str]:
+    data = json.loads((I18N / f"{code}.json").read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def _emitted_kinds() -> set[str]:
+    """The first argument of every ``self._emit(...)`` call in the engine."""
+    source = Path(nomercy.core.game.__file__).read_text(encoding="utf-8")
+    kinds = set()
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "_emit"
+        ):
+            first = node.args[0]
+            assert isinstance(first, ast.Constant) and isinstance(first.value, str), (
+                f"line {node.lineno}: an event kind that is not a literal string"
+            )
+            kinds.add(first.value)
+    return kinds
+
+
+def test_language_files_are_the_supported_languages() -> None:
+    assert sorted(p.stem for p in I18N.glob("*.json")) == sorted(LANGUAGES)
+    js = (STATIC / "js" / "i18n.js").read_text(encoding="utf-8")
+    assert 'LANGUAGES = ["en", "fi", "ru", "de", "tr"]' in js
+
+
+@pytest.mark.parametrize("code", [c for c in LANGUAGES if c != "en"])
+def test_every_language_has_every_english_key(code: str) -> None:
+    en, other = _load("en"), _load(code)
+    missing = sorted(set(en) - set(other))
+    extra = sorted(set(other) - set(en))
+    assert not missing, f"{code}.json lacks {missing}"
+    assert not extra, f"{code}.json has keys English lacks: {extra}"
+    for key, text in other.items():
+        assert isinstance(text, str) and text.strip(), f"{code}.json {key!r} is empty"
+
+
+@pytest.mark.parametrize("code", [c for c in LANGUAGES if c != "en"])
+def test_translations_use_the_english_placeholders(code: str) -> None:
+    en, other = _load("en"), _load(code)
+    for key, text in en.items():
+        want = set(PLACEHOLDER.findall(text))
+        got = set(PLACEHOLDER.findall(other[key]))
+        assert got == want, f"{code}.json {key!r}: placeholders {sorted(got)}, English has {sorted(want)}"
+
+
+def test_every_engine_event_kind_has_an_english_template() -> None:
+    en = _load("en")
+    kinds = _emitted_kinds()
+    assert {"play", "draw", "absorb", "knockout", "hand_end", "uno"} <= kinds
+    missing = sorted(k for k in kinds if f"ev.{k}" not in en)
+    assert not missing, f"en.json has no template for event kinds {missing}"
+
+
+def test_every_variant_the_client_picks_has_an_english_template() -> None:
+    """events.js names its template keys as string literals: each must exist in en.json."""
+    en = _load("en")
+    js = (STATIC / "js" / "events.js").read_text(encoding="utf-8")
+    keys = set(re.findall(r'"(ev\.[a-z_]+(?:\.[a-z_]+)*)"', js))
+    assert len(keys) > 30
+    missing = sorted(k for k in keys if k not in en)
+    assert not missing, f"events.js uses templates en.json lacks: {missing}"
+
+
+def test_every_ui_key_the_pages_use_exists() -> None:
+    en = _load("en")
+    used: set[str] = set()
+    for js in (STATIC / "js").glob("*.js"):
+        used |= set(re.findall(r'\bt\("([\w.+-]+)"', js.read_text(encoding="utf-8")))
+    for html in STATIC.glob("*.html"):
+        used |= set(re.findall(r'data-i18n(?:-\w+)?="([^"]+)"', html.read_text(encoding="utf-8")))
+    assert len(used) > 100
+    missing = sorted(k for k in used if k not in en)
+    assert not missing, f"keys used by the pages but missing from en.json: {missing}"
