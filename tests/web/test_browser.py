@@ -178,7 +178,9 @@ def _act(page: Page, move: dict[str, Any], keyboard: bool) -> str:
     """Carry out one decision of the click policy, by keyboard or by clicking (tapping)."""
     what = move["what"]
     if what == "pick":
-        page.locator("#picker-body button").first.click() if not keyboard else page.keyboard.press("1")
+        page.locator("#picker-body button").first.click() if not keyboard else page.keyboard.press(
+            "1"
+        )
         return f"pick:{move['value']}"
     if what == "play":
         index = int(move["index"])
@@ -275,6 +277,17 @@ def test_two_people_and_a_bot_play_a_hand(base_url: str, browser: Browser) -> No
         _shot(host, "table-desktop-start")
         _shot(guest, "table-phone-start")
 
+        # A third person watches: every seat is an opponent, there is no hand and no controls.
+        watcher_ctx = _context(browser)
+        watcher = watcher_ctx.new_page()
+        watcher.goto(invite)
+        expect(watcher.locator("#join-info")).to_contain_text("already started")
+        expect(watcher.locator("#join-form")).to_be_hidden()
+        watcher.click("#watch-btn")
+        expect(watcher.locator("#opponents .player")).to_have_count(3)
+        expect(watcher.locator("#me")).to_be_hidden()
+        watcher_ctx.close()
+
         # The guest closes the tab and comes back: the saved token resumes the seat.
         guest.close()
         guest = guest_ctx.new_page()
@@ -334,9 +347,7 @@ def test_two_people_and_a_bot_play_a_hand(base_url: str, browser: Browser) -> No
         guest_ctx.close()
 
 
-def test_language_switch_changes_ui_text_and_is_remembered(
-    base_url: str, browser: Browser
-) -> None:
+def test_language_switch_changes_ui_text_and_is_remembered(base_url: str, browser: Browser) -> None:
     ctx = _context(browser, lang="fi-FI")
     page = ctx.new_page()
     errors = _Console(page)
@@ -349,10 +360,60 @@ def test_language_switch_changes_ui_text_and_is_remembered(
         expect(page.locator("html")).to_have_attribute("lang", "ru")
         page.reload()
         expect(page.locator("#create-h")).to_have_text("Создать комнату")
-        for code, text in [("tr", "Oda oluştur"), ("de", "Raum erstellen"), ("en", "Create a room")]:
+        for code, text in [
+            ("tr", "Oda oluştur"),
+            ("de", "Raum erstellen"),
+            ("en", "Create a room"),
+        ]:
             page.select_option("#lang", code)
             expect(page.locator("#create-h")).to_have_text(text)
         assert not errors.errors, errors.errors
+    finally:
+        ctx.close()
+
+
+def test_timer_countdown_and_errors_shown_politely(base_url: str, browser: Browser) -> None:
+    ctx = _context(browser)
+    page = ctx.new_page()
+    errors = _Console(page)
+    try:
+        page.goto(base_url + "/")
+        _shot(page, "lobby-desktop")
+        # A bad option is refused by the server; the page says which and why.
+        page.fill("#host-name", "Cleo")
+        page.click("details.options summary")
+        page.fill("#opt-hand_size", "0")
+        page.dispatch_event("#opt-hand_size", "change")
+        page.click("#create-btn")
+        expect(page.locator("#notice")).to_contain_text("hand_size")
+        page.click("#reset-options")
+        page.fill("#seats", "2")
+        page.select_option("#timer", "15")
+        page.click("#create-btn")
+        page.wait_for_url("**/r/*")
+        code = page.url.rstrip("/").split("/")[-1]
+        page.click("#start-btn")
+        expect(page.locator("#table")).to_be_visible()
+        # The turn timer counts down on our turn (after the bot's move if it starts).
+        timer = page.locator("#timer")
+        expect(timer).to_be_visible()
+        expect(timer).to_contain_text("Cleo")
+        left = int(timer.inner_text().split(":")[1].split()[0])
+        assert 0 < left <= 15, left
+        # A card that cannot be played now is refused politely, without asking the server.
+        dim = page.locator("#hand .card.dim")
+        if dim.count():
+            dim.first.click(force=True)
+            expect(page.locator(".toast").last).to_contain_text("cannot be played now")
+        # A seat token the server does not know: the page says so and offers to join again.
+        page.evaluate(f"localStorage.setItem('nomercy.token.{code}', 'not-a-token')")
+        page.reload()
+        expect(page.locator(".toast").first).to_contain_text("could not be found")
+        expect(page.locator("#join-panel")).to_be_visible()
+        assert page.evaluate(f"localStorage.getItem('nomercy.token.{code}')") is None
+        # Chromium logs the refused request (the bad option) itself; nothing else went wrong.
+        unexpected = [e for e in errors.errors if "status of 400" not in e]
+        assert not unexpected, unexpected
     finally:
         ctx.close()
 
@@ -379,9 +440,15 @@ def _engine_events() -> tuple[list[dict[str, Any]], list[list[str]]]:
         ("no-mercy", {"scoring_enabled": True, "score_target": 300}),
         ("no-mercy", {"roulette_chooser": "player", "stack_deflection": "skip_reverse_deflect"}),
         ("no-mercy", {"discard_all_mode": "choose_top_and_fire", "mercy_threshold": 14}),
-        ("no-mercy", {"start_card_handling": "return_to_bottom", "wild_colour_timing": "on_resolution"}),
+        (
+            "no-mercy",
+            {"start_card_handling": "return_to_bottom", "wild_colour_timing": "on_resolution"},
+        ),
         ("classic", {"scoring_enabled": True, "score_target": 200}),
-        ("classic", {"classic_scoring": "lowest_wins", "scoring_enabled": True, "classic_stacking": True}),
+        (
+            "classic",
+            {"classic_scoring": "lowest_wins", "scoring_enabled": True, "classic_stacking": True},
+        ),
     ]
     games: list[dict[str, Any]] = []
     names: list[list[str]] = []

@@ -68,7 +68,9 @@ def test_translations_use_the_english_placeholders(code: str) -> None:
     for key, text in en.items():
         want = set(PLACEHOLDER.findall(text))
         got = set(PLACEHOLDER.findall(other[key]))
-        assert got == want, f"{code}.json {key!r}: placeholders {sorted(got)}, English has {sorted(want)}"
+        assert got == want, (
+            f"{code}.json {key!r}: placeholders {sorted(got)}, English has {sorted(want)}"
+        )
 
 
 def test_every_engine_event_kind_has_an_english_template() -> None:
