@@ -157,7 +157,8 @@ _POLICY_JS = """
   if (!document.getElementById('hand-end').hidden) return {what: 'hand-end'};
   if (document.body.dataset.busy) return {what: 'busy'};
   const uno = document.getElementById('uno-btn');
-  if (vis(uno) && !uno.disabled && uno.getAttribute('aria-pressed') !== 'true') return {what: 'uno'};
+  const armed = uno.getAttribute('aria-pressed') === 'true';
+  if (vis(uno) && !uno.disabled && !armed) return {what: 'uno'};
   const cards = [...document.querySelectorAll('#hand .card')];
   const legal = cards.filter((c) => c.classList.contains('legal'));
   if (legal.length) {
@@ -434,7 +435,7 @@ def test_keyboard_help_and_unknown_room(base_url: str, browser: Browser) -> None
 
 
 def _engine_events() -> tuple[list[dict[str, Any]], list[list[str]]]:
-    """Events of a few bot games across presets and options, as each seat and the public see them."""
+    """Events of bot games across presets and options, as each seat and the public see them."""
     configs: list[tuple[str, dict[str, Any]]] = [
         ("no-mercy", {}),
         ("no-mercy", {"scoring_enabled": True, "score_target": 300}),
