@@ -497,6 +497,7 @@ function renderControls() {
     S.view.phase === "discard_all_top" ? "table.keep_da" : S.view.phase === "discard_all_subset" ? "table.stop_da" : "table.keep",
   );
   $("challenge-btn").hidden = !A.challenge;
+  $("colour-btn").hidden = !(myTurn() && A.colours.size);
   const uno = $("uno-btn");
   uno.disabled = !(A.uno || A.unoWithPlay);
   uno.setAttribute("aria-pressed", S.unoArmed ? "true" : "false");
@@ -590,9 +591,13 @@ function closePicker(value) {
   if (p) p.resolve(value);
 }
 
-async function maybeOpenColourPicker() {
+async function maybeOpenColourPicker(force = false) {
   const A = S.actions;
   if (!myTurn() || !A.colours.size || S.picker) return;
+  // Opened once per decision; the Name the colour button (K) opens it again after Cancel.
+  const decision = `${S.gameId}:${S.view.phase}:${S.view.hand_number}:${S.log.length}`;
+  if (!force && S.colourAsked === decision) return;
+  S.colourAsked = decision;
   const title = S.view.phase === "roulette_colour" ? t("picker.roulette") : t("picker.colour");
   const letters = COLOURS.filter((c) => A.colours.has(c));
   const pick = await pickColour(title, letters);
@@ -720,6 +725,7 @@ function onKey(e) {
   else if (k === "p" || k === "P") act(A.pass);
   else if (k === "c" || k === "C") act(A.challenge);
   else if (k === "u" || k === "U") onUno();
+  else if (k === "k" || k === "K") maybeOpenColourPicker(true);
   else if (k === "x" || k === "X") {
     const first = [...A.catches.values()][0];
     if (first) act(first);
@@ -767,6 +773,7 @@ async function main() {
   $("pass-btn").addEventListener("click", () => act(S.actions?.pass));
   $("challenge-btn").addEventListener("click", () => act(S.actions?.challenge));
   $("uno-btn").addEventListener("click", onUno);
+  $("colour-btn").addEventListener("click", () => maybeOpenColourPicker(true));
   $("picker-cancel").addEventListener("click", () => closePicker(null));
   $("help-btn").addEventListener("click", () => show("help", true));
   $("help-close").addEventListener("click", () => show("help", false));
