@@ -401,16 +401,26 @@ class Room:
             raise ProtocolError(ErrorCode.ALREADY_STARTED, "a game is already in progress")
         self.start_game()
 
-    def start_game(self) -> None:
-        """Fill the open seats with bots, deal a new game and store it."""
+    def start_game(self, game: Game | None = None) -> None:
+        """Fill the open seats with bots, deal a new game and store it.
+
+        ``game``: a game to play instead of a new deal (a position, e.g. to rig a test or
+        resume an analysis); its record keeps the start position, so it replays like any.
+        """
         for s in self.seats:
             if s.kind == OPEN:
                 s.kind, s.bot, s.name = BOT, self.bot, f"Bot {s.seat}"
         names = [s.name or f"P{s.seat}" for s in self.seats]
-        seed = self.config.seed_source()
-        game = new_game(
-            len(self.seats), rules=self.preset, options=self.options, seed=seed, names=names
-        )
+        if game is None:
+            game = new_game(
+                len(self.seats),
+                rules=self.preset,
+                options=self.options,
+                seed=self.config.seed_source(),
+                names=names,
+            )
+        elif game.n != len(self.seats):
+            raise ValueError(f"a {game.n}-player game for {len(self.seats)} seats")
         game_id = secrets.token_urlsafe(9)
         record = GameRecord.from_game(game)
         record.result = self._table_info()

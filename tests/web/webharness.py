@@ -1,0 +1,214 @@
+"""An in-process harness for the web server's tests: the ASGI app driven from asyncio.
+
+Starlette's TestClient blocks on every receive, which cannot express "several clients, bots
+acting in the background, wait at most N seconds for the next message". Here the app runs in
+the test's own event loop: :class:`Server` runs its lifespan, :class:`WsClient` speaks the ASGI
+WebSocket protocol through queues (no sockets), and every wait has a timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from nomercy.core.game import Game
+from nomercy.web import ServerConfig, create_app
+from nomercy.web.rooms import Lobby, Room
+
+TIMEOUT = 10.0
+
+
+class Closed(Exception):
+    """The server closed the WebSocket."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(f"closed with code {code}")
+        self.code = code
+
+
+class WsClient:
+    """One WebSocket connection to the app, with every message it received kept in ``log``."""
+
+    def __init__(self, app: Any, path: str, *, origin: str | None = None) -> None:
+        self.to_app: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.from_app: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        headers = [(b"host", b"testserver")]
+        if origin is not None:
+            headers.append((b"origin", origin.encode()))
+        scope = {
+            "type": "websocket",
+            "asgi": {"version": "3.0"},
+            "scheme": "ws",
+            "http_version": "1.1",
+            "path": path,
+            "raw_path": path.encode(),
+            "root_path": "",
+            "query_string": b"",
+            "headers": headers,
+            "client": ("127.0.0.1", 50000),
+            "server": ("testserver", 80),
+            "subprotocols": [],
+            "state": {},
+        }
+        self.task = asyncio.ensure_future(app(scope, self.to_app.get, self.from_app.put))
+        self.log: list[dict[str, Any]] = []
+        self.closed: int | None = None
+
+    async def connect(self) -> None:
+        """Open the connection (the server accepts every room path first)."""
+        await self.to_app.put({"type": "websocket.connect"})
+        msg = await asyncio.wait_for(self.from_app.get(), TIMEOUT)
+        if msg["type"] == "websocket.close":
+            self.closed = msg.get("code", 1000)
+            raise Closed(self.closed)
+        assert msg["type"] == "websocket.accept", msg
+
+    async def send(self, data: dict[str, Any] | str) -> None:
+        """Send one JSON object (or raw text)."""
+        text = data if isinstance(data, str) else json.dumps(data)
+        await self.to_app.put({"type": "websocket.receive", "text": text})
+
+    async def recv(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """The next message (raises :class:`Closed` when the server closes)."""
+        msg = await asyncio.wait_for(self.from_app.get(), timeout)
+        if msg["type"] == "websocket.close":
+            self.closed = msg.get("code", 1000)
+            raise Closed(self.closed)
+        assert msg["type"] == "websocket.send", msg
+        data: dict[str, Any] = json.loads(msg["text"])
+        self.log.append(data)
+        return data
+
+    async def expect(
+        self,
+        kind: str,
+        pred: Callable[[dict[str, Any]], bool] | None = None,
+        timeout: float = TIMEOUT,
+    ) -> dict[str, Any]:
+        """Skip messages until one of type ``kind`` (matching ``pred``) arrives."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            msg = await self.recv(max(0.01, end - loop.time()))
+            if msg["type"] == kind and (pred is None or pred(msg)):
+                return msg
+
+    async def error(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """The next ``error`` message."""
+        return await self.expect("error", timeout=timeout)
+
+    async def drain(self, quiet: float = 0.05) -> list[dict[str, Any]]:
+        """Every message that arrives until ``quiet`` seconds pass without one."""
+        got = []
+        while True:
+            try:
+                got.append(await self.recv(quiet))
+            except TimeoutError:
+                return got
+
+    async def hello(self, token: str | None = None) -> dict[str, Any]:
+        """Say hello and return the welcome."""
+        await self.send({"type": "hello", "token": token} if token else {"type": "hello"})
+        return await self.expect("welcome")
+
+    async def act(self, action: str) -> None:
+        """Send an action."""
+        await self.send({"type": "action", "action": action})
+
+    async def close(self) -> None:
+        """Disconnect and let the server clean up."""
+        await self.to_app.put({"type": "websocket.disconnect", "code": 1000})
+        await asyncio.wait_for(self.task, TIMEOUT)
+
+
+class Server:
+    """The app with its lifespan running, an HTTP client and WebSocket clients."""
+
+    def __init__(self, database: Path | str, **config: Any) -> None:
+        config.setdefault("bot_delay", 0.0)
+        config.setdefault("rate_per_second", 1000.0)
+        config.setdefault("rate_capacity", 1000.0)
+        self.config = ServerConfig(database=database, **config)
+        self.app = create_app(self.config)
+        self.lobby: Lobby = self.app.state.lobby
+        self._lifespan: Any = None
+        self.http = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=self.app), base_url="http://testserver"
+        )
+        self.clients: list[WsClient] = []
+
+    async def __aenter__(self) -> Server:
+        self._lifespan = self.app.router.lifespan_context(self.app)
+        await self._lifespan.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        for client in self.clients:
+            if not client.task.done():
+                await client.close()
+        await self.http.aclose()
+        await self._lifespan.__aexit__(None, None, None)
+
+    async def ws(self, code: str, **kw: Any) -> WsClient:
+        """A connected WebSocket client for room ``code``."""
+        client = WsClient(self.app, f"/ws/{code}", **kw)
+        self.clients.append(client)
+        await client.connect()
+        return client
+
+    async def create(self, **body: Any) -> dict[str, Any]:
+        """Create a room; returns the 201 body."""
+        body.setdefault("host_name", "Ann")
+        r = await self.http.post("/api/rooms", json=body)
+        assert r.status_code == 201, r.text
+        data: dict[str, Any] = r.json()
+        return data
+
+    async def join(self, code: str, name: str) -> dict[str, Any]:
+        """Join a room; returns ``{"seat", "token"}``."""
+        r = await self.http.post(f"/api/rooms/{code}/join", json={"name": name})
+        assert r.status_code == 200, r.text
+        data: dict[str, Any] = r.json()
+        return data
+
+    def room(self, code: str) -> Room:
+        """The room object (for checks against the true game)."""
+        return self.lobby.rooms[code]
+
+    async def rig(self, code: str, game: Game) -> None:
+        """Start ``code``'s game from a position instead of a deal."""
+        room = self.room(code)
+        async with room.lock:
+            room.start_game(game)
+
+
+async def table(
+    server: Server,
+    seats: int = 3,
+    names: tuple[str, ...] = ("Ann", "Bob", "Cid", "Dee"),
+    **room: Any,
+) -> tuple[str, list[WsClient]]:
+    """A room whose every seat is a person, each connected and greeted (not started)."""
+    created = await server.create(host_name=names[0], seats=seats, **room)
+    code = created["code"]
+    tokens = [created["token"]]
+    for s in range(1, seats):
+        tokens.append((await server.join(code, names[s]))["token"])
+    clients = []
+    for token in tokens:
+        client = await server.ws(code)
+        await client.hello(token)
+        clients.append(client)
+    for client in clients:
+        await client.drain(0.02)
+    return code, clients
+
+
+def run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Run an async test body."""
+    asyncio.run(main())
