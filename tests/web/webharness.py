@@ -58,6 +58,7 @@ class WsClient:
         self.task = asyncio.ensure_future(app(scope, self.to_app.get, self.from_app.put))
         self.log: list[dict[str, Any]] = []
         self.closed: int | None = None
+        self.token: str | None = None
 
     async def connect(self) -> None:
         """Open the connection (the server accepts every room path first)."""
@@ -98,6 +99,13 @@ class WsClient:
             if msg["type"] == kind and (pred is None or pred(msg)):
                 return msg
 
+    async def state(self, move: int, timeout: float = TIMEOUT) -> dict[str, Any]:
+        """The state after ``move`` actions (already received, or the next one to come)."""
+        for msg in self.log:
+            if msg["type"] == "state" and msg["move"] == move:
+                return msg
+        return await self.expect("state", lambda m: m["move"] == move, timeout)
+
     async def error(self, timeout: float = TIMEOUT) -> dict[str, Any]:
         """The next ``error`` message."""
         return await self.expect("error", timeout=timeout)
@@ -113,6 +121,7 @@ class WsClient:
 
     async def hello(self, token: str | None = None) -> dict[str, Any]:
         """Say hello and return the welcome."""
+        self.token = token
         await self.send({"type": "hello", "token": token} if token else {"type": "hello"})
         return await self.expect("welcome")
 
