@@ -30,7 +30,7 @@ playwright_sync = pytest.importorskip("playwright.sync_api", reason="playwright 
 import uvicorn  # noqa: E402
 from playwright.sync_api import Browser, BrowserContext, Page, expect  # noqa: E402
 
-from nomercy import new_game  # noqa: E402
+from nomercy import GameRecord, new_game  # noqa: E402
 from nomercy.bots import make_bot, next_action  # noqa: E402
 from nomercy.web.app import create_app  # noqa: E402
 from nomercy.web.rooms import ServerConfig  # noqa: E402
@@ -50,7 +50,7 @@ PHONE = {"width": 390, "height": 844}
 #: Game seeds the server deals with, in order (a fixed deal makes the test repeatable).
 #: Each test's deal. With a fixed deal the people's clicks and the bots' choices are the same
 #: on every run (bots are seeded from the game seed), so what a test expects to happen does.
-SEED_HAND, SEED_CATCH, SEED_TIMER = 1, 7, 3
+SEED_HAND, SEED_CATCH, SEED_TIMER, SEED_MATCH = 1, 7, 3, 5
 #: The seed of the next game the server deals: each test sets its own before it starts a game,
 #: so a test's deal does not depend on which other tests ran.
 NEXT_SEED = {"seed": SEED_HAND}
@@ -157,7 +157,8 @@ _POLICY_JS = """
     const b = picker.querySelector('#picker-body button');
     if (b) return {what: 'pick', value: b.dataset.colour || b.dataset.target};
   }
-  if (!document.getElementById('hand-end').hidden) return {what: 'hand-end'};
+  const end = document.getElementById('hand-end');
+  if (!end.hidden) return {what: 'hand-end', over: end.dataset.over === '1'};
   if (document.body.dataset.busy) return {what: 'busy'};
   const catcher = document.querySelector('#opponents button.catch');
   if (catcher && catches) return {what: 'catch', seat: catcher.dataset.catch};
@@ -218,12 +219,14 @@ def _drive(
     forgetful: tuple[bool, ...] = (),
     catches: bool = False,
     until: str = "",
+    match: bool = False,
 ) -> list[list[str]]:
     """Play for every page until each shows the end-of-hand dialog; returns what each did.
 
     The first page plays by keyboard (number keys, Enter, D, P, U), the others by clicking.
     ``forgetful[i]``: page i never calls UNO; ``catches``: catch whoever forgets; ``until``:
-    also stop once some page did this.
+    also stop once some page did this; ``match``: close each hand's score dialog and go on
+    until the match is over.
     """
     done: list[list[str]] = [[] for _ in pages]
     deadline = time.monotonic() + timeout
@@ -232,7 +235,10 @@ def _drive(
         for i, page in enumerate(pages):
             forgets = i < len(forgetful) and forgetful[i]
             move = page.evaluate(_POLICY_JS, [forgets, catches])
-            if move["what"] == "hand-end":
+            if move["what"] == "hand-end" and match and not move["over"]:
+                done[i].append("hand-end")
+                page.click("#hand-end-close")
+            elif move["what"] == "hand-end":
                 finished += 1
             elif move["what"] not in ("wait", "busy"):
                 done[i].append(_act(page, move, keyboard=i == 0))
@@ -325,7 +331,9 @@ def test_two_people_and_a_bot_play_a_hand(base_url: str, browser: Browser) -> No
         print("guest (taps):", actions[1])
         for page in (host, guest):
             expect(page.locator("#hand-end")).to_be_visible()
-            expect(page.locator("#hand-end-body table.scores tr")).to_have_count(4)
+            expect(page.locator("#hand-end-body table.scores tr")).to_have_count(
+                4
+            )  # a header and three seats
         _shot(host, "hand-end-desktop")
         _shot(guest, "hand-end-phone")
         host.click("#hand-end-close")
@@ -354,6 +362,10 @@ def test_two_people_and_a_bot_play_a_hand(base_url: str, browser: Browser) -> No
         room = json.loads(host.evaluate(f"fetch('/api/rooms/{code}').then(r => r.text())"))
         assert room["finished_games"], room
         game_id = room["finished_games"][-1]
+        # The published record replays to the same result with the engine (how to verify).
+        text = host.evaluate(f"fetch('/api/replays/{game_id}?format=record').then(r => r.text())")
+        game = GameRecord.loads(text).replay()
+        assert game.is_over and room["finished_games"]
         host.goto(f"{base_url}/replay/{game_id}")
         expect(host.locator("#replay")).to_be_visible()
         expect(host.locator("#hands .rh")).to_have_count(3)
@@ -363,6 +375,7 @@ def test_two_people_and_a_bot_play_a_hand(base_url: str, browser: Browser) -> No
         host.press("body", "End")
         expect(host.locator("#next-btn")).to_be_disabled()
         _shot(host, "replay-end")
+        expect(host.locator("#result")).to_have_text(f"{game.names[game.winner]} wins")
         assert not host_log.errors, host_log.errors
         assert not guest_log.errors, guest_log.errors
     finally:
@@ -400,6 +413,45 @@ def test_a_forgotten_uno_is_caught(base_url: str, browser: Browser) -> None:
     finally:
         ann_ctx.close()
         bob_ctx.close()
+
+
+def test_a_match_against_a_bot_shows_scores_after_every_hand(
+    base_url: str, browser: Browser
+) -> None:
+    ctx = _context(browser)
+    page = ctx.new_page()
+    errors = _Console(page)
+    try:
+        page.goto(base_url + "/")
+        page.fill("#host-name", "Dana")
+        page.fill("#seats", "2")
+        page.select_option("#bot", "random")
+        page.check("input[name=mode][value=match]")
+        page.click("details.options summary")
+        for name, value in (("hand_size", "3"), ("score_target", "300"), ("knockout_bonus", "0")):
+            page.fill(f"#opt-{name}", value)
+            page.dispatch_event(f"#opt-{name}", "change")
+        page.click("#create-btn")
+        page.wait_for_url("**/r/*")
+        NEXT_SEED["seed"] = SEED_MATCH
+        page.click("#start-btn")
+        expect(page.locator("#table")).to_be_visible()
+        actions = _drive([page], timeout=120, match=True)[0]
+        print("Dana:", actions)
+        hands = actions.count("hand-end") + 1
+        assert hands >= 2, actions
+        dialog = page.locator("#hand-end")
+        expect(dialog).to_contain_text("The match is played to 300 points")
+        expect(dialog).to_contain_text("wins the match")
+        totals = page.locator("#hand-end-body table.scores tr td:nth-child(4)")
+        assert max(int(t) for t in totals.all_inner_texts()) >= 300
+        # The log runs across the hands: every hand's deal and score are in it.
+        expect(page.locator("#log .ev-hand_end")).to_have_count(hands)
+        expect(page.locator("#log .ev-match_end")).to_have_count(1)
+        _shot(page, "match-end")
+        assert not errors.errors, errors.errors
+    finally:
+        ctx.close()
 
 
 def test_language_switch_changes_ui_text_and_is_remembered(base_url: str, browser: Browser) -> None:

@@ -100,3 +100,16 @@ export function cardBack(opts = {}) {
   el.innerHTML = '<span class="back-mark" aria-hidden="true">NM</span>';
   return el;
 }
+
+const FACE_ORDER = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "S", "R", "+2", "+4", "SE", "DA"];
+const WILD_ORDER = ["W", "WCR", "W+4", "WR+4", "W+6", "W+10"];
+
+function sortKey(c) {
+  if (c.startsWith("W")) return 400 + WILD_ORDER.indexOf(c);
+  return COLOURS.indexOf(c[0]) * 100 + FACE_ORDER.indexOf(c.slice(1));
+}
+
+/** Cards grouped by colour (red, yellow, green, blue, then wilds), each group in face order. */
+export function sortCards(codes) {
+  return [...codes].sort((a, b) => sortKey(a) - sortKey(b));
+}

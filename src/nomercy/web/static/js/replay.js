@@ -1,7 +1,7 @@
 // The replay page: step through a finished game with every hand shown (the game is over and
 // its seed is published), the event texts of each move, and how to verify the deal.
 import { api } from "./api.js";
-import { cardElement, colourChip, escapeHtml } from "./cards.js";
+import { cardElement, colourChip, escapeHtml, sortCards } from "./cards.js";
 import { errorText } from "./errors.js";
 import { translateEvent } from "./events.js";
 import { initI18n, mountLanguagePicker, onLangChange, t } from "./i18n.js";
@@ -63,7 +63,7 @@ function render() {
     if (p.uno) info.push(t("table.uno_called"));
     box.append(el("strong", { text: p.name }), " ", el("span", { class: "small", text: `(${R.seats?.[s] ?? ""}) · ${info.join(" · ")}` }));
     const cards = el("div", { class: "cards" });
-    for (const c of f.hands?.[s] || []) cards.append(cardElement(c));
+    for (const c of sortCards(f.hands?.[s] || [])) cards.append(cardElement(c));
     box.append(cards);
     hands.append(box);
   });

@@ -1,6 +1,6 @@
 // The room page: join or watch, wait in the lobby, then play at the table over the WebSocket.
 import { api, forgetSeat, lastName, rememberName, savedSeat, saveSeat } from "./api.js";
-import { COLOURS, cardBack, cardElement, cardName, colourChip, colourWord, escapeHtml, shapeSvg } from "./cards.js";
+import { COLOURS, cardBack, cardElement, cardName, colourChip, colourWord, escapeHtml, shapeSvg, sortCards } from "./cards.js";
 import { errorText } from "./errors.js";
 import { translateEvent } from "./events.js";
 import { applyDom, initI18n, mountLanguagePicker, onLangChange, t } from "./i18n.js";
@@ -448,15 +448,8 @@ function promptText() {
   }
 }
 
-const FACE_ORDER = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "S", "R", "+2", "+4", "SE", "DA"];
-const WILD_ORDER = ["W", "WCR", "W+4", "WR+4", "W+6", "W+10"];
-function sortKey(c) {
-  if (c.startsWith("W")) return 400 + WILD_ORDER.indexOf(c);
-  return COLOURS.indexOf(c[0]) * 100 + FACE_ORDER.indexOf(c.slice(1));
-}
-
 function handCards() {
-  return [...(S.view.hand || [])].sort((a, b) => sortKey(a) - sortKey(b));
+  return sortCards(S.view.hand || []);
 }
 
 function renderHand() {
@@ -645,13 +638,18 @@ function showHandEnd(ev) {
   const body = $("hand-end-body");
   body.replaceChildren();
   const table = el("table", { class: "scores" });
-  table.append(el("tr", {}, el("th", { text: t("end.player") }), el("th", { text: t("end.cards") }), el("th", { text: t("end.total") })));
+  const head = ["end.player", "end.card_points", "end.hand_score", "end.total"];
+  table.append(el("tr", {}, ...head.map((k) => el("th", { text: t(k) }))));
   const cards = ev.cards || {};
   const scores = ev.scores || v.scores || [];
+  const lowest = ev.points === undefined; // classic lowest_wins: everyone adds their own points
   nm.forEach((name, s) => {
-    const out = v.players[s]?.out && s !== winner;
-    const cell = s === winner ? (ev.points !== undefined ? `+${ev.points}` : "—") : out ? t("table.out") : String(cards[String(s)] ?? 0);
-    table.append(el("tr", { class: s === winner ? "winner" : "" }, el("td", { text: name }), el("td", { text: cell }), el("td", { text: String(scores[s] ?? 0) })));
+    const left = Object.hasOwn(cards, String(s)) ? String(cards[String(s)]) : s === winner ? "0" : t("table.out");
+    let gain = "—";
+    if (s === winner && !lowest) gain = `+${ev.points}`;
+    else if (lowest && Object.hasOwn(cards, String(s))) gain = `+${cards[String(s)]}`;
+    const cells = [name, left, gain, String(scores[s] ?? 0)].map((x) => el("td", { text: x }));
+    table.append(el("tr", { class: s === winner ? "winner" : "" }, ...cells));
   });
   body.append(table);
   // The engine's own breakdown (cards per opponent, knock-out bonus), translated.
@@ -673,6 +671,7 @@ function showHandEnd(ev) {
     actions.append(el("button", { type: "button", class: "secondary", id: "new-game", text: t("end.new_game"), onclick: () => send({ type: "start" }) }));
   if (matchOver && gid) actions.append(el("a", { class: "button secondary", href: `/replay/${encodeURIComponent(gid)}`, text: t("end.replay") }));
   actions.append(el("a", { class: "button secondary", href: "/", text: t("end.lobby") }));
+  $("hand-end").dataset.over = matchOver ? "1" : "0";
   show("hand-end", true);
 }
 
