@@ -283,6 +283,7 @@ def test_two_people_and_a_bot_play_a_hand(base_url: str, browser: Browser) -> No
         invite = host.input_value("#invite-link")
         assert invite.endswith(f"/r/{code}")
         expect(host.locator("#start-btn")).to_be_visible()
+        _shot(host, "room-lobby-desktop")
 
         # The guest (a phone) opens the invite link and takes the next seat.
         guest.goto(invite)
@@ -291,6 +292,7 @@ def test_two_people_and_a_bot_play_a_hand(base_url: str, browser: Browser) -> No
         guest.click("#join-btn")
         expect(guest.locator("#lobby-panel")).to_be_visible()
         expect(guest.locator("#start-btn")).to_be_hidden()
+        _shot(guest, "room-lobby-phone")
         expect(host.locator("#seat-list")).to_contain_text("Bob")
         token = guest.evaluate(f"localStorage.getItem('nomercy.token.{code}')")
         assert token
@@ -309,7 +311,7 @@ def test_two_people_and_a_bot_play_a_hand(base_url: str, browser: Browser) -> No
         watcher_ctx = _context(browser)
         watcher = watcher_ctx.new_page()
         watcher.goto(invite)
-        expect(watcher.locator("#join-info")).to_contain_text("already started")
+        expect(watcher.locator("#join-info")).to_contain_text("you can watch")
         expect(watcher.locator("#join-form")).to_be_hidden()
         watcher.click("#watch-btn")
         expect(watcher.locator("#opponents .player")).to_have_count(3)

@@ -148,8 +148,8 @@ function send(msg) {
 function act(action) {
   if (!action) return;
   S.unoArmed = false;
-  document.body.dataset.busy = "1";
-  send({ type: "action", action });
+  // Busy until the server answers (a state or an error), so a double click sends one action.
+  if (send({ type: "action", action })) document.body.dataset.busy = "1";
 }
 
 function setConn(text) {
@@ -163,6 +163,8 @@ setInterval(() => {
 function onMessage(msg) {
   switch (msg.type) {
     case "welcome":
+      // After a (re)connection the next state's history is the whole log of this hand.
+      S.gotState = false;
       S.seat = msg.seat ?? null;
       if (S.seat !== null && S.token) saveSeat(code, S.seat, S.token);
       if (msg.room) setRoom(msg.room);
@@ -219,7 +221,7 @@ function renderLobby() {
   for (const s of room.seats) {
     const who =
       s.kind === "open"
-        ? t("room.open_seat", { bot: s.bot || "" })
+        ? t("room.open_seat", { bot: room.bot || s.bot || "" })
         : s.kind === "bot"
           ? `${s.name || s.bot} (${t("room.bot")})`
           : s.name;
@@ -239,7 +241,7 @@ function renderLobby() {
 
 function roomSummary(room) {
   const parts = [t(`preset.${room.preset}`), t(room.mode === "match" ? "lobby.mode_match" : "lobby.mode_hand")];
-  parts.push(room.timer ? t("lobby.timer_seconds", { n: room.timer }) : t("lobby.timer_off"));
+  parts.push(`${t("lobby.timer")}: ${room.timer ? t("lobby.timer_seconds", { n: room.timer }) : t("lobby.timer_off")}`);
   const opts = Object.entries(room.options || {});
   if (opts.length) parts.push(opts.map(([k, v]) => `${k}=${v}`).join(", "));
   return parts.join(" · ");
@@ -250,9 +252,11 @@ function showJoin() {
   show("lobby-panel", false);
   show("join-panel", true);
   const room = S.room;
-  const started = room?.started;
-  $("join-info").textContent = started ? t("room.started_info") : t("room.join_info");
-  $("join-form").hidden = Boolean(started);
+  // Seats are fixed once a game has started, also after it ended; spectators are welcome.
+  const started = room?.started || (room?.finished_games || []).length > 0;
+  const full = room && !room.seats.some((seat) => seat.kind === "open");
+  $("join-info").textContent = started ? t("room.started_info") : full ? t("err.room_full") : t("room.join_info");
+  $("join-form").hidden = Boolean(started || full);
   if (!$("join-name").value) $("join-name").value = lastName();
 }
 
@@ -290,7 +294,12 @@ function onState(msg) {
   S.legal = msg.legal || [];
   S.actions = parseLegal(S.legal, S.seat);
   S.timer = msg.timer || null;
-  if (S.timer && S.timer.deadline) S.timerLocal = Date.now() / 1000;
+  if (S.timer && S.timer.deadline && S.timer.seconds) {
+    // The server's clock, estimated from deadline - length <= server time now (equal when the
+    // timer has just started): the countdown is right even if this device's clock is not.
+    const offset = S.timer.deadline - S.timer.seconds - Date.now() / 1000;
+    S.clockOffset = S.clockOffset === undefined ? offset : Math.max(S.clockOffset, offset);
+  }
   if (!S.gotState || newGame) {
     // A (re)connection: the view's public history of this hand is the log so far.
     S.log = Array.isArray(msg.view?.history) ? [...msg.view.history] : [];
@@ -365,6 +374,8 @@ function renderTable() {
   // Prompt.
   $("prompt").textContent = promptText();
   $("prompt").classList.toggle("mine", myTurn());
+  const title = `${S.room?.name || code} · ${t("app.title")}`;
+  document.title = myTurn() ? `▶ ${title}` : title;
   // Our seat.
   const meBox = $("me");
   meBox.hidden = S.seat === null;
@@ -605,7 +616,8 @@ function renderTimer() {
     box.hidden = true;
     return;
   }
-  const left = Math.max(0, Math.ceil(tm.deadline - Date.now() / 1000));
+  const now = Date.now() / 1000 + (S.clockOffset ?? 0);
+  const left = Math.max(0, Math.min(tm.seconds || Infinity, Math.ceil(tm.deadline - now)));
   box.hidden = false;
   const who = S.view?.players?.[tm.seat]?.name ?? "";
   box.textContent = t("table.timer", { name: who, n: left });
