@@ -76,6 +76,14 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         "(default: %(default)s)",
     )
     parser.add_argument(
+        "--rate-limit",
+        type=float,
+        default=10.0,
+        metavar="PER_SECOND",
+        help="messages a connection may send per second, with bursts of twice as many "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
         "--log-level",
         choices=("debug", "info", "warning", "error"),
         default="info",
@@ -97,6 +105,8 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         return _fail(f"--bot-delay must be >= 0, got {args.bot_delay}")
     if args.grace < 0:
         return _fail(f"--grace must be >= 0, got {args.grace}")
+    if args.rate_limit <= 0:
+        return _fail(f"--rate-limit must be > 0, got {args.rate_limit}")
     try:
         import uvicorn
         import uvicorn.config
@@ -115,7 +125,13 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    config = ServerConfig(database=database, bot_delay=args.bot_delay, grace=args.grace)
+    config = ServerConfig(
+        database=database,
+        bot_delay=args.bot_delay,
+        grace=args.grace,
+        rate_per_second=args.rate_limit,
+        rate_capacity=2 * args.rate_limit,
+    )
     app = create_app(config)
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
     print(f"nomercy serve: http://{shown}:{args.port}/  (database {database})", file=out)
