@@ -1,0 +1,57 @@
+"""``nomercy serve``: flags are checked before the server starts (exit status 2, one line)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nomercy.cli.main import main
+from nomercy.web.serve import default_database
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--port", "0"], "--port must be 1-65535"),
+        (["--port", "70000"], "--port must be 1-65535"),
+        (["--bot-delay", "-1"], "--bot-delay must be >= 0"),
+        (["--grace", "-5"], "--grace must be >= 0"),
+        (["--rate-limit", "0"], "--rate-limit must be > 0"),
+    ],
+)
+def test_bad_flags_exit_2_with_a_message(
+    args: list[str], needle: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("nomercy serve: error: ") and needle in err
+
+
+def test_an_unusable_database_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    assert main(["serve", "--database", str(blocker / "db.sqlite3")]) == 2
+    assert "cannot open the database" in capsys.readouterr().err
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_bytes(b"this is not a database" * 100)
+    assert main(["serve", "--database", str(junk)]) == 2
+    assert "cannot open the database" in capsys.readouterr().err
+
+
+def test_default_database_is_under_the_xdg_data_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert default_database() == tmp_path / "nomercy" / "server.sqlite3"
+
+
+def test_serve_help_lists_the_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["serve", "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    for flag in ("--host", "--port", "--database", "--bot-delay", "--grace", "--rate-limit"):
+        assert flag in out
