@@ -181,6 +181,11 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
                     await room.handle(conn, data)
                 except ProtocolError as exc:
                     conn.send(exc.to_message())
+                except Exception:  # a bug: report it, keep the server and the connection
+                    log.exception("room %s: a message failed", room.code)
+                    conn.send(
+                        ProtocolError(ErrorCode.SERVER_ERROR, "the server failed").to_message()
+                    )
         except WebSocketDisconnect:
             pass
         finally:
