@@ -308,14 +308,17 @@ class Room:
         if self.game is None:
             return
         cache: dict[int | None, str] = {}
+        room = ""
         for conn in list(self.conns):
             if not conn.greeted:
                 continue
             text = cache.get(conn.seat)
             if text is None:
-                text = cache[conn.seat] = dumps(
-                    self.state_message(conn.seat, events, last, history=history)
-                )
+                if not room:
+                    room = dumps(self.summary())
+                message = self.state_message(conn.seat, events, last, history=history)
+                del message["room"]  # the same for every seat: encoded once, spliced in
+                text = cache[conn.seat] = f'{dumps(message)[:-1]},"room":{room}}}'
             conn.send(text)
 
     # ------------------------------------------------------------------ client requests
