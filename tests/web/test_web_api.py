@@ -10,6 +10,7 @@ import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from nomercy.cli.main import main
 from nomercy.core.records import GameRecord
 from nomercy.core.rules import OPTIONS, PRESETS
 from nomercy.web import ServerConfig, create_app
@@ -218,7 +219,9 @@ def receive_until(ws: Any, kind: str) -> dict[str, Any]:
             return msg
 
 
-def test_websocket_hello_start_and_play_a_whole_game_against_bots(client: TestClient) -> None:
+def test_websocket_hello_start_and_play_a_whole_game_against_bots(
+    client: TestClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     created = create(client, seats=3, bot="random")
     code = created["code"]
     with client.websocket_connect(f"/ws/{code}") as ws:
@@ -250,9 +253,16 @@ def test_websocket_hello_start_and_play_a_whole_game_against_bots(client: TestCl
     assert len(replay["steps"]) == moves and replay["seats"] == ["human", "random", "random"]
     assert replay["steps"][-1]["frame"]["phase"] == "over"
     assert all(len(h) == n for h, n in zip(replay["start_frame"]["hands"], [7, 7, 7], strict=True))
-    record = GameRecord.loads(client.get(f"/api/replays/{game_id}?format=record").text)
+    text = client.get(f"/api/replays/{game_id}?format=record").text
+    record = GameRecord.loads(text)
     assert str(record.seed) == replay["seed"] and len(record.actions) == moves
     assert record.replay().is_over and record.replay().winner == replay["result"]["winner"]
+    # `nomercy replay` narrates the exported record.
+    path = tmp_path / "game.json"
+    path.write_text(text)
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"seed {record.seed}; {moves} actions" in out and "Result: " in out
 
 
 def test_unknown_room_socket_gets_an_error_and_is_closed(client: TestClient) -> None:
