@@ -451,6 +451,11 @@ def test_a_match_against_a_bot_shows_scores_after_every_hand(
         expect(page.locator("#log .ev-hand_end")).to_have_count(hands)
         expect(page.locator("#log .ev-match_end")).to_have_count(1)
         _shot(page, "match-end")
+        # The host starts the next game with the same seats: a fresh table and log.
+        page.click("#new-game")
+        expect(page.locator("#hand-end")).to_be_hidden()
+        expect(page.locator("#log .ev-hand_end")).to_have_count(0)
+        expect(page.locator("#hand .card")).not_to_have_count(0)
         assert not errors.errors, errors.errors
     finally:
         ctx.close()
@@ -539,6 +544,8 @@ def test_keyboard_help_and_unknown_room(base_url: str, browser: Browser) -> None
         expect(page.locator("#help")).to_contain_text("Enter")
         page.keyboard.press("Escape")
         expect(page.locator("#help")).to_be_hidden()
+        page.goto(base_url + "/replay/NOSUCHGAME")
+        expect(page.locator("#notice")).to_contain_text("no finished game")
     finally:
         ctx.close()
 
