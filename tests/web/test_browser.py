@@ -30,7 +30,7 @@ playwright_sync = pytest.importorskip("playwright.sync_api", reason="playwright 
 import uvicorn  # noqa: E402
 from playwright.sync_api import Browser, BrowserContext, Page, expect  # noqa: E402
 
-from nomercy import GameRecord, new_game  # noqa: E402
+from nomercy import Game, GameRecord, new_game  # noqa: E402
 from nomercy.bots import make_bot, next_action  # noqa: E402
 from nomercy.web.app import create_app  # noqa: E402
 from nomercy.web.rooms import ServerConfig  # noqa: E402
@@ -583,6 +583,57 @@ def _engine_events() -> tuple[list[dict[str, Any]], list[list[str]]]:
             games.append({"events": events})
             names.append(list(g.names))
     return games, names
+
+
+def test_legal_actions_are_grouped_for_the_table(base_url: str, browser: Browser) -> None:
+    """legal.js reads the engine's own legal-action strings: plays by card, UNO, catches."""
+    g = Game.from_position(
+        {
+            "players": [{"hand": ["WCR", "R7", "W+6"]}, {"hand": ["B1", "B2"]}, {"hand": ["Y5"]}],
+            "turn": 0,
+            "discard": ["R5"],
+            "draw_pile": ["Y1", "G9"],
+        }
+    )
+    before = {s: [str(a) for a in g.legal_actions(s)] for s in range(3)}
+    g.apply("play R7 2")
+    after = {s: [str(a) for a in g.legal_actions(s)] for s in range(3)}
+    ctx = _context(browser)
+    page = ctx.new_page()
+    try:
+        page.goto(base_url + "/")
+        got = page.evaluate(
+            """async ([before, after]) => {
+              const { parseLegal } = await import('/static/js/legal.js');
+              const view = (a) => ({
+                plays: Object.fromEntries([...a.plays].map(([c, l]) => [c, l.map((x) =>
+                  [x.colour, x.target, x.uno])])),
+                draw: a.draw, uno: a.uno, unoWithPlay: a.unoWithPlay,
+                catches: Object.fromEntries(a.catches),
+              });
+              return {
+                s0: view(parseLegal(before[0], 0)),
+                s2: view(parseLegal(before[2], 2)),
+                spectator: view(parseLegal(before[2], null)),
+                a0: view(parseLegal(after[0], 0)),
+                a1: view(parseLegal(after[1], 1)),
+                a1_as_2: view(parseLegal(after[1], 2)),
+              };
+            }""",
+            [before, after],
+        )
+    finally:
+        ctx.close()
+    s0 = got["s0"]
+    assert s0["plays"]["WCR"] == [[None, None, False]]
+    assert s0["plays"]["R7"] == [[None, 1, False], [None, 2, False], [None, 2, True]]
+    assert sorted(p[0] for p in s0["plays"]["W+6"]) == ["B", "G", "R", "Y"]
+    assert s0["unoWithPlay"] is True and s0["uno"] is None and s0["draw"] is None
+    assert got["s2"]["uno"] == "2:uno" and got["s2"]["plays"] == {}
+    assert got["spectator"]["uno"] == "2:uno"  # a spectator gets no legal list at all
+    assert got["a0"]["uno"] == "0:uno"
+    assert got["a1"]["draw"] == "draw" and got["a1"]["catches"] == {"0": "1:catch 0"}
+    assert got["a1_as_2"]["catches"] == {} and got["a1_as_2"]["draw"] == "draw"
 
 
 def test_event_templates_reproduce_the_engine_english(base_url: str, browser: Browser) -> None:

@@ -3,6 +3,7 @@ import { api, forgetSeat, lastName, rememberName, savedSeat, saveSeat } from "./
 import { COLOURS, cardBack, cardElement, cardName, colourChip, colourWord, escapeHtml, shapeSvg, sortCards } from "./cards.js";
 import { errorText } from "./errors.js";
 import { translateEvent } from "./events.js";
+import { parseLegal } from "./legal.js";
 import { applyDom, initI18n, mountLanguagePicker, onLangChange, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
@@ -63,42 +64,6 @@ function show(id, on) {
   $(id).hidden = !on;
 }
 
-// ------------------------------------------------------------------ legal actions
-/** Group this seat's legal actions (engine notation) by what the UI offers. */
-export function parseLegal(legal, seat) {
-  const out = { plays: new Map(), draw: null, pass: null, challenge: null, colours: new Map(), uno: null, catches: new Map() };
-  for (const text of legal) {
-    let rest = text.trim();
-    const m = rest.match(/^(\d+):\s*(.*)$/);
-    let actor = seat;
-    if (m) {
-      actor = Number(m[1]);
-      rest = m[2];
-    }
-    if (seat !== null && actor !== seat) continue;
-    const words = rest.split(/\s+/);
-    const verb = words[0].toLowerCase();
-    if (verb === "play") {
-      const card = words[1];
-      const a = { text, card, colour: null, target: null, uno: false };
-      for (const w of words.slice(2)) {
-        if (w.toLowerCase() === "uno") a.uno = true;
-        else if (/^\d+$/.test(w)) a.target = Number(w);
-        else if (/^[RYGB]$/i.test(w)) a.colour = w.toUpperCase();
-      }
-      if (!out.plays.has(card)) out.plays.set(card, []);
-      out.plays.get(card).push(a);
-    } else if (verb === "draw") out.draw = text;
-    else if (verb === "pass") out.pass = text;
-    else if (verb === "challenge") out.challenge = text;
-    else if (verb === "colour" || verb === "color") out.colours.set(words[1].toUpperCase(), text);
-    else if (verb === "uno") out.uno = text;
-    else if (verb === "catch") out.catches.set(Number(words[1]), text);
-  }
-  out.unoWithPlay = [...out.plays.values()].some((list) => list.some((a) => a.uno));
-  return out;
-}
-
 // ------------------------------------------------------------------ socket
 function wsUrl() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
@@ -136,8 +101,9 @@ function connect() {
   });
 }
 
-function send(msg) {
+function send(msg, retry = false) {
   if (S.ws && S.ws.readyState === WebSocket.OPEN) {
+    if (msg.type !== "ping") S.lastSent = { msg, retried: retry };
     S.ws.send(JSON.stringify(msg));
     return true;
   }
@@ -186,6 +152,13 @@ function onMessage(msg) {
 }
 
 function onError(msg) {
+  // Over the server's rate limit: wait a moment and send the same message once more
+  // (docs/web-protocol.md), quietly.
+  const last = S.lastSent;
+  if (msg.code === "rate_limited" && last && !last.retried) {
+    setTimeout(() => send(last.msg, true), 700);
+    return;
+  }
   delete document.body.dataset.busy;
   if (msg.code === "bad_token") {
     forgetSeat(code);
