@@ -481,6 +481,15 @@ def test_language_switch_changes_ui_text_and_is_remembered(base_url: str, browse
         ]:
             page.select_option("#lang", code)
             expect(page.locator("#create-h")).to_have_text(text)
+        # On a phone the lobby, options open, fits the screen.
+        phone = _context(browser, phone=True)
+        small = phone.new_page()
+        small.goto(base_url + "/")
+        small.click("details.options summary")
+        expect(small.locator("#opt-hand_size")).to_be_visible()
+        width = small.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], width
+        phone.close()
         assert not errors.errors, errors.errors
     finally:
         ctx.close()
