@@ -21,7 +21,6 @@ const S = {
   actions: null, // parsed legal actions
   log: [], // raw event dicts, translated on render
   timer: null,
-  timerOffset: 0,
   selected: 0,
   unoArmed: false,
   picker: null, // {options, resolve}
@@ -91,10 +90,15 @@ function connect() {
     }
     onMessage(msg);
   });
-  ws.addEventListener("close", () => {
+  ws.addEventListener("close", (e) => {
     if (S.ws !== ws) return;
     S.ws = null;
-    if (!S.wantSocket) return;
+    // 4404: the room is gone; 1008/1009: the server closed us for abuse. Do not knock again.
+    if ([4404, 1008, 1009].includes(e.code)) S.wantSocket = false;
+    if (!S.wantSocket) {
+      setConn(t("conn.closed"));
+      return;
+    }
     setConn(t("conn.reconnecting"));
     const delay = Math.min(10000, 500 * 2 ** S.retry++);
     setTimeout(() => S.wantSocket && !S.ws && connect(), delay);
@@ -160,6 +164,10 @@ function onError(msg) {
     return;
   }
   delete document.body.dataset.busy;
+  if (msg.code === "unknown_room") {
+    S.wantSocket = false;
+    notice(t("err.no_room", { code }));
+  }
   if (msg.code === "bad_token") {
     forgetSeat(code);
     S.token = null;
@@ -416,6 +424,7 @@ function promptText() {
   }
   switch (v.phase) {
     case "stack_or_absorb":
+      if (S.actions.challenge) return t("prompt.challenge"); // CL-8: a Wild Draw Four on us
       return t("prompt.stack", { total: v.pending?.total ?? "" });
     case "play_drawn":
       return S.actions.pass ? t("prompt.drawn_may") : t("prompt.drawn_must");
