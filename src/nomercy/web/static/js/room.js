@@ -348,7 +348,8 @@ function renderTable() {
   const pend = $("pending");
   if (v.pending && v.pending.total) {
     pend.hidden = false;
-    const chain = (v.pending.chain || []).map((x) => `+${x}`).join(" ");
+    const links = v.pending.chain || [];
+    const chain = links.length > 1 ? links.map((x) => `+${x}`).join(" ") : "";
     pend.textContent = t("table.pending", { total: v.pending.total, last: v.pending.last }) + (chain ? ` (${chain})` : "");
   } else pend.hidden = true;
   renderTimer();
