@@ -7,11 +7,17 @@ The app runs in the test's event loop (tests/web/webharness.py), with bots actin
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from webharness import Server, WsClient, run, table
 
+from nomercy.bots import BOTS
+from nomercy.bots.greedy_bot import GreedyBot
+from nomercy.core.actions import Action
 from nomercy.core.game import Game
 from nomercy.core.records import GameRecord
 
@@ -497,5 +503,67 @@ def test_bot_decisions_depend_only_on_seed_move_and_seat(tmp_path: Path) -> None
                 assert room.game is not None and room.game.is_over
                 finals.append([str(a) for a in room.game.history])
         assert finals[0] == finals[1]
+
+    run(main)
+
+
+def test_a_thinking_bot_blocks_neither_its_room_nor_others(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot thinks in a worker thread: here it cannot finish until another room has played
+    (if bots ran in the event loop, the other room's answer could never come)."""
+    release = threading.Event()
+
+    class Pondering(GreedyBot):
+        name = "pondering"
+
+        def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+            assert release.wait(10), "the other room never got its answer"
+            return super().choose_action(view, legal)
+
+    monkeypatch.setitem(BOTS, "pondering", Pondering)
+
+    async def main() -> None:
+        async with Server(tmp_path / "db") as server:
+            slow = await server.create(seats=2, bot="pondering")
+            host = await server.ws(slow["code"])
+            await host.hello(slow["token"])
+            game = position([["R3", "G2", "G3"], ["R1", "R2"]], discard=["R5"])
+            await server.rig(slow["code"], game)  # seat 1 is the pondering bot's
+            await host.act("play R3")
+            assert (await host.state(1))["view"]["to_act"] == 1  # the bot is thinking now
+            game = position([["R9", "G1", "G2"], ["B1", "B2"]], discard=["R5"])
+            _, (ann, bob), _ = await rigged(server, game)
+            await ann.act("play R9")
+            assert (await bob.state(1))["view"]["to_act"] == 1
+            release.set()
+            assert (await host.state(2))["last"]["seat"] == 1
+
+    run(main)
+
+
+def test_a_move_that_cannot_be_stored_is_undone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def main() -> None:
+        async with Server(tmp_path / "db") as server:
+            game = position([["R9", "G1", "G2"], ["B1", "B2"]], discard=["R5"])
+            code, (ann, bob), _ = await rigged(server, game)
+            store = server.lobby.store
+            real = store.append_action
+
+            def broken(*args: Any, **kwargs: Any) -> None:
+                raise sqlite3.OperationalError("disk I/O error")
+
+            monkeypatch.setattr(store, "append_action", broken)
+            await ann.act("play R9")
+            error = await ann.error()
+            assert error["code"] == "server_error"
+            room = server.room(code)
+            assert room.game is not None and room.game.history == []  # reloaded: no move
+            assert [c.code for c in room.game.hands[0]] == ["R9", "G1", "G2"]
+            monkeypatch.setattr(store, "append_action", real)
+            await ann.act("play R9")
+            assert (await bob.state(1))["last"] == {"seat": 0, "action": "play R9"}
 
     run(main)

@@ -105,6 +105,27 @@ def dumps(message: dict[str, Any]) -> str:
     return json.dumps(message, separators=(",", ":"))
 
 
+@dataclass(frozen=True)
+class BotQuestion:
+    """One bot decision to make: in turn (``choose_action``) or out of turn."""
+
+    bot: SeatBot
+    view: dict[str, Any]
+    legal: list[Action]
+    in_turn: bool
+
+
+def answer(questions: list[BotQuestion]) -> Action | None:
+    """The first action the bots choose, asking in order (``None``: every bot declined)."""
+    for q in questions:
+        if q.in_turn:
+            return q.bot.choose_action(q.view, q.legal)
+        action = q.bot.choose_out_of_turn(q.view, q.legal)
+        if action is not None:
+            return action
+    return None
+
+
 class Connection:
     """One WebSocket: its seat (``None``: a spectator), rate limit, and outgoing queue.
 
@@ -544,15 +565,17 @@ class Room:
         if self._bot_task is None or self._bot_task.done():
             self._bot_task = asyncio.get_running_loop().create_task(self._bot_loop())
 
-    def bot_choice(self) -> Action | None:
-        """The action a bot takes next, in the driver's order (nomercy.bots.next_action).
+    def bot_questions(self) -> list[BotQuestion]:
+        """The bot decisions to ask now, in the driver's order (nomercy.bots.next_action).
 
         Seats that may call UNO come first, from the seat to act onwards, then other out-of-turn
-        actions (catches), then the seat to act; only seats a bot plays now are asked.
+        actions (catches), then the seat to act; only seats a bot plays now are asked. The
+        first answer that is an action is taken. Each question holds its own view and legal
+        list, so it can be answered away from the game (in a worker thread).
         """
         game = self.game
         if game is None or game.is_over:
-            return None
+            return []
         turn = game.to_act
         assert turn is not None
         n = game.n
@@ -567,37 +590,54 @@ class Room:
             if any(isinstance(a, CallUno) for a in legal):
                 if seat == turn:
                     if self.robot(seat):
-                        return self._bot_for(seat).choose_action(game.view(seat), legal)
+                        return [BotQuestion(self._bot_for(seat), game.view(seat), legal, True)]
                     continue
                 callers.append((seat, legal))
             elif seat != turn:
                 others.append((seat, legal))
-        for seat, legal in [*callers, *others]:
-            if self.robot(seat):
-                action = self._bot_for(seat).choose_out_of_turn(game.view(seat), legal)
-                if action is not None:
-                    return action
+        questions = [
+            BotQuestion(self._bot_for(seat), game.view(seat), legal, False)
+            for seat, legal in [*callers, *others]
+            if self.robot(seat)
+        ]
         if self.robot(turn):
             legal = game.legal_actions(turn)
-            return self._bot_for(turn).choose_action(game.view(turn), legal)
-        return None
+            questions.append(BotQuestion(self._bot_for(turn), game.view(turn), legal, True))
+        return questions
+
+    def bot_choice(self) -> Action | None:
+        """The action a bot takes next, if any (see :meth:`bot_questions`)."""
+        return answer(self.bot_questions())
 
     async def _bot_loop(self) -> None:
+        # Bots think in a worker thread, without the room's lock: a slow bot (a search) keeps
+        # neither this room's people nor other rooms waiting. Its answer is applied only if the
+        # game has not moved on meanwhile; otherwise the bots are asked again.
+        loop = asyncio.get_running_loop()
         delay = self.config.bot_delay
         try:
             while True:
                 async with self.lock:
-                    if self.closed or self.game is None or self.bot_choice() is None:
+                    game = self.game
+                    if self.closed or game is None:
                         return
-                    moves = len(self.game.history)
-                await asyncio.sleep(delay)
+                    questions = self.bot_questions()
+                    if not questions:
+                        return
+                    moves, game_id = len(game.history), self.game_id
+                began = loop.time()
+                action = await asyncio.to_thread(answer, questions)
+                await asyncio.sleep(max(0.0, delay - (loop.time() - began)))
                 async with self.lock:
                     game = self.game
-                    if self.closed or game is None or len(game.history) != moves:
-                        continue  # someone acted meanwhile: decide again
-                    action = self.bot_choice()
+                    if self.closed or game is None:
+                        return
+                    if self.game_id != game_id or len(game.history) != moves:
+                        continue  # someone acted meanwhile: ask again
                     if action is None:
-                        continue
+                        return  # every bot lets its chance go; the next change asks again
+                    if not self.robot(action.seat):
+                        continue  # the seat's owner came back meanwhile
                     self._apply_robot(action)
         except asyncio.CancelledError:
             raise
