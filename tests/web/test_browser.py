@@ -417,6 +417,30 @@ def test_a_forgotten_uno_is_caught(base_url: str, browser: Browser) -> None:
         bob_ctx.close()
 
 
+def test_a_spectator_in_the_lobby_takes_a_seat(base_url: str, browser: Browser) -> None:
+    host_ctx, other_ctx = _context(browser), _context(browser)
+    host, other = host_ctx.new_page(), other_ctx.new_page()
+    try:
+        host.goto(base_url + "/")
+        host.fill("#host-name", "Eve")
+        host.fill("#seats", "2")
+        host.click("#create-btn")
+        host.wait_for_url("**/r/*")
+        other.goto(host.url)
+        other.click("#watch-btn")
+        expect(other.locator("#lobby-wait")).to_have_text("You are watching.")
+        other.click("#take-seat-btn")
+        other.fill("#join-name", "Finn")
+        other.click("#join-btn")
+        expect(other.locator("#seat-list")).to_contain_text("Finn")
+        expect(other.locator("#seat-list li", has_text="Finn")).to_contain_text("you")
+        expect(other.locator("#take-seat-btn")).to_be_hidden()
+        expect(host.locator("#seat-list")).to_contain_text("Finn")
+    finally:
+        host_ctx.close()
+        other_ctx.close()
+
+
 def test_a_match_against_a_bot_shows_scores_after_every_hand(
     base_url: str, browser: Browser
 ) -> None:

@@ -217,6 +217,7 @@ function renderLobby() {
   $("invite-link").value = `${location.origin}${room.invite || `/r/${room.code}`}`;
   const host = S.seat !== null && S.seat === room.host;
   show("start-btn", host);
+  show("take-seat-btn", S.seat === null && room.seats.some((seat) => seat.kind === "open"));
   $("lobby-wait").textContent = host ? t("room.start_hint") : S.seat === null ? t("room.spectating") : t("room.wait_host");
 }
 
@@ -256,7 +257,9 @@ async function joinRoom(e) {
     S.token = res.token;
     S.seat = res.seat;
     show("join-panel", false);
-    connect();
+    // A spectator who takes a seat says hello again on the same connection (web-protocol.md).
+    if (S.ws && S.ws.readyState === WebSocket.OPEN) send({ type: "hello", token: res.token });
+    else connect();
   } catch (err) {
     toast(errorText(err.code || (err.status === 409 ? "room_full" : null), err.message));
   } finally {
@@ -762,6 +765,10 @@ async function main() {
     toast(t("room.copied"), "info");
   });
   $("start-btn").addEventListener("click", () => send({ type: "start" }));
+  $("take-seat-btn").addEventListener("click", () => {
+    showJoin();
+    $("watch-btn").hidden = true; // already watching
+  });
   $("draw-btn").addEventListener("click", () => act(S.actions?.draw));
   $("draw-pile-btn").addEventListener("click", () => act(S.actions?.draw));
   $("pass-btn").addEventListener("click", () => act(S.actions?.pass));
