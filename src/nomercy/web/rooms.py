@@ -698,22 +698,39 @@ class Room:
         try:
             assert self.deadline is not None
             await asyncio.sleep(max(0.0, self.deadline - time.time()))
-            async with self.lock:
-                if self._timer_key != key or self.game is None or self.game.is_over:
+            while True:
+                async with self.lock:
+                    game = self.game
+                    if self._timer_key != key or game is None or game.is_over:
+                        return
+                    seat = game.to_act
+                    assert seat is not None
+                    moves = len(game.history)
+                    decision = self.timeout_decision(seat)
+                # A bot's decision is made in a worker thread, like the bots' own moves.
+                if isinstance(decision, BotQuestion):
+                    action = await asyncio.to_thread(answer, [decision])
+                else:
+                    action = decision
+                async with self.lock:
+                    game = self.game
+                    if self._timer_key != key or game is None or game.is_over:
+                        return
+                    if len(game.history) != moves:
+                        continue  # an out-of-turn action meanwhile: decide again
+                    if action is None:
+                        return
+                    log.info("room %s: seat %d timed out: %s", self.code, seat, action)
+                    self._timer_task = None
+                    self._timer_key = None
+                    self._apply_robot(action)
                     return
-                self._timer_task = None
-                seat = self.game.to_act
-                assert seat is not None
-                action = self.timeout_action(seat)
-                log.info("room %s: seat %d timed out: %s", self.code, seat, action)
-                self._timer_key = None
-                self._apply_robot(action)
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("room %s: the timer failed", self.code)
 
-    def timeout_action(self, seat: int) -> Action:
+    def timeout_decision(self, seat: int) -> Action | BotQuestion:
         """What a seat whose time ran out does: draw (or take the penalty), else pass, else
         the room's bot decides (a forced play, a colour, a Discard All choice, a challenge)."""
         game = self.game
@@ -724,7 +741,7 @@ class Room:
                 if type(action) is kind:
                     return action
         in_turn = [a for a in legal if not isinstance(a, (CallUno, Catch))] or legal
-        return self._bot_for(seat).choose_action(game.view(seat), in_turn)
+        return BotQuestion(self._bot_for(seat), game.view(seat), in_turn, True)
 
     def _presence(self) -> None:
         """Start or stop the grace period of each person's seat."""
