@@ -703,6 +703,7 @@ def test_event_templates_reproduce_the_engine_english(base_url: str, browser: Br
             }""",
             [games, names],
         )
+        print(f"event templates checked on {result['checked']} events, kinds {result['kinds']}")
         assert result["checked"] > 1000, result["checked"]
         assert not result["bad"], result["bad"]
         # Translated texts keep the engine's rule ids and leave no placeholder unfilled.
