@@ -310,6 +310,8 @@ function onState(msg) {
     const last = [...S.log].reverse().find((e) => e.kind === "hand_end");
     if (last) showHandEnd(last);
   }
+  // The turn moved on (the timer ran out, or it was never ours): a picker would send a stale choice.
+  if (S.picker && !myTurn()) closePicker(null);
   maybeOpenColourPicker();
 }
 
