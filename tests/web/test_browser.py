@@ -44,6 +44,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    # Containers often have a small /dev/shm; Chromium then crashes pages without this.
+    "--disable-dev-shm-usage",
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 PHONE = {"width": 390, "height": 844}
