@@ -292,8 +292,10 @@ class Room:
         last: Action | None,
         *,
         history: bool,
+        room: bool = True,
     ) -> dict[str, Any]:
-        """The ``state`` message for ``seat`` (``None``: a spectator)."""
+        """The ``state`` message for ``seat`` (``None``: a spectator); ``room=False`` leaves
+        the room summary out (the broadcast splices in one encoding for every seat)."""
         game = self.game
         assert game is not None
         legal: list[str] = []
@@ -302,7 +304,7 @@ class Room:
         timer = None
         if self.deadline is not None and self._deadline_seat is not None:
             timer = {"seat": self._deadline_seat, "deadline": self.deadline, "seconds": self.timer}
-        return {
+        message = {
             "type": "state",
             "seat": seat,
             "game_id": self.game_id,
@@ -311,9 +313,11 @@ class Room:
             "legal": legal,
             "events": [e.for_seat(seat).to_dict() for e in events],
             "last": None if last is None else {"seat": last.seat, "action": str(last)},
-            "room": self.summary(),
             "timer": timer,
         }
+        if room:
+            message["room"] = self.summary()
+        return message
 
     # ------------------------------------------------------------------ broadcasting
     def broadcast_room(self) -> None:
@@ -337,8 +341,8 @@ class Room:
             if text is None:
                 if not room:
                     room = dumps(self.summary())
-                message = self.state_message(conn.seat, events, last, history=history)
-                del message["room"]  # the same for every seat: encoded once, spliced in
+                # The room summary is the same for every seat: encoded once, spliced in.
+                message = self.state_message(conn.seat, events, last, history=history, room=False)
                 text = cache[conn.seat] = f'{dumps(message)[:-1]},"room":{room}}}'
             conn.send(text)
 
