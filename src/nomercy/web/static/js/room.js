@@ -338,7 +338,12 @@ function renderTable() {
   $("draw-back").replaceChildren(cardBack());
   $("pile-size").textContent = t("table.pile", { n: v.draw_pile_size });
   $("draw-pile-btn").disabled = !A.draw;
-  $("top-card").replaceChildren(v.top ? cardElement(v.top) : el("div", { class: "card empty" }));
+  const top = v.top ? cardElement(v.top) : el("div", { class: "card empty" });
+  // A new card on the pile lands with a short animation (none with prefers-reduced-motion).
+  const pileSize = (v.discard || []).length;
+  if (S.lastPile !== undefined && (v.top !== S.lastTop || pileSize !== S.lastPile)) top.classList.add("landed");
+  [S.lastTop, S.lastPile] = [v.top, pileSize];
+  $("top-card").replaceChildren(top);
   const ac = $("active-colour");
   ac.replaceChildren();
   if (v.colour) {
