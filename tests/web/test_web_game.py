@@ -20,6 +20,7 @@ from nomercy.bots.greedy_bot import GreedyBot
 from nomercy.core.actions import Action
 from nomercy.core.game import Game
 from nomercy.core.records import GameRecord
+from nomercy.web.rooms import Connection, ServerConfig
 
 
 def position(hands: list[list[str]], **extra: Any) -> Game:
@@ -565,5 +566,52 @@ def test_a_move_that_cannot_be_stored_is_undone(
             monkeypatch.setattr(store, "append_action", real)
             await ann.act("play R9")
             assert (await bob.state(1))["last"] == {"seat": 0, "action": "play R9"}
+
+    run(main)
+
+
+def test_the_timer_keeps_running_through_other_seats_out_of_turn_actions(
+    tmp_path: Path,
+) -> None:
+    async def main() -> None:
+        async with Server(tmp_path / "db", timers=(0, 60)) as server:
+            game = position([["R9", "G1"], ["R1", "B2", "B3"], ["R2", "Y6", "Y7"]], discard=["R5"])
+            _, (ann, bob, cid), firsts = await rigged(server, game, timer=60)
+            assert firsts[0]["timer"]["seat"] == 0
+            await ann.act("play R9")  # one card left, no UNO call
+            b = await state_after(bob, 1)
+            deadline = b["timer"]["deadline"]
+            assert b["timer"]["seat"] == 1 and deadline > firsts[0]["timer"]["deadline"] - 1
+            await cid.act("2:catch 0")  # out of turn: Bob's clock is not reset
+            b = await state_after(bob, 2)
+            assert b["timer"] == {"seat": 1, "deadline": deadline, "seconds": 60}
+            await bob.act("play R1")  # Bob's in-turn action: Cid's clock starts
+            c = await state_after(cid, 3)
+            assert c["timer"]["seat"] == 2 and c["timer"]["deadline"] >= deadline
+
+    run(main)
+
+
+def test_a_connection_that_does_not_read_is_closed_not_buffered(tmp_path: Path) -> None:
+    async def main() -> None:
+        closed: list[int] = []
+        stuck = asyncio.Event()
+
+        async def send_text(text: str) -> None:
+            await stuck.wait()  # the peer never reads
+
+        async def close(code: int) -> None:
+            closed.append(code)
+
+        config = ServerConfig(database=tmp_path / "db", send_queue=5)
+        conn = Connection(send_text, close, config)
+        conn.start()
+        for n in range(7):
+            conn.send({"type": "pong", "n": n})
+        await asyncio.sleep(0.01)
+        assert closed == [1013] and conn.closed
+        conn.send({"type": "pong"})  # ignored once closed
+        assert conn.queue.qsize() <= 5
+        await conn.stop()
 
     run(main)
