@@ -360,3 +360,19 @@ def test_replays_of_unknown_or_unfinished_games_are_404(client: TestClient) -> N
         state = receive_until(ws, "state")
         r = client.get(f"/api/replays/{state['game_id']}")
         assert r.status_code == 404  # a game in progress shows no hands
+
+
+def test_a_sandboxed_page_with_a_null_origin_is_refused(client: TestClient) -> None:
+    code = create(client)["code"]
+    with (
+        pytest.raises(WebSocketDisconnect),
+        client.websocket_connect(f"/ws/{code}", headers={"origin": "null"}) as ws,
+    ):
+        ws.receive_json()
+
+
+def test_a_page_of_this_host_may_connect(client: TestClient) -> None:
+    code = create(client)["code"]
+    with client.websocket_connect(f"/ws/{code}", headers={"origin": "http://testserver"}) as ws:
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json() == {"type": "pong"}

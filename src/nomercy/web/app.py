@@ -136,7 +136,7 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
     async def game_socket(ws: WebSocket) -> None:
         origin = ws.headers.get("origin")
         host = ws.headers.get("host")
-        if origin and host and urlsplit(origin).netloc not in (host, ""):
+        if origin and host and urlsplit(origin).netloc != host:
             # Another site's page may not drive a game from a visitor's browser.
             await ws.close(code=1008)
             return
