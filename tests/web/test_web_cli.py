@@ -55,3 +55,10 @@ def test_serve_help_lists_the_flags(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for flag in ("--host", "--port", "--database", "--bot-delay", "--grace", "--rate-limit"):
         assert flag in out
+
+
+def test_lan_address_is_an_ipv4_address_or_none() -> None:
+    from nomercy.web.serve import lan_address
+
+    address = lan_address()
+    assert address is None or (address.count(".") == 3 and not address.startswith("127."))

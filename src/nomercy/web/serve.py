@@ -92,6 +92,19 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
     parser.set_defaults(handler=serve)
 
 
+def lan_address() -> str | None:
+    """This machine's address on its default route (no packet is sent), or ``None``."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))  # UDP connect only picks the interface
+            address: str = s.getsockname()[0]
+    except OSError:
+        return None
+    return None if address.startswith("127.") else address
+
+
 def _fail(message: str) -> int:
     print(f"nomercy serve: error: {message}", file=sys.stderr)
     return 2
@@ -136,9 +149,9 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
     print(f"nomercy serve: http://{shown}:{args.port}/  (database {database})", file=out)
     if args.host in ("0.0.0.0", "::"):
+        where = lan_address() or "YOUR-LAN-IP"
         print(
-            "listening on every interface: friends join at http://YOUR-LAN-IP:" + f"{args.port}/",
-            file=out,
+            f"listening on every interface: friends join at http://{where}:{args.port}/", file=out
         )
     out.flush()
     ws = "websockets-sansio" if "websockets-sansio" in uvicorn.config.WS_PROTOCOLS else "auto"
