@@ -498,6 +498,11 @@ def test_language_switch_changes_ui_text_and_is_remembered(base_url: str, browse
         page.select_option("#lang", "ru")
         expect(page.locator("#create-h")).to_have_text("Создать комнату")
         expect(page.locator("html")).to_have_attribute("lang", "ru")
+        # The rule options' explanations are translated too; rule ids stay.
+        page.click("details.options summary")
+        option = page.locator(".option", has_text="hand_size")
+        expect(option).to_contain_text("Сколько карт сдаётся каждому")
+        expect(option).to_contain_text("NM-2")
         page.reload()
         expect(page.locator("#create-h")).to_have_text("Создать комнату")
         for code, text in [

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import nomercy.core.game
+from nomercy.core.rules import OPTIONS
 
 STATIC = Path(__file__).resolve().parents[2] / "src" / "nomercy" / "web" / "static"
 I18N = STATIC / "i18n"
@@ -101,3 +102,13 @@ def test_every_ui_key_the_pages_use_exists() -> None:
     assert len(used) > 100
     missing = sorted(k for k in used if k not in en)
     assert not missing, f"keys used by the pages but missing from en.json: {missing}"
+
+
+def test_option_explanations_are_the_engines_and_translated() -> None:
+    """en.json's opt.<name> is the engine's help text (so it cannot drift), for every option."""
+    en = _load("en")
+    for spec in OPTIONS:
+        assert en.get(f"opt.{spec.name}") == spec.help, spec.name
+    names = {spec.name for spec in OPTIONS}
+    stale = sorted(k for k in en if k.startswith("opt.") and k[4:] not in names)
+    assert not stale, f"en.json explains options the engine no longer has: {stale}"

@@ -1,6 +1,6 @@
 // The lobby page: create a room with every option, or go to a room by code.
 import { api, lastName, rememberName, saveSeat } from "./api.js";
-import { initI18n, mountLanguagePicker, onLangChange, t } from "./i18n.js";
+import { has, initI18n, mountLanguagePicker, onLangChange, t } from "./i18n.js";
 import { errorText } from "./errors.js";
 
 let meta = null;
@@ -81,7 +81,8 @@ function renderOptions() {
         el("span", { class: "rule", text: opt.rule }),
       ),
       input,
-      el("p", { class: "help", text: opt.help }),
+      // The engine's explanation, translated where the language file has it (opt.<name>).
+      el("p", { class: "help", text: has(`opt.${opt.name}`) ? t(`opt.${opt.name}`) : opt.help }),
     );
     list.append(row);
   }
@@ -172,6 +173,7 @@ function relabel() {
   fillSelect(f.preset, meta.presets, presetLabel);
   fillSelect(f.timer, meta.timers, timerLabel);
   [f.preset.value, f.timer.value] = keep;
+  renderOptions(); // keeps the values chosen so far
   updateChanged();
 }
 
