@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import socket
 import threading
 import time
@@ -555,6 +556,13 @@ def test_timer_countdown_and_errors_shown_politely(base_url: str, browser: Brows
         expect(timer).to_contain_text("Cleo")
         left = int(timer.inner_text().split(":")[1].split()[0])
         assert 0 < left <= 15, left
+        # Arrow keys move the chosen card (the dashed outline) through the hand.
+        page.keyboard.press("Home")
+        expect(page.locator("#hand .card").first).to_have_class(re.compile(r"\bselected\b"))
+        page.keyboard.press("ArrowRight")
+        expect(page.locator("#hand .card").nth(1)).to_have_attribute("aria-selected", "true")
+        page.keyboard.press("ArrowLeft")
+        expect(page.locator("#hand .card").first).to_have_attribute("aria-selected", "true")
         # A card that cannot be played now is refused politely, without asking the server.
         dim = page.locator("#hand .card.dim")
         if dim.count():
