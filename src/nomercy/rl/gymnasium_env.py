@@ -1,0 +1,210 @@
+"""Gymnasium environment: one learning seat against bots from the registry (docs/rl.md).
+
+Registered as ``NoMercy-v0``: ``gymnasium.make("NoMercy-v0", opponents=["greedy", "random"])``
+(after ``import nomercy.rl``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+
+from nomercy.bots.base import Bot
+from nomercy.bots.registry import make_bot
+from nomercy.core.actions import Action
+from nomercy.core.game import Game, new_game
+from nomercy.rl._common import (
+    IllegalActionIdError,
+    check_illegal_mode,
+    explain_illegal,
+    legal_id_map,
+    make_ruleset,
+    mask_of,
+    observation_space,
+    render_text,
+)
+from nomercy.rl.actions import NUM_ACTIONS
+from nomercy.rl.observations import ObservationEncoder, PublicTracker
+
+__all__ = ["NoMercyEnv"]
+
+Obs = dict[str, npt.NDArray[Any]]
+
+
+class NoMercyEnv(gym.Env[Obs, int]):
+    """One learner against ``len(opponents)`` bots (2-6 seats in all).
+
+    Args:
+        opponents: registry names of the bots (``nomercy.bots.BOTS``: ``"random"``,
+            ``"greedy"``, ...), one per opponent seat in seat order after the learner.
+        preset, options: the rules (as :func:`nomercy.new_game`).
+        learner_seat: the learner's seat, or ``None`` to draw it at every reset.
+        illegal_action: ``"raise"`` (default) or ``"penalize"`` (reward ``illegal_reward``,
+            nothing changes, the learner acts again; ``info["illegal_action"]`` is ``True``).
+        max_steps: truncate after this many learner actions (``None``: never).
+        render_mode: ``None`` or ``"ansi"``.
+
+    Observations are ``{"observation": vector, "action_mask": int8 mask}`` as in the PettingZoo
+    env; :meth:`action_masks` gives the mask alone. Reward: +1 when the learner wins, −1 when
+    another seat wins or the learner is knocked out (the episode ends there), else 0. The seat
+    to act takes every action, its UNO calls and catches included; bots are asked with
+    ``choose_action(view, legal)`` (no out-of-turn actions, as in the PettingZoo env).
+    """
+
+    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium reads a class attribute)
+
+    def __init__(
+        self,
+        opponents: Sequence[str] = ("random",),
+        *,
+        preset: str = "no-mercy",
+        options: Mapping[str, Any] | None = None,
+        learner_seat: int | None = 0,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+        max_steps: int | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        if isinstance(opponents, str):
+            opponents = [opponents]
+        self.opponents = list(opponents)
+        n = len(self.opponents) + 1
+        self.rules = make_ruleset(preset, options, n)
+        for name in self.opponents:
+            make_bot(name)  # fail now on an unknown name (the error lists the valid ones)
+        self.n = n
+        if learner_seat is not None and (
+            isinstance(learner_seat, bool)
+            or not isinstance(learner_seat, int)
+            or not 0 <= learner_seat < n
+        ):
+            raise ValueError(f"learner_seat must be None or a seat 0..{n - 1}, not {learner_seat!r}")
+        self.learner_seat = learner_seat
+        self.illegal_action = check_illegal_mode(illegal_action)
+        self.illegal_reward = float(illegal_reward)
+        if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
+            raise ValueError(f"max_steps must be a positive integer or None, not {max_steps!r}")
+        self.max_steps = max_steps
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        self.render_mode = render_mode
+        self._encoder = ObservationEncoder(self.rules, n)
+        self.observation_space = observation_space(self._encoder)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._tracker = PublicTracker(self.rules, n)
+        self.game: Game | None = None
+        self.seat = 0
+        self._bots: dict[int, Bot] = {}
+        self._ids: dict[int, Action] = {}
+        self._steps = 0
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Obs, dict[str, Any]]:
+        """Deal a new game and let the bots play until the learner is to act."""
+        super().reset(seed=seed)
+        rng = self.np_random
+        while True:
+            seat = (
+                self.learner_seat
+                if self.learner_seat is not None
+                else int(rng.integers(0, self.n))
+            )
+            self.seat = seat
+            others = [s for s in range(self.n) if s != seat]
+            self._bots = {
+                s: make_bot(name, seed=int(rng.integers(0, 2**31)))
+                for s, name in zip(others, self.opponents, strict=True)
+            }
+            self.game = new_game(self.n, rules=self.rules, seed=int(rng.integers(0, 2**63)))
+            self._tracker.reset()
+            self._tracker.update(self.game.opening_events, colour=None, phase="play")
+            self._steps = 0
+            self._play_bots()
+            # A game the bots finish before the learner's first turn is dealt again.
+            if not self.game.is_over and not self.game.out[seat]:
+                break
+        return self._observe(), {"seat": seat}
+
+    def step(self, action: int) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
+        """Play the learner's ``action`` id, then the bots until the learner is to act again."""
+        game = self._require_game()
+        if game.is_over or game.out[self.seat]:
+            raise RuntimeError("the episode is over: call reset()")
+        chosen = None
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            chosen = self._ids.get(int(action))
+        if chosen is None:
+            why = explain_illegal(game, self.seat, action, f"seat {self.seat}")
+            if self.illegal_action == "raise":
+                raise IllegalActionIdError(why)
+            info = {"seat": self.seat, "illegal_action": True, "reason": why}
+            return self._observe(), self.illegal_reward, False, False, info
+        self._apply(chosen)
+        self._steps += 1
+        self._play_bots()
+        terminated = game.is_over or game.out[self.seat]
+        reward = 0.0
+        if terminated:
+            reward = 1.0 if game.winner == self.seat else -1.0
+        truncated = (
+            not terminated and self.max_steps is not None and self._steps >= self.max_steps
+        )
+        return self._observe(), reward, terminated, truncated, {"seat": self.seat}
+
+    def action_masks(self) -> npt.NDArray[np.int8]:
+        """The legal-action mask of the learner now (for maskable algorithms)."""
+        return mask_of(self._ids)
+
+    def render(self) -> str | None:  # type: ignore[override]
+        """``render_mode="ansi"``: the learner's view as text."""
+        if self.render_mode is None:
+            return None
+        return render_text(self._require_game().view(self.seat, history=False))
+
+    # ------------------------------------------------------------------ internals
+    def _require_game(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        return self.game
+
+    def _apply(self, action: Action) -> None:
+        game = self._require_game()
+        colour = game.colour
+        phase = game.phase
+        events = game.apply(action)
+        self._tracker.update(
+            events, colour=colour.value if colour is not None else None, phase=phase.value
+        )
+
+    def _play_bots(self) -> None:
+        game = self._require_game()
+        seat = self.seat
+        while not game.is_over and not game.out[seat]:
+            turn = game.to_act
+            assert turn is not None
+            if turn == seat:
+                break
+            legal = game.legal_actions(turn)
+            action = self._bots[turn].choose_action(game.view(turn), legal)
+            if action not in legal:
+                raise RuntimeError(f"bot {self._bots[turn].name!r} chose illegal {action}")
+            self._apply(action)
+        if not game.is_over and not game.out[seat]:
+            self._ids = legal_id_map(game, seat)
+        else:
+            self._ids = {}
+
+    def _observe(self) -> Obs:
+        game = self._require_game()
+        view = game.view(self.seat, history=False)
+        return {
+            "observation": self._encoder.encode(view, self._tracker.void),
+            "action_mask": mask_of(self._ids),
+        }
