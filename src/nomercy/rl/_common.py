@@ -21,7 +21,7 @@ from nomercy.rl.actions import (
     fast_id,
     id_to_action,
 )
-from nomercy.rl.observations import OBS_SIZE, ObservationEncoder
+from nomercy.rl.observations import OBS_SIZE, ObservationEncoder, PublicTracker
 
 ILLEGAL_MODES = ("raise", "penalize")
 
@@ -90,6 +90,28 @@ def explain_illegal(game: Game, seat: int, action_id: Any, who: str) -> str:
     except IllegalActionError as exc:
         return f"{who}: action id {value} ({action_name(value)}, i.e. '{action}') is illegal: {exc}"
     return f"{who}: action id {value} ({action_name(value)}) is not offered now"
+
+
+def apply_tracked(game: Game, action: Action, tracker: PublicTracker) -> None:
+    """Apply ``action`` and fold the step's public events into ``tracker``.
+
+    Only public facts of the game go in: the active colour and the phase before and after.
+    """
+    colour = game.colour
+    phase = game.phase.value
+    events = game.apply(action)
+    tracker.update(
+        events,
+        colour=colour.value if colour is not None else None,
+        phase=phase,
+        next_phase=game.phase.value,
+    )
+
+
+def start_tracking(game: Game, tracker: PublicTracker) -> None:
+    """Reset ``tracker`` and fold in the deal's public events."""
+    tracker.reset()
+    tracker.update(game.opening_events, colour=None, phase="play", next_phase=game.phase.value)
 
 
 def render_text(view: Mapping[str, Any]) -> str:

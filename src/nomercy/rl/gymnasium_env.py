@@ -19,6 +19,8 @@ from nomercy.bots.registry import make_bot
 from nomercy.core.actions import Action
 from nomercy.core.game import Game, new_game
 from nomercy.rl._common import (
+    apply_tracked,
+    start_tracking,
     IllegalActionIdError,
     check_illegal_mode,
     explain_illegal,
@@ -123,8 +125,7 @@ class NoMercyEnv(gym.Env[Obs, int]):
                 for s, name in zip(others, self.opponents, strict=True)
             }
             self.game = new_game(self.n, rules=self.rules, seed=int(rng.integers(0, 2**63)))
-            self._tracker.reset()
-            self._tracker.update(self.game.opening_events, colour=None, phase="play")
+            start_tracking(self.game, self._tracker)
             self._steps = 0
             self._play_bots()
             # A game the bots finish before the learner's first turn is dealt again.
@@ -175,13 +176,7 @@ class NoMercyEnv(gym.Env[Obs, int]):
         return self.game
 
     def _apply(self, action: Action) -> None:
-        game = self._require_game()
-        colour = game.colour
-        phase = game.phase
-        events = game.apply(action)
-        self._tracker.update(
-            events, colour=colour.value if colour is not None else None, phase=phase.value
-        )
+        apply_tracked(self._require_game(), action, self._tracker)
 
     def _play_bots(self) -> None:
         game = self._require_game()

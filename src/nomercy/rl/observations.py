@@ -109,15 +109,16 @@ _RECEIVE_KINDS = frozenset({"absorb", "catch", "challenge", "reveal"})
 class PublicTracker:
     """Public history features, updated incrementally from public events.
 
-    ``void[s][c]`` is set when seat ``s`` draws in its turn because it holds nothing playable
-    while ``c`` is the active colour (NM-9, CL-5), and cleared when ``s`` receives cards in any
-    other way (absorbing a penalty, being caught, a challenge, a Roulette reveal, a swap, hands
-    passing, a new deal) or keeps a drawn card. It is only tracked when a draw proves it: with
-    ``voluntary_draw`` on, or ``no_playable_action="draw_one_pass"`` (which keeps a playable
-    drawn card silently), every flag stays 0.
+    ``void[s][c]`` is set when seat ``s`` drew in its turn because it held nothing playable
+    while ``c`` was the active colour (NM-9, CL-5), once the draw is over: at once if the
+    turn passed, or when ``s`` plays the drawn card (a kept drawn card sets nothing). It is
+    cleared when ``s`` receives cards in any other way (absorbing a penalty, being caught, a
+    challenge, a Roulette reveal, a swap, hands passing, a new deal). It is only tracked when
+    a draw proves it: with ``voluntary_draw`` on, or ``no_playable_action="draw_one_pass"``
+    (which keeps a playable drawn card silently), every flag stays 0.
     """
 
-    __slots__ = ("_informative", "n", "void")
+    __slots__ = ("_informative", "_pending", "n", "void")
 
     def __init__(self, rules: RuleSet, n: int) -> None:
         self.n = n
@@ -125,11 +126,13 @@ class PublicTracker:
             rules.voluntary_draw == "off" and rules.no_playable_action != "draw_one_pass"
         )
         self.void: list[list[int]] = [[0, 0, 0, 0] for _ in range(n)]
+        self._pending: tuple[int, int] | None = None  # (seat, colour) of a drawn card in play
 
     def reset(self) -> None:
         """Forget everything (a new game)."""
         for flags in self.void:
             flags[:] = (0, 0, 0, 0)
+        self._pending = None
 
     def update(
         self,
@@ -137,6 +140,7 @@ class PublicTracker:
         *,
         colour: str | None,
         phase: str,
+        next_phase: str,
     ) -> None:
         """Fold in one step's events, in the public form every seat sees.
 
@@ -144,34 +148,38 @@ class PublicTracker:
             events: the step's events; each is read through ``event.for_seat(None)``.
             colour: the active colour before the step (public, ``view["colour"]``).
             phase: the phase before the step (public, ``view["phase"]``).
+            next_phase: the phase after the step (public).
         """
         void = self.void
+        pending = self._pending
+        self._pending = None
         for raw in events:
             event = raw.for_seat(None)
             kind = event.kind
             seat = event.seat
-            if kind == "draw":
-                if seat is None:
-                    continue
+            if seat is None and kind not in ("pass_hands", "deal"):
+                continue
+            if kind == "play":
+                if pending is not None and pending[0] == seat and phase == "play_drawn":
+                    void[seat][pending[1]] = 1  # the drawn card has left the hand
+                    pending = None
+            elif kind == "draw":
                 void[seat][:] = (0, 0, 0, 0)
                 if self._informative and colour is not None:
-                    void[seat][_COLOUR_INDEX[colour]] = 1
+                    if next_phase == "play_drawn":
+                        self._pending = (seat, _COLOUR_INDEX[colour])
+                    else:
+                        void[seat][_COLOUR_INDEX[colour]] = 1
             elif kind == "pass":
-                if phase == "play_drawn" and seat is not None:
+                if phase == "play_drawn":
                     void[seat][:] = (0, 0, 0, 0)
             elif kind in _RECEIVE_KINDS:
-                if seat is not None:
-                    void[seat][:] = (0, 0, 0, 0)
+                void[seat][:] = (0, 0, 0, 0)
             elif kind == "swap":
-                for s in (seat, event.data.get("target")):
-                    if s is not None:
-                        void[s][:] = (0, 0, 0, 0)
+                void[seat][:] = (0, 0, 0, 0)
+                void[event.data["target"]][:] = (0, 0, 0, 0)
             elif kind in ("pass_hands", "deal"):
                 self.reset()
-
-    def copy_from(self, other: PublicTracker) -> None:
-        """Take ``other``'s state (for copies of an environment)."""
-        self.void = [list(flags) for flags in other.void]
 
 
 class ObservationEncoder:

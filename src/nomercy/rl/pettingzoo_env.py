@@ -20,6 +20,8 @@ from pettingzoo import AECEnv
 from nomercy.core.actions import Action
 from nomercy.core.game import Game, new_game
 from nomercy.rl._common import (
+    apply_tracked,
+    start_tracking,
     IllegalActionIdError,
     check_illegal_mode,
     explain_illegal,
@@ -116,8 +118,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # noqa: N801 (Pet
         else:
             game_seed = int(self._seed_rng.integers(0, 2**63))
         self.game = new_game(self.num_players, rules=self.rules, seed=game_seed)
-        self._tracker.reset()
-        self._tracker.update(self.game.opening_events, colour=None, phase="play")
+        start_tracking(self.game, self._tracker)
         self._steps = 0
         self._ids = None
         self.agents = list(self.possible_agents)
@@ -178,13 +179,8 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # noqa: N801 (Pet
             return
         if self.infos[agent]:
             self.infos[agent] = {}
-        colour = game.colour
-        phase = game.phase
-        events = game.apply(chosen)
+        apply_tracked(game, chosen, self._tracker)
         self._ids = None
-        self._tracker.update(
-            events, colour=colour.value if colour is not None else None, phase=phase.value
-        )
         self._steps += 1
         self._settle()
         self._accumulate_rewards()
