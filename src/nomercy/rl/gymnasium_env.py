@@ -58,7 +58,7 @@ class NoMercyEnv(gym.Env[Obs, int]):
     ``choose_action(view, legal)`` (no out-of-turn actions, as in the PettingZoo env).
     """
 
-    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium reads a class attribute)
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 (read by Gymnasium)
 
     def __init__(
         self,
