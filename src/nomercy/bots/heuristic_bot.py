@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from nomercy.bots.knowledge import Knowledge, colour_counts, read_view
 from nomercy.core.actions import (
@@ -50,6 +50,8 @@ from nomercy.core.actions import (
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
 
 __all__ = ["HeuristicBot"]
+
+_A = TypeVar("_A", bound=Action)
 
 # How much a Draw Card is worth keeping for defence (in "cards shed" units).
 # Weights tuned on seeded 2-player games against random and greedy.
@@ -70,10 +72,10 @@ class _Context:
         self.hand = knowledge.hand
         self.players = view["players"]
         self.n = len(self.players)
-        self.active = [p["seat"] for p in self.players if not p["out"]]
+        self.active: list[int] = [int(p["seat"]) for p in self.players if not p["out"]]
         self.n_active = len(self.active)
         self.direction: int = view["direction"]
-        self.sizes = [p["hand_size"] for p in self.players]
+        self.sizes: list[int] = [int(p["hand_size"]) for p in self.players]
         self.two = self._two_player()
         me = self.players[self.seat]["mercy_distance"]
         self.my_distance: int = 1 << 20 if me is None else int(me)
@@ -99,16 +101,10 @@ class _Context:
 
     def threat(self, seat: int) -> float:
         """How close ``seat`` is to emptying its hand: 0 (far) to 1 (one card)."""
-        return max(0.0, (8 - self.sizes[seat]) / 7)
-
-    def leader(self) -> int | None:
-        others = [s for s in self.active if s != self.seat]
-        if not others:
-            return None
-        return min(others, key=lambda s: (self.sizes[s], s))
+        return max(0.0, (8 - int(self.sizes[seat])) / 7)
 
     def hidden_count(self, seat: int) -> int:
-        return max(0, self.sizes[seat] - len(self.k.known.get(seat, [])))
+        return max(0, int(self.sizes[seat]) - len(self.k.known.get(seat, [])))
 
     def answer_probability(self, seat: int, threshold: int) -> float:
         """Chance that ``seat`` holds a Draw Card of value ``>= threshold`` (NM-18)."""
@@ -235,7 +231,7 @@ class HeuristicBot:
         if any(isinstance(a, Challenge) for a in legal) and self._should_challenge(ctx):
             return next(a for a in legal if isinstance(a, Challenge))
         best: tuple[float, int] | None = None
-        choice: Action | None = None
+        choice: Play | None = None
         for index, action in enumerate(plays):
             score = self._stack_score(ctx, action, total)
             if score is None:
@@ -244,9 +240,9 @@ class HeuristicBot:
                 best, choice = (score, -index), action
         if choice is not None:
             return self._variant(ctx, [a for a in plays if a.card is choice.card], stacking=True)
-        for action in legal:
-            if isinstance(action, Draw):
-                return action
+        for other in legal:
+            if isinstance(other, Draw):
+                return other
         return plays[0] if plays else legal[0]  # A06 stack_mandatory leaves no Draw
 
     def _stack_score(self, ctx: _Context, action: Play, total: int) -> float | None:
@@ -386,10 +382,10 @@ class HeuristicBot:
         elif kind in (Kind.SKIP, Kind.REVERSE, Kind.SKIP_EVERYONE):
             if ctx.two or kind is Kind.SKIP_EVERYONE:
                 # Another turn at once: a free shed when a follow-up is in hand.
-                follow = sum(
-                    1 for c in rest if c.is_wild or c.colour is card.colour or c.kind is card.kind
+                again = any(
+                    c.is_wild or c.colour is card.colour or c.kind is card.kind for c in rest
                 )
-                score += 6.0 if follow else 1.0
+                score += 6.0 if again else 1.0
             elif kind is Kind.SKIP:
                 score += 6.0 * ctx.threat(nxt)  # the next player loses a turn (NM-23)
             else:  # NM-25: the previous player plays instead of the next one
@@ -440,7 +436,8 @@ class HeuristicBot:
         return _prefer_uno(options)
 
 
-def _prefer_uno(options: Sequence[Action]) -> Action:
+def _prefer_uno(options: Sequence[_A]) -> _A:
+    """The variant that calls UNO (NM-37) if there is one, else the first."""
     for action in options:
         if isinstance(action, Play) and action.uno:
             return action

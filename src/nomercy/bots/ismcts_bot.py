@@ -242,44 +242,34 @@ def _favourite(hand: list[Card]) -> Colour:
 
 def _rollout_action(game: Game, seat: int, actions: list[Action], rng: random.Random) -> Action:
     """A fast greedy policy on the full game: stack, shed, favourite colour, small swaps."""
-    plays = [a for a in actions if type(a) is Play]
+    plays = [a for a in actions if isinstance(a, Play)]
     if not plays:
-        colours = [a for a in actions if type(a) is ChooseColour]
+        colours = [a for a in actions if isinstance(a, ChooseColour)]
         if colours:
-            fav = _favourite(game.hands[seat])
-            for a in colours:
-                if isinstance(a, ChooseColour) and a.colour is fav:
-                    return a
-            return colours[0]
+            favourite = _favourite(game.hands[seat])
+            return next((a for a in colours if a.colour is favourite), colours[0])
         for a in actions:
-            if type(a) is Draw:
+            if isinstance(a, Draw):
                 return a
         return actions[rng.randrange(len(actions))]
     # One card at random among the distinct playable cards, then a sensible variant.
-    cards = list(dict.fromkeys(a.card for a in plays if isinstance(a, Play)))
-    hand = game.hands[seat]
-    if game.pending_total:
-        # Stacking (NM-18): never a 2-player Wild Reverse +4 back onto ourselves.
-        if game.n - sum(game.out) == 2:
-            safe = [c for c in cards if c.kind is not Kind.WILD_REVERSE_DRAW_FOUR]
-            if safe:
-                cards = safe
-    elif len(cards) > 1 and game.n - sum(game.out) == 2:
+    cards = list(dict.fromkeys(a.card for a in plays))
+    if len(cards) > 1 and game.n - sum(game.out) == 2:
+        # NM-24: with two players a Wild Reverse +4 comes back to its own player.
         cards = [c for c in cards if c.kind is not Kind.WILD_REVERSE_DRAW_FOUR] or cards
     card = cards[rng.randrange(len(cards))]
-    variants = [a for a in plays if isinstance(a, Play) and a.card is card]
+    variants = [a for a in plays if a.card is card]
     if len(variants) == 1:
         return variants[0]
     fav: Colour | None = None
     if card.is_wild:
-        rest = list(hand)
+        rest = list(game.hands[seat])
         if card in rest:
             rest.remove(card)
         fav = _favourite(rest)
     best = variants[0]
     best_key: tuple[int, int, int] | None = None
     for a in variants:
-        assert isinstance(a, Play)
         target_size = -len(game.hands[a.target]) if a.target is not None else 0
         key = (int(a.colour is fav), target_size, int(a.uno))
         if best_key is None or key > best_key:
