@@ -158,8 +158,15 @@ def train(args: argparse.Namespace) -> Policy:
     return policy
 
 
-def evaluate(policy: Policy, opponent: str, games: int, preset: str, seed: int) -> dict[str, float]:
-    """Greedy policy against ``opponent`` over ``games`` 2-player games, 16 in lockstep."""
+def evaluate(
+    policy: Policy, opponent: str, games: int, preset: str, seed: int, *, sample: bool = False
+) -> dict[str, object]:
+    """``policy`` against ``opponent`` over ``games`` 2-player games, 16 in lockstep.
+
+    The policy's most likely legal id is played (``sample``: an id drawn from its
+    distribution, seeded).
+    """
+    gen = torch.Generator().manual_seed(seed)
     lanes = min(16, games)
     envs = [NoMercyEnv([opponent], preset=preset, learner_seat=None) for _ in range(lanes)]
     started = 0
@@ -173,8 +180,12 @@ def evaluate(policy: Policy, opponent: str, games: int, preset: str, seed: int) 
         o, m = batch([obs[i] for i in live])  # type: ignore[misc]
         with torch.no_grad():
             logits, _ = policy(o, m)
+            if sample:
+                choice = torch.multinomial(torch.softmax(logits, -1), 1, generator=gen)[:, 0]
+            else:
+                choice = logits.argmax(-1)
         for k, i in enumerate(live):
-            nxt, r, term, trunc, _ = envs[i].step(int(logits[k].argmax()))
+            nxt, r, term, trunc, _ = envs[i].step(int(choice[k]))
             obs[i] = nxt
             if term or trunc:
                 done += 1
@@ -222,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--load", type=Path, help="start from this checkpoint")
     parser.add_argument("--save", type=Path, default=Path("policy.pt"), help="checkpoint path")
     parser.add_argument("--json", type=Path, help="write the evaluation figures here")
+    parser.add_argument("--baseline", action="store_true",
+                        help="also evaluate a uniform random masked policy, for comparison")
     args = parser.parse_args(argv)
     if args.opponents is None:
         args.opponents = ["random", "heuristic" if "heuristic" in BOTS else "greedy"]
@@ -234,14 +247,32 @@ def main(argv: list[str] | None = None) -> int:
         if args.load:
             policy.load_state_dict(torch.load(args.load))
     policy.eval()
+    players = {"trained": policy}
+    if args.baseline:
+        uniform = Policy(policy.scale.numpy())
+        for p in (uniform.pi, uniform.v):  # zero logits: uniform over the legal ids
+            nn.init.zeros_(p.weight)
+            nn.init.zeros_(p.bias)
+        players["uniform"] = uniform
     results = []
-    for k, opponent in enumerate(args.opponents):
-        res = evaluate(policy, opponent, args.eval_games, args.preset, 10**9 + k * 10**6)
-        results.append(res)
-        print(
-            f"vs {opponent}: {res['wins']}/{res['games']} won, "
-            f"{100 * res['win_rate']:.1f}% ± {100 * res['ci95']:.1f}"
-        )
+    for label, player in players.items():
+        for k, opponent in enumerate(args.opponents):
+            # The same deals for every policy (seed per opponent).
+            res = evaluate(
+                player,
+                opponent,
+                args.eval_games,
+                args.preset,
+                10**9 + k * 10**6,
+                sample=label == "uniform",
+            )
+            res = {"policy": label, **res}
+            results.append(res)
+            print(
+                f"{label} vs {opponent}: {res['wins']}/{res['games']} won, "
+                f"{100 * res['win_rate']:.1f}% ± {100 * res['ci95']:.1f} (95% CI)",
+                flush=True,
+            )
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0

@@ -118,7 +118,8 @@ def test_illegal_action_raises_naming_the_id_and_the_reason() -> None:
     env.reset(seed=1)
     mask = env.observe(env.agent_selection)["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[-1])
-    with pytest.raises(IllegalActionIdError, match=rf"action id {illegal} \(jump-in W\+4 B uno"):
+    expected = rf"player_0: action id {illegal} \(jump-in W\+4 B uno, i.e. '0:play W\+4 B uno'\)"
+    with pytest.raises(IllegalActionIdError, match=expected + ".*does not hold W\\+4 \\[NM-7\\]"):
         env.step(illegal)
     with pytest.raises(IllegalActionIdError, match="outside 0..468"):
         env.step(469)

@@ -88,7 +88,10 @@ def explain_illegal(game: Game, seat: int, action_id: Any, who: str) -> str:
     try:
         probe.apply(action)
     except IllegalActionError as exc:
-        return f"{who}: action id {value} ({action_name(value)}, i.e. '{action}') is illegal: {exc}"
+        name = action_name(value)
+        if name != str(action):  # relative offsets or a jump-in: show the engine's notation
+            name += f", i.e. '{action}'"
+        return f"{who}: action id {value} ({name}) is illegal: {exc}"
     return f"{who}: action id {value} ({action_name(value)}) is not offered now"
 
 
