@@ -8,7 +8,8 @@ set to a large negative number before the softmax), so the policy never picks on
 
     .venv/bin/pip install torch==2.13.0        # CPU build; not part of any extra
     python examples/train_masked_policy/train.py --minutes 10
-    python examples/train_masked_policy/train.py --load policy.pt --minutes 0 --opponents random,greedy
+    python examples/train_masked_policy/train.py --load policy.pt --minutes 0 \
+        --opponents random,greedy
 """
 
 from __future__ import annotations
@@ -213,11 +214,19 @@ def names(text: str) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=10.0, help="training time (0: none)")
-    parser.add_argument("--train-opponents", type=names, default=["random", "greedy"],
-                        help="bots to train against, comma-separated (default random,greedy)")
-    parser.add_argument("--opponents", type=names, default=None,
-                        help="bots to evaluate against (default: random and heuristic if "
-                        "registered, else random and greedy)")
+    parser.add_argument(
+        "--train-opponents",
+        type=names,
+        default=["random", "greedy"],
+        help="bots to train against, comma-separated (default random,greedy)",
+    )
+    parser.add_argument(
+        "--opponents",
+        type=names,
+        default=None,
+        help="bots to evaluate against (default: random and heuristic if "
+        "registered, else random and greedy)",
+    )
     parser.add_argument("--eval-games", type=int, default=1000, help="games per opponent")
     parser.add_argument("--preset", default="no-mercy", choices=["no-mercy", "classic"])
     parser.add_argument("--envs", type=int, default=32, help="environments stepped in lockstep")
@@ -233,8 +242,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--load", type=Path, help="start from this checkpoint")
     parser.add_argument("--save", type=Path, default=Path("policy.pt"), help="checkpoint path")
     parser.add_argument("--json", type=Path, help="write the evaluation figures here")
-    parser.add_argument("--baseline", action="store_true",
-                        help="also evaluate a uniform random masked policy, for comparison")
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="also evaluate a uniform random masked policy, for comparison",
+    )
     args = parser.parse_args(argv)
     if args.opponents is None:
         args.opponents = ["random", "heuristic" if "heuristic" in BOTS else "greedy"]

@@ -46,9 +46,7 @@ def random_states(
                 break
             yield game, rng
             # Sometimes an out-of-turn action (a catch, a jump-in) from another seat.
-            others = [
-                s for s in range(players) if s != game.to_act and game.legal_actions(s)
-            ]
+            others = [s for s in range(players) if s != game.to_act and game.legal_actions(s)]
             if others and rng.random() < 0.3:
                 game.apply(rng.choice(game.legal_actions(rng.choice(others))))
             else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tests.rl.helpers import random_states
 
 from nomercy.core.actions import CallUno, Catch, Draw, Play, parse_action
 from nomercy.rl import (
@@ -15,7 +16,6 @@ from nomercy.rl import (
     id_to_action,
     legal_ids,
 )
-from tests.rl.helpers import random_states
 
 
 def test_table_size_and_version() -> None:
@@ -65,7 +65,7 @@ def test_fixed_ids() -> None:
 
 
 def test_bad_ids_and_actions_raise_clear_errors() -> None:
-    with pytest.raises(ActionIdError, match="outside 0..468"):
+    with pytest.raises(ActionIdError, match=r"outside 0\.\.468"):
         id_to_action(NUM_ACTIONS, 0, 2)
     with pytest.raises(ActionIdError, match="outside"):
         id_to_action(-1, 0, 2)

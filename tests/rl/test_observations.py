@@ -7,13 +7,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from tests.rl.helpers import random_options, random_states
 
 from nomercy.core.cards import COLOURS, Card
 from nomercy.core.game import Game
 from nomercy.rl import OBS_LAYOUT, OBS_SIZE, ObservationEncoder, PublicTracker, action_mask
-from nomercy.rl.observations import CARD_KINDS
 from nomercy.rl._common import apply_tracked, start_tracking
-from tests.rl.helpers import random_options, random_states
+from nomercy.rl.observations import CARD_KINDS
 
 
 def test_layout_is_contiguous_and_covers_the_vector() -> None:
@@ -112,9 +112,10 @@ def test_observations_contain_nothing_hidden(preset: str) -> None:
         seat = rng.randrange(game.n)
         position = game.to_position()
         other = Game.from_position(_rehide(position, seat, rng))
-        changed += any(
-            other.hands[o] != game.hands[o] for o in range(game.n) if o != seat
-        ) or other.draw_pile != game.draw_pile
+        changed += (
+            any(other.hands[o] != game.hands[o] for o in range(game.n) if o != seat)
+            or other.draw_pile != game.draw_pile
+        )
         a = ObservationEncoder(game.rules, game.n).encode(game.view(seat, history=False))
         b = ObservationEncoder(other.rules, other.n).encode(other.view(seat, history=False))
         np.testing.assert_array_equal(a, b)

@@ -121,7 +121,7 @@ def test_illegal_action_raises_naming_the_id_and_the_reason() -> None:
     expected = rf"player_0: action id {illegal} \(jump-in W\+4 B uno, i.e. '0:play W\+4 B uno'\)"
     with pytest.raises(IllegalActionIdError, match=expected + ".*does not hold W\\+4 \\[NM-7\\]"):
         env.step(illegal)
-    with pytest.raises(IllegalActionIdError, match="outside 0..468"):
+    with pytest.raises(IllegalActionIdError, match=r"outside 0\.\.468"):
         env.step(469)
     with pytest.raises(IllegalActionIdError, match="not an action id"):
         env.step("draw")  # type: ignore[arg-type]
@@ -153,7 +153,7 @@ def test_constructor_rejects_bad_arguments() -> None:
         raw_env(illegal_action="ignore")
     with pytest.raises(ValueError, match="render_mode"):
         raw_env(render_mode="human")
-    with pytest.raises(ValueError, match="unknown option|Unknown option|not an option"):
+    with pytest.raises(ValueError, match=r"no_such_option"):
         raw_env(options={"no_such_option": 1})
     with pytest.raises(RuntimeError, match="reset"):
         raw_env().observe("player_0")

@@ -122,9 +122,9 @@ def _build_templates() -> None:
         for card, offset in _CARD_OFFSET.items():
             start = base + offset
             if card.is_wild:
-                for colour, slot in _COLOUR_SLOT.items():
+                for named, slot in _COLOUR_SLOT.items():
                     for uno in (False, True):
-                        _TEMPLATES[start + 2 * slot + uno] = ("play", card, colour, None, uno, jump)
+                        _TEMPLATES[start + 2 * slot + uno] = ("play", card, named, None, uno, jump)
             elif card.number == 7:
                 for rel in range(MAX_PLAYERS):
                     for uno in (False, True):

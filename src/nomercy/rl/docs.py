@@ -1,6 +1,6 @@
 """The generated tables of docs/rl.md (a test checks that the file matches the code).
 
-    python -m nomercy.rl.docs docs/rl.md     # rewrite the generated blocks in place
+python -m nomercy.rl.docs docs/rl.md     # rewrite the generated blocks in place
 """
 
 from __future__ import annotations
@@ -26,7 +26,10 @@ def observation_table_markdown() -> str:
 
 def generated_blocks() -> dict[str, str]:
     """Block name -> its Markdown, as written between ``<!-- NAME:start -->`` markers."""
-    return {"action-table": action_table_markdown(), "observation-table": observation_table_markdown()}
+    return {
+        "action-table": action_table_markdown(),
+        "observation-table": observation_table_markdown(),
+    }
 
 
 def _pattern(name: str) -> re.Pattern[str]:
@@ -36,10 +39,11 @@ def _pattern(name: str) -> re.Pattern[str]:
 def update(text: str) -> str:
     """``text`` with every generated block replaced by the current one."""
     for name, body in generated_blocks().items():
-        pattern = _pattern(name)
-        if not pattern.search(text):
+        found = _pattern(name).search(text)
+        if found is None:
             raise ValueError(f"docs/rl.md has no <!-- {name}:start --> ... end block")
-        text = pattern.sub(lambda m, body=body: m.group(1) + body + m.group(3), text)
+        start, end = found.span(2)
+        text = text[:start] + body + text[end:]
     return text
 
 

@@ -19,9 +19,8 @@ from nomercy.bots.registry import make_bot
 from nomercy.core.actions import Action
 from nomercy.core.game import Game, new_game
 from nomercy.rl._common import (
-    apply_tracked,
-    start_tracking,
     IllegalActionIdError,
+    apply_tracked,
     check_illegal_mode,
     explain_illegal,
     legal_id_map,
@@ -29,16 +28,17 @@ from nomercy.rl._common import (
     mask_of,
     observation_space,
     render_text,
+    start_tracking,
 )
 from nomercy.rl.actions import NUM_ACTIONS
 from nomercy.rl.observations import ObservationEncoder, PublicTracker
 
 __all__ = ["NoMercyEnv"]
 
-Obs = dict[str, npt.NDArray[Any]]
+Obs = dict[str, Any]
 
 
-class NoMercyEnv(gym.Env[Obs, int]):
+class NoMercyEnv(gym.Env[Obs, np.int64]):
     """One learner against ``len(opponents)`` bots (2-6 seats in all).
 
     Args:
@@ -85,7 +85,9 @@ class NoMercyEnv(gym.Env[Obs, int]):
             or not isinstance(learner_seat, int)
             or not 0 <= learner_seat < n
         ):
-            raise ValueError(f"learner_seat must be None or a seat 0..{n - 1}, not {learner_seat!r}")
+            raise ValueError(
+                f"learner_seat must be None or a seat 0..{n - 1}, not {learner_seat!r}"
+            )
         self.learner_seat = learner_seat
         self.illegal_action = check_illegal_mode(illegal_action)
         self.illegal_reward = float(illegal_reward)
@@ -114,9 +116,7 @@ class NoMercyEnv(gym.Env[Obs, int]):
         rng = self.np_random
         while True:
             seat = (
-                self.learner_seat
-                if self.learner_seat is not None
-                else int(rng.integers(0, self.n))
+                self.learner_seat if self.learner_seat is not None else int(rng.integers(0, self.n))
             )
             self.seat = seat
             others = [s for s in range(self.n) if s != seat]
@@ -133,7 +133,7 @@ class NoMercyEnv(gym.Env[Obs, int]):
                 break
         return self._observe(), {"seat": seat}
 
-    def step(self, action: int) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
+    def step(self, action: int | np.integer[Any]) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
         """Play the learner's ``action`` id, then the bots until the learner is to act again."""
         game = self._require_game()
         if game.is_over or game.out[self.seat]:
@@ -154,16 +154,14 @@ class NoMercyEnv(gym.Env[Obs, int]):
         reward = 0.0
         if terminated:
             reward = 1.0 if game.winner == self.seat else -1.0
-        truncated = (
-            not terminated and self.max_steps is not None and self._steps >= self.max_steps
-        )
+        truncated = not terminated and self.max_steps is not None and self._steps >= self.max_steps
         return self._observe(), reward, terminated, truncated, {"seat": self.seat}
 
     def action_masks(self) -> npt.NDArray[np.int8]:
         """The legal-action mask of the learner now (for maskable algorithms)."""
         return mask_of(self._ids)
 
-    def render(self) -> str | None:  # type: ignore[override]
+    def render(self) -> str | None:
         """``render_mode="ansi"``: the learner's view as text."""
         if self.render_mode is None:
             return None

@@ -58,8 +58,12 @@ _FIELDS: tuple[tuple[str, int, str], ...] = (
     ("opp_uno", _OPP, "opponent has called UNO for their single card"),
     ("opp_catchable", _OPP, "opponent holds one card without calling UNO (may be caught)"),
     ("opp_known", _OPP * _K, "per opponent, copies of each kind known to be in their hand"),
-    ("opp_void", _OPP * 4, "per opponent, colours R, Y, G, B they could not play since they "
-     "last received cards (PublicTracker)"),
+    (
+        "opp_void",
+        _OPP * 4,
+        "per opponent, colours R, Y, G, B they could not play since they "
+        "last received cards (PublicTracker)",
+    ),
     ("discard", _K, "copies of each kind in the discard pile"),
     ("draw_pile_size", 1, "cards left in the draw pile"),
     ("wd4_challengeable", 1, "a classic Wild +4 may be challenged (CL-8)"),
@@ -158,7 +162,10 @@ class PublicTracker:
             event = raw.for_seat(None)
             kind = event.kind
             seat = event.seat
-            if seat is None and kind not in ("pass_hands", "deal"):
+            if kind in ("pass_hands", "deal"):
+                self.reset()
+                continue
+            if seat is None:
                 continue
             if kind == "play":
                 if pending is not None and pending[0] == seat and phase == "play_drawn":
@@ -179,8 +186,6 @@ class PublicTracker:
             elif kind == "swap":
                 void[seat][:] = (0, 0, 0, 0)
                 void[event.data["target"]][:] = (0, 0, 0, 0)
-            elif kind in ("pass_hands", "deal"):
-                self.reset()
 
 
 class ObservationEncoder:

@@ -20,9 +20,8 @@ from pettingzoo import AECEnv
 from nomercy.core.actions import Action
 from nomercy.core.game import Game, new_game
 from nomercy.rl._common import (
-    apply_tracked,
-    start_tracking,
     IllegalActionIdError,
+    apply_tracked,
     check_illegal_mode,
     explain_illegal,
     legal_id_map,
@@ -30,6 +29,7 @@ from nomercy.rl._common import (
     mask_of,
     observation_space,
     render_text,
+    start_tracking,
 )
 from nomercy.rl.actions import NUM_ACTIONS
 from nomercy.rl.observations import ObservationEncoder, PublicTracker
@@ -40,7 +40,7 @@ _NO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 _NO_MASK.setflags(write=False)
 
 
-class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):  # noqa: N801 (PettingZoo name)
+class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
     """No Mercy (or classic) for 2-6 agents ``player_0`` … ``player_{n-1}``.
 
     Args:
