@@ -12,6 +12,15 @@ Needs the ``rl`` extra: ``pip install 'uno-no-mercy[rl]'`` (numpy, gymnasium, pe
 
 from __future__ import annotations
 
+try:
+    import gymnasium as _gymnasium  # noqa: F401
+    import numpy as _numpy  # noqa: F401
+    import pettingzoo as _pettingzoo  # noqa: F401
+except ImportError as _exc:  # pragma: no cover - depends on the install
+    raise ImportError(
+        f"nomercy.rl needs the rl extra ({_exc.name} is missing): pip install 'uno-no-mercy[rl]'"
+    ) from _exc
+
 from nomercy.rl._common import IllegalActionIdError
 from nomercy.rl.actions import (
     ACTION_SPACE_VERSION,

@@ -101,13 +101,13 @@ def apply_tracked(game: Game, action: Action, tracker: PublicTracker) -> None:
     Only public facts of the game go in: the active colour and the phase before and after.
     """
     colour = game.colour
-    phase = game.phase.value
+    phase = game.phase._value_  # _value_: Enum.value is a slow descriptor on a hot path
     events = game.apply(action)
     tracker.update(
         events,
-        colour=colour.value if colour is not None else None,
+        colour=colour._value_ if colour is not None else None,
         phase=phase,
-        next_phase=game.phase.value,
+        next_phase=game.phase._value_,
     )
 
 

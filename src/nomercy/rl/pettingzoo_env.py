@@ -190,7 +190,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         game = self._require_game()
         agents = self.possible_agents
         dead = False
-        if not game.rules.scoring_enabled and game.phase.value != "over":
+        if not game.rules.scoring_enabled and not game.is_over:
             out = game.out
             for s in range(self.num_players):
                 if out[s] and not self._was_out[s]:
