@@ -172,3 +172,70 @@ def test_render_ansi() -> None:
     assert isinstance(text, str)
     assert "top " in text and "seat 2" in text
     assert raw_env().render() is None
+
+
+@pytest.mark.parametrize(
+    ("players", "preset", "options"),
+    [(4, "no-mercy", {}), (3, "classic", {"classic_jump_in": True})],
+)
+def test_api_test_with_offered_out_of_turn_actions(
+    players: int, preset: str, options: dict[str, object]
+) -> None:
+    _api_test(
+        rl.env(num_players=players, preset=preset, options=options, out_of_turn="offered"), 400
+    )
+
+
+def test_offered_mode_offers_catches_and_jump_ins_to_other_seats() -> None:
+    from nomercy.core.actions import Catch, Play
+    from nomercy.rl.actions import PASS_ID, legal_ids
+
+    seen: set[str] = set()
+    for seed in range(40):
+        env = raw_env(
+            num_players=4,
+            preset="classic",
+            options={"classic_jump_in": True},
+            out_of_turn="offered",
+        )
+        rng = random.Random(seed)
+        env.reset(seed=seed)
+        for agent in env.agent_iter(5000):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            game = env.game
+            assert game is not None
+            seat = env.possible_agents.index(agent)
+            expected = set(legal_ids(game.legal_actions(seat), seat, game.n))
+            if seat != game.to_act:
+                expected.add(PASS_ID)  # "let the chance go"
+                seen.add("offered")
+            assert set(np.flatnonzero(obs["action_mask"]).tolist()) == expected
+            ids = sorted(expected)
+            action = ids[rng.randrange(len(ids))]
+            if seat != game.to_act and action != PASS_ID:
+                taken = legal_ids(game.legal_actions(seat), seat, game.n)[action]
+                if isinstance(taken, Catch):
+                    seen.add("catch by another seat")
+                if isinstance(taken, Play) and taken.jump:
+                    seen.add("jump-in")
+            env.step(action)
+    assert {"offered", "catch by another seat", "jump-in"} <= seen, seen
+
+
+def test_default_mode_never_offers_other_seats() -> None:
+    env = raw_env(num_players=4, preset="classic", options={"classic_jump_in": True})
+    rng = random.Random(0)
+    env.reset(seed=0)
+    for agent in env.agent_iter(3000):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        game = env.game
+        assert game is not None
+        assert env.possible_agents.index(agent) == game.to_act
+        ids = np.flatnonzero(obs["action_mask"])
+        env.step(int(ids[rng.randrange(len(ids))]))

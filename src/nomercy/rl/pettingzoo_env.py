@@ -1,10 +1,16 @@
 """PettingZoo AEC environment: every seat is an agent (docs/rl.md).
 
-The agent to act is the engine's ``to_act``. Out-of-turn actions follow one documented rule:
-only the seat to act takes them, as part of its turn. UNO calls are folded into plays
-(``play … uno`` ids) and a separate ``uno`` id covers a single card received without a play;
-the seat to act may catch any opponent still in an UNO window (NM-37) before its in-turn
-action; other seats never act out of turn, so classic jump-ins (C04) are not offered.
+The agent to act is the engine's ``to_act``. Out-of-turn actions (UNO calls and catches,
+NM-37; classic jump-ins, C04) follow ``out_of_turn``:
+
+- ``"to_act"`` (default): only the seat to act takes them, as part of its turn. UNO calls are
+  folded into plays (``play … uno`` ids) and a separate ``uno`` id covers a single card
+  received without a play; the seat to act may catch any opponent still in an UNO window
+  before its in-turn action. Other seats never act out of turn, so jump-ins never happen.
+- ``"offered"``: before each turn, every other seat with an out-of-turn action is offered a
+  turn of its own (seats that may call UNO first, then the rest, each in seat order from the
+  seat to act, as ``nomercy.bots.driver.next_action`` does); its mask holds those actions
+  plus ``pass`` (id 1), which lets the chance go until the next in-turn action.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from nomercy.core.actions import Action
+from nomercy.core.actions import Action, CallUno, Catch
 from nomercy.core.game import Game, new_game
 from nomercy.rl._common import (
     IllegalActionIdError,
@@ -31,13 +37,15 @@ from nomercy.rl._common import (
     render_text,
     start_tracking,
 )
-from nomercy.rl.actions import NUM_ACTIONS
+from nomercy.rl.actions import NUM_ACTIONS, PASS_ID
 from nomercy.rl.observations import ObservationEncoder, PublicTracker
 
 __all__ = ["env", "raw_env"]
 
 _NO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 _NO_MASK.setflags(write=False)
+_DECLINE = CallUno(-1)  # stands for "pass" on an offered out-of-turn turn (never applied)
+OUT_OF_TURN_MODES = ("to_act", "offered")
 
 
 class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
@@ -53,6 +61,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
             unchanged, ``infos[agent]["illegal_action"]`` is ``True``).
         illegal_reward: the penalty in ``"penalize"`` mode.
         max_steps: truncate every agent after this many actions (``None``: never).
+        out_of_turn: ``"to_act"`` (default) or ``"offered"``; see the module docstring.
         render_mode: ``None`` or ``"ansi"`` (``render()`` returns the acting seat's view as
             text).
 
@@ -78,8 +87,12 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         illegal_reward: float = -1.0,
         max_steps: int | None = None,
         render_mode: str | None = None,
+        out_of_turn: str = "to_act",
     ) -> None:
         super().__init__()
+        if out_of_turn not in OUT_OF_TURN_MODES:
+            raise ValueError(f"out_of_turn must be 'to_act' or 'offered', not {out_of_turn!r}")
+        self.out_of_turn = out_of_turn
         self.rules = make_ruleset(preset, options, num_players)
         self.num_players = num_players
         self.illegal_action = check_illegal_mode(illegal_action)
@@ -101,6 +114,8 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         self.game: Game | None = None
         self._ids: dict[int, Action] | None = None
         self._steps = 0
+        self._decider = 0  # the seat whose decision agent_selection is (when it is live)
+        self._declined: set[int] = set()
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -128,16 +143,42 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._was_out = [False] * self.num_players
-        turn = self.game.to_act
+        self._declined = set()
+        self._choose_decider()
+
+    def _choose_decider(self) -> None:
+        """Point ``agent_selection`` at the seat to decide next (module docstring)."""
+        game = self._require_game()
+        turn = game.to_act
         assert turn is not None
-        self.agent_selection = self.possible_agents[turn]
+        decider = turn
+        if self.out_of_turn == "offered" and not any(
+            type(a) is CallUno for a in game.legal_actions(turn)
+        ):
+            callers: list[int] = []
+            others: list[int] = []
+            n = self.num_players
+            for k in range(1, n):
+                seat = (turn + k) % n
+                if seat in self._declined or game.out[seat]:
+                    continue
+                legal = game.legal_actions(seat)
+                if legal:
+                    (callers if any(type(a) is CallUno for a in legal) else others).append(seat)
+            if callers or others:
+                decider = (callers or others)[0]
+        self._decider = decider
+        self.agent_selection = self.possible_agents[decider]
 
     def _legal(self) -> dict[int, Action]:
         ids = self._ids
         if ids is None:
             game = self._require_game()
-            turn = game.to_act
-            ids = self._ids = {} if turn is None else legal_id_map(game, turn)
+            seat = self._decider
+            ids = legal_id_map(game, seat)
+            if seat != game.to_act:
+                ids[PASS_ID] = _DECLINE
+            self._ids = ids
         return ids
 
     def _require_game(self) -> Game:
@@ -150,7 +191,12 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         game = self._require_game()
         seat = self._seat[agent]
         obs = self._encoder.encode(game.view(seat, history=False), self._tracker.void)
-        if agent == self.agent_selection and seat == game.to_act and agent in self.agents:
+        if (
+            agent == self.agent_selection
+            and seat == self._decider
+            and not game.is_over
+            and not (self.terminations[agent] or self.truncations[agent])
+        ):
             mask = mask_of(self._legal())
         else:
             mask = _NO_MASK.copy()
@@ -179,8 +225,17 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
             return
         if self.infos[agent]:
             self.infos[agent] = {}
-        apply_tracked(game, chosen, self._tracker)
         self._ids = None
+        if chosen is _DECLINE:
+            self._declined.add(seat)
+            self._steps += 1
+            self._settle()
+            self._accumulate_rewards()
+            return
+        apply_tracked(game, chosen, self._tracker)
+        kind = type(chosen)
+        if kind is not CallUno and kind is not Catch:
+            self._declined.clear()  # an in-turn action or a jump-in: new chances for all
         self._steps += 1
         self._settle()
         self._accumulate_rewards()
@@ -204,9 +259,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
                     self.rewards[a] = 1.0 if self._seat[a] == game.winner else -1.0
                     self.terminations[a] = True
             return
-        turn = game.to_act
-        assert turn is not None
-        self.agent_selection = agents[turn]
+        self._choose_decider()
         if self.max_steps is not None and self._steps >= self.max_steps:
             for a in self.agents:
                 self.truncations[a] = True
