@@ -102,3 +102,43 @@ def test_bad_arguments() -> None:
     env = NoMercyEnv(["random"])
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
+
+
+def test_offered_mode_gives_the_learner_out_of_turn_turns() -> None:
+    from nomercy.rl.actions import PASS_ID, legal_ids
+
+    check_env(
+        gym.make(
+            "NoMercy-v0", opponents=["greedy"], out_of_turn="offered", illegal_action="penalize"
+        ).unwrapped
+    )
+    env = NoMercyEnv(
+        ["greedy", "random", "greedy"],
+        preset="classic",
+        options={"classic_jump_in": True},
+        out_of_turn="offered",
+    )
+    offered = jumps = caught = 0
+    for seed in range(30):
+        obs, info = env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        while True:
+            game = env.game
+            assert game is not None
+            seat = info["seat"]
+            expected = set(legal_ids(game.legal_actions(seat), seat, game.n))
+            if seat != game.to_act:
+                offered += 1
+                expected.add(PASS_ID)
+            assert set(np.flatnonzero(obs["action_mask"]).tolist()) == expected
+            action = int(rng.choice(sorted(expected)))
+            obs, _, term, trunc, info = env.step(action)
+            if term or trunc:
+                break
+        jumps += sum(e.kind == "jump_in" and e.seat == info["seat"] for e in game.log)
+        caught += sum(e.kind == "catch" and e.data["by"] != info["seat"] for e in game.log)
+    assert offered > 0
+    assert jumps > 0  # the learner jumped in out of turn (C04)
+    assert caught > 0  # a greedy bot caught someone
+    with pytest.raises(ValueError, match="out_of_turn"):
+        NoMercyEnv(["random"], out_of_turn="never")

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from nomercy.core.actions import Action
+from nomercy.core.actions import Action, CallUno
 from nomercy.core.errors import IllegalActionError
 from nomercy.core.game import Game
 from nomercy.core.rules import RuleSet, make_rules
@@ -93,6 +93,43 @@ def explain_illegal(game: Game, seat: int, action_id: Any, who: str) -> str:
             name += f", i.e. '{action}'"
         return f"{who}: action id {value} ({name}) is illegal: {exc}"
     return f"{who}: action id {value} ({action_name(value)}) is not offered now"
+
+
+OUT_OF_TURN_MODES = ("to_act", "offered")
+
+
+def check_out_of_turn(mode: str) -> str:
+    if mode not in OUT_OF_TURN_MODES:
+        raise ValueError(f"out_of_turn must be 'to_act' or 'offered', not {mode!r}")
+    return mode
+
+
+def next_decider(game: Game, offered: bool, declined: set[int]) -> int:
+    """The seat whose decision comes next (docs/rl.md, out-of-turn actions).
+
+    Without ``offered``, the seat to act. With it, the seats that may act out of turn and have
+    not let this chance go (``declined``) come first, in ``nomercy.bots.driver.next_action``'s
+    order: seats that may call UNO, then the others, each from the seat after the seat to act
+    on; the seat to act answers its own UNO call before anyone may catch it.
+    """
+    turn = game.to_act
+    assert turn is not None
+    if not offered or any(type(a) is CallUno for a in game.legal_actions(turn)):
+        return turn
+    n = game.n
+    out = game.out
+    first_other = -1
+    for k in range(1, n):
+        seat = (turn + k) % n
+        if seat in declined or out[seat]:
+            continue
+        legal = game.legal_actions(seat)
+        if legal:
+            if any(type(a) is CallUno for a in legal):
+                return seat
+            if first_other < 0:
+                first_other = seat
+    return turn if first_other < 0 else first_other
 
 
 def apply_tracked(game: Game, action: Action, tracker: PublicTracker) -> None:

@@ -14,28 +14,31 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from nomercy.bots.base import Bot
+from nomercy.bots.base import Bot, OutOfTurnBot
 from nomercy.bots.registry import make_bot
-from nomercy.core.actions import Action
+from nomercy.core.actions import Action, CallUno, Catch
 from nomercy.core.game import Game, new_game
 from nomercy.rl._common import (
     IllegalActionIdError,
     apply_tracked,
     check_illegal_mode,
+    check_out_of_turn,
     explain_illegal,
     legal_id_map,
     make_ruleset,
     mask_of,
+    next_decider,
     observation_space,
     render_text,
     start_tracking,
 )
-from nomercy.rl.actions import NUM_ACTIONS
+from nomercy.rl.actions import NUM_ACTIONS, PASS_ID
 from nomercy.rl.observations import ObservationEncoder, PublicTracker
 
 __all__ = ["NoMercyEnv"]
 
 Obs = dict[str, Any]
+_DECLINE = CallUno(-1)  # stands for "pass" on an offered out-of-turn turn (never applied)
 
 
 class NoMercyEnv(gym.Env[Obs, np.int64]):
@@ -55,7 +58,10 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
     env; :meth:`action_masks` gives the mask alone. Reward: +1 when the learner wins, −1 when
     another seat wins or the learner is knocked out (the episode ends there), else 0. The seat
     to act takes every action, its UNO calls and catches included; bots are asked with
-    ``choose_action(view, legal)`` (no out-of-turn actions, as in the PettingZoo env).
+    ``choose_action(view, legal)``. With ``out_of_turn="offered"``, seats with out-of-turn
+    actions are asked first as in the PettingZoo env: the learner through its mask (``pass``,
+    id 1, lets the chance go), bots through ``choose_out_of_turn`` (``None`` lets it go; a bot
+    without that method never acts out of turn).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 (read by Gymnasium)
@@ -71,6 +77,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         illegal_reward: float = -1.0,
         max_steps: int | None = None,
         render_mode: str | None = None,
+        out_of_turn: str = "to_act",
     ) -> None:
         if isinstance(opponents, str):
             opponents = [opponents]
@@ -97,6 +104,8 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
         self.render_mode = render_mode
+        self.out_of_turn = check_out_of_turn(out_of_turn)
+        self._declined: set[int] = set()
         self._encoder = ObservationEncoder(self.rules, n)
         self.observation_space = observation_space(self._encoder)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
@@ -127,6 +136,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             self.game = new_game(self.n, rules=self.rules, seed=int(rng.integers(0, 2**63)))
             start_tracking(self.game, self._tracker)
             self._steps = 0
+            self._declined = set()
             self._play_bots()
             # A game the bots finish before the learner's first turn is dealt again.
             if not self.game.is_over and not self.game.out[seat]:
@@ -147,7 +157,10 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
                 raise IllegalActionIdError(why)
             info = {"seat": self.seat, "illegal_action": True, "reason": why}
             return self._observe(), self.illegal_reward, False, False, info
-        self._apply(chosen)
+        if chosen is _DECLINE:
+            self._declined.add(self.seat)
+        else:
+            self._apply(chosen)
         self._steps += 1
         self._play_bots()
         terminated = game.is_over or game.out[self.seat]
@@ -175,22 +188,38 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
 
     def _apply(self, action: Action) -> None:
         apply_tracked(self._require_game(), action, self._tracker)
+        kind = type(action)
+        if kind is not CallUno and kind is not Catch:
+            self._declined.clear()  # an in-turn action or a jump-in: new chances for all
 
     def _play_bots(self) -> None:
         game = self._require_game()
         seat = self.seat
+        offered = self.out_of_turn == "offered"
+        decider = -1
         while not game.is_over and not game.out[seat]:
-            turn = game.to_act
-            assert turn is not None
-            if turn == seat:
+            decider = next_decider(game, offered, self._declined)
+            if decider == seat:
                 break
-            legal = game.legal_actions(turn)
-            action = self._bots[turn].choose_action(game.view(turn), legal)
+            bot = self._bots[decider]
+            legal = game.legal_actions(decider)
+            action: Action | None
+            if decider == game.to_act:
+                action = bot.choose_action(game.view(decider), legal)
+            elif isinstance(bot, OutOfTurnBot):
+                action = bot.choose_out_of_turn(game.view(decider), legal)
+            else:
+                action = None  # a bot without out-of-turn play lets every chance go
+            if action is None:
+                self._declined.add(decider)
+                continue
             if action not in legal:
-                raise RuntimeError(f"bot {self._bots[turn].name!r} chose illegal {action}")
+                raise RuntimeError(f"bot {bot.name!r} chose illegal {action}")
             self._apply(action)
         if not game.is_over and not game.out[seat]:
             self._ids = legal_id_map(game, seat)
+            if decider != game.to_act:
+                self._ids[PASS_ID] = _DECLINE
         else:
             self._ids = {}
 

@@ -29,10 +29,12 @@ from nomercy.rl._common import (
     IllegalActionIdError,
     apply_tracked,
     check_illegal_mode,
+    check_out_of_turn,
     explain_illegal,
     legal_id_map,
     make_ruleset,
     mask_of,
+    next_decider,
     observation_space,
     render_text,
     start_tracking,
@@ -45,7 +47,6 @@ __all__ = ["env", "raw_env"]
 _NO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 _NO_MASK.setflags(write=False)
 _DECLINE = CallUno(-1)  # stands for "pass" on an offered out-of-turn turn (never applied)
-OUT_OF_TURN_MODES = ("to_act", "offered")
 
 
 class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
@@ -90,9 +91,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         out_of_turn: str = "to_act",
     ) -> None:
         super().__init__()
-        if out_of_turn not in OUT_OF_TURN_MODES:
-            raise ValueError(f"out_of_turn must be 'to_act' or 'offered', not {out_of_turn!r}")
-        self.out_of_turn = out_of_turn
+        self.out_of_turn = check_out_of_turn(out_of_turn)
         self.rules = make_ruleset(preset, options, num_players)
         self.num_players = num_players
         self.illegal_action = check_illegal_mode(illegal_action)
@@ -149,24 +148,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
     def _choose_decider(self) -> None:
         """Point ``agent_selection`` at the seat to decide next (module docstring)."""
         game = self._require_game()
-        turn = game.to_act
-        assert turn is not None
-        decider = turn
-        if self.out_of_turn == "offered" and not any(
-            type(a) is CallUno for a in game.legal_actions(turn)
-        ):
-            callers: list[int] = []
-            others: list[int] = []
-            n = self.num_players
-            for k in range(1, n):
-                seat = (turn + k) % n
-                if seat in self._declined or game.out[seat]:
-                    continue
-                legal = game.legal_actions(seat)
-                if legal:
-                    (callers if any(type(a) is CallUno for a in legal) else others).append(seat)
-            if callers or others:
-                decider = (callers or others)[0]
+        decider = next_decider(game, self.out_of_turn == "offered", self._declined)
         self._decider = decider
         self.agent_selection = self.possible_agents[decider]
 
@@ -195,7 +177,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
             agent == self.agent_selection
             and seat == self._decider
             and not game.is_over
-            and not (self.terminations[agent] or self.truncations[agent])
+            and not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
         ):
             mask = mask_of(self._legal())
         else:
