@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tests.rl.helpers import random_states
+from rlkit import random_states
 
 from nomercy.core.actions import CallUno, Catch, Draw, Play, parse_action
 from nomercy.rl import (

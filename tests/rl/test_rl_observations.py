@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tests.rl.helpers import random_options, random_states
+from rlkit import random_options, random_states
 
 from nomercy.core.cards import COLOURS, Card
 from nomercy.core.game import Game
