@@ -38,11 +38,12 @@ def test_api_test(players: int, preset: str, options: dict[str, object]) -> None
     _api_test(rl.env(num_players=players, preset=preset, options=options), 400)
 
 
-def test_seed_test() -> None:
+@pytest.mark.parametrize("out_of_turn", ["to_act", "offered"])
+def test_seed_test(out_of_turn: str) -> None:
     with warnings.catch_warnings():
         for text in API_WARNINGS:
             warnings.filterwarnings("ignore", message=text)
-        seed_test(lambda: rl.env(num_players=3), num_cycles=300)
+        seed_test(lambda: rl.env(num_players=3, out_of_turn=out_of_turn), num_cycles=300)
 
 
 def _play(env: raw_env, seed: int, rng: random.Random) -> tuple[list[int], dict[str, float]]:
