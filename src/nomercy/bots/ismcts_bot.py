@@ -75,7 +75,7 @@ class ISMCTSBot:
         self,
         seed: int = 0,
         *,
-        iterations: int = 100,
+        iterations: int = 80,
         exploration: float = 0.7,
         rollout_depth: int = 12,
         max_time: float = 5.0,
