@@ -106,6 +106,24 @@ class _Context:
     def hidden_count(self, seat: int) -> int:
         return max(0, int(self.sizes[seat]) - len(self.k.known.get(seat, [])))
 
+    def match_probability(self, seat: int, colour: Colour) -> float:
+        """Chance that ``seat`` holds a card of ``colour`` or a wild."""
+        if any(c.colour is colour or c.is_wild for c in self.k.known.get(seat, [])):
+            return 1.0
+        unseen = self.k.unseen
+        total = sum(unseen.values())
+        if total == 0:
+            return 0.0
+        lacks = self.k.lacks.get(seat, set())
+        no_wild = seat in self.k.lacks_wild
+        good = 0
+        for card, count in unseen.items():
+            if card.colour is None:
+                good += 0 if no_wild else count
+            elif card.colour is colour and colour not in lacks:
+                good += count
+        return 1.0 - (1.0 - good / total) ** self.hidden_count(seat)
+
     def answer_probability(self, seat: int, threshold: int) -> float:
         """Chance that ``seat`` holds a Draw Card of value ``>= threshold`` (NM-18)."""
         if any(c.draw_value >= threshold for c in self.k.known.get(seat, [])):
@@ -195,17 +213,15 @@ class HeuristicBot:
         """The colour to name: strong in ``hand_after``, missing from the next player."""
         counts = colour_counts(list(hand_after))
         victim = ctx.next_seat(ctx.seat) if next_seat is None else next_seat
-        lacks = ctx.k.lacks.get(victim, set()) if victim != ctx.seat else set()
-        known = ctx.k.known.get(victim, [])
 
         def score(colour: Colour) -> tuple[float, int]:
             value = 3.0 * counts[colour]
-            if colour in lacks:
-                value += 4.0
+            if victim != ctx.seat:
+                # A victim without the colour draws until it finds one (NM-9).
+                value += 5.0 * (1.0 - ctx.match_probability(victim, colour))
             for other in ctx.active:
                 if other not in (ctx.seat, victim) and colour in ctx.k.lacks.get(other, set()):
                     value += 1.0
-            value -= sum(1.0 for c in known if c.colour is colour)
             return value, -COLOURS.index(colour)
 
         return max(COLOURS, key=score)

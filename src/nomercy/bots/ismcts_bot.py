@@ -75,9 +75,9 @@ class ISMCTSBot:
         self,
         seed: int = 0,
         *,
-        iterations: int = 200,
+        iterations: int = 80,
         exploration: float = 0.7,
-        rollout_depth: int = 40,
+        rollout_depth: int = 12,
         max_time: float = 5.0,
     ) -> None:
         if iterations < 1:
