@@ -347,7 +347,8 @@ def test_registry_builds_every_bot_and_they_satisfy_the_protocol() -> None:
 
 
 def test_make_bot_unknown_name_lists_the_valid_ones() -> None:
-    with pytest.raises(ValueError, match=r"unknown bot 'nope'.*greedy, random"):
+    valid = "greedy, heuristic, ismcts, random"
+    with pytest.raises(ValueError, match=rf"unknown bot 'nope'.*{valid}"):
         make_bot("nope")
 
 

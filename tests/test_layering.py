@@ -14,6 +14,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "nomercy"
 ALLOWED: dict[str, set[str]] = {
     "core": {"core"},
     "bots": {"core", "bots"},
+    "rl": {"core", "bots", "rl"},
     "tables": {"core", "bots", "tables"},
     "tui": {"core", "bots", "tables", "tui"},
     "web": {"core", "bots", "tables", "web"},

@@ -12,8 +12,12 @@ True
 from __future__ import annotations
 
 from nomercy.bots.base import Bot, OutOfTurnBot
+from nomercy.bots.determinize import sample_game, sample_position
 from nomercy.bots.driver import next_action, play_out
 from nomercy.bots.greedy_bot import GreedyBot, favourite_colour
+from nomercy.bots.heuristic_bot import HeuristicBot
+from nomercy.bots.ismcts_bot import ISMCTSBot
+from nomercy.bots.knowledge import Knowledge, read_view
 from nomercy.bots.random_bot import RandomBot
 from nomercy.bots.registry import BOTS, BotFactory, make_bot, register_bot
 
@@ -22,11 +26,17 @@ __all__ = [
     "Bot",
     "BotFactory",
     "GreedyBot",
+    "HeuristicBot",
+    "ISMCTSBot",
+    "Knowledge",
     "OutOfTurnBot",
     "RandomBot",
     "favourite_colour",
     "make_bot",
     "next_action",
     "play_out",
+    "read_view",
     "register_bot",
+    "sample_game",
+    "sample_position",
 ]

@@ -7,6 +7,8 @@ from typing import Any
 
 from nomercy.bots.base import Bot
 from nomercy.bots.greedy_bot import GreedyBot
+from nomercy.bots.heuristic_bot import HeuristicBot
+from nomercy.bots.ismcts_bot import ISMCTSBot
 from nomercy.bots.random_bot import RandomBot
 
 __all__ = ["BOTS", "BotFactory", "make_bot", "register_bot"]
@@ -17,6 +19,8 @@ BotFactory = Callable[..., Bot]
 #: Every known bot, by name.
 BOTS: dict[str, BotFactory] = {
     "greedy": GreedyBot,
+    "heuristic": HeuristicBot,
+    "ismcts": ISMCTSBot,
     "random": RandomBot,
 }
 

@@ -1,0 +1,223 @@
+"""RL environment throughput: our PettingZoo AEC env against RLCard's UNO env, in one run.
+
+Both sides play random games through their RL interface: ours is ``nomercy.rl.env`` (No
+Mercy, every rule at its default, 2 players); at every step the agent to act reads its
+observation with ``env.last()`` (observation vector + action mask) and picks uniformly among
+the legal ids of the mask. RLCard's is ``rlcard.make('uno')`` (classic UNO, 2 players) in a
+manual ``reset()``/``step()`` loop, picking uniformly among ``state['legal_actions']`` (its
+``step`` builds the next player's encoded state). One step is one action; resets count in
+the time. Choices come from ``random.Random(seed)`` on both sides. Each repetition times both
+sides on the same seeds, alternating which goes first; medians over repetitions.
+
+    python benchmarks/bench_rl.py                      # defaults: 300 games x 5 repeats
+    python benchmarks/bench_rl.py --games 500 --repeat 7
+    python benchmarks/bench_rl.py --breakdown          # where our env's time goes
+
+Needs the rl and bench extras: ``pip install -e '.[rl,bench]'``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+# Plays one game from a seed; returns the number of actions taken.
+PlayFn = Callable[[int], int]
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def make_ours(players: int) -> PlayFn:
+    import numpy as np
+
+    import nomercy.rl
+
+    env = nomercy.rl.env(num_players=players)
+    flatnonzero = np.flatnonzero
+
+    def play(seed: int) -> int:
+        randrange = random.Random(seed).randrange
+        env.reset(seed=seed)
+        steps = 0
+        for _agent in env.agent_iter():
+            obs, _reward, term, trunc, _info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            ids = flatnonzero(obs["action_mask"])
+            env.step(int(ids[randrange(len(ids))]))
+            steps += 1
+        return steps
+
+    return play
+
+
+def make_rlcard() -> PlayFn:
+    import rlcard
+
+    env = rlcard.make("uno", config={"seed": 0})
+
+    def play(seed: int) -> int:
+        choice = random.Random(seed).choice
+        env.seed(seed)
+        state, _player = env.reset()
+        steps = 0
+        while not env.is_over():
+            state, _player = env.step(choice(list(state["legal_actions"])))
+            steps += 1
+        return steps
+
+    return play
+
+
+def breakdown(players: int, games: int, seed: int) -> dict[str, float]:
+    """Microseconds per step spent in each part of our env's work (engine vs adapter)."""
+    import numpy as np
+
+    from nomercy import new_game
+    from nomercy.rl._common import apply_tracked, legal_id_map, mask_of, start_tracking
+    from nomercy.rl.observations import ObservationEncoder, PublicTracker
+
+    clock = time.perf_counter
+    parts = dict.fromkeys(("legal_actions", "apply", "view", "encode", "ids+mask", "choice"), 0.0)
+    steps = 0
+    for k in range(games):
+        rng = random.Random(seed + k)
+        game = new_game(players, seed=seed + k)
+        enc = ObservationEncoder(game.rules, players)
+        tracker = PublicTracker(game.rules, players)
+        start_tracking(game, tracker)
+        while not game.is_over:
+            seat = game.to_act
+            assert seat is not None
+            t0 = clock()
+            game.legal_actions(seat)
+            t1 = clock()
+            view = game.view(seat, history=False)
+            t2 = clock()
+            enc.encode(view, tracker.void)
+            t3 = clock()
+            ids = legal_id_map(game, seat)
+            mask = mask_of(ids)
+            t4 = clock()
+            nz = np.flatnonzero(mask)
+            action = ids[int(nz[rng.randrange(len(nz))])]
+            t5 = clock()
+            apply_tracked(game, action, tracker)
+            t6 = clock()
+            parts["legal_actions"] += t1 - t0
+            parts["view"] += t2 - t1
+            parts["encode"] += t3 - t2
+            parts["ids+mask"] += t4 - t3
+            parts["choice"] += t5 - t4
+            parts["apply"] += t6 - t5
+            steps += 1
+    return {k: v / steps * 1e6 for k, v in parts.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--games", type=int, default=300, help="games per side per repetition")
+    p.add_argument("--repeat", type=int, default=5, help="repetitions (medians are reported)")
+    p.add_argument("--seed", type=int, default=0, help="first seed; game i uses seed+i")
+    p.add_argument("--players", type=int, default=2, help="seats in our games (RLCard: 2)")
+    p.add_argument("--breakdown", action="store_true", help="also time our env's parts")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead")
+    args = p.parse_args(argv)
+    if args.games < 1 or args.repeat < 1:
+        p.error("--games and --repeat must be at least 1")
+    if not 2 <= args.players <= 6:
+        p.error("--players must be 2-6")
+    try:
+        sides = {"ours": make_ours(args.players), "rlcard": make_rlcard()}
+    except ImportError as exc:
+        print(f"missing dependency ({exc}): pip install -e '.[rl,bench]'", file=sys.stderr)
+        return 2
+    log = sys.stderr if args.json else sys.stdout
+    seeds = range(args.seed, args.seed + args.games)
+    for play in sides.values():  # warm-up: caches, imports
+        for seed in range(args.seed, args.seed + min(20, args.games)):
+            play(seed)
+    rates: dict[str, list[float]] = {k: [] for k in sides}
+    steps: dict[str, int] = {}
+    for rep in range(args.repeat):
+        order = list(sides) if rep % 2 == 0 else list(sides)[::-1]
+        for key in order:
+            play = sides[key]
+            start = time.perf_counter()
+            total = sum(play(seed) for seed in seeds)
+            seconds = time.perf_counter() - start
+            steps[key] = total
+            rates[key].append(total / seconds)
+            print(
+                f"  rep {rep + 1}/{args.repeat} {key:<6} {total:>8,} steps {seconds:7.3f}s "
+                f"{total / seconds:>10,.0f} steps/s",
+                file=log,
+                flush=True,
+            )
+    med = {k: statistics.median(v) for k, v in rates.items()}
+    result: dict[str, Any] = {
+        "config": vars(args),
+        "python": f"Python {platform.python_version()} ({platform.python_implementation()})",
+        "versions": {
+            "uno-no-mercy": _version("uno-no-mercy"),
+            "pettingzoo": _version("pettingzoo"),
+            "rlcard": _version("rlcard"),
+        },
+        "sides": {
+            "ours": {
+                "label": f"nomercy.rl.env (No Mercy, {args.players}p)",
+                "steps_per_game": steps["ours"] / args.games,
+                "median_steps_per_s": med["ours"],
+                "runs": rates["ours"],
+            },
+            "rlcard": {
+                "label": "rlcard.make('uno') (2p)",
+                "steps_per_game": steps["rlcard"] / args.games,
+                "median_steps_per_s": med["rlcard"],
+                "runs": rates["rlcard"],
+            },
+        },
+        "ratio_steps_per_s": med["ours"] / med["rlcard"],
+    }
+    if args.breakdown:
+        result["breakdown_us_per_step"] = breakdown(args.players, args.games, args.seed)
+    if args.json:
+        json.dump(result, sys.stdout, indent=2)
+        print()
+        return 0
+    print(f"\nRL env throughput, random legal play: {args.games} games x {args.repeat} repeats")
+    print(f"{result['python']}; versions {result['versions']}")
+    print(f"{'side':<32} {'steps/game':>10} {'steps/s (median)':>17} {'range':>19}")
+    for s in result["sides"].values():
+        spread = f"{min(s['runs']):,.0f}-{max(s['runs']):,.0f}"
+        print(
+            f"{s['label']:<32} {s['steps_per_game']:>10.1f} "
+            f"{s['median_steps_per_s']:>17,.0f} {spread:>19}"
+        )
+    print(f"\nratio ours/rlcard, steps/s: {result['ratio_steps_per_s']:.2f}x (bar: 2x)")
+    if args.breakdown:
+        parts = result["breakdown_us_per_step"]
+        total = sum(parts.values())
+        print("\nour env, microseconds per step (outside the env loop, no PettingZoo calls):")
+        for name, value in parts.items():
+            print(f"  {name:<14} {value:6.2f} us  {100 * value / total:5.1f}%")
+        print(f"  {'total':<14} {total:6.2f} us")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,464 @@
+"""HeuristicBot: hand-written judgement from a player's view and legal actions only.
+
+It scores every legal action and takes the best; ties break deterministically (the legal
+list's order). What it weighs, with the rules behind it:
+
+- **Stacks** (NM-17, NM-18): facing a penalty it stacks whenever it can rather than absorb,
+  choosing the Draw Card that is least likely to be answered by the next target (estimated
+  from the unseen cards and the target's hidden hand size) and that it can best spare; a
+  stack that reaches the target's Mercy limit is taken first (NM-33). With two players a
+  Wild Reverse +4 comes back to its own player (NM-24), so it is only stacked when another
+  Draw Card of value 4 or more follows it.
+- **Keeping defence**: outside a stack, Draw Cards are kept to answer stacks (wild ones most)
+  unless the attack is worth it: the victim is close to winning or to its Mercy limit.
+- **Shedding**: it prefers plays that shed many cards (a Discard All sheds its whole colour,
+  NM-27) and high-point cards (RULES.md §1.3), and keeps a wild for its last cards.
+- **Colour**: a colour change goes where its hand is strong and where the next player
+  showed it has nothing (a player who drew without a voluntary draw lacked the active colour,
+  see :mod:`nomercy.bots.knowledge`).
+- **Targets**: a 7 swaps with the opponent holding the fewest cards, and only when that
+  gives it a smaller hand (NM-31); a 0 is judged by the hand it receives (NM-29); attacks
+  (Draw Cards, Roulette, Skip) are worth more against the leader. Its own Mercy distance
+  (``mercy_distance`` in the view) makes shedding and swapping away a big hand urgent.
+- **Roulette victim** (NM-30): it names the colour most likely to come up soon (the most
+  unseen cards of that colour), then the one its hand holds most.
+- **Drawn card** (NM-9, A02): it keeps a drawn card when that is allowed and the card is a
+  wild Draw Card worth saving or a 7/0 that would hurt it, else plays it.
+- **UNO** (NM-37): it always calls, and catches every opponent who forgot.
+- **Classic**: it challenges a Wild +4 (CL-8) when the accused probably held the colour.
+
+It is deterministic: the same view and legal list give the same action, whatever the seed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from nomercy.bots.knowledge import Knowledge, colour_counts, read_view
+from nomercy.core.actions import (
+    Action,
+    CallUno,
+    Catch,
+    Challenge,
+    ChooseColour,
+    Draw,
+    Pass,
+    Play,
+)
+from nomercy.core.cards import COLOURS, Card, Colour, Kind
+
+__all__ = ["HeuristicBot"]
+
+_A = TypeVar("_A", bound=Action)
+
+# How much a Draw Card is worth keeping for defence (in "cards shed" units).
+# Weights tuned on seeded 2-player games against random and greedy.
+_ATTACK = 1.0  # per card of an unanswered penalty
+_EXTRA_TURN = 10.0  # two players: an unanswered Draw Card gives us the next turn too
+_ANSWER = 12.0  # stacking: cost of the next target being able to answer
+_KEEP = {2: 0.6, 4: 1.0, 6: 1.6, 10: 2.2}
+
+
+class _Context:
+    """The parts of a view every scoring rule needs, computed once per decision."""
+
+    def __init__(self, view: dict[str, Any], knowledge: Knowledge) -> None:
+        self.view = view
+        self.k = knowledge
+        self.rules = knowledge.rules
+        self.seat: int = view["seat"]
+        self.hand = knowledge.hand
+        self.players = view["players"]
+        self.n = len(self.players)
+        self.active: list[int] = [int(p["seat"]) for p in self.players if not p["out"]]
+        self.n_active = len(self.active)
+        self.direction: int = view["direction"]
+        self.sizes: list[int] = [int(p["hand_size"]) for p in self.players]
+        self.two = self._two_player()
+        me = self.players[self.seat]["mercy_distance"]
+        self.my_distance: int = 1 << 20 if me is None else int(me)
+
+    def _two_player(self) -> bool:
+        r = self.rules
+        if r.is_classic and not r.two_player_rules:
+            return False
+        if r.two_player_basis == "initial":
+            return self.n == 2
+        return self.n_active == 2
+
+    def next_seat(self, seat: int, direction: int | None = None) -> int:
+        d = self.direction if direction is None else direction
+        q = (seat + d) % self.n
+        while self.players[q]["out"] and q != seat:
+            q = (q + d) % self.n
+        return q
+
+    def distance(self, seat: int) -> int:
+        d = self.players[seat]["mercy_distance"]
+        return 1 << 20 if d is None else int(d)
+
+    def threat(self, seat: int) -> float:
+        """How close ``seat`` is to emptying its hand: 0 (far) to 1 (one card)."""
+        return max(0.0, (8 - int(self.sizes[seat])) / 7)
+
+    def hidden_count(self, seat: int) -> int:
+        return max(0, int(self.sizes[seat]) - len(self.k.known.get(seat, [])))
+
+    def match_probability(self, seat: int, colour: Colour) -> float:
+        """Chance that ``seat`` holds a card of ``colour`` or a wild."""
+        if any(c.colour is colour or c.is_wild for c in self.k.known.get(seat, [])):
+            return 1.0
+        unseen = self.k.unseen
+        total = sum(unseen.values())
+        if total == 0:
+            return 0.0
+        lacks = self.k.lacks.get(seat, set())
+        no_wild = seat in self.k.lacks_wild
+        good = 0
+        for card, count in unseen.items():
+            if card.colour is None:
+                good += 0 if no_wild else count
+            elif card.colour is colour and colour not in lacks:
+                good += count
+        return 1.0 - (1.0 - good / total) ** self.hidden_count(seat)
+
+    def answer_probability(self, seat: int, threshold: int) -> float:
+        """Chance that ``seat`` holds a Draw Card of value ``>= threshold`` (NM-18)."""
+        if any(c.draw_value >= threshold for c in self.k.known.get(seat, [])):
+            return 1.0
+        unseen = self.k.unseen
+        total = sum(unseen.values())
+        if total == 0:
+            return 0.0
+        lacks = self.k.lacks.get(seat, set())
+        no_wild = seat in self.k.lacks_wild
+        good = 0
+        for card, count in unseen.items():
+            if card.draw_value < threshold:
+                continue
+            if card.colour is None and no_wild:
+                continue
+            if card.colour is not None and card.colour in lacks:
+                continue
+            good += count
+        q = good / total
+        return 1.0 - (1.0 - q) ** self.hidden_count(seat)
+
+
+class HeuristicBot:
+    """A deterministic rule-of-thumb player (see the module docstring).
+
+    >>> from nomercy import Game
+    >>> g = Game.from_position({"players": [{"hand": ["R1", "R9", "W+6", "G5"]},
+    ...     {"hand": ["B2", "B3"]}], "turn": 0, "discard": ["R5"]})
+    >>> str(HeuristicBot().choose_action(g.view(0), g.legal_actions()))
+    'play R9'
+    """
+
+    name = "heuristic"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        # Owned for the protocol; every choice here is deterministic.
+        self._rng = random.Random(seed)
+
+    def __repr__(self) -> str:
+        return f"HeuristicBot(seed={self.seed})"
+
+    # ------------------------------------------------------------------ protocol
+    def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+        """The best-scoring element of ``legal`` for the seat to act."""
+        if not legal:
+            raise ValueError("choose_action needs at least one legal action")
+        urgent = self.choose_out_of_turn(view, [a for a in legal if not _is_jump(a)])
+        if urgent is not None:
+            return urgent
+        if len(legal) == 1:
+            return legal[0]
+        ctx = _Context(view, read_view(view))
+        phase = view["phase"]
+        if phase == "roulette_colour":
+            return self._roulette_colour(ctx, legal)
+        if phase == "choose_colour":
+            colour = self.best_colour(ctx, ctx.hand)
+            return next(a for a in legal if isinstance(a, ChooseColour) and a.colour is colour)
+        if phase == "stack_or_absorb":
+            return self._stack(ctx, legal)
+        if phase == "discard_all_subset":
+            plays = [a for a in legal if isinstance(a, Play)]
+            return _prefer_uno(plays) if plays else legal[-1]
+        return self._play(ctx, legal)
+
+    def choose_out_of_turn(self, view: dict[str, Any], legal: list[Action]) -> Action | None:
+        """Call UNO when it may (NM-37), catch whoever forgot; jump in with a number (C04)."""
+        for action in legal:
+            if isinstance(action, CallUno):
+                return action
+        catches = [a for a in legal if isinstance(a, Catch)]
+        if catches:
+            sizes = {p["seat"]: p["hand_size"] for p in view["players"]}
+            return min(catches, key=lambda a: (sizes.get(a.target, 0), a.target))
+        jumps = [a for a in legal if _is_jump(a)]
+        numbers = [a for a in jumps if isinstance(a, Play) and a.card.is_number]
+        if numbers:
+            return _prefer_uno(numbers)
+        return None
+
+    # ------------------------------------------------------------------ colours
+    def best_colour(
+        self, ctx: _Context, hand_after: Sequence[Card], *, next_seat: int | None = None
+    ) -> Colour:
+        """The colour to name: strong in ``hand_after``, missing from the next player."""
+        counts = colour_counts(list(hand_after))
+        victim = ctx.next_seat(ctx.seat) if next_seat is None else next_seat
+
+        def score(colour: Colour) -> tuple[float, int]:
+            value = 3.0 * counts[colour]
+            if victim != ctx.seat:
+                # A victim without the colour draws until it finds one (NM-9).
+                value += 5.0 * (1.0 - ctx.match_probability(victim, colour))
+            for other in ctx.active:
+                if other not in (ctx.seat, victim) and colour in ctx.k.lacks.get(other, set()):
+                    value += 1.0
+            return value, -COLOURS.index(colour)
+
+        return max(COLOURS, key=score)
+
+    def _roulette_colour(self, ctx: _Context, legal: list[Action]) -> Action:
+        """NM-30: name the colour most likely to turn up soon (fewest cards revealed)."""
+        total = sum(ctx.k.unseen.values())
+        counts = colour_counts(ctx.hand)
+
+        def score(action: Action) -> tuple[float, int]:
+            assert isinstance(action, ChooseColour)
+            c = action.colour
+            expected = (total + 1) / (ctx.k.unseen_of(c) + 1)
+            return -expected + 0.3 * counts[c], -COLOURS.index(c)
+
+        return max((a for a in legal if isinstance(a, ChooseColour)), key=score)
+
+    # ------------------------------------------------------------------ stacks
+    def _stack(self, ctx: _Context, legal: list[Action]) -> Action:
+        plays = [a for a in legal if isinstance(a, Play)]
+        pending = ctx.view["pending"] or {"total": 0, "last": 0}
+        total = int(pending["total"])
+        if any(isinstance(a, Challenge) for a in legal) and self._should_challenge(ctx):
+            return next(a for a in legal if isinstance(a, Challenge))
+        best: tuple[float, int] | None = None
+        choice: Play | None = None
+        for index, action in enumerate(plays):
+            score = self._stack_score(ctx, action, total)
+            if score is None:
+                continue
+            if best is None or (score, -index) > best:
+                best, choice = (score, -index), action
+        if choice is not None:
+            return self._variant(ctx, [a for a in plays if a.card is choice.card], stacking=True)
+        for other in legal:
+            if isinstance(other, Draw):
+                return other
+        return plays[0] if plays else legal[0]  # A06 stack_mandatory leaves no Draw
+
+    def _stack_score(self, ctx: _Context, action: Play, total: int) -> float | None:
+        card = action.card
+        value = card.draw_value
+        rest = list(ctx.hand)
+        rest.remove(card)
+        if not rest:
+            return 1e6  # the last card wins inside a chain (NM-21)
+        if not value:
+            # A07 deflection with a Skip or Reverse: it passes the penalty without a card cost.
+            return 0.5
+        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.two:
+            # NM-24: with two players it targets its own player; worth it only with a follow-up.
+            if not any(c.draw_value >= 4 for c in rest):
+                return None
+            victim = ctx.next_seat(ctx.seat)
+            return 1.0 + self._victim_bonus(ctx, victim, total + 4 + 4)
+        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
+            victim = ctx.next_seat(ctx.seat, -ctx.direction)
+        else:
+            victim = ctx.next_seat(ctx.seat)
+        threshold = total + value if ctx.rules.stack_threshold == "running_total" else value
+        answer = ctx.answer_probability(victim, threshold)
+        score = 10.0 - _ANSWER * answer - _KEEP.get(value, 1.0)
+        score += self._victim_bonus(ctx, victim, total + value)
+        return score
+
+    def _victim_bonus(self, ctx: _Context, victim: int, penalty: int) -> float:
+        """Extra worth of sending ``penalty`` cards to ``victim``."""
+        if victim == ctx.seat:
+            return -20.0
+        bonus = 4.0 * ctx.threat(victim)
+        if penalty >= ctx.distance(victim):
+            bonus += 30.0 if ctx.n_active == 2 else 15.0  # NM-33 knock-out
+        return bonus
+
+    def _should_challenge(self, ctx: _Context) -> bool:
+        """CL-8: challenge when the accused probably held the previous active colour."""
+        info = ctx.view["engine"].get("wd4") or {}
+        accused = info.get("seat")
+        colour = info.get("colour")
+        if accused is None or colour is None:
+            return False
+        c = Colour(colour)
+        if c in ctx.k.lacks.get(accused, set()):
+            return False
+        if any(card.colour is c for card in ctx.k.known.get(accused, [])):
+            return True
+        total = sum(ctx.k.unseen.values())
+        if not total:
+            return False
+        q = ctx.k.unseen_of(c) / total
+        guilty = 1.0 - (1.0 - q) ** ctx.hidden_count(accused)
+        # Guilty: the accused draws 4 instead of us; innocent: we draw 6 instead of 4.
+        return guilty * 8 > (1 - guilty) * 2 + 2
+
+    # ------------------------------------------------------------------ playing
+    def _play(self, ctx: _Context, legal: list[Action]) -> Action:
+        plays = [a for a in legal if isinstance(a, Play) and not a.jump]
+        if not plays:
+            for action in legal:
+                if isinstance(action, Draw):
+                    return action
+            return legal[0]
+        drawn_phase = ctx.view["phase"] == "play_drawn"
+        by_card: dict[Card, list[Play]] = {}
+        for action in plays:
+            by_card.setdefault(action.card, []).append(action)
+        scored: list[tuple[float, int, Card]] = []
+        for index, (card, variants) in enumerate(by_card.items()):
+            scored.append((self._play_score(ctx, card, variants), -index, card))
+        score, _, card = max(scored)
+        may_pass = any(isinstance(a, Pass) for a in legal)
+        if drawn_phase and may_pass and score < -1.0:
+            return next(a for a in legal if isinstance(a, Pass))
+        if ctx.view["phase"] == "discard_all_top" and may_pass and score < 1.0:
+            return next(a for a in legal if isinstance(a, Pass))
+        return self._variant(ctx, by_card[card])
+
+    def _remaining(self, ctx: _Context, card: Card) -> list[Card]:
+        """The hand once ``card`` is played (a Discard All sheds its colour, NM-27)."""
+        rest = list(ctx.hand)
+        rest.remove(card)
+        phase = ctx.view["phase"]
+        if card.kind is Kind.DISCARD_ALL and phase in ("play", "play_drawn"):
+            if ctx.rules.discard_all_mode == "bury_no_effects":
+                rest = [c for c in rest if c.colour is not card.colour]
+        elif phase == "discard_all_top":
+            rest = [c for c in rest if c.colour is not card.colour]
+        return rest
+
+    def _play_score(self, ctx: _Context, card: Card, variants: list[Play]) -> float:
+        rest = self._remaining(ctx, card)
+        if not rest:
+            return 1e6  # NM-38: the hand is empty
+        shed = len(ctx.hand) - len(rest)
+        urgency = 1.0 + max(0.0, (10 - ctx.my_distance) / 4)  # near the Mercy limit (NM-33)
+        score = 10.0 * shed * urgency
+        score += sum(c.points for c in ctx.hand if c not in rest or c is card) / 25.0
+        # Defence lost: Draw Cards leaving the hand (buried under a Discard All too).
+        for c in ctx.hand:
+            if c.draw_value and (c is card or c not in rest):
+                score -= 10.0 * _KEEP.get(c.draw_value, 1.0) * (1.5 if c.is_wild else 1.0)
+        nxt = ctx.next_seat(ctx.seat)
+        # Flexibility: cards still playable next turn once the colour is set.
+        wilds_left = sum(1 for c in rest if c.is_wild)
+        if card.is_wild and card.kind is not Kind.WILD_COLOUR_ROULETTE:
+            colour: Colour | None = self.best_colour(ctx, rest)
+            if len(rest) <= 3 and any(not c.is_wild for c in ctx.hand if c is not card):
+                score -= 12.0  # keep a wild for the last cards
+        else:
+            colour = card.colour
+        if colour is not None:
+            same = sum(1 for c in rest if c.colour is colour)
+            score += 2.0 * (same + wilds_left)
+            if colour in ctx.k.lacks.get(nxt, set()):
+                score += 6.0
+        kind = card.kind
+        if card.draw_value:
+            if kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.two:
+                follow = any(c.draw_value >= 4 for c in rest)
+                score += 2.0 if follow else -40.0  # NM-24: it targets its own player
+            else:
+                victim = (
+                    ctx.next_seat(ctx.seat, -ctx.direction)
+                    if kind is Kind.WILD_REVERSE_DRAW_FOUR
+                    else nxt
+                )
+                answer = ctx.answer_probability(victim, card.draw_value)
+                # Unanswered, the victim takes the cards and (two players) we play again.
+                gain = _ATTACK * card.draw_value + 12.0 * ctx.threat(victim)
+                if ctx.two:
+                    gain += _EXTRA_TURN
+                attack = (1.0 - answer) * gain
+                score += attack + self._victim_bonus(ctx, victim, card.draw_value)
+        elif kind in (Kind.SKIP, Kind.REVERSE, Kind.SKIP_EVERYONE):
+            if ctx.two or kind is Kind.SKIP_EVERYONE:
+                # Another turn at once: a free shed when a follow-up is in hand.
+                again = any(
+                    c.is_wild or c.colour is card.colour or c.kind is card.kind for c in rest
+                )
+                score += 6.0 if again else 1.0
+            elif kind is Kind.SKIP:
+                score += 6.0 * ctx.threat(nxt)  # the next player loses a turn (NM-23)
+            else:  # NM-25: the previous player plays instead of the next one
+                prev = ctx.next_seat(ctx.seat, -ctx.direction)
+                score += 6.0 * (ctx.threat(nxt) - ctx.threat(prev))
+        elif kind is Kind.WILD_COLOUR_ROULETTE:
+            victim = nxt
+            score += 4.0 + 6.0 * ctx.threat(victim)
+            if ctx.distance(victim) <= 4:
+                score += 8.0
+            if ctx.two:
+                score += 4.0
+            score -= 6.0  # a wild: worth keeping for a colour change
+        elif kind is Kind.WILD:
+            score -= 8.0
+        seven_zero = not ctx.rules.is_classic or ctx.rules.classic_seven_zero
+        if seven_zero and card.number == 7 and any(v.target is not None for v in variants):
+            target = self._swap_target(ctx, variants)
+            gain = len(rest) - ctx.sizes[target]
+            score += 10.0 * gain * urgency
+        elif seven_zero and card.number == 0:
+            prev = ctx.next_seat(ctx.seat, -ctx.direction)
+            gain = len(rest) - ctx.sizes[prev]
+            score += 10.0 * gain * urgency
+        return score
+
+    def _swap_target(self, ctx: _Context, variants: list[Play]) -> int:
+        """NM-31: the opponent with the fewest cards (the leader), lower seat on ties."""
+        targets = sorted({v.target for v in variants if v.target is not None})
+        return min(targets, key=lambda t: (ctx.sizes[t], t))
+
+    def _variant(self, ctx: _Context, variants: list[Play], *, stacking: bool = False) -> Play:
+        """The colour, target and UNO call to play ``variants[0].card`` with."""
+        card = variants[0].card
+        options = variants
+        if any(v.target is not None for v in options):
+            target = self._swap_target(ctx, options)
+            options = [v for v in options if v.target == target]
+        if any(v.colour is not None for v in options):
+            rest = list(ctx.hand)
+            rest.remove(card)
+            nxt = ctx.next_seat(ctx.seat)
+            if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and not ctx.two:
+                nxt = ctx.next_seat(ctx.seat, -ctx.direction)
+            colour = self.best_colour(ctx, rest, next_seat=nxt)
+            named = [v for v in options if v.colour is colour]
+            options = named or options
+        return _prefer_uno(options)
+
+
+def _prefer_uno(options: Sequence[_A]) -> _A:
+    """The variant that calls UNO (NM-37) if there is one, else the first."""
+    for action in options:
+        if isinstance(action, Play) and action.uno:
+            return action
+    return options[0]
+
+
+def _is_jump(action: Action) -> bool:
+    return isinstance(action, Play) and action.jump

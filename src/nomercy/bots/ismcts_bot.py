@@ -1,0 +1,298 @@
+"""ISMCTS: single-observer information-set Monte Carlo tree search (Cowling et al. 2012).
+
+One tree is grown over the searching seat's information set. Each iteration:
+
+1. **Determinize**: deal the cards this seat has not seen into the places it cannot see,
+   consistently with its view (:mod:`nomercy.bots.determinize`), and build a real
+   :class:`~nomercy.core.game.Game` from that position.
+2. **Select**: walk down the tree through the actions that are legal in this determinization,
+   picking by UCB1 with availability counts (a child's exploration term uses how often it was
+   *available*, not its parent's visits). Every seat's decisions are tree nodes; each node's
+   statistics are from the point of view of the seat that chose the action leading to it.
+3. **Expand** one untried legal action.
+4. **Roll out** with a fast greedy policy that acts on the determinized game directly (it
+   stacks when it can, names the colour its hand holds most, swaps with the smallest hand,
+   always calls UNO), up to ``rollout_depth`` actions; an unfinished game is scored by hand
+   sizes and Mercy distances (a softmax over a per-seat strength).
+5. **Back-propagate** the result: 1 to the winner of the hand, 0 to the others (a seat
+   knocked out by the Mercy rule, NM-33, has lost).
+
+The budget is a number of iterations, so a decision is deterministic given the seed;
+``max_time`` is only a safety net. A decision with one sensible action returns at once.
+UNO calls and catches (NM-37) are never searched: the bot always calls and always catches.
+Plays that differ only by the UNO call keep the call (the other is dominated).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+from nomercy.bots.determinize import sample_game
+from nomercy.bots.heuristic_bot import HeuristicBot
+from nomercy.bots.knowledge import read_view
+from nomercy.core.actions import Action, CallUno, Catch, ChooseColour, Draw, Play
+from nomercy.core.cards import COLOURS, Card, Colour, Kind
+from nomercy.core.game import Game
+
+__all__ = ["ISMCTSBot"]
+
+
+class _Node:
+    """Statistics of one action in the tree, from the view of the seat that took it."""
+
+    __slots__ = ("avail", "children", "reward", "visits")
+
+    def __init__(self) -> None:
+        self.children: dict[Action, _Node] = {}
+        self.visits = 0
+        self.reward = 0.0
+        self.avail = 0
+
+
+class ISMCTSBot:
+    """Information-set MCTS over sampled determinizations (see the module docstring).
+
+    Args:
+        seed: seeds the bot's private generator (determinizations and rollouts).
+        iterations: search iterations per decision (the budget).
+        exploration: the UCB1 constant ``c`` in ``mean + c * sqrt(ln(avail) / visits)``.
+        rollout_depth: actions a rollout plays before the position is scored.
+        max_time: a wall-clock cap in seconds per decision, only as a safety net.
+
+    >>> from nomercy import new_game
+    >>> g = new_game(2, seed=4)
+    >>> bot = ISMCTSBot(seed=1, iterations=20)
+    >>> bot.choose_action(g.view(g.to_act), g.legal_actions()) in g.legal_actions()
+    True
+    """
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        iterations: int = 80,
+        exploration: float = 0.7,
+        rollout_depth: int = 12,
+        max_time: float = 5.0,
+    ) -> None:
+        if iterations < 1:
+            raise ValueError(f"iterations must be at least 1, not {iterations}")
+        if exploration < 0:
+            raise ValueError(f"exploration must be non-negative, not {exploration}")
+        if rollout_depth < 0:
+            raise ValueError(f"rollout_depth must be non-negative, not {rollout_depth}")
+        if max_time <= 0:
+            raise ValueError(f"max_time must be positive, not {max_time}")
+        self.seed = seed
+        self.iterations = iterations
+        self.exploration = exploration
+        self.rollout_depth = rollout_depth
+        self.max_time = max_time
+        self._rng = random.Random(seed)
+        self._fallback = HeuristicBot(seed)
+        #: Iterations run by the last search (0 when the decision was forced).
+        self.last_iterations = 0
+
+    def __repr__(self) -> str:
+        return f"ISMCTSBot(seed={self.seed}, iterations={self.iterations})"
+
+    # ------------------------------------------------------------------ protocol
+    def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+        """Search from ``view`` and return the most visited legal action."""
+        if not legal:
+            raise ValueError("choose_action needs at least one legal action")
+        self.last_iterations = 0
+        urgent = self.choose_out_of_turn(view, [a for a in legal if not _is_jump(a)])
+        if urgent is not None:
+            return urgent
+        candidates = _prune([a for a in legal if not _is_jump(a)])
+        if len(candidates) == 1:
+            return candidates[0]
+        return self._search(view, candidates)
+
+    def choose_out_of_turn(self, view: dict[str, Any], legal: list[Action]) -> Action | None:
+        """Call UNO and catch like the heuristic bot (NM-37); jump in with a number (C04)."""
+        return self._fallback.choose_out_of_turn(view, legal)
+
+    # ------------------------------------------------------------------ search
+    def _search(self, view: dict[str, Any], candidates: list[Action]) -> Action:
+        rng = self._rng
+        knowledge = read_view(view)
+        root = _Node()
+        deadline = time.perf_counter() + self.max_time
+        c = self.exploration
+        log = math.log
+        sqrt = math.sqrt
+        for iteration in range(self.iterations):
+            if iteration and time.perf_counter() > deadline:
+                break
+            game = sample_game(view, rng, knowledge)
+            path: list[tuple[_Node, int]] = []
+            node = root
+            first = True
+            while not game.is_over:
+                seat, actions = _decision(game)
+                if seat < 0:
+                    continue  # an automatic UNO call was applied
+                if first:
+                    actions = candidates  # the determinization agrees with the view here
+                    first = False
+                children = node.children
+                untried = [a for a in actions if a not in children]
+                for a in actions:
+                    child = children.get(a)
+                    if child is not None:
+                        child.avail += 1
+                if untried:
+                    action = untried[rng.randrange(len(untried))]
+                    child = children[action] = _Node()
+                    child.avail = 1
+                    game.apply(action)
+                    path.append((child, seat))
+                    break
+                best = -1.0
+                action = actions[0]
+                for a in actions:
+                    ch = children[a]
+                    score = ch.reward / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
+                    if score > best:
+                        best, action = score, a
+                node = children[action]
+                game.apply(action)
+                path.append((node, seat))
+            rewards = self._rollout(game, rng)
+            for child, seat in path:
+                child.visits += 1
+                child.reward += rewards[seat]
+            self.last_iterations = iteration + 1
+        best_action = candidates[0]
+        best_key = (-1, -1.0)
+        for action in candidates:
+            child = root.children.get(action)
+            if child is None or not child.visits:
+                continue
+            key = (child.visits, child.reward / child.visits)
+            if key > best_key:
+                best_key, best_action = key, action
+        return best_action
+
+    def _rollout(self, game: Game, rng: random.Random) -> list[float]:
+        """Play on with the greedy rollout policy; the reward of each seat."""
+        steps = 0
+        depth = self.rollout_depth
+        while not game.is_over and steps < depth:
+            seat, actions = _decision(game, prune=False)
+            if seat < 0:
+                continue
+            game.apply(_rollout_action(game, seat, actions, rng))
+            steps += 1
+        return _rewards(game)
+
+
+# ---------------------------------------------------------------------- game helpers
+def _is_jump(action: Action) -> bool:
+    return isinstance(action, Play) and action.jump
+
+
+def _prune(actions: list[Action]) -> list[Action]:
+    """Drop catches and plays dominated by the same play with the UNO call."""
+    with_uno = {(a.card, a.colour, a.target) for a in actions if isinstance(a, Play) and a.uno}
+    out: list[Action] = []
+    for a in actions:
+        if isinstance(a, Catch):
+            continue
+        if isinstance(a, Play) and not a.uno and (a.card, a.colour, a.target) in with_uno:
+            continue
+        out.append(a)
+    return out or list(actions)
+
+
+def _decision(game: Game, *, prune: bool = True) -> tuple[int, list[Action]]:
+    """The seat to act and its searchable actions; (-1, []) after an automatic UNO call."""
+    seat = game.turn
+    assert seat is not None
+    legal = game.legal_actions(seat)
+    for a in legal:
+        if isinstance(a, CallUno):
+            game.apply(a)
+            return -1, []
+    for s in game.uno_window:
+        if s != seat and not game.uno_called[s] and len(game.hands[s]) == 1:
+            # A seat that forgot to call (only at the root of a determinization): it calls
+            # now, as the bots in this search always do.
+            game.apply(CallUno(s))
+            return -1, []
+    return seat, _prune(legal) if prune else legal
+
+
+def _favourite(hand: list[Card]) -> Colour:
+    counts = [0, 0, 0, 0]
+    for card in hand:
+        colour = card.colour
+        if colour is not None:
+            counts[COLOURS.index(colour)] += 1
+    best = max(range(4), key=lambda i: counts[i])
+    return COLOURS[best]
+
+
+def _rollout_action(game: Game, seat: int, actions: list[Action], rng: random.Random) -> Action:
+    """A fast greedy policy on the full game: stack, shed, favourite colour, small swaps."""
+    plays = [a for a in actions if isinstance(a, Play)]
+    if not plays:
+        colours = [a for a in actions if isinstance(a, ChooseColour)]
+        if colours:
+            favourite = _favourite(game.hands[seat])
+            return next((a for a in colours if a.colour is favourite), colours[0])
+        for a in actions:
+            if isinstance(a, Draw):
+                return a
+        return actions[rng.randrange(len(actions))]
+    # One card at random among the distinct playable cards, then a sensible variant.
+    cards = list(dict.fromkeys(a.card for a in plays))
+    if len(cards) > 1 and game.n - sum(game.out) == 2:
+        # NM-24: with two players a Wild Reverse +4 comes back to its own player.
+        cards = [c for c in cards if c.kind is not Kind.WILD_REVERSE_DRAW_FOUR] or cards
+    card = cards[rng.randrange(len(cards))]
+    variants = [a for a in plays if a.card is card]
+    if len(variants) == 1:
+        return variants[0]
+    fav: Colour | None = None
+    if card.is_wild:
+        rest = list(game.hands[seat])
+        if card in rest:
+            rest.remove(card)
+        fav = _favourite(rest)
+    best = variants[0]
+    best_key: tuple[int, int, int] | None = None
+    for a in variants:
+        target_size = -len(game.hands[a.target]) if a.target is not None else 0
+        key = (int(a.colour is fav), target_size, int(a.uno))
+        if best_key is None or key > best_key:
+            best_key, best = key, a
+    return best
+
+
+def _rewards(game: Game) -> list[float]:
+    """1 to the winner, 0 to the others; an unfinished game is scored by hand strength."""
+    n = game.n
+    if game.is_over:
+        winner = game.winner if game.winner is not None else game.hand_winner
+        return [1.0 if s == winner else 0.0 for s in range(n)]
+    rules = game.rules
+    strengths = [0.0] * n
+    for s in range(n):
+        if game.out[s]:
+            continue
+        size = len(game.hands[s])
+        value = -0.35 * size
+        if rules.mercy_enabled:
+            distance = rules.mercy_threshold - size
+            value -= 3.0 / max(1, distance)
+        strengths[s] = math.exp(value)
+    total = sum(strengths)
+    return [x / total for x in strengths]

@@ -1,0 +1,69 @@
+"""Reinforcement-learning environments for No Mercy and classic play (docs/rl.md).
+
+Needs the ``rl`` extra: ``pip install 'uno-no-mercy[rl]'`` (numpy, gymnasium, pettingzoo).
+
+- :mod:`nomercy.rl.actions`: stable action ids (``ACTION_SPACE_VERSION``, ``action_to_id``,
+  ``id_to_action``, ``action_mask``);
+- :mod:`nomercy.rl.observations`: view → vector (``OBS_LAYOUT``, ``ObservationEncoder``);
+- :func:`env` / :class:`raw_env`: the PettingZoo AEC environment, every seat an agent;
+- :class:`NoMercyEnv`: a Gymnasium environment, one learning seat against registered bots
+  (registered as ``NoMercy-v0``).
+"""
+
+from __future__ import annotations
+
+try:
+    import gymnasium as _gymnasium  # noqa: F401
+    import numpy as _numpy  # noqa: F401
+    import pettingzoo as _pettingzoo  # noqa: F401
+except ImportError as _exc:  # pragma: no cover - depends on the install
+    raise ImportError(
+        f"nomercy.rl needs the rl extra ({_exc.name} is missing): pip install 'uno-no-mercy[rl]'"
+    ) from _exc
+
+from nomercy.rl._common import IllegalActionIdError
+from nomercy.rl.actions import (
+    ACTION_SPACE_VERSION,
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    ActionIdError,
+    action_mask,
+    action_name,
+    action_to_id,
+    id_to_action,
+    legal_ids,
+)
+from nomercy.rl.gymnasium_env import NoMercyEnv
+from nomercy.rl.observations import OBS_LAYOUT, OBS_SIZE, ObservationEncoder, PublicTracker
+from nomercy.rl.pettingzoo_env import env, raw_env
+
+__all__ = [
+    "ACTION_SPACE_VERSION",
+    "MAX_PLAYERS",
+    "NUM_ACTIONS",
+    "OBS_LAYOUT",
+    "OBS_SIZE",
+    "ActionIdError",
+    "IllegalActionIdError",
+    "NoMercyEnv",
+    "ObservationEncoder",
+    "PublicTracker",
+    "action_mask",
+    "action_name",
+    "action_to_id",
+    "env",
+    "id_to_action",
+    "legal_ids",
+    "raw_env",
+]
+
+
+def _register() -> None:
+    """Register ``NoMercy-v0`` with Gymnasium (once)."""
+    from gymnasium.envs.registration import register, registry
+
+    if "NoMercy-v0" not in registry:
+        register(id="NoMercy-v0", entry_point="nomercy.rl.gymnasium_env:NoMercyEnv")
+
+
+_register()

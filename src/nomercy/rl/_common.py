@@ -1,0 +1,179 @@
+"""Pieces shared by the PettingZoo and Gymnasium environments."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+
+from nomercy.core.actions import Action, CallUno
+from nomercy.core.errors import IllegalActionError
+from nomercy.core.game import Game
+from nomercy.core.rules import RuleSet, make_rules
+from nomercy.rl.actions import (
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    ActionIdError,
+    action_name,
+    fast_id,
+    id_to_action,
+)
+from nomercy.rl.observations import OBS_SIZE, ObservationEncoder, PublicTracker
+
+ILLEGAL_MODES = ("raise", "penalize")
+
+
+class IllegalActionIdError(ValueError):
+    """An environment was given an action id that is not legal now; the message says why."""
+
+
+def make_ruleset(preset: str, options: Mapping[str, Any] | None, n: int) -> RuleSet:
+    """The rule set for an environment, checking the player count against the id table."""
+    if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= MAX_PLAYERS:
+        raise ValueError(f"the environments seat 2-{MAX_PLAYERS} players, not {n!r}")
+    rules = make_rules(preset, options)
+    if not rules.min_players <= n <= rules.max_players:
+        raise ValueError(
+            f"{n} players is outside {rules.min_players}-{rules.max_players} for preset "
+            f"{rules.preset!r}"
+        )
+    return rules
+
+
+def check_illegal_mode(mode: str) -> str:
+    if mode not in ILLEGAL_MODES:
+        raise ValueError(f"illegal_action must be 'raise' or 'penalize', not {mode!r}")
+    return mode
+
+
+def observation_space(encoder: ObservationEncoder) -> spaces.Dict:
+    """``{"observation": Box, "action_mask": Box(0, 1, int8)}`` for an encoder's rule set."""
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(encoder.low, encoder.high, (OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+        }
+    )
+
+
+def legal_id_map(game: Game, seat: int) -> dict[int, Action]:
+    """Legal ids of ``seat`` (the seat to act) mapped to the engine's own action objects."""
+    n = game.n
+    return {fast_id(a, n): a for a in game.legal_actions(seat)}
+
+
+def mask_of(ids: Mapping[int, Action]) -> npt.NDArray[np.int8]:
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    if ids:
+        mask[list(ids)] = 1
+    return mask
+
+
+def explain_illegal(game: Game, seat: int, action_id: Any, who: str) -> str:
+    """Why ``action_id`` is not legal for ``seat`` now, in words (the engine's reason)."""
+    try:
+        value = int(action_id)
+    except (TypeError, ValueError):
+        return f"{who}: {action_id!r} is not an action id (an integer 0..{NUM_ACTIONS - 1})"
+    if value != action_id and not isinstance(action_id, np.integer):
+        return f"{who}: {action_id!r} is not an integer action id"
+    try:
+        action = id_to_action(value, seat, game.n)
+    except ActionIdError as exc:
+        return f"{who}: action id {value} is illegal: {exc}"
+    probe = game.copy()
+    try:
+        probe.apply(action)
+    except IllegalActionError as exc:
+        name = action_name(value)
+        if name != str(action):  # relative offsets or a jump-in: show the engine's notation
+            name += f", i.e. '{action}'"
+        return f"{who}: action id {value} ({name}) is illegal: {exc}"
+    return f"{who}: action id {value} ({action_name(value)}) is not offered now"
+
+
+OUT_OF_TURN_MODES = ("to_act", "offered")
+
+
+def check_out_of_turn(mode: str) -> str:
+    if mode not in OUT_OF_TURN_MODES:
+        raise ValueError(f"out_of_turn must be 'to_act' or 'offered', not {mode!r}")
+    return mode
+
+
+def next_decider(game: Game, offered: bool, declined: set[int]) -> int:
+    """The seat whose decision comes next (docs/rl.md, out-of-turn actions).
+
+    Without ``offered``, the seat to act. With it, the seats that may act out of turn and have
+    not let this chance go (``declined``) come first, in ``nomercy.bots.driver.next_action``'s
+    order: seats that may call UNO, then the others, each from the seat after the seat to act
+    on; the seat to act answers its own UNO call before anyone may catch it.
+    """
+    turn = game.to_act
+    assert turn is not None
+    if not offered or any(type(a) is CallUno for a in game.legal_actions(turn)):
+        return turn
+    n = game.n
+    out = game.out
+    first_other = -1
+    for k in range(1, n):
+        seat = (turn + k) % n
+        if seat in declined or out[seat]:
+            continue
+        legal = game.legal_actions(seat)
+        if legal:
+            if any(type(a) is CallUno for a in legal):
+                return seat
+            if first_other < 0:
+                first_other = seat
+    return turn if first_other < 0 else first_other
+
+
+def apply_tracked(game: Game, action: Action, tracker: PublicTracker) -> None:
+    """Apply ``action`` and fold the step's public events into ``tracker``.
+
+    Only public facts of the game go in: the active colour and the phase before and after.
+    """
+    colour = game.colour
+    phase = game.phase._value_  # _value_: Enum.value is a slow descriptor on a hot path
+    events = game.apply(action)
+    tracker.update(
+        events,
+        colour=colour._value_ if colour is not None else None,
+        phase=phase,
+        next_phase=game.phase._value_,
+    )
+
+
+def start_tracking(game: Game, tracker: PublicTracker) -> None:
+    """Reset ``tracker`` and fold in the deal's public events."""
+    tracker.reset()
+    tracker.update(game.opening_events, colour=None, phase="play", next_phase=game.phase.value)
+
+
+def render_text(view: Mapping[str, Any]) -> str:
+    """A plain-text picture of one seat's view (``render_mode="ansi"``)."""
+    seat = view["seat"]
+    lines = [
+        f"phase {view['phase']}, to act: {view['to_act']}, direction "
+        f"{'+1' if view['direction'] > 0 else '-1'}",
+        f"top {view['top']}  colour {view['colour'] or '-'}  draw pile {view['draw_pile_size']}"
+        + (
+            f"  pending {view['pending']['total']} (last +{view['pending']['last']})"
+            if view["pending"]
+            else ""
+        ),
+    ]
+    for p in view["players"]:
+        mark = ">" if p["seat"] == view["to_act"] else " "
+        state = "out" if p["out"] else f"{p['hand_size']} cards"
+        if p["uno"]:
+            state += ", UNO"
+        hand = " ".join(view["hand"]) if p["seat"] == seat else ""
+        lines.append(f"{mark} seat {p['seat']}: {state}  {hand}".rstrip())
+    if view["winner"] is not None:
+        lines.append(f"winner: seat {view['winner']}")
+    return "\n".join(lines) + "\n"

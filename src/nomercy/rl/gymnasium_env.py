@@ -1,0 +1,232 @@
+"""Gymnasium environment: one learning seat against bots from the registry (docs/rl.md).
+
+Registered as ``NoMercy-v0``: ``gymnasium.make("NoMercy-v0", opponents=["greedy", "random"])``
+(after ``import nomercy.rl``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+
+from nomercy.bots.base import Bot, OutOfTurnBot
+from nomercy.bots.registry import make_bot
+from nomercy.core.actions import Action, CallUno, Catch
+from nomercy.core.game import Game, new_game
+from nomercy.rl._common import (
+    IllegalActionIdError,
+    apply_tracked,
+    check_illegal_mode,
+    check_out_of_turn,
+    explain_illegal,
+    legal_id_map,
+    make_ruleset,
+    mask_of,
+    next_decider,
+    observation_space,
+    render_text,
+    start_tracking,
+)
+from nomercy.rl.actions import NUM_ACTIONS, PASS_ID
+from nomercy.rl.observations import ObservationEncoder, PublicTracker
+
+__all__ = ["NoMercyEnv"]
+
+Obs = dict[str, Any]
+_DECLINE = CallUno(-1)  # stands for "pass" on an offered out-of-turn turn (never applied)
+
+
+class NoMercyEnv(gym.Env[Obs, np.int64]):
+    """One learner against ``len(opponents)`` bots (2-6 seats in all).
+
+    Args:
+        opponents: registry names of the bots (``nomercy.bots.BOTS``: ``"random"``,
+            ``"greedy"``, ...), one per opponent seat in seat order after the learner.
+        preset, options: the rules (as :func:`nomercy.new_game`).
+        learner_seat: the learner's seat, or ``None`` to draw it at every reset.
+        illegal_action: ``"raise"`` (default) or ``"penalize"`` (reward ``illegal_reward``,
+            nothing changes, the learner acts again; ``info["illegal_action"]`` is ``True``).
+        max_steps: truncate after this many learner actions (``None``: never).
+        render_mode: ``None`` or ``"ansi"``.
+
+    Observations are ``{"observation": vector, "action_mask": int8 mask}`` as in the PettingZoo
+    env; :meth:`action_masks` gives the mask alone. Reward: +1 when the learner wins, −1 when
+    another seat wins or the learner is knocked out (the episode ends there), else 0. The seat
+    to act takes every action, its UNO calls and catches included; bots are asked with
+    ``choose_action(view, legal)``. With ``out_of_turn="offered"``, seats with out-of-turn
+    actions are asked first as in the PettingZoo env: the learner through its mask (``pass``,
+    id 1, lets the chance go), bots through ``choose_out_of_turn`` (``None`` lets it go; a bot
+    without that method never acts out of turn).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 (read by Gymnasium)
+
+    def __init__(
+        self,
+        opponents: Sequence[str] = ("random",),
+        *,
+        preset: str = "no-mercy",
+        options: Mapping[str, Any] | None = None,
+        learner_seat: int | None = 0,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+        max_steps: int | None = None,
+        render_mode: str | None = None,
+        out_of_turn: str = "to_act",
+    ) -> None:
+        if isinstance(opponents, str):
+            opponents = [opponents]
+        self.opponents = list(opponents)
+        n = len(self.opponents) + 1
+        self.rules = make_ruleset(preset, options, n)
+        for name in self.opponents:
+            make_bot(name)  # fail now on an unknown name (the error lists the valid ones)
+        self.n = n
+        if learner_seat is not None and (
+            isinstance(learner_seat, bool)
+            or not isinstance(learner_seat, int)
+            or not 0 <= learner_seat < n
+        ):
+            raise ValueError(
+                f"learner_seat must be None or a seat 0..{n - 1}, not {learner_seat!r}"
+            )
+        self.learner_seat = learner_seat
+        self.illegal_action = check_illegal_mode(illegal_action)
+        self.illegal_reward = float(illegal_reward)
+        if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
+            raise ValueError(f"max_steps must be a positive integer or None, not {max_steps!r}")
+        self.max_steps = max_steps
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        self.render_mode = render_mode
+        self.out_of_turn = check_out_of_turn(out_of_turn)
+        self._declined: set[int] = set()
+        self._encoder = ObservationEncoder(self.rules, n)
+        self.observation_space = observation_space(self._encoder)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._tracker = PublicTracker(self.rules, n)
+        self.game: Game | None = None
+        self.seat = 0
+        self._bots: dict[int, Bot] = {}
+        self._ids: dict[int, Action] = {}
+        self._steps = 0
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Obs, dict[str, Any]]:
+        """Deal a new game and let the bots play until the learner is to act."""
+        super().reset(seed=seed)
+        rng = self.np_random
+        while True:
+            seat = (
+                self.learner_seat if self.learner_seat is not None else int(rng.integers(0, self.n))
+            )
+            self.seat = seat
+            others = [s for s in range(self.n) if s != seat]
+            self._bots = {
+                s: make_bot(name, seed=int(rng.integers(0, 2**31)))
+                for s, name in zip(others, self.opponents, strict=True)
+            }
+            self.game = new_game(self.n, rules=self.rules, seed=int(rng.integers(0, 2**63)))
+            start_tracking(self.game, self._tracker)
+            self._steps = 0
+            self._declined = set()
+            self._play_bots()
+            # A game the bots finish before the learner's first turn is dealt again.
+            if not self.game.is_over and not self.game.out[seat]:
+                break
+        return self._observe(), {"seat": seat}
+
+    def step(self, action: int | np.integer[Any]) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
+        """Play the learner's ``action`` id, then the bots until the learner is to act again."""
+        game = self._require_game()
+        if game.is_over or game.out[self.seat]:
+            raise RuntimeError("the episode is over: call reset()")
+        chosen = None
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            chosen = self._ids.get(int(action))
+        if chosen is None:
+            why = explain_illegal(game, self.seat, action, f"seat {self.seat}")
+            if self.illegal_action == "raise":
+                raise IllegalActionIdError(why)
+            info = {"seat": self.seat, "illegal_action": True, "reason": why}
+            return self._observe(), self.illegal_reward, False, False, info
+        if chosen is _DECLINE:
+            self._declined.add(self.seat)
+        else:
+            self._apply(chosen)
+        self._steps += 1
+        self._play_bots()
+        terminated = game.is_over or game.out[self.seat]
+        reward = 0.0
+        if terminated:
+            reward = 1.0 if game.winner == self.seat else -1.0
+        truncated = not terminated and self.max_steps is not None and self._steps >= self.max_steps
+        return self._observe(), reward, terminated, truncated, {"seat": self.seat}
+
+    def action_masks(self) -> npt.NDArray[np.int8]:
+        """The legal-action mask of the learner now (for maskable algorithms)."""
+        return mask_of(self._ids)
+
+    def render(self) -> str | None:
+        """``render_mode="ansi"``: the learner's view as text."""
+        if self.render_mode is None:
+            return None
+        return render_text(self._require_game().view(self.seat, history=False))
+
+    # ------------------------------------------------------------------ internals
+    def _require_game(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        return self.game
+
+    def _apply(self, action: Action) -> None:
+        apply_tracked(self._require_game(), action, self._tracker)
+        kind = type(action)
+        if kind is not CallUno and kind is not Catch:
+            self._declined.clear()  # an in-turn action or a jump-in: new chances for all
+
+    def _play_bots(self) -> None:
+        game = self._require_game()
+        seat = self.seat
+        offered = self.out_of_turn == "offered"
+        decider = -1
+        while not game.is_over and not game.out[seat]:
+            decider = next_decider(game, offered, self._declined)
+            if decider == seat:
+                break
+            bot = self._bots[decider]
+            legal = game.legal_actions(decider)
+            action: Action | None
+            if decider == game.to_act:
+                action = bot.choose_action(game.view(decider), legal)
+            elif isinstance(bot, OutOfTurnBot):
+                action = bot.choose_out_of_turn(game.view(decider), legal)
+            else:
+                action = None  # a bot without out-of-turn play lets every chance go
+            if action is None:
+                self._declined.add(decider)
+                continue
+            if action not in legal:
+                raise RuntimeError(f"bot {bot.name!r} chose illegal {action}")
+            self._apply(action)
+        if not game.is_over and not game.out[seat]:
+            self._ids = legal_id_map(game, seat)
+            if decider != game.to_act:
+                self._ids[PASS_ID] = _DECLINE
+        else:
+            self._ids = {}
+
+    def _observe(self) -> Obs:
+        game = self._require_game()
+        view = game.view(self.seat, history=False)
+        return {
+            "observation": self._encoder.encode(view, self._tracker.void),
+            "action_mask": mask_of(self._ids),
+        }

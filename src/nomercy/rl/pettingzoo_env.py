@@ -1,0 +1,271 @@
+"""PettingZoo AEC environment: every seat is an agent (docs/rl.md).
+
+The agent to act is the engine's ``to_act``. Out-of-turn actions (UNO calls and catches,
+NM-37; classic jump-ins, C04) follow ``out_of_turn``:
+
+- ``"to_act"`` (default): only the seat to act takes them, as part of its turn. UNO calls are
+  folded into plays (``play … uno`` ids) and a separate ``uno`` id covers a single card
+  received without a play; the seat to act may catch any opponent still in an UNO window
+  before its in-turn action. Other seats never act out of turn, so jump-ins never happen.
+- ``"offered"``: before each turn, every other seat with an out-of-turn action is offered a
+  turn of its own (seats that may call UNO first, then the rest, each in seat order from the
+  seat to act, as ``nomercy.bots.driver.next_action`` does); its mask holds those actions
+  plus ``pass`` (id 1), which lets the chance go until the next in-turn action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from nomercy.core.actions import Action, CallUno, Catch
+from nomercy.core.game import Game, new_game
+from nomercy.rl._common import (
+    IllegalActionIdError,
+    apply_tracked,
+    check_illegal_mode,
+    check_out_of_turn,
+    explain_illegal,
+    legal_id_map,
+    make_ruleset,
+    mask_of,
+    next_decider,
+    observation_space,
+    render_text,
+    start_tracking,
+)
+from nomercy.rl.actions import NUM_ACTIONS, PASS_ID
+from nomercy.rl.observations import ObservationEncoder, PublicTracker
+
+__all__ = ["env", "raw_env"]
+
+_NO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+_NO_MASK.setflags(write=False)
+_DECLINE = CallUno(-1)  # stands for "pass" on an offered out-of-turn turn (never applied)
+
+
+class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
+    """No Mercy (or classic) for 2-6 agents ``player_0`` … ``player_{n-1}``.
+
+    Args:
+        num_players: seats, 2-6.
+        preset: ``"no-mercy"`` or ``"classic"``.
+        options: rule options by RULES.md §6 name.
+        illegal_action: ``"raise"`` (default): an illegal id raises
+            :class:`IllegalActionIdError` naming the id and the engine's reason;
+            ``"penalize"``: the agent gets ``illegal_reward`` and acts again (the game is
+            unchanged, ``infos[agent]["illegal_action"]`` is ``True``).
+        illegal_reward: the penalty in ``"penalize"`` mode.
+        max_steps: truncate every agent after this many actions (``None``: never).
+        out_of_turn: ``"to_act"`` (default) or ``"offered"``; see the module docstring.
+        render_mode: ``None`` or ``"ansi"`` (``render()`` returns the acting seat's view as
+            text).
+
+    Rewards: when the game ends the winner gets +1 and every other agent −1. A seat knocked
+    out by the Mercy rule (NM-33) is terminated at once with −1 (in a match with scoring on,
+    a knocked-out seat rejoins at the next deal, so it is only terminated when the match
+    ends). A truncated game gives 0.
+    """
+
+    metadata = {  # noqa: RUF012 (PettingZoo reads a class attribute)
+        "name": "nomercy_v0",
+        "render_modes": ["ansi"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        *,
+        preset: str = "no-mercy",
+        options: Mapping[str, Any] | None = None,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+        max_steps: int | None = None,
+        render_mode: str | None = None,
+        out_of_turn: str = "to_act",
+    ) -> None:
+        super().__init__()
+        self.out_of_turn = check_out_of_turn(out_of_turn)
+        self.rules = make_ruleset(preset, options, num_players)
+        self.num_players = num_players
+        self.illegal_action = check_illegal_mode(illegal_action)
+        self.illegal_reward = float(illegal_reward)
+        if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
+            raise ValueError(f"max_steps must be a positive integer or None, not {max_steps!r}")
+        self.max_steps = max_steps
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{s}" for s in range(num_players)]
+        self._seat = {a: s for s, a in enumerate(self.possible_agents)}
+        self._encoder = ObservationEncoder(self.rules, num_players)
+        obs_space = observation_space(self._encoder)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._tracker = PublicTracker(self.rules, num_players)
+        self._seed_rng = np.random.default_rng()
+        self.game: Game | None = None
+        self._ids: dict[int, Action] | None = None
+        self._steps = 0
+        self._decider = 0  # the seat whose decision agent_selection is (when it is live)
+        self._declined: set[int] = set()
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ lifecycle
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new game. ``seed`` fixes the shuffle; without one a fresh seed is drawn
+        from a generator that the last explicit seed started."""
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+            game_seed = int(seed)
+        else:
+            game_seed = int(self._seed_rng.integers(0, 2**63))
+        self.game = new_game(self.num_players, rules=self.rules, seed=game_seed)
+        start_tracking(self.game, self._tracker)
+        self._steps = 0
+        self._ids = None
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._was_out = [False] * self.num_players
+        self._declined = set()
+        self._choose_decider()
+
+    def _choose_decider(self) -> None:
+        """Point ``agent_selection`` at the seat to decide next (module docstring)."""
+        game = self._require_game()
+        decider = next_decider(game, self.out_of_turn == "offered", self._declined)
+        self._decider = decider
+        self.agent_selection = self.possible_agents[decider]
+
+    def _legal(self) -> dict[int, Action]:
+        ids = self._ids
+        if ids is None:
+            game = self._require_game()
+            seat = self._decider
+            ids = legal_id_map(game, seat)
+            if seat != game.to_act:
+                ids[PASS_ID] = _DECLINE
+            self._ids = ids
+        return ids
+
+    def _require_game(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.game
+
+    def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
+        """The agent's observation vector and action mask (zeros unless it is to act)."""
+        game = self._require_game()
+        seat = self._seat[agent]
+        obs = self._encoder.encode(game.view(seat, history=False), self._tracker.void)
+        if (
+            agent == self.agent_selection
+            and seat == self._decider
+            and not game.is_over
+            and not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
+        ):
+            mask = mask_of(self._legal())
+        else:
+            mask = _NO_MASK.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        """Take ``action`` (an id) for ``agent_selection``; ``None`` for a finished agent."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self._require_game()
+        seat = self._seat[agent]
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        chosen = None
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+            chosen = self._legal().get(int(action))
+        if chosen is None:
+            why = explain_illegal(game, seat, action, agent)
+            if self.illegal_action == "raise":
+                raise IllegalActionIdError(why)
+            self.rewards[agent] = self.illegal_reward
+            self.infos[agent] = {"illegal_action": True, "reason": why}
+            self._accumulate_rewards()
+            return
+        if self.infos[agent]:
+            self.infos[agent] = {}
+        self._ids = None
+        if chosen is _DECLINE:
+            self._declined.add(seat)
+            self._steps += 1
+            self._settle()
+            self._accumulate_rewards()
+            return
+        apply_tracked(game, chosen, self._tracker)
+        kind = type(chosen)
+        if kind is not CallUno and kind is not Catch:
+            self._declined.clear()  # an in-turn action or a jump-in: new chances for all
+        self._steps += 1
+        self._settle()
+        self._accumulate_rewards()
+
+    def _settle(self) -> None:
+        """Rewards, terminations and the next agent after a step."""
+        game = self._require_game()
+        agents = self.possible_agents
+        dead = False
+        if not game.rules.scoring_enabled and not game.is_over:
+            out = game.out
+            for s in range(self.num_players):
+                if out[s] and not self._was_out[s]:
+                    self._was_out[s] = True
+                    self.rewards[agents[s]] = -1.0
+                    self.terminations[agents[s]] = True
+                    dead = True
+        if game.is_over:
+            for a in self.agents:
+                if not self.terminations[a]:
+                    self.rewards[a] = 1.0 if self._seat[a] == game.winner else -1.0
+                    self.terminations[a] = True
+            return
+        self._choose_decider()
+        if self.max_steps is not None and self._steps >= self.max_steps:
+            for a in self.agents:
+                self.truncations[a] = True
+            return
+        if dead:
+            self._deads_step_first()
+
+    def render(self) -> str | None:
+        """``render_mode="ansi"``: the acting seat's view as text (spectator's once over)."""
+        if self.render_mode is None:
+            return None
+        game = self._require_game()
+        return render_text(game.view(game.to_act, history=False))
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def env(**kwargs: Any) -> raw_env:
+    """The environment (same arguments as :class:`raw_env`).
+
+    No PettingZoo wrapper is added: :class:`raw_env` already refuses to step or observe
+    before ``reset()``, clips nothing (illegal ids raise or are penalised, see
+    ``illegal_action``), and ``OrderEnforcingWrapper``'s attribute forwarding costs 10-15%
+    of a random-play step. Wrap it yourself if you want PettingZoo's wrappers.
+    """
+    return raw_env(**kwargs)

@@ -1,0 +1,131 @@
+"""ISMCTSBot: legal play, view-only decisions, determinism, forced moves, parameters."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from botkit import json_view, play_checked, reshuffle_secrets
+
+from nomercy import Game, new_game
+from nomercy.bots import Bot, ISMCTSBot, make_bot, next_action, play_out
+
+
+@pytest.mark.parametrize(
+    ("players", "preset", "options"),
+    [
+        (2, "no-mercy", {}),
+        (3, "no-mercy", {"discard_all_mode": "choose_top_and_fire"}),
+        (4, "no-mercy", {"roulette_chooser": "player", "wild_colour_timing": "on_resolution"}),
+        (2, "classic", {}),
+        (3, "classic", {"classic_stacking": True, "classic_seven_zero": True}),
+    ],
+)
+def test_ismcts_only_makes_legal_moves(players: int, preset: str, options: dict[str, Any]) -> None:
+    g = new_game(players, rules=preset, options=options, seed=players)
+    bots: list[Bot] = [make_bot("heuristic", seed=s) for s in range(players)]
+    bots[0] = ISMCTSBot(seed=1, iterations=8)
+    bots[-1] = make_bot("random", seed=2)
+    play_checked(g, bots, limit=400)
+    assert g.is_over or len(g.history) == 400
+
+
+def test_ismcts_is_deterministic_for_a_seed() -> None:
+    def history(bot_seed: int) -> list[str]:
+        g = new_game(2, seed=33)
+        play_out(g, [ISMCTSBot(seed=bot_seed, iterations=15), make_bot("heuristic", seed=1)])
+        return [str(a) for a in g.history]
+
+    assert history(4) == history(4)
+
+
+def test_ismcts_never_reads_hidden_state() -> None:
+    rng = random.Random(11)
+    checked = 0
+    for seed in range(3):
+        g = new_game(2 + seed, seed=100 + seed)
+        drivers = [make_bot("heuristic", seed=s) for s in range(g.n)]
+        while not g.is_over and checked < 12 * (seed + 1):
+            seat = g.to_act
+            assert seat is not None
+            legal = g.legal_actions(seat)
+            if len(legal) > 1 and len(g.history) % 2 == 0:
+                twin = reshuffle_secrets(g, seat, rng)
+                a = ISMCTSBot(seed=9, iterations=25).choose_action(json_view(g, seat), legal)
+                b = ISMCTSBot(seed=9, iterations=25).choose_action(
+                    json_view(twin, seat), twin.legal_actions(seat)
+                )
+                assert a == b
+                checked += 1
+            g.apply(next_action(g, drivers))
+    assert checked >= 10
+
+
+def test_ismcts_answers_a_forced_decision_without_searching() -> None:
+    g = Game.from_position(
+        {"players": [{"hand": ["G1", "G2"]}, {"hand": ["B1", "B2"]}], "turn": 0, "discard": ["R5"]}
+    )
+    bot = ISMCTSBot(seed=1, iterations=500)
+    assert str(bot.choose_action(json_view(g, 0), g.legal_actions())) == "draw"
+    assert bot.last_iterations == 0
+
+
+def test_ismcts_searches_its_budget() -> None:
+    g = new_game(3, seed=8)
+    seat = g.to_act
+    assert seat is not None
+    bot = ISMCTSBot(seed=1, iterations=37)
+    bot.choose_action(json_view(g, seat), g.legal_actions())
+    assert bot.last_iterations == 37
+
+
+def test_ismcts_wins_a_simple_race() -> None:
+    # It plays the card that empties its hand (NM-38) rather than any other.
+    g = Game.from_position(
+        {
+            "players": [{"hand": ["R9", "W+10"]}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+            "uno_window": [],
+        }
+    )
+    g.apply("play W+10 R uno")
+    g.apply("draw")
+    assert g.to_act == 0
+    bot = ISMCTSBot(seed=2, iterations=40)
+    assert str(bot.choose_action(json_view(g, 0), g.legal_actions())) == "play R9"
+
+
+def test_ismcts_calls_uno_and_catches_without_search() -> None:
+    g = Game.from_position(
+        {
+            "players": [{"hand": ["G1"]}, {"hand": ["B1", "B2", "R+2"]}, {"hand": ["Y5", "Y6"]}],
+            "turn": 1,
+            "discard": ["R5"],
+            "uno_window": [0],
+        }
+    )
+    bot = ISMCTSBot(seed=1)
+    assert str(bot.choose_action(json_view(g, 1), g.legal_actions())) == "1:catch 0"
+    assert str(bot.choose_out_of_turn(json_view(g, 0), g.legal_actions(0))) == "0:uno"
+    assert bot.last_iterations == 0
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"iterations": 0}, "iterations"),
+        ({"exploration": -1.0}, "exploration"),
+        ({"rollout_depth": -1}, "rollout_depth"),
+        ({"max_time": 0.0}, "max_time"),
+    ],
+)
+def test_ismcts_rejects_bad_parameters(params: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make_bot("ismcts", seed=1, **params)
+
+
+def test_registry_passes_parameters() -> None:
+    bot = make_bot("ismcts", seed=3, iterations=300)
+    assert isinstance(bot, ISMCTSBot) and bot.iterations == 300 and bot.seed == 3

@@ -1,0 +1,88 @@
+"""What a seat infers from its view: unseen cards and the colours opponents lack."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from botkit import json_view
+
+from nomercy import Card, Game, new_game
+from nomercy.bots import read_view
+from nomercy.core.cards import Colour
+
+
+def test_unseen_is_the_deck_minus_what_the_seat_has_seen() -> None:
+    g = new_game(4, seed=5)
+    seat = g.to_act
+    assert seat is not None
+    k = read_view(json_view(g, seat))
+    hidden: Counter[Card] = Counter(g.draw_pile)
+    for s, hand in enumerate(g.hands):
+        if s != seat:
+            hidden.update(hand)
+    assert k.unseen == hidden
+
+
+def lacking_game() -> Game:
+    """P1 draws on a red top and shows it holds no red and no wild (NM-9); P2 plays Y9."""
+    g = Game.from_position(
+        {
+            "players": [
+                {"hand": ["R8", "B2", "Y+2", "Y7", "Y0", "G7"]},
+                {"hand": ["G1", "G2", "G3", "B6"]},
+                {"hand": ["Y5", "Y9", "Y7", "Y8"]},
+            ],
+            "turn": 0,
+            "discard": ["R5"],
+            "draw_pile": ["B1", "B9", "G4", "G5", "Y1", "Y2", "G9", "R9"],
+        }
+    )
+    g.apply("play R8")
+    g.apply("draw")  # P1: Y1, Y2, G9, then R9, which it must play
+    g.apply("play R9")
+    g.apply("play Y9")
+    assert g.to_act == 0
+    return g
+
+
+def test_nm9_a_draw_shows_the_active_colour_and_wilds_are_missing() -> None:
+    k = read_view(json_view(lacking_game(), 0))
+    assert k.lacks[1] == {Colour.RED} and k.lacks_wild == {1}
+    assert k.lacks[0] == set() and k.lacks[2] == set()
+    assert k.colour is Colour.YELLOW
+
+
+def test_nm17_an_absorbed_penalty_ends_the_gap() -> None:
+    g = lacking_game()
+    g.apply("play Y+2")
+    g.apply("draw")  # P1 absorbs two cards nobody saw
+    assert read_view(json_view(g, 0)).lacks[1] == set()
+
+
+def test_nm31_the_gap_moves_with_the_hand_in_a_swap() -> None:
+    g = lacking_game()
+    g.apply("play Y7 1")
+    k = read_view(json_view(g, 2))
+    assert k.lacks[0] == {Colour.RED} and k.lacks[1] == set()
+    assert k.lacks_wild == {0}
+
+
+def test_nm29_the_gap_moves_with_the_hand_in_a_zero_pass() -> None:
+    g = lacking_game()
+    g.apply("play Y0")  # clockwise: P1's hand goes to P2
+    k = read_view(json_view(g, 0))
+    assert k.lacks[2] == {Colour.RED} and k.lacks[1] == set()
+
+
+def test_a_view_without_a_voluntary_draw_rule_infers_nothing() -> None:
+    g = Game.from_position(
+        {
+            "rules": {"preset": "no-mercy", "options": {"voluntary_draw": "draw_one_may_pass"}},
+            "players": [{"hand": ["R8", "B2"]}, {"hand": ["R1", "G2"]}],
+            "turn": 1,
+            "discard": ["R5"],
+            "draw_pile": ["G1", "G3"],
+        }
+    )
+    g.apply("draw")  # P1 could have played R1: the draw says nothing about red
+    assert read_view(json_view(g, 0)).lacks[1] == set()
