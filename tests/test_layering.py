@@ -15,8 +15,9 @@ ALLOWED: dict[str, set[str]] = {
     "core": {"core"},
     "bots": {"core", "bots"},
     "tables": {"core", "bots", "tables"},
+    "arena": {"core", "bots", "arena"},
     "tui": {"core", "bots", "tables", "tui"},
-    "cli": {"core", "bots", "tables", "tui", "cli"},
+    "cli": {"core", "bots", "tables", "arena", "tui", "cli"},
 }
 
 
