@@ -18,12 +18,12 @@ and either backend.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Any
 
 from nomercy.arena.runner import BotSpec, GameResult, GameSetup, play_game
 
@@ -180,11 +180,15 @@ def _run_ray(
 
     started = False
     if not ray.is_initialized():
-        runtime_env: dict[str, Any] = {"py_modules": [nomercy]}
-        if address == "local":
-            ray.init(include_dashboard=False, runtime_env=runtime_env, log_to_driver=False)
-        else:
-            ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
+        # Ray's own address forms: "local" always starts a new private instance, "auto"
+        # finds the cluster running on this machine (or RAY_ADDRESS), "host:port" connects.
+        ray.init(
+            address=address,
+            include_dashboard=False if address == "local" else None,
+            runtime_env={"py_modules": [nomercy]},
+            log_to_driver=False,
+            logging_level=logging.WARNING,
+        )
         started = True
     try:
         remote = ray.remote(play_chunk)
@@ -199,7 +203,7 @@ def _run_ray(
         try:
             return list(ray.get(refs))
         except ray.exceptions.RayTaskError as exc:
-            cause = exc.as_instanceof_cause()
+            cause = exc.as_instanceof_cause()  # type: ignore[no-untyped-call]
             if isinstance(cause, ArenaError):
                 raise ArenaError(str(cause).splitlines()[-1]) from None
             raise

@@ -24,7 +24,7 @@ What is counted, per hand:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -130,6 +130,8 @@ def parse_bot_spec(text: str) -> BotSpec:
         key = key.strip()
         if not sep or not key:
             raise ValueError(f"bot spec {text!r}: parameter {part!r} needs KEY=VALUE")
+        if key == "seed":
+            raise ValueError(f"bot spec {text!r}: the seed is derived per game, not a parameter")
         params.append((key, _parse_value(value.strip())))
     return BotSpec(name, tuple(params))
 
@@ -160,7 +162,10 @@ class GameSetup:
     def new_game(self, index: int) -> Game:
         """Game ``index`` of the run, dealt with its derived seed."""
         return new_game(
-            self.players, rules=self.preset, options=dict(self.options), seed=game_seed(self.seed, index)
+            self.players,
+            rules=self.preset,
+            options=dict(self.options),
+            seed=game_seed(self.seed, index),
         )
 
 

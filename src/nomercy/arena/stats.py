@@ -38,7 +38,10 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
     denom = 1 + z2 / trials
     centre = (p + z2 / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 or ``trials`` successes the bound is exactly 0 or 1; rounding must not move it.
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == trials else min(1.0, centre + half)
+    return low, high
 
 
 def quantile(sorted_values: Sequence[float], q: float) -> float:

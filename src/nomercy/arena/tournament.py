@@ -148,7 +148,9 @@ class Standing:
         }
 
 
-def rate_games(labels: Sequence[str], games: Sequence[GameResult]) -> dict[str, tuple[float, float]]:
+def rate_games(
+    labels: Sequence[str], games: Sequence[GameResult]
+) -> dict[str, tuple[float, float]]:
     """openskill Plackett-Luce ratings ``(mu, sigma)`` after ``games``, in their given order."""
     from openskill.models import PlackettLuce
 
@@ -198,7 +200,8 @@ class TournamentResult:
                     [b.label for b in lineup] for lineup in lineups(self.bots, setup.players)
                 ],
                 "balanced": self.balanced,
-                "rating_model": "openskill PlackettLuce (mu 25, sigma 25/3), ordinal = mu - 3 sigma",
+                "rating_model": "openskill PlackettLuce (mu 25, sigma 25/3); "
+                "ordinal = mu - 3 sigma",
                 "ranking": "winner; players still in by fewest cards; knocked out, latest first",
             },
             "standings": [s.to_json(place) for place, s in enumerate(self.standings, 1)],
@@ -243,9 +246,7 @@ class TournamentResult:
         return buffer.getvalue()
 
 
-def standings(
-    bots: Sequence[BotSpec], players: int, games: Sequence[GameResult]
-) -> list[Standing]:
+def standings(bots: Sequence[BotSpec], players: int, games: Sequence[GameResult]) -> list[Standing]:
     """Per-bot counts and ratings over ``games``, best ordinal first."""
     labels = [b.label for b in bots]
     table = {label: Standing(label, by_seat=[[0, 0] for _ in range(players)]) for label in labels}

@@ -7,7 +7,9 @@ Subcommands:
   event is narrated;
 - ``nomercy replay FILE``: narrate a saved :class:`~nomercy.core.records.GameRecord` move by
   move;
-- ``nomercy rules``: every option of RULES.md §6 with its rule id, default and values.
+- ``nomercy rules``: every option of RULES.md §6 with its rule id, default and values;
+- ``nomercy tournament`` and ``nomercy simulate``: many bot games in parallel, ratings and
+  rule statistics (:mod:`nomercy.cli.arena`).
 
 User errors (an unknown option or value, a bad player count, an unreadable record) print one
 line to stderr and exit with status 2, like argparse's own usage errors.
@@ -53,6 +55,8 @@ examples:
   nomercy selfplay --players 2 --bots greedy,random --save game.json
   nomercy replay game.json
   nomercy rules --preset classic
+  nomercy tournament --bots greedy,random --players 4 --games 400
+  nomercy simulate --games 2000 --compare mercy_threshold=20,25,30 --out sim/
 
 Rules: docs/RULES.md. Notation and record format: docs/notation.md.
 """
@@ -165,6 +169,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(handler=_selfplay)
 
     _add_play(sub, raw)
+    from nomercy.cli.arena import add_arena_commands  # imports this module: load it here
+
+    add_arena_commands(sub, raw)
 
     replay = sub.add_parser(
         "replay",
