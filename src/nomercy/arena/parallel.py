@@ -6,10 +6,12 @@ back in chunk order, so the same run gives the same results with any ``jobs``, a
 and either backend.
 
 - ``local`` (default): ``jobs=1`` plays in this process; more jobs use a
-  :class:`~concurrent.futures.ProcessPoolExecutor` of ``jobs`` workers started with the
-  ``spawn`` method (no fork of a process that may hold threads, e.g. a progress bar's; the
-  same behaviour on Linux, macOS and Windows). Bots are built in the workers by registry
-  name, so a bot must be registered when its module is imported (``nomercy.bots.registry``).
+  :class:`~concurrent.futures.ProcessPoolExecutor` of ``jobs`` workers. On Linux, when this
+  process runs a single thread, the workers are forked (a few milliseconds; forking a process
+  that runs other threads is unsafe, so the CLI starts its progress bar only once the workers
+  exist); otherwise they are spawned (a fresh interpreter each, about half a second). Bots
+  are built in the workers by registry name: a spawned worker knows the bots registered when
+  their modules are imported (``nomercy.bots.registry``), not ones registered at run time.
 - ``ray``: the chunks run as Ray tasks on an existing cluster (``address="host:port"`` or
   ``"auto"``), or on a private local Ray instance (``address="local"``). The ``nomercy``
   package is shipped to the workers (``runtime_env={"py_modules": [nomercy]}``) so that the
@@ -20,7 +22,10 @@ from __future__ import annotations
 
 import logging
 import math
+import multiprocessing
 import os
+import sys
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
@@ -35,6 +40,7 @@ __all__ = [
     "default_jobs",
     "play_chunk",
     "run_chunks",
+    "start_method",
 ]
 
 #: The execution backends.
@@ -75,6 +81,14 @@ def play_chunk(chunk: Chunk) -> list[GameResult]:
         except (RuntimeError, ValueError) as exc:
             raise ArenaError(f"game {index} failed: {exc}") from exc
     return results
+
+
+def start_method() -> str:
+    """How worker processes start: ``fork`` on Linux when this process runs a single thread
+    (fast, and safe without other threads), else ``spawn``."""
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
 
 
 def default_jobs() -> int:
@@ -143,9 +157,7 @@ def run_chunks(
 def _run_processes(
     chunks: Sequence[Chunk], jobs: int, progress: Progress | None
 ) -> list[list[GameResult]]:
-    import multiprocessing
-
-    context = multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context(start_method())
     results: list[list[GameResult] | None] = [None] * len(chunks)
     with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), mp_context=context) as pool:
         futures: dict[Future[list[GameResult]], int] = {

@@ -89,10 +89,18 @@ def _label(label: str, count: int) -> str:
 
 
 def _step_hist(ax: Any, values: list[int], colour: Any, label: str, bins: Any) -> None:
+    """A histogram whose bars are the share of ``values`` in each bin."""
+    weights = [1 / len(values)] * len(values) if values else []
     ax.hist(
-        values, bins=bins, histtype="step", linewidth=1.8, color=colour, label=label, density=True
+        values,
+        bins=bins,
+        weights=weights,
+        histtype="step",
+        linewidth=1.8,
+        color=colour,
+        label=label,
     )
-    ax.hist(values, bins=bins, histtype="stepfilled", alpha=0.12, color=colour, density=True)
+    ax.hist(values, bins=bins, weights=weights, histtype="stepfilled", alpha=0.12, color=colour)
 
 
 def _bins(values: list[int], cap_quantile: float = 0.99, width: int | None = None) -> Any:
@@ -117,10 +125,10 @@ def _hand_length(axes: Any, data: Any, colours: Any, players: int) -> None:
         drawn_ax.axvline(vs["cards_drawn"]["median"], color=colour, linestyle="--", linewidth=1)
     turns_ax.set_title("Hand length in turns (dashed: median)")
     turns_ax.set_xlabel("turns per hand (plays and draws)")
-    turns_ax.set_ylabel("share of hands")
+    turns_ax.set_ylabel("share of hands per bar")
     drawn_ax.set_title("Cards drawn per hand, all players (dashed: median)")
     drawn_ax.set_xlabel("cards drawn")
-    drawn_ax.set_ylabel("share of hands")
+    drawn_ax.set_ylabel("share of hands per bar")
     turns_ax.legend(frameon=False)
 
 
@@ -159,8 +167,9 @@ def _seat_advantage(axes: Any, data: Any, colours: Any, players: int) -> None:
     _by_order(ko_ax, data, colours, players, "knockout_rate", "knockout_ci")
     ko_ax.set_title("Knock-out rate by play order (Mercy rule, 95% intervals)")
     ko_ax.set_ylabel("share of hands knocked out")
-    win_ax.legend(
-        frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=min(3, len(data))
+    handles, labels = win_ax.get_legend_handles_labels()
+    win_ax.figure.legend(
+        handles, labels, loc="outside lower center", frameon=False, ncol=min(4, len(data))
     )
 
 
@@ -217,8 +226,12 @@ def _endings(axes: Any, data: Any, colours: Any, players: int) -> None:
     ys = list(range(len(data)))
     empty = [vs["endings"]["empty hand"]["share"] for _, _, vs in data]
     last = [vs["endings"]["last standing"]["share"] for _, _, vs in data]
-    how_ax.barh(ys, empty, color="#4c72b0", label="empties their hand (NM-38)")
-    how_ax.barh(ys, last, left=empty, color="#dd8452", label="last standing (NM-34)")
+    height = 0.6
+    how_ax.barh(ys, empty, height=height, color="#4c72b0", label="empties their hand (NM-38)")
+    how_ax.barh(ys, last, height=height, left=empty, color="#dd8452", label="last standing (NM-34)")
+    how_ax.set_ylim(
+        len(data) - 0.5 + (0.5 if len(data) == 1 else 0), -0.5 - (0.5 if len(data) == 1 else 0)
+    )
     for y, e in zip(ys, empty, strict=True):
         how_ax.text(e / 2, y, f"{e:.0%}", ha="center", va="center", color="white", fontsize=9)
         if e < 0.97:
@@ -227,7 +240,6 @@ def _endings(axes: Any, data: Any, colours: Any, players: int) -> None:
             )
     how_ax.set_yticks(ys, labels)
     how_ax.set_xlim(0, 1)
-    how_ax.invert_yaxis()
     how_ax.set_title("How hands end")
     how_ax.set_xlabel("share of hands")
     how_ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2)
@@ -267,10 +279,10 @@ def _points(axes: Any, data: Any, colours: Any, players: int) -> None:
             actions_ax, [h.actions for h in hands], colour, _label(label, len(hands)), action_bins
         )
         actions_ax.axvline(vs["actions"]["median"], color=colour, linestyle="--", linewidth=1)
-    points_ax.set_title("Points scored by the hand's winner (NM-40; dashed: median)")
+    points_ax.set_title("Points to the hand's winner, knock-out bonus included (NM-40)")
     points_ax.set_xlabel("points")
-    points_ax.set_ylabel("share of hands")
+    points_ax.set_ylabel("share of hands per bar")
     actions_ax.set_title("Hand length in actions (every decision; dashed: median)")
     actions_ax.set_xlabel("actions per hand")
-    actions_ax.set_ylabel("share of hands")
+    actions_ax.set_ylabel("share of hands per bar")
     points_ax.legend(frameon=False)

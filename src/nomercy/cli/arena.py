@@ -221,6 +221,9 @@ def _parse_compare(text: str, options: dict[str, Any]) -> tuple[str, list[Any]]:
 # ---------------------------------------------------------------------- progress
 @contextmanager
 def _progress(quiet: bool, total: int, what: str) -> Iterator[Callable[[int], None]]:
+    """A rich progress bar on stderr, started at the first update: worker processes are
+    forked before it, since its refresh thread would make forking unsafe (see
+    :func:`nomercy.arena.parallel.start_method`)."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -231,7 +234,7 @@ def _progress(quiet: bool, total: int, what: str) -> Iterator[Callable[[int], No
         TimeRemainingColumn,
     )
 
-    with Progress(
+    bar = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -241,10 +244,19 @@ def _progress(quiet: bool, total: int, what: str) -> Iterator[Callable[[int], No
         TimeRemainingColumn(),
         console=Console(file=sys.stderr),
         disable=quiet,
-        transient=False,
-    ) as bar:
-        task = bar.add_task(what, total=total)
-        yield lambda n: bar.advance(task, n)
+    )
+    task = bar.add_task(what, total=total)
+
+    def advance(games: int) -> None:
+        if not bar.live.is_started:
+            bar.start()
+        bar.advance(task, games)
+
+    try:
+        yield advance
+    finally:
+        if bar.live.is_started:
+            bar.stop()
 
 
 def _run(run: Callable[[], Any], backend: str) -> Any:
