@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from nomercy import Action
+from nomercy import Action, Card, Colour, Play
 from nomercy.bots import BOTS, RandomBot, register_bot
 from nomercy.cli.main import main
 
@@ -42,6 +42,8 @@ def test_tournament_prints_standings_and_writes_json_and_csv(
 
 class _Picky(RandomBot):
     """A random bot with a parameter, to pass one on the command line."""
+
+    name = "picky"
 
     def __init__(self, seed: int = 0, *, first: bool = False, depth: int = 1) -> None:
         super().__init__(seed)
@@ -107,6 +109,26 @@ def test_help_lists_the_new_commands(capsys: pytest.CaptureFixture[str]) -> None
         assert "--backend" in capsys.readouterr().out
 
 
+class _Cheat(RandomBot):
+    """Plays a card it does not hold."""
+
+    name = "cheat"
+
+    def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+        return Play(legal[0].seat, Card("W+10"), Colour.RED)
+
+
+def test_a_failing_game_is_reported_with_exit_status_1(capsys: pytest.CaptureFixture[str]) -> None:
+    register_bot("cheat", _Cheat)
+    try:
+        code, _, err = run(capsys, *T[:2], "greedy,cheat", *T[3:])
+    finally:
+        del BOTS["cheat"]
+    assert code == 1
+    assert err.startswith("nomercy tournament: game 0 failed: bot 'cheat' chose "), err
+    assert "which is not legal" in err and "Traceback" not in err
+
+
 T = ("tournament", "--bots", "greedy,random", "--games", "2", "--jobs", "1", "--quiet")
 S = ("simulate", "--games", "2", "--jobs", "1", "--quiet")
 
@@ -131,6 +153,7 @@ S = ("simulate", "--games", "2", "--jobs", "1", "--quiet")
         ((*T, "--backend", "ray"), "--backend ray needs --address"),
         ((*T, "--address", "127.0.0.1:6379"), "--address is only used with --backend ray"),
         ((*T, "--json", "/nonexistent-dir/x.json"), "cannot write /nonexistent-dir/x.json"),
+        ((*T, "--csv", "/"), "cannot write /: it is a directory"),
         ((*S, "--compare", "mercy_threshold"), "--compare needs NAME=V1,V2"),
         ((*S, "--compare", "=1,2"), "--compare needs NAME=V1,V2"),
         ((*S, "--compare", "mercy_threshold=20"), "at least two values"),

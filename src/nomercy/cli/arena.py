@@ -259,7 +259,12 @@ def _progress(quiet: bool, total: int, what: str) -> Iterator[Callable[[int], No
             bar.stop()
 
 
-def _run(run: Callable[[], Any], backend: str) -> Any:
+class _Failure(Exception):
+    """The run failed (exit status 1)."""
+
+
+def _run(run: Callable[[], Any]) -> Any:
+    """Call ``run``; a failed game or an unreachable cluster is a _Failure."""
     try:
         return run()
     except ArenaError as exc:
@@ -270,8 +275,16 @@ def _run(run: Callable[[], Any], backend: str) -> Any:
         raise UsageError(str(exc)) from None
 
 
-class _Failure(Exception):
-    """The run failed (exit status 1)."""
+def _check_writable(*paths: str | None) -> None:
+    """Fail before a long run, not after it, when an output file cannot be created."""
+    for path in paths:
+        if path is None:
+            continue
+        parent = Path(path).parent
+        if not parent.is_dir():
+            raise UsageError(f"cannot write {path}: no directory {str(parent)!r}")
+        if Path(path).is_dir():
+            raise UsageError(f"cannot write {path}: it is a directory")
 
 
 def _write(path: str | None, text: str) -> None:
@@ -296,6 +309,7 @@ def _tournament(args: argparse.Namespace, out: TextIO) -> int:
         block = len(lineups(bots, setup.players))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    _check_writable(args.json, args.csv)
     if args.games % block:
         print(
             f"warning: {args.games} games is not a multiple of the {block}-game line-up block; "
@@ -313,8 +327,7 @@ def _tournament(args: argparse.Namespace, out: TextIO) -> int:
                     backend=args.backend,
                     address=args.address,
                     progress=advance,
-                ),
-                args.backend,
+                )
             )
     except _Failure as exc:
         print(f"{PROG} tournament: {exc}", file=sys.stderr)
@@ -407,8 +420,7 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
                     backend=args.backend,
                     address=args.address,
                     progress=advance,
-                ),
-                args.backend,
+                )
             )
     except _Failure as exc:
         print(f"{PROG} simulate: {exc}", file=sys.stderr)
