@@ -51,7 +51,7 @@ def write_plots(result: SimulationResult, directory: Path) -> list[Path]:
         for variant, vs in zip(result.variants, summary["variants"], strict=True)
     ]
     colours = plt.get_cmap("tab10").colors
-    title = _title(result)
+    title = _title(result, summary)
     paths = []
     style = {"axes.spines.top": False, "axes.spines.right": False, "axes.grid": True}
     with plt.rc_context({**style, "grid.alpha": 0.3, "font.size": 10}):
@@ -72,8 +72,8 @@ def write_plots(result: SimulationResult, directory: Path) -> list[Path]:
     return paths
 
 
-def _title(result: SimulationResult) -> str:
-    summary = result.summary()["config"]
+def _title(result: SimulationResult, full: dict[str, Any]) -> str:
+    summary = full["config"]
     bots = summary["bots"]
     who = bots[0] if len(set(bots)) == 1 else ",".join(bots)
     options = ", ".join(f"{k}={v}" for k, v in summary["options"].items())
