@@ -50,7 +50,6 @@ __all__ = [
 #: after a few hundred).
 MAX_ACTIONS = 100_000
 
-_TURN_PHASES = frozenset({Phase.PLAY, Phase.STACK_OR_ABSORB})
 _TURN_ACTIONS = frozenset({Play, Draw, Pass, Challenge})
 #: Event kinds that put cards from the draw pile into a hand, and carry a ``count``.
 _DRAW_KINDS = frozenset({"draw", "absorb", "catch", "challenge", "reveal"})
@@ -327,23 +326,25 @@ def play_game(setup: GameSetup, lineup: Sequence[BotSpec], index: int) -> GameRe
     apply = game.apply
     limit = setup.max_actions
     over = Phase.OVER
-    turn_phases = _TURN_PHASES
+    # Identity tests: hashing an enum member (a set lookup) costs a Python-level call.
+    play, stack = Phase.PLAY, Phase.STACK_OR_ABSORB
     turn_actions = _TURN_ACTIONS
     actions = turns = 0
-    while game.phase is not over:
+    while (phase := game.phase) is not over:
         if actions >= limit:
             raise RuntimeError(f"game {index} did not end within {limit} actions")
-        is_turn = game.phase in turn_phases
         action = next_action(game)
-        if is_turn and type(action) in turn_actions:
+        if (phase is play or phase is stack) and type(action) in turn_actions:
             turns += 1
         actions += 1
-        events = apply(action)
-        tracker.actions = actions
-        tracker.turns = turns
-        for event in events:
+        for event in apply(action):
             if event.kind in watched:
+                tracker.actions = actions
+                tracker.turns = turns
                 feed(event)
+    tracker.actions = actions
+    tracker.turns = turns
+    tracker.close()
     return GameResult(
         index=index,
         seed=game.seed,
