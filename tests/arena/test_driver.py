@@ -120,3 +120,12 @@ def test_unknown_view_mode_is_rejected() -> None:
     bot.view_mode = "some"  # type: ignore[misc]
     with pytest.raises(ValueError, match="view_mode 'some'; valid: full, no_history, none"):
         Driver([bot, RandomBot()])
+
+
+def test_random_bot_draws_exactly_what_randrange_drew() -> None:
+    # RandomBot now uses rng.choice(legal); its games must be the ones randrange indexed.
+    for seed in range(5):
+        bot, rng = RandomBot(seed), random.Random(seed)
+        for size in (1, 2, 3, 7, 40, 129, 1000):
+            legal: list[Any] = list(range(size))
+            assert bot.choose_action({}, legal) == legal[rng.randrange(len(legal))]
