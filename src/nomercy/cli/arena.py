@@ -436,6 +436,8 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
 
             written += [p.name for p in write_plots(result, out_dir)]
         print(f"wrote {', '.join(written)} to {out_dir}", file=out)
+    else:
+        print("(--out DIR writes hands.csv, summary.json and the plots)", file=out)
     return 0
 
 
