@@ -54,9 +54,7 @@ def view_mode(bot: Bot) -> str:
     """
     mode = getattr(bot, "view_mode", "full")
     if mode not in VIEW_MODES:
-        raise ValueError(
-            f"bot {bot.name!r} has view_mode {mode!r}; valid: {', '.join(VIEW_MODES)}"
-        )
+        raise ValueError(f"bot {bot.name!r} has view_mode {mode!r}; valid: {', '.join(VIEW_MODES)}")
     return str(mode)
 
 
@@ -118,7 +116,9 @@ class Driver:
                 if any(isinstance(a, CallUno) for a in legal):
                     if seat == turn:
                         bot = bots[seat]
-                        return _checked(bot, bot.choose_action(self._view(game, seat), legal), legal)
+                        return _checked(
+                            bot, bot.choose_action(self._view(game, seat), legal), legal
+                        )
                     callers.append((seat, legal))
                 elif seat != turn:
                     others.append((seat, legal))
