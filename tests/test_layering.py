@@ -16,9 +16,10 @@ ALLOWED: dict[str, set[str]] = {
     "bots": {"core", "bots"},
     "rl": {"core", "bots", "rl"},
     "tables": {"core", "bots", "tables"},
+    "arena": {"core", "bots", "arena"},
     "tui": {"core", "bots", "tables", "tui"},
     "web": {"core", "bots", "tables", "web"},
-    "cli": {"core", "bots", "tables", "tui", "web", "cli"},
+    "cli": {"core", "bots", "tables", "arena", "tui", "web", "cli"},
 }
 
 

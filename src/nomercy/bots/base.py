@@ -4,6 +4,11 @@ A bot sees only what its seat may see: the JSON-serialisable dict from ``Game.vi
 and the list from ``Game.legal_actions(seat)`` (STYLE.md habit 8, one projection for hidden
 information). It never receives the :class:`~nomercy.core.game.Game`. Randomness comes from a
 private ``random.Random(seed)`` owned by the bot, never from the global ``random`` module.
+
+A bot may also set a class attribute ``view_mode``: ``"full"`` (assumed when absent),
+``"no_history"`` (the view without its public event history, which is the expensive part) or
+``"none"`` (the bot never reads the view and gets an empty dict). The driver builds only what
+the bot reads (:mod:`nomercy.bots.driver`).
 """
 
 from __future__ import annotations

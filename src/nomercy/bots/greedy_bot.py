@@ -50,6 +50,8 @@ class GreedyBot:
     """
 
     name = "greedy"
+    #: It reads the current position only, never the event history (nomercy.bots.driver).
+    view_mode = "no_history"
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed

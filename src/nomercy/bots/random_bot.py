@@ -23,6 +23,8 @@ class RandomBot:
     """
 
     name = "random"
+    #: It never reads the view, so the driver need not build one (nomercy.bots.driver).
+    view_mode = "none"
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
@@ -32,7 +34,9 @@ class RandomBot:
         """A uniformly random element of ``legal``."""
         if not legal:
             raise ValueError("choose_action needs at least one legal action")
-        return legal[self._rng.randrange(len(legal))]
+        # choice(seq) is seq[randbelow(len(seq))], exactly what randrange(len(seq)) indexed,
+        # so the choices are unchanged, minus randrange's argument checks.
+        return self._rng.choice(legal)
 
     def __repr__(self) -> str:
         return f"RandomBot(seed={self.seed})"

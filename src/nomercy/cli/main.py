@@ -9,6 +9,8 @@ Subcommands:
   move;
 - ``nomercy rules``: every option of RULES.md §6 with its rule id, default and values;
 - ``nomercy serve``: the web server (``nomercy.web.serve``; needs the ``web`` extra).
+- ``nomercy tournament`` and ``nomercy simulate``: many bot games in parallel, ratings and
+  rule statistics (:mod:`nomercy.cli.arena`).
 
 User errors (an unknown option or value, a bad player count, an unreadable record) print one
 line to stderr and exit with status 2, like argparse's own usage errors.
@@ -55,6 +57,8 @@ examples:
   nomercy replay game.json
   nomercy rules --preset classic
   nomercy serve --host 0.0.0.0
+  nomercy tournament --bots greedy,random --players 4 --games 400
+  nomercy simulate --games 2000 --compare mercy_threshold=20,25,30 --out sim/
 
 Rules: docs/RULES.md. Notation and record format: docs/notation.md.
 """
@@ -167,6 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(handler=_selfplay)
 
     _add_play(sub, raw)
+    from nomercy.cli.arena import add_arena_commands  # imports this module: load it here
+
+    add_arena_commands(sub, raw)
 
     replay = sub.add_parser(
         "replay",

@@ -1,0 +1,504 @@
+"""``nomercy tournament`` and ``nomercy simulate``: many bot games, in parallel.
+
+Both need the ``arena`` extra (rich, openskill, matplotlib); ``--backend ray`` needs the
+``ray`` extra. They are registered on the main parser by :func:`add_arena_commands`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TextIO
+
+from nomercy.arena.parallel import BACKENDS, ArenaError, default_jobs
+from nomercy.arena.runner import BotSpec, GameSetup, parse_bot_spec
+from nomercy.bots import BOTS
+from nomercy.cli.main import EXIT_FAILURE, PROG, UsageError, _add_rules_arguments, _parse_options
+from nomercy.core.errors import NoMercyError
+from nomercy.core.rules import parse_option_value
+
+__all__ = ["add_arena_commands"]
+
+_TOURNAMENT_EPILOG = """\
+examples:
+  nomercy tournament --bots greedy,random --players 4 --games 400
+  nomercy tournament --bots heuristic,ismcts,random --players 4 --games 600 --jobs 2
+  nomercy tournament --bots greedy,random --games 200 --json ladder.json --csv ladder.csv
+  nomercy tournament --bots ismcts:iterations=200,greedy --players 2 --games 100
+  nomercy tournament --bots greedy,random --games 1000 --backend ray --address 10.0.0.5:6379
+
+Line-ups: the rotations of the bot list over the seats (then of the reversed list, with three
+bots or more); a multiple of that block of games seats every bot in every seat equally often.
+Game i is dealt with a seed derived from --seed and i, and so are its bots' seeds: results do
+not depend on --jobs or the backend. Ratings: openskill Plackett-Luce from each game's finishing
+order (winner; players still in by fewest cards; knocked out, latest first). See docs/ladder.md.
+"""
+
+_SIMULATE_EPILOG = """\
+examples:
+  nomercy simulate --games 1000
+  nomercy simulate --games 10000 --players 4 --bots greedy --out sim/
+  nomercy simulate --games 2000 --compare mercy_threshold=20,25,30 --out sim-mercy/
+  nomercy simulate --games 500 --bots random --option stack_threshold=running_total
+  nomercy simulate --games 5000 --backend ray --address auto --out sim/
+
+With --out DIR: DIR/hands.csv (one row per hand), DIR/summary.json and PNG plots (hand length,
+seat advantage, penalties, endings, points). Every --compare value plays the same game seeds.
+Play order 1 is the dealer's left, who plays first. See docs/statistics.md.
+"""
+
+
+def add_arena_commands(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
+    """Add the ``tournament`` and ``simulate`` subcommands to ``sub``."""
+    bots = ", ".join(sorted(BOTS))
+    tour = sub.add_parser(
+        "tournament",
+        help="bots play seat-rotated games; win rates and openskill ratings",
+        description="Play a tournament of bots and rank them (needs the arena extra).",
+        epilog=_TOURNAMENT_EPILOG,
+        formatter_class=raw,
+    )
+    tour.add_argument(
+        "--bots",
+        required=True,
+        metavar="LIST",
+        help=f"comma-separated bots, each once; NAME or NAME:KEY=VALUE[:KEY=VALUE] (known: {bots})",
+    )
+    tour.add_argument(
+        "--players", type=int, default=4, metavar="N", help="seats per game (default: 4)"
+    )
+    tour.add_argument(
+        "--games", type=int, default=120, metavar="N", help="games to play (default: 120)"
+    )
+    _add_run_arguments(tour)
+    tour.add_argument("--json", metavar="PATH", help="write the full report (JSON) to PATH")
+    tour.add_argument("--csv", metavar="PATH", help="write the standings (CSV) to PATH")
+    tour.set_defaults(handler=_tournament)
+
+    sim = sub.add_parser(
+        "simulate",
+        help="statistics of many hands: length, knock-outs, seat advantage, stacks, plots",
+        description="Simulate many hands and describe the rules' statistics (arena extra).",
+        epilog=_SIMULATE_EPILOG,
+        formatter_class=raw,
+    )
+    sim.add_argument(
+        "--games", type=int, default=1000, metavar="N", help="games per variant (default: 1000)"
+    )
+    sim.add_argument(
+        "--players", type=int, default=4, metavar="N", help="seats per game (default: 4)"
+    )
+    sim.add_argument(
+        "--bots",
+        default="greedy",
+        metavar="LIST",
+        help=f"one bot for every seat, or one per seat (default: greedy; known: {bots})",
+    )
+    sim.add_argument(
+        "--compare",
+        metavar="NAME=V1,V2",
+        help="play every game once per value of one option, e.g. mercy_threshold=20,25,30",
+    )
+    sim.add_argument(
+        "--out", metavar="DIR", help="write hands.csv, summary.json and PNG plots into DIR"
+    )
+    sim.add_argument("--no-plots", action="store_true", help="with --out: skip the PNG plots")
+    _add_run_arguments(sim)
+    sim.set_defaults(handler=_simulate)
+
+
+def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_rules_arguments(parser)
+    parser.add_argument(
+        "--seed", type=int, default=0, help="master seed; game i's seeds derive from it (0)"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="J",
+        help=f"worker processes (default: the cores available, here {default_jobs()})",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="local",
+        help="local processes, or an existing Ray cluster (needs --address; ray extra)",
+    )
+    parser.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="Ray cluster address: HOST:PORT, 'auto' (RAY_ADDRESS or the running cluster), "
+        "or 'local' (start a private Ray instance)",
+    )
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+
+# ---------------------------------------------------------------------- checks
+def _need_arena_extra() -> None:
+    try:
+        import matplotlib  # noqa: F401
+        import openskill  # noqa: F401
+        import rich  # noqa: F401
+    except ImportError as exc:
+        raise UsageError(
+            f"this command needs the arena extra: pip install 'uno-no-mercy[arena]' ({exc})"
+        ) from None
+
+
+def _check_run(args: argparse.Namespace) -> int:
+    """Check games, jobs, backend and address; return the job count."""
+    if args.games < 1:
+        raise UsageError(f"--games must be at least 1, got {args.games}")
+    jobs = default_jobs() if args.jobs is None else args.jobs
+    if jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, got {jobs}")
+    if args.backend == "ray":
+        if not args.address:
+            raise UsageError(
+                "--backend ray needs --address: HOST:PORT of the cluster's head, 'auto' "
+                "(RAY_ADDRESS or the cluster running here) or 'local' (a private instance)"
+            )
+        try:
+            import ray  # noqa: F401
+        except ImportError as exc:
+            raise UsageError(
+                f"--backend ray needs the ray extra: pip install 'uno-no-mercy[ray]' ({exc})"
+            ) from None
+    elif args.address:
+        raise UsageError("--address is only used with --backend ray")
+    return int(jobs)
+
+
+def _parse_bots(text: str) -> list[BotSpec]:
+    specs = []
+    for part in text.split(","):
+        if not part.strip():
+            raise UsageError(f"--bots {text!r} has an empty entry")
+        try:
+            spec = parse_bot_spec(part)
+            spec.build(0)  # unknown parameters fail here, not in a worker
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        specs.append(spec)
+    return specs
+
+
+def _setup(args: argparse.Namespace, options: dict[str, Any]) -> GameSetup:
+    setup = GameSetup.make(args.players, args.preset, options, args.seed)
+    try:
+        setup.new_game(0)  # player count and option combination, checked once here
+    except NoMercyError as exc:
+        raise UsageError(str(exc)) from None
+    return setup
+
+
+def _parse_compare(text: str, options: dict[str, Any]) -> tuple[str, list[Any]]:
+    name, sep, values = text.partition("=")
+    name = name.strip()
+    if not sep or not name or not values.strip():
+        raise UsageError(f"--compare needs NAME=V1,V2[,...], got {text!r}")
+    items = [v.strip() for v in values.split(",")]
+    if any(not v for v in items):
+        raise UsageError(f"--compare {text!r} has an empty value")
+    if len(items) < 2:
+        raise UsageError(f"--compare needs at least two values to compare, got {text!r}")
+    if len(set(items)) != len(items):
+        raise UsageError(f"--compare {text!r} lists a value twice")
+    if name in options:
+        raise UsageError(f"--compare {name} and --option {name} cannot both be given")
+    try:
+        parsed = [parse_option_value(name, v) for v in items]
+    except NoMercyError as exc:
+        raise UsageError(str(exc)) from None
+    return name, parsed
+
+
+# ---------------------------------------------------------------------- progress
+@contextmanager
+def _progress(quiet: bool, total: int, what: str) -> Iterator[Callable[[int], None]]:
+    """A rich progress bar on stderr, started at the first update: worker processes are
+    forked before it, since its refresh thread would make forking unsafe (see
+    :func:`nomercy.arena.parallel.start_method`)."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    bar = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("games"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=Console(file=sys.stderr),
+        disable=quiet,
+    )
+    task = bar.add_task(what, total=total)
+
+    def advance(games: int) -> None:
+        if not bar.live.is_started:
+            bar.start()
+        bar.advance(task, games)
+
+    try:
+        yield advance
+    finally:
+        if bar.live.is_started:
+            bar.stop()
+
+
+class _Failure(Exception):
+    """The run failed (exit status 1)."""
+
+
+def _run(run: Callable[[], Any]) -> Any:
+    """Call ``run``; a failed game or an unreachable cluster is a _Failure."""
+    try:
+        return run()
+    except ArenaError as exc:
+        raise _Failure(str(exc)) from None
+    except ConnectionError as exc:
+        raise _Failure(f"cannot reach the Ray cluster: {exc}") from None
+    except (ValueError, ImportError) as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _check_writable(*paths: str | None) -> None:
+    """Fail before a long run, not after it, when an output file cannot be created."""
+    for path in paths:
+        if path is None:
+            continue
+        parent = Path(path).parent
+        if not parent.is_dir():
+            raise UsageError(f"cannot write {path}: no directory {str(parent)!r}")
+        if Path(path).is_dir():
+            raise UsageError(f"cannot write {path}: it is a directory")
+
+
+def _write(path: str | None, text: str) -> None:
+    if path is None:
+        return
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+# ---------------------------------------------------------------------- tournament
+def _tournament(args: argparse.Namespace, out: TextIO) -> int:
+    _need_arena_extra()
+    jobs = _check_run(args)
+    bots = _parse_bots(args.bots)
+    options = _parse_options(args.option)
+    setup = _setup(args, options)
+    from nomercy.arena.tournament import lineups, run_tournament
+
+    try:
+        block = len(lineups(bots, setup.players))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    _check_writable(args.json, args.csv)
+    if args.games % block:
+        print(
+            f"warning: {args.games} games is not a multiple of the {block}-game line-up block; "
+            "seats are not perfectly balanced",
+            file=sys.stderr,
+        )
+    try:
+        with _progress(args.quiet, args.games, "tournament") as advance:
+            result = _run(
+                lambda: run_tournament(
+                    bots,
+                    setup,
+                    args.games,
+                    jobs=jobs,
+                    backend=args.backend,
+                    address=args.address,
+                    progress=advance,
+                )
+            )
+    except _Failure as exc:
+        print(f"{PROG} tournament: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    _print_standings(result, out)
+    _write(args.json, json.dumps(result.to_json(), indent=1) + "\n")
+    _write(args.csv, result.to_csv())
+    return 0
+
+
+def _print_standings(result: Any, out: TextIO) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    setup = result.setup
+    options = ", ".join(f"{k}={v}" for k, v in setup.options)
+    table = Table(
+        title=(
+            f"{len(result.games)} games, {setup.players} players, {setup.preset}"
+            + (f" ({options})" if options else "")
+            + f", seed {setup.seed}"
+        ),
+        caption="win rate per seat played, 95% Wilson interval; openskill Plackett-Luce, "
+        "ordinal = mu - 3 sigma",
+    )
+    for header, justify in (
+        ("#", "right"),
+        ("bot", "left"),
+        ("games", "right"),
+        ("seats", "right"),
+        ("wins", "right"),
+        ("win rate", "right"),
+        ("95% CI", "center"),
+        ("mean rank", "right"),
+        ("mu", "right"),
+        ("sigma", "right"),
+        ("ordinal", "right"),
+    ):
+        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    for place, s in enumerate(result.standings, 1):
+        low, high = s.win_ci
+        table.add_row(
+            str(place),
+            s.bot,
+            str(s.games),
+            str(s.seats),
+            str(s.wins),
+            f"{s.win_rate:.1%}",
+            f"{low:.1%} - {high:.1%}",
+            f"{s.mean_rank:.2f}",
+            f"{s.mu:.2f}",
+            f"{s.sigma:.2f}",
+            f"{s.ordinal:.2f}",
+        )
+    Console(file=out, width=120).print(table)
+
+
+# ---------------------------------------------------------------------- simulate
+def _simulate(args: argparse.Namespace, out: TextIO) -> int:
+    _need_arena_extra()
+    jobs = _check_run(args)
+    bots = _parse_bots(args.bots)
+    if len(bots) not in (1, args.players):
+        raise UsageError(f"--bots lists {len(bots)} bots for {args.players} players")
+    options = _parse_options(args.option)
+    compare = _parse_compare(args.compare, options) if args.compare else None
+    setup = _setup(args, options)
+    if compare is not None:
+        name, values = compare
+        for value in values:
+            _setup(args, {**options, name: value})
+    out_dir = Path(args.out) if args.out else None
+    if out_dir is not None:
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create {out_dir}: {exc.strerror or exc}") from None
+    from nomercy.arena.simulate import run_simulation
+
+    variants = len(compare[1]) if compare else 1
+    try:
+        with _progress(args.quiet, args.games * variants, "simulate") as advance:
+            result = _run(
+                lambda: run_simulation(
+                    bots,
+                    setup,
+                    args.games,
+                    compare=compare,
+                    jobs=jobs,
+                    backend=args.backend,
+                    address=args.address,
+                    progress=advance,
+                )
+            )
+    except _Failure as exc:
+        print(f"{PROG} simulate: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    summary = result.summary()
+    _print_summary(summary, out)
+    if out_dir is not None:
+        _write(str(out_dir / "hands.csv"), result.to_csv())
+        _write(str(out_dir / "summary.json"), json.dumps(summary, indent=1) + "\n")
+        written = ["hands.csv", "summary.json"]
+        if not args.no_plots:
+            from nomercy.arena.plots import write_plots
+
+            written += [p.name for p in write_plots(result, out_dir)]
+        print(f"wrote {', '.join(written)} to {out_dir}", file=out)
+    else:
+        print("(--out DIR writes hands.csv, summary.json and the plots)", file=out)
+    return 0
+
+
+def _print_summary(summary: dict[str, Any], out: TextIO) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=out, width=140)
+    config = summary["config"]
+    options = ", ".join(f"{k}={v}" for k, v in config["options"].items())
+    title = (
+        f"{config['games']} games per variant, {config['players']} players, {config['preset']}"
+        + (f" ({options})" if options else "")
+        + f", bots {','.join(sorted(set(config['bots'])))}, seed {config['seed']}"
+    )
+    table = Table(title=title, caption="mean (median); penalties: cards in each stack taken")
+    for header in (
+        "variant",
+        "hands",
+        "turns",
+        "actions",
+        "cards drawn",
+        "last standing",
+        "knock-outs",
+        "penalties / hand",
+        "biggest penalty p99 / max",
+        "points",
+    ):
+        if header == "variant":
+            table.add_column(header, no_wrap=True)
+        else:
+            table.add_column(header, justify="right")
+    for v in summary["variants"]:
+
+        def mm(key: str, v: dict[str, Any] = v) -> str:
+            return f"{v[key]['mean']:.1f} ({v[key]['median']:g})"
+
+        penalties = v["penalties_taken"]
+        table.add_row(
+            "default rules" if v["label"] == "base" else v["label"],
+            str(v["hands"]),
+            mm("turns"),
+            mm("actions"),
+            mm("cards_drawn"),
+            f"{v['endings']['last standing']['share']:.1%}",
+            f"{v['knockouts_per_hand']['mean']:.2f}",
+            f"{penalties['per_hand']:.1f}",
+            f"{penalties.get('p99', 0):.0f} / {penalties.get('max', 0)}",
+            mm("points"),
+        )
+    console.print(table)
+    seats = Table(title="Seat advantage: win rate by play order (1 plays first), 95% Wilson CI")
+    seats.add_column("variant", no_wrap=True)
+    for order in range(1, config["players"] + 1):
+        seats.add_column(f"{order}" + (" (dealer)" if order == config["players"] else ""))
+    for v in summary["variants"]:
+        seats.add_row(
+            "default rules" if v["label"] == "base" else v["label"],
+            *(
+                f"{row['win_rate']:.1%} [{row['win_ci'][0]:.1%}, {row['win_ci'][1]:.1%}]"
+                for row in v["by_order"]
+            ),
+        )
+    console.print(seats)
