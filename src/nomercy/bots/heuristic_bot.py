@@ -4,8 +4,9 @@ It scores every legal action and takes the best; ties break deterministically (t
 list's order). What it weighs, with the rules behind it:
 
 - **Stacks** (NM-17, NM-18): facing a penalty it stacks whenever it can rather than absorb,
-  choosing the Draw Card that is least likely to be answered by the next target (estimated
-  from the unseen cards and the target's hidden hand size) and that it can best spare; a
+  with the Draw Card it can best spare (the smallest legal one, keeping the big ones for the
+  stacks that only they can answer), unless a bigger one is much less likely to be answered
+  by the next target (estimated from the unseen cards and the target's hidden hand size); a
   stack that reaches the target's Mercy limit is taken first (NM-33). With two players a
   Wild Reverse +4 comes back to its own player (NM-24), so it is only stacked when another
   Draw Card of value 4 or more follows it.
@@ -62,6 +63,7 @@ _ANSWER = 12.0  # stacking: cost of the next target being able to answer
 _URGENT_AT = 15.0  # Mercy distance below which shedding grows urgent
 _URGENT_SLOPE = 4.0
 _ROULETTE = 1.0  # scale of a Roulette attack's worth
+_STACK_KEEP = 10.0  # stacking: how much an answer spares its bigger Draw Cards
 _KEEP = {2: 1.5, 4: 2.5, 6: 4.0, 10: 5.5}
 
 
@@ -295,7 +297,7 @@ class HeuristicBot:
             victim = ctx.next_seat(ctx.seat)
         threshold = total + value if ctx.rules.stack_threshold == "running_total" else value
         answer = ctx.answer_probability(victim, threshold)
-        score = 10.0 - _ANSWER * answer - _KEEP.get(value, 1.0)
+        score = 10.0 - _ANSWER * answer - _STACK_KEEP * _KEEP.get(value, 1.0)
         score += self._victim_bonus(ctx, victim, total + value)
         return score
 
@@ -305,7 +307,7 @@ class HeuristicBot:
             return -20.0
         bonus = 4.0 * ctx.threat(victim)
         if penalty >= ctx.distance(victim):
-            bonus += 30.0 if ctx.n_active == 2 else 15.0  # NM-33 knock-out
+            bonus += 100.0 if ctx.n_active == 2 else 60.0  # NM-33 knock-out (2 players: a win)
         return bonus
 
     def _should_challenge(self, ctx: _Context) -> bool:
