@@ -109,6 +109,13 @@ def main(argv: list[str] | None = None) -> int:
         help="a keyword parameter for the tested bot, e.g. iterations=300 (repeatable)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.add_argument(
+        "--every",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also print the running figures to stderr every N games (for logs)",
+    )
     args = parser.parse_args(argv)
     for name in (args.bot, args.vs):
         if name not in BOTS:
@@ -147,6 +154,15 @@ def main(argv: list[str] | None = None) -> int:
             play_out(game, bots)
             wins += game.winner == seat
             progress.update(task, advance=1, rate=f"{wins / (i + 1):.3f}")
+            if args.every and (i + 1) % args.every == 0:
+                low, high = wilson(wins, i + 1)
+                median = f"{statistics.median(times) * 1000:.1f} ms" if times else "-"
+                print(
+                    f"[partial] {i + 1} games: won {wins} = {wins / (i + 1):.1%} "
+                    f"[{low:.1%}, {high:.1%}], median decision {median}",
+                    file=sys.stderr,
+                    flush=True,
+                )
     elapsed = time.perf_counter() - start
     low, high = wilson(wins, args.games)
     result: dict[str, Any] = {
@@ -180,8 +196,11 @@ def main(argv: list[str] | None = None) -> int:
         f"{elapsed:.0f} s"
     )
     if times:
+        which = f"searched decisions ({forced[0]} forced ones answered at once)"
+        if not forced[0] and args.bot not in ("ismcts",):
+            which = "decisions"
         print(
-            f"decision time over {len(times)} searched decisions ({forced[0]} forced): "
+            f"{args.bot} decision time over {len(times)} {which}: "
             f"median {result['decision_ms_median']:.1f} ms, p99 {result['decision_ms_p99']:.1f} "
             f"ms, max {result['decision_ms_max']:.1f} ms"
         )

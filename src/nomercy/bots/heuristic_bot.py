@@ -4,8 +4,9 @@ It scores every legal action and takes the best; ties break deterministically (t
 list's order). What it weighs, with the rules behind it:
 
 - **Stacks** (NM-17, NM-18): facing a penalty it stacks whenever it can rather than absorb,
-  choosing the Draw Card that is least likely to be answered by the next target (estimated
-  from the unseen cards and the target's hidden hand size) and that it can best spare; a
+  with the Draw Card it can best spare (the smallest legal one, keeping the big ones for the
+  stacks that only they can answer), unless a bigger one is much less likely to be answered
+  by the next target (estimated from the unseen cards and the target's hidden hand size); a
   stack that reaches the target's Mercy limit is taken first (NM-33). With two players a
   Wild Reverse +4 comes back to its own player (NM-24), so it is only stacked when another
   Draw Card of value 4 or more follows it.
@@ -33,6 +34,7 @@ It is deterministic: the same view and legal list give the same action, whatever
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -58,7 +60,11 @@ _A = TypeVar("_A", bound=Action)
 _ATTACK = 1.0  # per card of an unanswered penalty
 _EXTRA_TURN = 10.0  # two players: an unanswered Draw Card gives us the next turn too
 _ANSWER = 12.0  # stacking: cost of the next target being able to answer
-_KEEP = {2: 0.6, 4: 1.0, 6: 1.6, 10: 2.2}
+_URGENT_AT = 15.0  # Mercy distance below which shedding grows urgent
+_URGENT_SLOPE = 4.0
+_ROULETTE = 1.0  # scale of a Roulette attack's worth
+_STACK_KEEP = 10.0  # stacking: how much an answer spares its bigger Draw Cards
+_KEEP = {2: 1.5, 4: 2.5, 6: 4.0, 10: 5.5}
 
 
 class _Context:
@@ -227,15 +233,23 @@ class HeuristicBot:
         return max(COLOURS, key=score)
 
     def _roulette_colour(self, ctx: _Context, legal: list[Action]) -> Action:
-        """NM-30: name the colour most likely to turn up soon (fewest cards revealed)."""
+        """NM-30: name the colour most likely to turn up soon (fewest cards revealed).
+
+        The named colour stays active for the player after us (with two players, the one
+        who played the Roulette), so a colour that player probably lacks is worth a little.
+        """
         total = sum(ctx.k.unseen.values())
         counts = colour_counts(ctx.hand)
+        after = ctx.next_seat(ctx.seat)
 
         def score(action: Action) -> tuple[float, int]:
             assert isinstance(action, ChooseColour)
             c = action.colour
             expected = (total + 1) / (ctx.k.unseen_of(c) + 1)
-            return -expected + 0.3 * counts[c], -COLOURS.index(c)
+            value = -expected + 0.3 * counts[c]
+            if after != ctx.seat:
+                value += 1.5 * (1.0 - ctx.match_probability(after, c))
+            return value, -COLOURS.index(c)
 
         return max((a for a in legal if isinstance(a, ChooseColour)), key=score)
 
@@ -283,7 +297,7 @@ class HeuristicBot:
             victim = ctx.next_seat(ctx.seat)
         threshold = total + value if ctx.rules.stack_threshold == "running_total" else value
         answer = ctx.answer_probability(victim, threshold)
-        score = 10.0 - _ANSWER * answer - _KEEP.get(value, 1.0)
+        score = 10.0 - _ANSWER * answer - _STACK_KEEP * _KEEP.get(value, 1.0)
         score += self._victim_bonus(ctx, victim, total + value)
         return score
 
@@ -293,7 +307,7 @@ class HeuristicBot:
             return -20.0
         bonus = 4.0 * ctx.threat(victim)
         if penalty >= ctx.distance(victim):
-            bonus += 30.0 if ctx.n_active == 2 else 15.0  # NM-33 knock-out
+            bonus += 100.0 if ctx.n_active == 2 else 60.0  # NM-33 knock-out (2 players: a win)
         return bonus
 
     def _should_challenge(self, ctx: _Context) -> bool:
@@ -356,13 +370,16 @@ class HeuristicBot:
         if not rest:
             return 1e6  # NM-38: the hand is empty
         shed = len(ctx.hand) - len(rest)
-        urgency = 1.0 + max(0.0, (10 - ctx.my_distance) / 4)  # near the Mercy limit (NM-33)
+        # Near the Mercy limit (NM-33) every card shed counts more.
+        urgency = 1.0 + max(0.0, (_URGENT_AT - ctx.my_distance) / _URGENT_SLOPE)
         score = 10.0 * shed * urgency
-        score += sum(c.points for c in ctx.hand if c not in rest or c is card) / 25.0
+        gone = list((Counter(ctx.hand) - Counter(rest)).elements())
+        score += sum(c.points for c in gone) / 25.0
         # Defence lost: Draw Cards leaving the hand (buried under a Discard All too).
-        for c in ctx.hand:
-            if c.draw_value and (c is card or c not in rest):
+        for c in gone:
+            if c.draw_value:
                 score -= 10.0 * _KEEP.get(c.draw_value, 1.0) * (1.5 if c.is_wild else 1.0)
+
         nxt = ctx.next_seat(ctx.seat)
         # Flexibility: cards still playable next turn once the colour is set.
         wilds_left = sum(1 for c in rest if c.is_wild)
@@ -408,13 +425,16 @@ class HeuristicBot:
                 prev = ctx.next_seat(ctx.seat, -ctx.direction)
                 score += 6.0 * (ctx.threat(nxt) - ctx.threat(prev))
         elif kind is Kind.WILD_COLOUR_ROULETTE:
+            # NM-30: an attack nobody can stack; the victim names its best colour, so it
+            # keeps a few cards (about the unseen cards per colour's share).
             victim = nxt
-            score += 4.0 + 6.0 * ctx.threat(victim)
-            if ctx.distance(victim) <= 4:
-                score += 8.0
+            reveal = sum(ctx.k.unseen.values()) / max(1, max(ctx.k.unseen_of(c) for c in COLOURS))
+            gain = _ATTACK * reveal + 12.0 * ctx.threat(victim)
             if ctx.two:
-                score += 4.0
-            score -= 6.0  # a wild: worth keeping for a colour change
+                gain += _EXTRA_TURN  # with two players the Roulette's player goes again
+            if ctx.distance(victim) <= reveal + 1:
+                gain += 10.0
+            score += _ROULETTE * gain - 6.0  # a wild: worth keeping for a colour change
         elif kind is Kind.WILD:
             score -= 8.0
         seven_zero = not ctx.rules.is_classic or ctx.rules.classic_seven_zero
