@@ -9,7 +9,9 @@ list's order). What it weighs, with the rules behind it:
   by the next target (estimated from the unseen cards and the target's hidden hand size); a
   stack that reaches the target's Mercy limit is taken first (NM-33). With two players a
   Wild Reverse +4 comes back to its own player (NM-24), so it is only stacked when another
-  Draw Card of value 4 or more follows it.
+  Draw Card of value 4 or more follows it. A lone stack (no follow-up that could answer an
+  answer) is a gamble: when the victim probably answers, so that the penalty would come back
+  bigger, it absorbs the small penalty now instead (NM-17).
 - **Keeping defence**: outside a stack, Draw Cards are kept to answer stacks (wild ones most)
   unless the attack is worth it: the victim is close to winning or to its Mercy limit.
 - **Shedding**: it prefers plays that shed many cards (a Discard All sheds its whole colour,
