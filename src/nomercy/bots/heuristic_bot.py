@@ -9,7 +9,9 @@ list's order). What it weighs, with the rules behind it:
   by the next target (estimated from the unseen cards and the target's hidden hand size); a
   stack that reaches the target's Mercy limit is taken first (NM-33). With two players a
   Wild Reverse +4 comes back to its own player (NM-24), so it is only stacked when another
-  Draw Card of value 4 or more follows it.
+  Draw Card of value 4 or more follows it. A lone stack (no follow-up that could answer an
+  answer) is a gamble: when the victim probably answers, so that the penalty would come back
+  bigger, it absorbs the small penalty now instead (NM-17).
 - **Keeping defence**: outside a stack, Draw Cards are kept to answer stacks (wild ones most)
   unless the attack is worth it: the victim is close to winning or to its Mercy limit.
 - **Shedding**: it prefers plays that shed many cards (a Discard All sheds its whole colour,
@@ -65,6 +67,7 @@ _URGENT_SLOPE = 4.0
 _ROULETTE = 1.0  # scale of a Roulette attack's worth
 _STACK_KEEP = 10.0  # stacking: how much an answer spares its bigger Draw Cards
 _KEEP = {2: 1.5, 4: 2.5, 6: 4.0, 10: 5.5}
+_ABSORB_MARGIN = 3.0  # cards: absorbing must beat a lone stack by this much
 
 
 class _Context:
@@ -268,6 +271,8 @@ class HeuristicBot:
                 continue
             if best is None or (score, -index) > best:
                 best, choice = (score, -index), action
+        if choice is not None and self._absorb_better(ctx, choice.card, total):
+            choice = None
         if choice is not None:
             return self._variant(ctx, [a for a in plays if a.card is choice.card], stacking=True)
         for other in legal:
@@ -300,6 +305,34 @@ class HeuristicBot:
         score = 10.0 - _ANSWER * answer - _STACK_KEEP * _KEEP.get(value, 1.0)
         score += self._victim_bonus(ctx, victim, total + value)
         return score
+
+    def _absorb_better(self, ctx: _Context, card: Card, total: int) -> bool:
+        """Whether absorbing ``total`` now beats a lone stack with ``card`` (NM-17, NM-18).
+
+        A stack with no follow-up in hand is a gamble: unanswered, the victim takes
+        ``total + value``; answered (with at least ``value``, NM-18), it comes back bigger and
+        we absorb it all. When the victim probably holds an answer, absorbing now is cheaper.
+        """
+        if total >= ctx.my_distance or len(ctx.hand) == 1 or not card.draw_value:
+            return False  # absorbing would knock us out (NM-33), or the stack wins (NM-21)
+        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.two:
+            return False  # NM-24: scored by _stack_score, which demands a follow-up
+        rest = list(ctx.hand)
+        rest.remove(card)
+        if any(c.draw_value >= card.draw_value for c in rest):
+            return False  # a follow-up: we can answer an answer
+        victim = ctx.next_seat(ctx.seat)
+        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
+            victim = ctx.next_seat(ctx.seat, -ctx.direction)
+        sent = total + card.draw_value
+        if sent >= ctx.distance(victim):
+            return False  # unanswered, it knocks the victim out
+        answer = ctx.answer_probability(victim, card.draw_value)
+        back = sent + card.draw_value  # the smallest answer
+        stack_value = (1.0 - answer) * sent - answer * back
+        if back >= ctx.my_distance:
+            stack_value -= answer * 100.0  # answered, it knocks us out
+        return -total > stack_value + _ABSORB_MARGIN
 
     def _victim_bonus(self, ctx: _Context, victim: int, penalty: int) -> float:
         """Extra worth of sending ``penalty`` cards to ``victim``."""
