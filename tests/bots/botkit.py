@@ -80,3 +80,30 @@ def reshuffle_secrets(g: Game, seat: int, rng: random.Random) -> Game:
     other = Game.from_position(pos)
     assert json_view(other, seat) == json_view(g, seat)
     return other
+
+
+#: Option sets that between them reach every decision phase a bot can face.
+OPTION_SETS: list[tuple[str, dict[str, Any]]] = [
+    ("no-mercy", {}),
+    ("no-mercy", {"discard_all_mode": "choose_top_and_fire", "drawn_card_must_be_played": False}),
+    ("no-mercy", {"discard_all_mode": "optional_subset", "stack_threshold": "running_total"}),
+    (
+        "no-mercy",
+        {
+            "roulette_chooser": "player",
+            "wild_colour_timing": "on_resolution",
+            "voluntary_draw": "draw_one_may_pass",
+            "stack_deflection": "skip_reverse_deflect",
+        },
+    ),
+    ("classic", {}),
+    (
+        "classic",
+        {
+            "classic_stacking": True,
+            "classic_seven_zero": True,
+            "classic_jump_in": True,
+            "classic_draw_until_playable": True,
+        },
+    ),
+]

@@ -6,35 +6,10 @@ import random
 from typing import Any
 
 import pytest
-from botkit import json_view, play_checked, reshuffle_secrets
+from botkit import OPTION_SETS, json_view, play_checked, reshuffle_secrets
 
 from nomercy import Game, new_game
 from nomercy.bots import Bot, HeuristicBot, RandomBot, make_bot, next_action, play_out
-
-OPTION_SETS: list[tuple[str, dict[str, Any]]] = [
-    ("no-mercy", {}),
-    ("no-mercy", {"discard_all_mode": "choose_top_and_fire", "drawn_card_must_be_played": False}),
-    ("no-mercy", {"discard_all_mode": "optional_subset", "stack_threshold": "running_total"}),
-    (
-        "no-mercy",
-        {
-            "roulette_chooser": "player",
-            "wild_colour_timing": "on_resolution",
-            "voluntary_draw": "draw_one_may_pass",
-            "stack_deflection": "skip_reverse_deflect",
-        },
-    ),
-    ("classic", {}),
-    (
-        "classic",
-        {
-            "classic_stacking": True,
-            "classic_seven_zero": True,
-            "classic_jump_in": True,
-            "classic_draw_until_playable": True,
-        },
-    ),
-]
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 6])

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from botkit import OPTION_SETS
 
 from nomercy import Action, Card, Draw, Game, Play, new_game
 from nomercy.bots import (
@@ -27,31 +28,6 @@ from nomercy.bots import (
     register_bot,
 )
 
-#: Option sets that between them reach every decision phase a bot can face.
-OPTION_SETS: list[tuple[str, dict[str, Any]]] = [
-    ("no-mercy", {}),
-    ("no-mercy", {"discard_all_mode": "choose_top_and_fire", "drawn_card_must_be_played": False}),
-    ("no-mercy", {"discard_all_mode": "optional_subset", "stack_threshold": "running_total"}),
-    (
-        "no-mercy",
-        {
-            "roulette_chooser": "player",
-            "wild_colour_timing": "on_resolution",
-            "voluntary_draw": "draw_one_may_pass",
-            "stack_deflection": "skip_reverse_deflect",
-        },
-    ),
-    ("classic", {}),
-    (
-        "classic",
-        {
-            "classic_stacking": True,
-            "classic_seven_zero": True,
-            "classic_jump_in": True,
-            "classic_draw_until_playable": True,
-        },
-    ),
-]
 #: Every phase in which a seat decides (nomercy.Phase minus "over").
 DECISION_PHASES = {
     "play",
@@ -364,7 +340,7 @@ def test_register_bot_adds_a_factory() -> None:
 
 def test_bots_import_only_the_core() -> None:
     # STYLE.md §3.3: bots may import nomercy.core (and never the interfaces).
-    package = Path(__file__).resolve().parent.parent / "src" / "nomercy" / "bots"
+    package = Path(__file__).resolve().parents[2] / "src" / "nomercy" / "bots"
     for path in package.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.module:
