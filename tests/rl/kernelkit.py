@@ -46,7 +46,7 @@ def obs_diff(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> str:
         x, y = a[part], b[part]
         bad = np.flatnonzero(x != y)
         if bad.size:
-            shown = ", ".join(f"[{i}] {x[i]!r} vs {y[i]!r}" for i in bad[:6])
+            shown = ", ".join(f"[{i}] {x[i].item()} vs {y[i].item()}" for i in bad[:6])
             parts.append(f"{name}: {shown}")
     return "; ".join(parts) or "no slice differs (NaN?)"
 
@@ -102,10 +102,17 @@ def _same_observation(
         raise Mismatch(f"{where}: observation keys {sorted(ref)} vs {sorted(fast)}")
     for key in ref:
         a, b = ref[key], fast[key]
-        if not isinstance(b, np.ndarray) or a.dtype != b.dtype or a.shape != b.shape:
+        if (
+            not isinstance(b, np.ndarray)
+            or a.dtype != b.dtype
+            or a.shape != b.shape
+            or a.flags.writeable != b.flags.writeable
+        ):
             raise Mismatch(
                 f"{where}: {key} is {type(b).__name__} {getattr(b, 'dtype', None)} "
-                f"{getattr(b, 'shape', None)}, reference {a.dtype} {a.shape}"
+                f"{getattr(b, 'shape', None)} "
+                f"writeable={getattr(getattr(b, 'flags', None), 'writeable', None)}, "
+                f"reference {a.dtype} {a.shape} writeable={a.flags.writeable}"
             )
         if not np.array_equal(a, b):
             if key == "observation":
@@ -122,19 +129,30 @@ def compare(ref: raw_env, fast: raw_env, where: str) -> dict[str, dict[str, Any]
     _same_value("agents", ref.agents, fast.agents, where)
     for name in ("rewards", "_cumulative_rewards", "terminations", "truncations", "infos"):
         _same_value(name, getattr(ref, name), getattr(fast, name), where)
+    expected = {}
     seen = {}
     for agent in ref.possible_agents:
         obs = fast.observe(agent)
-        _same_observation(ref.observe(agent), obs, f"{where}, observe({agent})")
+        expected[agent] = ref.observe(agent)
+        _same_observation(expected[agent], obs, f"{where}, observe({agent})")
         seen[agent] = obs
     if ref.agents:
         a, b = ref.last(), fast.last()
         _same_observation(a[0], b[0], f"{where}, last()")
         _same_value("last()[1:]", a[1:], b[1:], where)
+    # Observing one agent (or calling last()) must not overwrite what another one was given.
+    for agent, obs in seen.items():
+        _same_observation(expected[agent], obs, f"{where}, observe({agent}) after other observes")
     return seen
 
 
-def _snapshot(seen: dict[str, dict[str, Any]]) -> list[tuple[Any, dict[str, Any]]]:
+def _scribble(seen: dict[str, dict[str, Any]]) -> list[tuple[Any, dict[str, Any]]]:
+    """Overwrite the observations handed out (a user may normalise in place); the env must
+    not care. Returns them with copies, to check that stepping leaves them alone."""
+    for obs in seen.values():
+        for value in obs.values():
+            if value.flags.writeable:
+                value[...] = 3
     return [(obs, {k: v.copy() for k, v in obs.items()}) for obs in seen.values()]
 
 
@@ -203,7 +221,7 @@ def lockstep(
         f"options={_options(ref)} choice_seed={choice_seed}"
     )
     seen = compare(ref, fast, f"{label} after reset")
-    kept = _snapshot(seen)
+    kept = _scribble(seen)
     steps = 0
     truncated = False
     for agent in ref.agent_iter(limit):
@@ -226,7 +244,7 @@ def lockstep(
         truncated = truncated or any(ref.truncations.values())
         where = f"{label} step {steps} (after {agent} took {action})"
         _check_not_aliased(kept, where)
-        kept = _snapshot(compare(ref, fast, where))
+        kept = _scribble(compare(ref, fast, where))
         if position_every and rng.randrange(position_every) == 0:
             same_position(ref, fast, where)
         if stop_after is not None and steps >= stop_after and ref.agents:
