@@ -15,7 +15,7 @@ NM-37; classic jump-ins, C04) follow ``out_of_turn``:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -135,7 +135,8 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._tracker = PublicTracker(self.rules, num_players)
-        self._seed_rng = np.random.default_rng()
+        self._seed_rng: np.random.Generator | None = None
+        self._seed_base: int | None = None  # None: fresh entropy
         self._game: Game | None = None
         self._kernel = Kernel(self.rules, num_players) if self.engine == "kernel" else None
         self._started = False
@@ -159,9 +160,14 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         """Deal a new game. ``seed`` fixes the shuffle; without one a fresh seed is drawn
         from a generator that the last explicit seed started."""
         if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
+            # The generator for later unseeded resets starts from this seed; it is built on
+            # the first unseeded reset (building one costs as much as a few steps).
+            self._seed_rng = None
+            self._seed_base = seed
             game_seed = int(seed)
         else:
+            if self._seed_rng is None:
+                self._seed_rng = np.random.default_rng(self._seed_base)
             game_seed = int(self._seed_rng.integers(0, 2**63))
         self._game_seed = game_seed
         self._started = True
@@ -252,13 +258,13 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
             mask = _NO_MASK.copy()
         return {"observation": obs, "action_mask": mask}
 
-    def _observe_kernel(self, kernel: Kernel, agent: str) -> dict[str, npt.NDArray[Any]]:
+    def _observe_kernel(
+        self, kernel: Kernel, agent: str, dead: bool | None = None
+    ) -> dict[str, npt.NDArray[Any]]:
         obs = np.frombuffer(kernel.observation(self._seat[agent]), _F32)
-        if (
-            agent == self.agent_selection
-            and kernel.phase != _KERNEL_OVER
-            and not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
-        ):
+        if dead is None:
+            dead = self.terminations.get(agent, True) or self.truncations.get(agent, True)
+        if agent == self.agent_selection and not dead and kernel.phase != _KERNEL_OVER:
             buf = bytearray(NUM_ACTIONS)
             for i in kernel.legal():
                 buf[i] = 1
@@ -273,19 +279,23 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         """``AECEnv.last``: the acting agent's observation, cumulative reward, flags, info."""
         agent = self.agent_selection
         kernel = self._kernel
+        terminated = self.terminations[agent]
+        truncated = self.truncations[agent]
         if not observe:
             obs = None
         elif kernel is not None and self._started:
-            obs = self._observe_kernel(kernel, agent)
+            obs = self._observe_kernel(kernel, agent, terminated or truncated)
         else:
             obs = self.observe(agent)
-        return (
-            obs,
-            self._cumulative_rewards[agent],
-            self.terminations[agent],
-            self.truncations[agent],
-            self.infos[agent],
-        )
+        return obs, self._cumulative_rewards[agent], terminated, truncated, self.infos[agent]
+
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        """``AECEnv.agent_iter``: yields ``agent_selection`` until no agent is left (or
+        ``max_iter`` agents); a generator, which costs less per step than PettingZoo's
+        ``AECIterator`` class."""
+        while self.agents and max_iter > 0:
+            max_iter -= 1
+            yield self.agent_selection
 
     def step(self, action: int | None) -> None:
         """Take ``action`` (an id) for ``agent_selection``; ``None`` for a finished agent."""
@@ -294,8 +304,38 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
             self._was_dead_step(action)
             return
         kernel = self._kernel
-        if kernel is not None:
-            self._step_kernel(kernel, agent, action)
+        if kernel is not None:  # the kernel path, with the common case kept short
+            self._cumulative_rewards[agent] = 0.0
+            if self._rewarded:  # rewards are non-zero only after a knock-out, end, penalty
+                self._clear_rewards()
+                self._rewarded = False
+            action_id = action
+            if type(action_id) is not int:
+                if isinstance(action, np.integer):
+                    action_id = int(action)
+                elif not isinstance(action, int) or isinstance(action, bool):
+                    action_id = -1
+            if action_id not in kernel.legal():
+                self._refuse(agent, action)
+                return
+            if self.infos[agent]:
+                self.infos[agent] = {}
+            kernel.apply(action_id)
+            self._history.append(action_id)
+            self._steps += 1
+            if (
+                kernel.n_active == self._active
+                and kernel.phase != _KERNEL_OVER
+                and self.max_steps is None
+            ):
+                turn = kernel.turn
+                self._decider = turn
+                self.agent_selection = self.possible_agents[turn]
+                return
+            self._active = kernel.n_active
+            self._rewarded = True
+            self._settle()
+            self._accumulate_rewards()
             return
         game = self._require_game()
         seat = self._seat[agent]
@@ -329,46 +369,14 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         self._settle()
         self._accumulate_rewards()
 
-    def _step_kernel(self, kernel: Kernel, agent: str, action: int | None) -> None:
-        """``step`` on the kernel path: the same bookkeeping as the reference path, with
-        the common case (nobody knocked out, game not over) kept short."""
-        self._cumulative_rewards[agent] = 0.0
-        if self._rewarded:  # rewards are non-zero only after a knock-out, an end, a penalty
-            self._clear_rewards()
-            self._rewarded = False
-        legal = kernel.legal()
-        if type(action) is int or (
-            isinstance(action, (int, np.integer)) and not isinstance(action, bool)
-        ):
-            action_id = int(action)
-        else:
-            action_id = -1
-        if action_id not in legal:
-            why = explain_illegal(self._require_game(), self._seat[agent], action, agent)
-            if self.illegal_action == "raise":
-                raise IllegalActionIdError(why)
-            self.rewards[agent] = self.illegal_reward
-            self._rewarded = True
-            self.infos[agent] = {"illegal_action": True, "reason": why}
-            self._accumulate_rewards()
-            return
-        if self.infos[agent]:
-            self.infos[agent] = {}
-        kernel.apply(action_id)
-        self._history.append(action_id)
-        self._steps += 1
-        if (
-            kernel.n_active == self._active
-            and kernel.phase != _KERNEL_OVER
-            and self.max_steps is None
-        ):
-            turn = kernel.turn
-            self._decider = turn
-            self.agent_selection = self.possible_agents[turn]
-            return
-        self._active = kernel.n_active
+    def _refuse(self, agent: str, action: Any) -> None:
+        """An illegal id on the kernel path: raise, or penalise (the game is unchanged)."""
+        why = explain_illegal(self._require_game(), self._seat[agent], action, agent)
+        if self.illegal_action == "raise":
+            raise IllegalActionIdError(why)
+        self.rewards[agent] = self.illegal_reward
         self._rewarded = True
-        self._settle()
+        self.infos[agent] = {"illegal_action": True, "reason": why}
         self._accumulate_rewards()
 
     def _settle(self) -> None:
