@@ -41,12 +41,9 @@ def _version(dist: str) -> str:
 
 
 def make_ours(players: int) -> PlayFn:
-    import numpy as np
-
     import nomercy.rl
 
     env = nomercy.rl.env(num_players=players)
-    flatnonzero = np.flatnonzero
 
     def play(seed: int) -> int:
         randrange = random.Random(seed).randrange
@@ -57,7 +54,7 @@ def make_ours(players: int) -> PlayFn:
             if term or trunc:
                 env.step(None)
                 continue
-            ids = flatnonzero(obs["action_mask"])
+            ids = obs["action_mask"].nonzero()[0]
             env.step(int(ids[randrange(len(ids))]))
             steps += 1
         return steps

@@ -15,7 +15,7 @@ NM-37; classic jump-ins, C04) follow ``out_of_turn``:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,7 @@ from pettingzoo import AECEnv
 
 from nomercy.core.actions import Action, CallUno, Catch
 from nomercy.core.game import Game, new_game
+from nomercy.core.rules import RuleSet
 from nomercy.rl._common import (
     IllegalActionIdError,
     apply_tracked,
@@ -39,14 +40,32 @@ from nomercy.rl._common import (
     render_text,
     start_tracking,
 )
-from nomercy.rl.actions import NUM_ACTIONS, PASS_ID
+from nomercy.rl.actions import NUM_ACTIONS, PASS_ID, id_to_action
+from nomercy.rl.kernel import Kernel, kernel_supports
 from nomercy.rl.observations import ObservationEncoder, PublicTracker
 
 __all__ = ["env", "raw_env"]
 
 _NO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 _NO_MASK.setflags(write=False)
+_KERNEL_OVER = Kernel.OVER
+_F32 = np.dtype(np.float32)
+_I8 = np.dtype(np.int8)
 _DECLINE = CallUno(-1)  # stands for "pass" on an offered out-of-turn turn (never applied)
+ENGINES = ("auto", "kernel", "reference")
+
+
+def _pick_engine(engine: str, rules: RuleSet, out_of_turn: str) -> str:
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be 'auto', 'kernel' or 'reference', not {engine!r}")
+    if engine == "reference":
+        return engine
+    why = kernel_supports(rules, out_of_turn)
+    if why is None:
+        return "kernel"
+    if engine == "kernel":
+        raise ValueError(f"engine='kernel' cannot run this environment: {why}")
+    return "reference"
 
 
 class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
@@ -65,6 +84,11 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         out_of_turn: ``"to_act"`` (default) or ``"offered"``; see the module docstring.
         render_mode: ``None`` or ``"ansi"`` (``render()`` returns the acting seat's view as
             text).
+        engine: ``"auto"`` (default): the fast integer kernel (:mod:`nomercy.rl.kernel`) when
+            it supports the rule set and ``out_of_turn``, else the reference engine;
+            ``"kernel"``: the kernel or a ``ValueError`` saying why not; ``"reference"``:
+            always :class:`~nomercy.core.game.Game`. Both give the same games, observations
+            and rewards; :attr:`engine` tells which one runs.
 
     Rewards: when the game ends the winner gets +1 and every other agent −1. A seat knocked
     out by the Mercy rule (NM-33) is terminated at once with −1 (in a match with scoring on,
@@ -89,10 +113,12 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         max_steps: int | None = None,
         render_mode: str | None = None,
         out_of_turn: str = "to_act",
+        engine: str = "auto",
     ) -> None:
         super().__init__()
         self.out_of_turn = check_out_of_turn(out_of_turn)
         self.rules = make_ruleset(preset, options, num_players)
+        self.engine = _pick_engine(engine, self.rules, self.out_of_turn)
         self.num_players = num_players
         self.illegal_action = check_illegal_mode(illegal_action)
         self.illegal_reward = float(illegal_reward)
@@ -109,8 +135,15 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._tracker = PublicTracker(self.rules, num_players)
-        self._seed_rng = np.random.default_rng()
-        self.game: Game | None = None
+        self._seed_rng: np.random.Generator | None = None
+        self._seed_base: int | None = None  # None: fresh entropy
+        self._game: Game | None = None
+        self._kernel = Kernel(self.rules, num_players) if self.engine == "kernel" else None
+        self._started = False
+        self._game_seed = 0
+        self._history: list[int] = []  # kernel path: the ids taken, to rebuild `game`
+        self._active = num_players  # kernel path: active seats when last settled
+        self._rewarded = True  # kernel path: `rewards` may hold non-zero values
         self._ids: dict[int, Action] | None = None
         self._steps = 0
         self._decider = 0  # the seat whose decision agent_selection is (when it is live)
@@ -127,14 +160,28 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         """Deal a new game. ``seed`` fixes the shuffle; without one a fresh seed is drawn
         from a generator that the last explicit seed started."""
         if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
+            # The generator for later unseeded resets starts from this seed; it is built on
+            # the first unseeded reset (building one costs as much as a few steps).
+            self._seed_rng = None
+            self._seed_base = seed
             game_seed = int(seed)
         else:
+            if self._seed_rng is None:
+                self._seed_rng = np.random.default_rng(self._seed_base)
             game_seed = int(self._seed_rng.integers(0, 2**63))
-        self.game = new_game(self.num_players, rules=self.rules, seed=game_seed)
-        start_tracking(self.game, self._tracker)
+        self._game_seed = game_seed
+        self._started = True
+        if self._kernel is not None:
+            self._kernel.reset(game_seed)
+            self._history = []
+            self._game = None
+        else:
+            self._game = new_game(self.num_players, rules=self.rules, seed=game_seed)
+            start_tracking(self._game, self._tracker)
         self._steps = 0
         self._ids = None
+        self._active = self.num_players
+        self._rewarded = True
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -145,8 +192,31 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         self._declined = set()
         self._choose_decider()
 
+    @property
+    def game(self) -> Game | None:
+        """The game as a reference :class:`~nomercy.core.game.Game` (``None`` before
+        ``reset()``). On the kernel path it is rebuilt from the seed and the ids taken so
+        far (cached), for inspection: changing it does not change the environment."""
+        if self._kernel is None or not self._started:
+            return self._game
+        game = self._game
+        history = self._history
+        if game is None or len(game.history) > len(history):
+            game = self._game = new_game(self.num_players, rules=self.rules, seed=self._game_seed)
+        n = self.num_players
+        for action_id in history[len(game.history) :]:
+            seat = game.to_act
+            assert seat is not None
+            game.apply(id_to_action(action_id, seat, n))
+        return game
+
     def _choose_decider(self) -> None:
         """Point ``agent_selection`` at the seat to decide next (module docstring)."""
+        kernel = self._kernel
+        if kernel is not None:
+            self._decider = kernel.turn
+            self.agent_selection = self.possible_agents[kernel.turn]
+            return
         game = self._require_game()
         decider = next_decider(game, self.out_of_turn == "offered", self._declined)
         self._decider = decider
@@ -164,12 +234,16 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         return ids
 
     def _require_game(self) -> Game:
-        if self.game is None:
+        game = self.game
+        if game is None:
             raise RuntimeError("call reset() before using the environment")
-        return self.game
+        return game
 
     def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
         """The agent's observation vector and action mask (zeros unless it is to act)."""
+        kernel = self._kernel
+        if kernel is not None and self._started:
+            return self._observe_kernel(kernel, agent)
         game = self._require_game()
         seat = self._seat[agent]
         obs = self._encoder.encode(game.view(seat, history=False), self._tracker.void)
@@ -184,11 +258,84 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
             mask = _NO_MASK.copy()
         return {"observation": obs, "action_mask": mask}
 
+    def _observe_kernel(
+        self, kernel: Kernel, agent: str, dead: bool | None = None
+    ) -> dict[str, npt.NDArray[Any]]:
+        obs = np.frombuffer(kernel.observation(self._seat[agent]), _F32)
+        if dead is None:
+            dead = self.terminations.get(agent, True) or self.truncations.get(agent, True)
+        if agent == self.agent_selection and not dead and kernel.phase != _KERNEL_OVER:
+            buf = bytearray(NUM_ACTIONS)
+            for i in kernel.legal():
+                buf[i] = 1
+            mask = np.frombuffer(buf, _I8)
+        else:
+            mask = _NO_MASK.copy()
+        return {"observation": obs, "action_mask": mask}
+
+    def last(
+        self, observe: bool = True
+    ) -> tuple[dict[str, npt.NDArray[Any]] | None, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last``: the acting agent's observation, cumulative reward, flags, info."""
+        agent = self.agent_selection
+        kernel = self._kernel
+        terminated = self.terminations[agent]
+        truncated = self.truncations[agent]
+        if not observe:
+            obs = None
+        elif kernel is not None and self._started:
+            obs = self._observe_kernel(kernel, agent, terminated or truncated)
+        else:
+            obs = self.observe(agent)
+        return obs, self._cumulative_rewards[agent], terminated, truncated, self.infos[agent]
+
+    def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
+        """``AECEnv.agent_iter``: yields ``agent_selection`` until no agent is left (or
+        ``max_iter`` agents); a generator, which costs less per step than PettingZoo's
+        ``AECIterator`` class."""
+        while self.agents and max_iter > 0:
+            max_iter -= 1
+            yield self.agent_selection
+
     def step(self, action: int | None) -> None:
         """Take ``action`` (an id) for ``agent_selection``; ``None`` for a finished agent."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
+            return
+        kernel = self._kernel
+        if kernel is not None:  # the kernel path, with the common case kept short
+            self._cumulative_rewards[agent] = 0.0
+            if self._rewarded:  # rewards are non-zero only after a knock-out, end, penalty
+                self._clear_rewards()
+                self._rewarded = False
+            action_id = action
+            if type(action_id) is not int:
+                if isinstance(action, np.integer):
+                    action_id = int(action)
+                elif not isinstance(action, int) or isinstance(action, bool):
+                    action_id = -1
+            if action_id not in kernel.legal():
+                self._refuse(agent, action)
+                return
+            if self.infos[agent]:
+                self.infos[agent] = {}
+            kernel.apply(action_id)
+            self._history.append(action_id)
+            self._steps += 1
+            if (
+                kernel.n_active == self._active
+                and kernel.phase != _KERNEL_OVER
+                and self.max_steps is None
+            ):
+                turn = kernel.turn
+                self._decider = turn
+                self.agent_selection = self.possible_agents[turn]
+                return
+            self._active = kernel.n_active
+            self._rewarded = True
+            self._settle()
+            self._accumulate_rewards()
             return
         game = self._require_game()
         seat = self._seat[agent]
@@ -222,23 +369,37 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         self._settle()
         self._accumulate_rewards()
 
+    def _refuse(self, agent: str, action: Any) -> None:
+        """An illegal id on the kernel path: raise, or penalise (the game is unchanged)."""
+        why = explain_illegal(self._require_game(), self._seat[agent], action, agent)
+        if self.illegal_action == "raise":
+            raise IllegalActionIdError(why)
+        self.rewards[agent] = self.illegal_reward
+        self._rewarded = True
+        self.infos[agent] = {"illegal_action": True, "reason": why}
+        self._accumulate_rewards()
+
     def _settle(self) -> None:
         """Rewards, terminations and the next agent after a step."""
-        game = self._require_game()
+        kernel = self._kernel
+        state: Game | Kernel = self._require_game() if kernel is None else kernel
+        scoring = kernel is None and self.rules.scoring_enabled
         agents = self.possible_agents
         dead = False
-        if not game.rules.scoring_enabled and not game.is_over:
-            out = game.out
+        over = state.is_over
+        if not scoring and not over:
+            out = state.out
             for s in range(self.num_players):
                 if out[s] and not self._was_out[s]:
                     self._was_out[s] = True
                     self.rewards[agents[s]] = -1.0
                     self.terminations[agents[s]] = True
                     dead = True
-        if game.is_over:
+        if over:
+            winner = state.winner
             for a in self.agents:
                 if not self.terminations[a]:
-                    self.rewards[a] = 1.0 if self._seat[a] == game.winner else -1.0
+                    self.rewards[a] = 1.0 if self._seat[a] == winner else -1.0
                     self.terminations[a] = True
             return
         self._choose_decider()
