@@ -20,10 +20,44 @@ import numpy as np
 import numpy.typing as npt
 
 from nomercy.rl import IllegalActionIdError, raw_env
+from nomercy.rl.actions import CATCH_BASE, DRAW_ID, NUM_ACTIONS, UNO_ID, action_name
 from nomercy.rl.observations import OBS_LAYOUT
 
 #: Non-integer or out-of-range "ids" every engine must refuse with the same message.
-BAD_IDS: tuple[Any, ...] = (469, -1, 10_000, "draw", 1.5, None)
+BAD_IDS: tuple[Any, ...] = (469, -1, 10_000, "draw", 1.5, None, True, 0.0, np.float64(13))
+
+#: Ids that call UNO (the ``uno`` id and every play with the call folded in, NM-37).
+_CALLS_UNO = np.array(
+    [i == UNO_ID or action_name(i).endswith(" uno") for i in range(NUM_ACTIONS)], dtype=bool
+)
+_CATCHES = np.zeros(NUM_ACTIONS, dtype=bool)
+_CATCHES[CATCH_BASE : CATCH_BASE + 5] = True
+_NOT_DRAW = np.ones(NUM_ACTIONS, dtype=bool)
+_NOT_DRAW[DRAW_ID] = False
+
+#: Seat policies for ``lockstep(policy="mixed")``, by seat modulo 3.
+MIXED = ("uniform", "careless", "eager")
+
+
+def choose(ids: npt.NDArray[np.intp], style: str, rng: random.Random) -> int:
+    """An id among the legal ``ids`` for a seat playing ``style``:
+
+    - ``uniform``: any legal id alike;
+    - ``careless``: never calls UNO and never catches when it can help it, and takes a
+      penalty rather than stacking (hands grow: knock-outs, catches, reshuffles);
+    - ``eager``: catches whenever it can, calls UNO whenever it can, stacks when it can.
+    """
+    if style == "careless":
+        keep = ids[~(_CALLS_UNO[ids] | _CATCHES[ids])]
+        if DRAW_ID in keep and rng.random() < 0.8:
+            return DRAW_ID
+        ids = keep if keep.size else ids
+    elif style == "eager":
+        for prefer in (_CATCHES, _CALLS_UNO, _NOT_DRAW):
+            wanted = prefer[ids]
+            if wanted.any():
+                ids = ids[wanted]
+    return int(ids[rng.randrange(len(ids))])
 
 
 def make(engine: str, **kwargs: Any) -> raw_env:
@@ -199,6 +233,7 @@ def lockstep(
     illegal_every: int = 0,
     position_every: int = 0,
     stop_after: int | None = None,
+    policy: str = "uniform",
     limit: int = 20_000,
 ) -> int:
     """Play one random game on both environments at once, comparing at every step.
@@ -210,6 +245,8 @@ def lockstep(
         position_every: about every this many steps compare ``game.to_position()`` (0: only
             at the end; the kernel rebuilds its ``Game`` by replay, so this is costly).
         stop_after: abandon the game after this many steps (the next reset must not care).
+        policy: ``"uniform"`` for every seat, or ``"mixed"``: seat ``s`` plays
+            ``MIXED[s % 3]`` (see :func:`choose`).
 
     Returns the number of steps taken.
     """
@@ -228,15 +265,17 @@ def lockstep(
         where = f"{label} step {steps} ({agent})"
         obs, _, term, trunc, _ = ref.last()
         if term or trunc:
-            action: int | None = None
+            action: Any = None
         else:
             mask = obs["action_mask"]
             if illegal_every and rng.randrange(illegal_every) == 0:
                 for bad in _illegal_ids(mask, rng):
                     _try_illegal(ref, fast, bad, f"{where}, illegal {bad!r}", cov)
                     compare(ref, fast, f"{where}, after illegal {bad!r}")
-            ids = np.flatnonzero(mask)
-            action = int(ids[rng.randrange(len(ids))])
+            style = MIXED[ref.possible_agents.index(agent) % 3] if policy == "mixed" else policy
+            action = choose(np.flatnonzero(mask), style, rng)
+            if rng.randrange(8) == 0:
+                action = np.int64(action)  # numpy integers are ids too
         ref.step(action)
         fast.step(action)
         steps += 1

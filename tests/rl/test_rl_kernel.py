@@ -5,17 +5,19 @@ and once on ``engine="kernel"``, comparing everything a trainer can see after ev
 (``kernelkit.lockstep``). Coverage counters prove that the games reached the rules they are
 meant to check. ``--soak`` multiplies the games.
 
-Hidden information: the kernel has no way to start from a chosen position, so two games that
-differ only in hidden cards cannot be built for it directly. It is covered through the
-reference path instead: ``test_rl_observations.test_observations_contain_nothing_hidden``
-proves the reference observation depends only on the seat's view, and every observation the
-kernel gives here equals the reference one exactly.
+Hidden information: every observation the kernel gives equals the reference one, which
+``test_rl_observations.test_observations_contain_nothing_hidden`` proves depends only on the
+seat's view; ``test_kernel_observation_ignores_hidden_cards`` also checks the kernel directly,
+re-dealing what a seat cannot see inside a copied ``Kernel`` (it reads the kernel's state
+fields, so it must follow them if they are renamed).
 """
 
 from __future__ import annotations
 
+import copy
 import random
 import warnings
+from array import array
 from typing import Any
 
 import numpy as np
@@ -26,7 +28,7 @@ from pettingzoo.test import api_test, seed_test
 import nomercy
 from nomercy.rl import IllegalActionIdError, raw_env
 from nomercy.rl._common import make_ruleset
-from nomercy.rl.kernel import kernel_supports
+from nomercy.rl.kernel import Kernel, kernel_supports
 
 # api_test warns that a dict observation is "not a NumPy array" and suggests a Box space:
 # both are the documented {"observation", "action_mask"} convention.
@@ -77,7 +79,9 @@ def _run(
 ) -> None:
     """Lockstep games on one pair of envs (reused, as a trainer would) for ``seeds``."""
     lock = {
-        k: kwargs.pop(k) for k in ("illegal_every", "position_every", "stop_after") if k in kwargs
+        k: kwargs.pop(k)
+        for k in ("illegal_every", "position_every", "stop_after", "policy")
+        if k in kwargs
     }
     ref, fast = _pair(players, **kwargs)
     for seed in seeds:
@@ -88,8 +92,10 @@ def _run(
 def test_lockstep_default_rules(soak: int) -> None:
     cov = Coverage()
     for players in range(2, 7):
-        _run(players, range(players * 10_000, players * 10_000 + 30 * soak), cov)
-    assert cov.games == 150 * soak
+        first = players * 10_000
+        _run(players, range(first, first + 30 * soak), cov)
+        _run(players, range(first + 5000, first + 5000 + 20 * soak), cov, policy="mixed")
+    assert cov.games == 250 * soak
     missing = cov.missing(DEFAULT_COVERAGE)
     assert not missing, f"never happened: {missing}; seen {dict(cov.events)}"
 
@@ -115,7 +121,8 @@ def test_lockstep_supported_variations(
 ) -> None:
     cov = Coverage()
     for n in players:
-        _run(n, range(n * 1000, n * 1000 + 8 * soak), cov, options=options)
+        _run(n, range(n * 1000, n * 1000 + 5 * soak), cov, options=options)
+        _run(n, range(n * 2000, n * 2000 + 5 * soak), cov, options=options, policy="mixed")
     missing = cov.missing(wanted)
     assert not missing, f"never happened: {missing}; seen {dict(cov.events)}"
 
@@ -415,3 +422,76 @@ def test_kernel_refuses_use_before_reset() -> None:
     env = make("kernel")
     with pytest.raises(RuntimeError, match="reset"):
         env.observe("player_0")
+
+
+# ---------------------------------------------------------------------------- hidden cards
+def _rehide(kernel: Kernel, seat: int, rng: random.Random) -> Kernel:
+    """A copy of ``kernel`` with everything ``seat`` cannot see dealt anew.
+
+    The draw pile and the opponents' cards that ``seat`` does not know are pooled, shuffled and
+    dealt back (each opponent keeps its hand size, the cards ``seat`` knows it holds, and a
+    drawn card it is about to play); what other seats know is forgotten, as it is not in
+    ``seat``'s view. The same as ``test_rl_observations._rehide``, on the kernel's fields.
+    """
+    other = copy.deepcopy(kernel)
+    n = other.n
+    pool = list(other.draw)
+    keep: dict[int, tuple[list[int], int]] = {}
+    for o in range(n):
+        if o == seat:
+            continue
+        hand = list(other.hands[o])
+        fixed: list[int] = []
+        known = other.known[o].get(seat)  # known[holder][viewer]: counts per kind
+        if known is not None:
+            fixed += [kind for kind, count in enumerate(known) for _ in range(int(count))]
+        if other.drawn >= 0 and other.turn == o:
+            fixed.append(other.drawn)
+        mine = []
+        for kind in fixed:
+            if kind in hand:
+                hand.remove(kind)
+                mine.append(kind)
+        keep[o] = (mine, len(other.hands[o]))
+        pool += hand
+    rng.shuffle(pool)
+    for o, (mine, size) in keep.items():
+        hand = mine + [pool.pop() for _ in range(size - len(mine))]
+        rng.shuffle(hand)
+        other.hands[o] = hand
+        counts = array("f", bytes(4 * len(other.cnt[o])))
+        for kind in hand:
+            counts[kind] += 1
+        other.cnt[o] = counts
+    other.draw = pool
+    for o in range(n):
+        other.known[o] = {v: c for v, c in other.known[o].items() if v == seat}
+    other._legal = None
+    return other
+
+
+def test_kernel_observation_ignores_hidden_cards(soak: int) -> None:
+    checked = changed = 0
+    rng = random.Random(5)
+    for k in range(30 * soak):
+        n = 2 + k % 5
+        options = {"hand_size": 3} if k % 3 == 0 else {}
+        kernel = Kernel(make_ruleset("no-mercy", options, n), n)
+        kernel.reset(k)
+        for step in range(400):
+            if kernel.is_over:
+                break
+            if step % 3 == 0:
+                seat = rng.randrange(n)
+                other = _rehide(kernel, seat, rng)
+                changed += (
+                    any(other.hands[o] != kernel.hands[o] for o in range(n) if o != seat)
+                    or other.draw != kernel.draw
+                )
+                assert other.observation(seat) == kernel.observation(seat), (k, step, seat)
+                if seat == kernel.turn:
+                    assert other.legal() == kernel.legal(), (k, step, seat)
+                checked += 1
+            kernel.apply(rng.choice(kernel.legal()))
+    assert checked > 300 * soak
+    assert changed > checked * 0.8  # the hidden cards really differed
