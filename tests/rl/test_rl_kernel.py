@@ -368,6 +368,49 @@ def test_every_rule_option_is_played_exactly_or_refused(options: dict[str, Any])
         assert env.engine == "reference"
 
 
+@pytest.mark.parametrize(
+    ("players", "options", "max_steps"),
+    [
+        # Hands dealt at or over the Mercy limit (NM-33 checks on receiving, not at the deal).
+        (4, {"mercy_threshold": 7}, None),
+        (3, {"mercy_threshold": 2}, None),
+        (6, {"hand_size": 27}, None),
+        (2, {"hand_size": 20, "mercy_threshold": 8}, None),
+        # One card dealt: UNO windows from the start (NM-37).
+        (5, {"hand_size": 1}, None),
+        # Catches that knock out (NM-37 then NM-33).
+        (3, {"uno_penalty_cards": 30, "mercy_threshold": 12}, None),
+        # Mercy that never bites; the pile runs dry again and again (A13).
+        (2, {"mercy_threshold": 200}, 600),
+        (6, {"hand_size": 20, "mercy_threshold": 40}, None),
+    ],
+    ids=str,
+)
+def test_edge_values_are_played_exactly_or_refused(
+    players: int, options: dict[str, Any], max_steps: int | None, soak: int
+) -> None:
+    """Extreme values of the options the kernel takes at any value: the same games as the
+    reference, or a refusal (``kernel_supports`` names why)."""
+    reason = kernel_supports(make_ruleset("no-mercy", options, players), "to_act")
+    if reason is not None:
+        with pytest.raises(ValueError, match="kernel"):
+            raw_env(num_players=players, options=options, engine="kernel")
+        assert raw_env(num_players=players, options=options).engine == "reference"
+        return
+    cov = Coverage()
+    first = 40 + players
+    _run(players, range(first, first + 4 * soak), cov, options=options, max_steps=max_steps)
+    _run(
+        players,
+        range(first + 50, first + 50 + 4 * soak),
+        cov,
+        options=options,
+        max_steps=max_steps,
+        policy="mixed",
+    )
+    assert cov.games == 8 * soak
+
+
 # ---------------------------------------------------------------------------- PettingZoo API
 def _quiet(fn: Any, *args: Any, **kwargs: Any) -> None:
     with warnings.catch_warnings():
