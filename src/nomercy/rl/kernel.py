@@ -19,9 +19,14 @@ when a caller wants them).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import importlib
+import os
 import random
+import warnings
 from array import array
-from typing import ClassVar, Final
+from pathlib import Path
+from typing import ClassVar, Final, cast
 
 from nomercy.core.cards import ALL_CODES, COLOURS, Card, Kind
 from nomercy.core.errors import RuleSetError
@@ -39,7 +44,15 @@ from nomercy.rl.actions import (
 )
 from nomercy.rl.observations import OBS_LAYOUT, OBS_SIZE
 
-__all__ = ["KERNEL_FREE_OPTIONS", "Kernel", "kernel_supports"]
+__all__ = [
+    "COMPILED_MODULE",
+    "KERNEL_FREE_OPTIONS",
+    "Kernel",
+    "compiled_kernel",
+    "kernel_class",
+    "kernel_supports",
+    "source_digest",
+]
 
 _MASK64 = (1 << 64) - 1
 
@@ -944,3 +957,40 @@ class Kernel:
         self.pending_last = 0
         self.winner = winner
         self.phase = _P_OVER
+
+
+# ---------------------------------------------------------------------- the compiled build
+#: The module ``python -m nomercy.rl.build_kernel`` compiles this source into (mypyc).
+COMPILED_MODULE: Final = "nomercy.rl._kernel_mypyc"
+_CHOSEN: list[type[Kernel]] = []
+
+
+def source_digest() -> str:
+    """SHA-256 of this module's source, which a compiled build must have been made from."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
+def compiled_kernel() -> type[Kernel] | None:
+    """The mypyc build's :class:`Kernel`, if it is installed and built from this source."""
+    try:
+        module = importlib.import_module(COMPILED_MODULE)
+    except ImportError:
+        return None
+    if getattr(module, "SOURCE_SHA256", None) != source_digest():
+        warnings.warn(
+            "the compiled RL kernel was built from another kernel.py; using the pure-Python "
+            "kernel (rebuild it with: python -m nomercy.rl.build_kernel)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
+    return cast("type[Kernel]", module.Kernel)
+
+
+def kernel_class() -> type[Kernel]:
+    """The :class:`Kernel` the environments use: the compiled build when it is current,
+    else this module's. ``NOMERCY_KERNEL=python`` in the environment forces this module's."""
+    if not _CHOSEN:
+        compiled = None if os.environ.get("NOMERCY_KERNEL") == "python" else compiled_kernel()
+        _CHOSEN.append(compiled or Kernel)
+    return _CHOSEN[0]
