@@ -198,7 +198,8 @@ def _decode_table() -> list[tuple[int, int, int, bool]]:
 
 _DECODE = _decode_table()
 
-# Phases as small ints; _PHASE_INDEX is the observation's one-hot position (Phase order).
+# Phases as small ints: the position of each in Phase, which is also its one-hot index in
+# the observation's phase block.
 _PHASES = tuple(Phase)
 _P_PLAY = _PHASES.index(Phase.PLAY)
 _P_STACK = _PHASES.index(Phase.STACK_OR_ABSORB)
@@ -226,8 +227,8 @@ _KNOWN = OBS_LAYOUT["opp_known"].start
 _VOID = OBS_LAYOUT["opp_void"].start
 _DISCARD = OBS_LAYOUT["discard"].start
 _PILE = OBS_LAYOUT["draw_pile_size"].start
-_DISCARD_START = _HAND + 70
-_DISCARD_END = _DISCARD + 70
+_HAND_END = _HAND + _K
+_DISCARD_END = _DISCARD + _K
 _ZERO_OBS = bytes(4 * OBS_SIZE)
 # Void bits (1 << colour) -> the four 0/1 floats of an opp_void block.
 _VOID_FLAGS = [array("f", [float(bits >> c & 1) for c in range(4)]) for bits in range(16)]
@@ -273,7 +274,7 @@ def _library_shuffle(cards: list[int], key: int) -> None:
 
 
 def _same_shuffle() -> bool:
-    for size in (0, 1, 2, 3, 7, 40, 108, 168, 300, 1000):
+    for size in (0, 1, 2, 3, 7, 40, 108, 168, 300):
         for key in (0, 1, 12345, _MASK64):
             a = list(range(size))
             b = list(range(size))
@@ -535,7 +536,7 @@ class Kernel:
         obs = array("f")
         obs.frombytes(_ZERO_OBS)
         n = self.n
-        obs[_HAND:_DISCARD_START] = self.cnt[seat]
+        obs[_HAND:_HAND_END] = self.cnt[seat]
         obs[_DISCARD:_DISCARD_END] = self.dcnt
         phase = self.phase
         if phase != _P_OVER:
