@@ -15,6 +15,7 @@ compare; games/s is shown for scale.
     python benchmarks/bench_engine.py                    # both sides, defaults
     python benchmarks/bench_engine.py --games 2000 --repeat 7
     python benchmarks/bench_engine.py --only rlcard --players 2
+    python benchmarks/bench_engine.py --kernel        # also the RL kernel (default rules)
     python benchmarks/bench_engine.py --json > bench.json
 
 Needs the bench extra: ``pip install -e '.[bench]'``.
@@ -95,6 +96,29 @@ def make_ours(players: int) -> Side:
         return steps, OK
 
     return Side("ours", "nomercy (No Mercy)", players, _version("uno-no-mercy", nomercy), play)
+
+
+def make_kernel(players: int) -> Side:
+    """The RL kernel (nomercy.rl.kernel): the default No Mercy rules over integers, no events."""
+    from nomercy.core.rules import make_rules
+    from nomercy.rl.kernel import COMPILED_MODULE, kernel_class
+
+    cls = kernel_class()
+    kernel = cls(make_rules("no-mercy"), players)
+
+    def play(seed: int) -> tuple[int, str]:
+        choice = random.Random(seed).choice
+        kernel.reset(seed)
+        steps = 0
+        while not kernel.is_over:
+            kernel.apply(choice(kernel.legal()))
+            steps += 1
+            if steps >= MAX_STEPS:
+                return steps, TRUNCATED
+        return steps, OK
+
+    build = "mypyc" if cls.__module__ == COMPILED_MODULE else "python"
+    return Side("kernel", f"kernel ({build})", players, _version("uno-no-mercy"), play)
 
 
 def make_rlcard(players: int) -> Side:
@@ -206,6 +230,8 @@ def print_table(result: dict[str, Any]) -> None:
     if "ratio_steps_per_s" in result:
         print(f"\nratio ours/rlcard, steps/s: {result['ratio_steps_per_s']:.2f}x")
         print(f"ratio ours/rlcard, games/s: {result['ratio_games_per_s']:.2f}x")
+    if "ratio_kernel_steps_per_s" in result:
+        print(f"ratio kernel/rlcard, steps/s: {result['ratio_kernel_steps_per_s']:.2f}x")
     for note in result["notes"]:
         print(f"note: {note}")
 
@@ -223,6 +249,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--seed", type=int, default=0, help="first seed; game i uses seed+i")
     p.add_argument("--only", choices=["both", "ours", "rlcard"], default="both")
+    p.add_argument(
+        "--kernel",
+        action="store_true",
+        help="add the RL kernel (nomercy.rl.kernel: default rules, no events) as a side",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     args = p.parse_args(argv)
     if args.games < 1 or args.repeat < 1:
@@ -241,6 +272,12 @@ def main(argv: list[str] | None = None) -> int:
             sides.append(make_ours(args.players))
         except (ImportError, AttributeError) as exc:
             print(f"cannot load our engine ({exc}); use --only rlcard", file=sys.stderr)
+            return 2
+    if args.kernel:
+        try:
+            sides.append(make_kernel(args.players))
+        except ImportError as exc:
+            print(f"cannot load the RL kernel ({exc})", file=sys.stderr)
             return 2
     if args.only in ("both", "rlcard"):
         try:
@@ -287,6 +324,9 @@ def main(argv: list[str] | None = None) -> int:
         ours, theirs = result["sides"]["ours"], result["sides"]["rlcard"]
         result["ratio_steps_per_s"] = ours["median_steps_per_s"] / theirs["median_steps_per_s"]
         result["ratio_games_per_s"] = ours["median_games_per_s"] / theirs["median_games_per_s"]
+        if "kernel" in runs:
+            kernel = result["sides"]["kernel"]["median_steps_per_s"]
+            result["ratio_kernel_steps_per_s"] = kernel / theirs["median_steps_per_s"]
         if ours["players"] != theirs["players"]:
             notes.append(f"seat counts differ: ours {ours['players']}, rlcard {theirs['players']}.")
 

@@ -9,9 +9,14 @@ manual ``reset()``/``step()`` loop, picking uniformly among ``state['legal_actio
 the time. Choices come from ``random.Random(seed)`` on both sides. Each repetition times both
 sides on the same seeds, alternating which goes first; medians over repetitions.
 
+Our env runs on the integer kernel (``nomercy.rl.kernel``) for the default rules; it uses the
+mypyc build of the kernel when ``python -m nomercy.rl.build_kernel`` has made one, and the
+side's label says which. ``--engines default,python,reference`` adds our env on the
+pure-Python kernel and on the reference engine as further sides of the same run.
+
     python benchmarks/bench_rl.py                      # defaults: 300 games x 5 repeats
     python benchmarks/bench_rl.py --games 500 --repeat 7
-    python benchmarks/bench_rl.py --breakdown          # where our env's time goes
+    python benchmarks/bench_rl.py --engines default,python,reference --breakdown
 
 Needs the rl and bench extras: ``pip install -e '.[rl,bench]'``.
 """
@@ -40,11 +45,33 @@ def _version(dist: str) -> str:
         return "unknown"
 
 
-def make_ours(players: int) -> PlayFn:
+ENGINES = ("default", "python", "reference")
+
+
+def make_env(players: int, engine: str) -> Any:
+    """Our env: ``default`` as ``nomercy.rl.env`` builds it (the compiled kernel when it is
+    built), ``python`` the pure-Python kernel, ``reference`` the reference engine."""
     import nomercy.rl
+    from nomercy.rl.kernel import Kernel
 
+    if engine == "reference":
+        return nomercy.rl.env(num_players=players, engine="reference")
     env = nomercy.rl.env(num_players=players)
+    if engine == "python" and env.kernel_build != "python":
+        # Swap in the pure-Python kernel (benchmark only: the env picks its kernel itself).
+        env._kernel = Kernel(env.rules, players)
+        env.kernel_build = "python"
+    return env
 
+
+def label(env: Any, players: int) -> str:
+    build = env.kernel_build or "reference engine"
+    if build in ("mypyc", "python"):
+        build = f"{build} kernel"
+    return f"nomercy.rl.env (No Mercy, {players}p, {build})"
+
+
+def make_ours(env: Any) -> PlayFn:
     def play(seed: int) -> int:
         randrange = random.Random(seed).randrange
         env.reset(seed=seed)
@@ -80,47 +107,41 @@ def make_rlcard() -> PlayFn:
     return play
 
 
-def breakdown(players: int, games: int, seed: int) -> dict[str, float]:
-    """Microseconds per step spent in each part of our env's work (engine vs adapter)."""
+def breakdown(env: Any, games: int, seed: int) -> dict[str, float]:
+    """Microseconds per step in each part of a kernel env's work, outside the env loop."""
     import numpy as np
 
-    from nomercy import new_game
-    from nomercy.rl._common import apply_tracked, legal_id_map, mask_of, start_tracking
-    from nomercy.rl.observations import ObservationEncoder, PublicTracker
-
+    kernel = env._kernel
+    if kernel is None:
+        raise SystemExit("--breakdown needs a kernel engine (not --engines reference)")
     clock = time.perf_counter
-    parts = dict.fromkeys(("legal_actions", "apply", "view", "encode", "ids+mask", "choice"), 0.0)
+    parts = dict.fromkeys(("reset", "observation", "legal ids", "mask", "choice", "apply"), 0.0)
     steps = 0
     for k in range(games):
         rng = random.Random(seed + k)
-        game = new_game(players, seed=seed + k)
-        enc = ObservationEncoder(game.rules, players)
-        tracker = PublicTracker(game.rules, players)
-        start_tracking(game, tracker)
-        while not game.is_over:
-            seat = game.to_act
-            assert seat is not None
+        t0 = clock()
+        kernel.reset(seed + k)
+        parts["reset"] += clock() - t0
+        while not kernel.is_over:
             t0 = clock()
-            game.legal_actions(seat)
+            np.frombuffer(kernel.observation(kernel.turn), np.float32)
             t1 = clock()
-            view = game.view(seat, history=False)
+            ids = kernel.legal()
             t2 = clock()
-            enc.encode(view, tracker.void)
+            buf = bytearray(469)
+            for i in ids:
+                buf[i] = 1
+            np.frombuffer(buf, np.int8)
             t3 = clock()
-            ids = legal_id_map(game, seat)
-            mask = mask_of(ids)
+            action = ids[rng.randrange(len(ids))]
             t4 = clock()
-            nz = np.flatnonzero(mask)
-            action = ids[int(nz[rng.randrange(len(nz))])]
+            kernel.apply(action)
             t5 = clock()
-            apply_tracked(game, action, tracker)
-            t6 = clock()
-            parts["legal_actions"] += t1 - t0
-            parts["view"] += t2 - t1
-            parts["encode"] += t3 - t2
-            parts["ids+mask"] += t4 - t3
-            parts["choice"] += t5 - t4
-            parts["apply"] += t6 - t5
+            parts["observation"] += t1 - t0
+            parts["legal ids"] += t2 - t1
+            parts["mask"] += t3 - t2
+            parts["choice"] += t4 - t3
+            parts["apply"] += t5 - t4
             steps += 1
     return {k: v / steps * 1e6 for k, v in parts.items()}
 
@@ -131,15 +152,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=5, help="repetitions (medians are reported)")
     p.add_argument("--seed", type=int, default=0, help="first seed; game i uses seed+i")
     p.add_argument("--players", type=int, default=2, help="seats in our games (RLCard: 2)")
-    p.add_argument("--breakdown", action="store_true", help="also time our env's parts")
+    p.add_argument(
+        "--engines",
+        default="default",
+        help="our sides, comma-separated from: default (what nomercy.rl.env picks), python "
+        "(the pure-Python kernel), reference (the reference engine); default: default",
+    )
+    p.add_argument("--breakdown", action="store_true", help="also time the kernel's parts")
     p.add_argument("--json", action="store_true", help="print one JSON object instead")
     args = p.parse_args(argv)
     if args.games < 1 or args.repeat < 1:
         p.error("--games and --repeat must be at least 1")
     if not 2 <= args.players <= 6:
         p.error("--players must be 2-6")
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    bad = [e for e in engines if e not in ENGINES]
+    if bad or not engines or len(set(engines)) != len(engines):
+        p.error(f"--engines takes distinct names from {', '.join(ENGINES)}, not {args.engines!r}")
     try:
-        sides = {"ours": make_ours(args.players), "rlcard": make_rlcard()}
+        envs = {f"ours:{e}": make_env(args.players, e) for e in engines}
+        sides = {key: make_ours(env) for key, env in envs.items()}
+        sides["rlcard"] = make_rlcard()
     except ImportError as exc:
         print(f"missing dependency ({exc}): pip install -e '.[rl,bench]'", file=sys.stderr)
         return 2
@@ -160,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             steps[key] = total
             rates[key].append(total / seconds)
             print(
-                f"  rep {rep + 1}/{args.repeat} {key:<6} {total:>8,} steps {seconds:7.3f}s "
+                f"  rep {rep + 1}/{args.repeat} {key:<16} {total:>8,} steps {seconds:7.3f}s "
                 f"{total / seconds:>10,.0f} steps/s",
                 file=log,
                 flush=True,
@@ -175,41 +208,40 @@ def main(argv: list[str] | None = None) -> int:
             "rlcard": _version("rlcard"),
         },
         "sides": {
-            "ours": {
-                "label": f"nomercy.rl.env (No Mercy, {args.players}p)",
-                "steps_per_game": steps["ours"] / args.games,
-                "median_steps_per_s": med["ours"],
-                "runs": rates["ours"],
-            },
-            "rlcard": {
-                "label": "rlcard.make('uno') (2p)",
-                "steps_per_game": steps["rlcard"] / args.games,
-                "median_steps_per_s": med["rlcard"],
-                "runs": rates["rlcard"],
-            },
+            key: {
+                "label": label(envs[key], args.players)
+                if key in envs
+                else "rlcard.make('uno') (2p)",
+                "steps_per_game": steps[key] / args.games,
+                "median_steps_per_s": med[key],
+                "runs": rates[key],
+            }
+            for key in sides
         },
-        "ratio_steps_per_s": med["ours"] / med["rlcard"],
+        "ratios_to_rlcard": {key: med[key] / med["rlcard"] for key in envs},
     }
     if args.breakdown:
-        result["breakdown_us_per_step"] = breakdown(args.players, args.games, args.seed)
+        result["breakdown_us_per_step"] = breakdown(envs[next(iter(envs))], args.games, args.seed)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         print()
         return 0
     print(f"\nRL env throughput, random legal play: {args.games} games x {args.repeat} repeats")
     print(f"{result['python']}; versions {result['versions']}")
-    print(f"{'side':<32} {'steps/game':>10} {'steps/s (median)':>17} {'range':>19}")
+    print(f"{'side':<52} {'steps/game':>10} {'steps/s (median)':>17} {'range':>19}")
     for s in result["sides"].values():
         spread = f"{min(s['runs']):,.0f}-{max(s['runs']):,.0f}"
         print(
-            f"{s['label']:<32} {s['steps_per_game']:>10.1f} "
+            f"{s['label']:<52} {s['steps_per_game']:>10.1f} "
             f"{s['median_steps_per_s']:>17,.0f} {spread:>19}"
         )
-    print(f"\nratio ours/rlcard, steps/s: {result['ratio_steps_per_s']:.2f}x (bar: 2x)")
+    print()
+    for key, ratio in result["ratios_to_rlcard"].items():
+        print(f"ratio {result['sides'][key]['label']} / rlcard, steps/s: {ratio:.2f}x (bar: 2x)")
     if args.breakdown:
         parts = result["breakdown_us_per_step"]
         total = sum(parts.values())
-        print("\nour env, microseconds per step (outside the env loop, no PettingZoo calls):")
+        print("\nthe kernel, microseconds per step (outside the env loop, no PettingZoo calls):")
         for name, value in parts.items():
             print(f"  {name:<14} {value:6.2f} us  {100 * value / total:5.1f}%")
         print(f"  {'total':<14} {total:6.2f} us")

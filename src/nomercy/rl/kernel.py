@@ -19,9 +19,14 @@ when a caller wants them).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import importlib
+import os
 import random
+import warnings
 from array import array
-from typing import ClassVar, Final
+from pathlib import Path
+from typing import ClassVar, Final, cast
 
 from nomercy.core.cards import ALL_CODES, COLOURS, Card, Kind
 from nomercy.core.errors import RuleSetError
@@ -39,7 +44,15 @@ from nomercy.rl.actions import (
 )
 from nomercy.rl.observations import OBS_LAYOUT, OBS_SIZE
 
-__all__ = ["KERNEL_FREE_OPTIONS", "Kernel", "kernel_supports"]
+__all__ = [
+    "COMPILED_MODULE",
+    "KERNEL_FREE_OPTIONS",
+    "Kernel",
+    "compiled_kernel",
+    "kernel_class",
+    "kernel_supports",
+    "source_digest",
+]
 
 _MASK64 = (1 << 64) - 1
 
@@ -185,7 +198,8 @@ def _decode_table() -> list[tuple[int, int, int, bool]]:
 
 _DECODE = _decode_table()
 
-# Phases as small ints; _PHASE_INDEX is the observation's one-hot position (Phase order).
+# Phases as small ints: the position of each in Phase, which is also its one-hot index in
+# the observation's phase block.
 _PHASES = tuple(Phase)
 _P_PLAY = _PHASES.index(Phase.PLAY)
 _P_STACK = _PHASES.index(Phase.STACK_OR_ABSORB)
@@ -213,8 +227,8 @@ _KNOWN = OBS_LAYOUT["opp_known"].start
 _VOID = OBS_LAYOUT["opp_void"].start
 _DISCARD = OBS_LAYOUT["discard"].start
 _PILE = OBS_LAYOUT["draw_pile_size"].start
-_DISCARD_START = _HAND + 70
-_DISCARD_END = _DISCARD + 70
+_HAND_END = _HAND + _K
+_DISCARD_END = _DISCARD + _K
 _ZERO_OBS = bytes(4 * OBS_SIZE)
 # Void bits (1 << colour) -> the four 0/1 floats of an opp_void block.
 _VOID_FLAGS = [array("f", [float(bits >> c & 1) for c in range(4)]) for bits in range(16)]
@@ -260,7 +274,7 @@ def _library_shuffle(cards: list[int], key: int) -> None:
 
 
 def _same_shuffle() -> bool:
-    for size in (0, 1, 2, 3, 7, 40, 108, 168, 300, 1000):
+    for size in (0, 1, 2, 3, 7, 40, 108, 168, 300):
         for key in (0, 1, 12345, _MASK64):
             a = list(range(size))
             b = list(range(size))
@@ -522,7 +536,7 @@ class Kernel:
         obs = array("f")
         obs.frombytes(_ZERO_OBS)
         n = self.n
-        obs[_HAND:_DISCARD_START] = self.cnt[seat]
+        obs[_HAND:_HAND_END] = self.cnt[seat]
         obs[_DISCARD:_DISCARD_END] = self.dcnt
         phase = self.phase
         if phase != _P_OVER:
@@ -944,3 +958,40 @@ class Kernel:
         self.pending_last = 0
         self.winner = winner
         self.phase = _P_OVER
+
+
+# ---------------------------------------------------------------------- the compiled build
+#: The module ``python -m nomercy.rl.build_kernel`` compiles this source into (mypyc).
+COMPILED_MODULE: Final = "nomercy.rl._kernel_mypyc"
+_CHOSEN: list[type[Kernel]] = []
+
+
+def source_digest() -> str:
+    """SHA-256 of this module's source, which a compiled build must have been made from."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
+def compiled_kernel() -> type[Kernel] | None:
+    """The mypyc build's :class:`Kernel`, if it is installed and built from this source."""
+    try:
+        module = importlib.import_module(COMPILED_MODULE)
+    except ImportError:
+        return None
+    if getattr(module, "SOURCE_SHA256", None) != source_digest():
+        warnings.warn(
+            "the compiled RL kernel was built from another kernel.py; using the pure-Python "
+            "kernel (rebuild it with: python -m nomercy.rl.build_kernel)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
+    return cast("type[Kernel]", module.Kernel)
+
+
+def kernel_class() -> type[Kernel]:
+    """The :class:`Kernel` the environments use: the compiled build when it is current,
+    else this module's. ``NOMERCY_KERNEL=python`` in the environment forces this module's."""
+    if not _CHOSEN:
+        compiled = None if os.environ.get("NOMERCY_KERNEL") == "python" else compiled_kernel()
+        _CHOSEN.append(compiled or Kernel)
+    return _CHOSEN[0]

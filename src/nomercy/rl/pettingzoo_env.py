@@ -41,7 +41,7 @@ from nomercy.rl._common import (
     start_tracking,
 )
 from nomercy.rl.actions import NUM_ACTIONS, PASS_ID, id_to_action
-from nomercy.rl.kernel import Kernel, kernel_supports
+from nomercy.rl.kernel import COMPILED_MODULE, Kernel, kernel_class, kernel_supports
 from nomercy.rl.observations import ObservationEncoder, PublicTracker
 
 __all__ = ["env", "raw_env"]
@@ -138,7 +138,15 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         self._seed_rng: np.random.Generator | None = None
         self._seed_base: int | None = None  # None: fresh entropy
         self._game: Game | None = None
-        self._kernel = Kernel(self.rules, num_players) if self.engine == "kernel" else None
+        self._kernel = kernel_class()(self.rules, num_players) if self.engine == "kernel" else None
+        #: ``"mypyc"`` (the compiled kernel), ``"python"`` or ``None`` (reference engine).
+        self.kernel_build = (
+            None
+            if self._kernel is None
+            else "mypyc"
+            if type(self._kernel).__module__ == COMPILED_MODULE
+            else "python"
+        )
         self._started = False
         self._game_seed = 0
         self._history: list[int] = []  # kernel path: the ids taken, to rebuild `game`
