@@ -261,8 +261,15 @@ def lockstep(
     kept = _scribble(seen)
     steps = 0
     truncated = False
-    for agent in ref.agent_iter(limit):
+    # Both envs' own agent_iter (the kernel path has its own generator) must agree.
+    ref_agents = ref.agent_iter(limit)
+    fast_agents = fast.agent_iter(limit)
+    while True:
+        agent = next(ref_agents, None)
         where = f"{label} step {steps} ({agent})"
+        _same_value("agent_iter() items", agent, next(fast_agents, None), where)
+        if agent is None:
+            break
         obs, _, term, trunc, _ = ref.last()
         if term or trunc:
             action: Any = None
@@ -289,9 +296,8 @@ def lockstep(
         if stop_after is not None and steps >= stop_after and ref.agents:
             cov.events["abandoned"] += 1
             break
-    else:
-        if ref.agents:
-            raise AssertionError(f"{label}: no end within {limit} steps")
+    if ref.agents and not (stop_after is not None and steps >= stop_after):
+        raise AssertionError(f"{label}: no end within {limit} steps")
     same_position(ref, fast, f"{label} at the end")
     cov.add_game(ref, truncated=truncated)
     return steps
