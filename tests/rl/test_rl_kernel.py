@@ -185,6 +185,34 @@ def test_rebuilt_game_matches_mid_game(soak: int) -> None:
     assert cov.games == 10 * soak
 
 
+def test_changing_the_rebuilt_game_changes_nothing() -> None:
+    """On the kernel path ``env.game`` is for inspection only (docs): applying an action to
+    it must not leak into what ``env.game``, ``render()`` or illegal-id messages show later."""
+    from nomercy.rl.actions import fast_id
+
+    pokes = 0
+    for n, seed in ((3, 5), (2, 9), (4, 1), (5, 3)):
+        ref, fast = _pair(n, render_mode="ansi")
+        ref.reset(seed=seed)
+        fast.reset(seed=seed)
+        rng = random.Random(seed)
+        for _ in ref.agent_iter(60):
+            obs, _, term, trunc, _ = ref.last()
+            action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            game = fast.game
+            assert game is not None
+            if action is not None and not game.is_over and rng.random() < 0.3:
+                other = [a for a in game.legal_actions() if fast_id(a, n) != action]
+                if other:
+                    game.apply(other[0])  # a caller pokes the copy it was given
+                    pokes += 1
+            ref.step(action)
+            fast.step(action)
+            same_position(ref, fast, f"{n} players, seed {seed}, after a poke")
+            assert fast.render() == ref.render()
+    assert pokes > 10
+
+
 # ---------------------------------------------------------------------------- illegal ids
 def test_illegal_ids_raise_the_same_error(soak: int) -> None:
     cov = Coverage()
