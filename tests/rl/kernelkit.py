@@ -174,6 +174,7 @@ def compare(ref: raw_env, fast: raw_env, where: str) -> dict[str, dict[str, Any]
         a, b = ref.last(), fast.last()
         _same_observation(a[0], b[0], f"{where}, last()")
         _same_value("last()[1:]", a[1:], b[1:], where)
+        _same_value("last(observe=False)", ref.last(False), fast.last(False), where)
     # Observing one agent (or calling last()) must not overwrite what another one was given.
     for agent, obs in seen.items():
         _same_observation(expected[agent], obs, f"{where}, observe({agent}) after other observes")
@@ -203,6 +204,19 @@ def _illegal_ids(mask: npt.NDArray[np.int8], rng: random.Random) -> list[Any]:
     picks: list[Any] = [int(free[rng.randrange(len(free))])] if free.size else []
     picks.append(rng.choice(BAD_IDS))
     return picks
+
+
+def _same_error(ref: raw_env, fast: raw_env, action: Any, where: str) -> None:
+    """``step(action)`` raises the same exception type and message on both envs."""
+    errors = []
+    for env in (ref, fast):
+        try:
+            env.step(action)
+        except Exception as exc:  # any error: compared below
+            errors.append((type(exc).__name__, str(exc)))
+        else:
+            errors.append(("no error", ""))
+    _same_value(f"errors for step({action!r})", errors[0], errors[1], where)
 
 
 def _try_illegal(ref: raw_env, fast: raw_env, action: Any, where: str, cov: Coverage) -> None:
@@ -273,6 +287,8 @@ def lockstep(
         obs, _, term, trunc, _ = ref.last()
         if term or trunc:
             action: Any = None
+            if rng.randrange(10) == 0:  # a dead agent given an id: PettingZoo's error, alike
+                _same_error(ref, fast, 0, where)
         else:
             mask = obs["action_mask"]
             if illegal_every and rng.randrange(illegal_every) == 0:

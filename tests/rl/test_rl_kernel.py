@@ -165,6 +165,16 @@ def test_unseeded_resets_follow_the_seeded_one(soak: int) -> None:
     assert cov.games == 3 * 4 * 3 * soak
 
 
+@pytest.mark.parametrize("seed", [0, 2**63, 2**64 + 3, 2**70, np.int64(7), np.uint64(2**64 - 1)])
+def test_unusual_seeds_give_the_same_games(seed: Any) -> None:
+    """Seeds beyond 64 bits and numpy integers: the kernel derives the same shuffles."""
+    cov = Coverage()
+    ref, fast = _pair(4)
+    lockstep(ref, fast, seed, cov, choice_seed=1)
+    lockstep(ref, fast, None, cov, choice_seed=2)
+    assert cov.games == 2
+
+
 def test_reset_in_the_middle_of_a_game(soak: int) -> None:
     """An abandoned game leaves nothing behind: reset mid-game, then play a game through."""
     cov = Coverage()
