@@ -93,9 +93,9 @@ def test_lockstep_default_rules(soak: int) -> None:
     cov = Coverage()
     for players in range(2, 7):
         first = players * 10_000
-        _run(players, range(first, first + 30 * soak), cov)
-        _run(players, range(first + 5000, first + 5000 + 20 * soak), cov, policy="mixed")
-    assert cov.games == 250 * soak
+        _run(players, range(first, first + 40 * soak), cov)
+        _run(players, range(first + 5000, first + 5000 + 30 * soak), cov, policy="mixed")
+    assert cov.games == 350 * soak
     missing = cov.missing(DEFAULT_COVERAGE)
     assert not missing, f"never happened: {missing}; seen {dict(cov.events)}"
 
@@ -308,6 +308,21 @@ def test_penalize_mode_matches(soak: int) -> None:
             illegal_every=4,
         )
     assert cov.illegal_checked > 100 * soak
+
+
+def test_penalties_do_not_count_as_steps_alike(soak: int) -> None:
+    """``max_steps`` counts actions taken, not penalised ids, on both engines."""
+    cov = Coverage()
+    for n in (2, 5):
+        _run(
+            n,
+            range(n * 17, n * 17 + 3 * soak),
+            cov,
+            illegal_action="penalize",
+            max_steps=25,
+            illegal_every=3,
+        )
+    assert cov.events["truncated"] and cov.illegal_checked > 10 * soak
 
 
 # ---------------------------------------------------------------------------- engine choice
