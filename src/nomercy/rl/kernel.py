@@ -769,7 +769,9 @@ class Kernel:
         (NM-33, A15 stop_at_threshold) or when nothing is left (A13); True if knocked out."""
         hand = self.hands[seat]
         cnt = self.cnt[seat]
-        room = self._thr - len(hand) if self.mercy else count + 1
+        # Cards until the Mercy check knocks the seat out: at least one, since the check runs
+        # after a card arrives (a hand dealt at or over the limit goes on the next card).
+        room = max(self._thr - len(hand), 1) if self.mercy else count + 1
         want = min(count, room)
         got = 0
         while got < want:
