@@ -422,25 +422,34 @@ def test_every_rule_option_is_played_exactly_or_refused(options: dict[str, Any])
 
 
 @pytest.mark.parametrize(
-    ("players", "options", "max_steps"),
+    ("players", "options", "max_steps", "wanted"),
     [
         # Hands dealt at or over the Mercy limit (NM-33 checks on receiving, not at the deal).
-        (4, {"mercy_threshold": 7}, None),
-        (3, {"mercy_threshold": 2}, None),
-        (6, {"hand_size": 27}, None),
-        (2, {"hand_size": 20, "mercy_threshold": 8}, None),
+        (4, {"mercy_threshold": 7}, None, ["knockout after absorb", "knockout after draw"]),
+        (3, {"mercy_threshold": 2}, None, ["knockout after draw"]),
+        (6, {"hand_size": 27}, None, ["knockout after absorb"]),
+        (2, {"hand_size": 20, "mercy_threshold": 8}, None, ["knockout after absorb"]),
         # One card dealt: UNO windows from the start (NM-37).
-        (5, {"hand_size": 1}, None),
-        # Catches that knock out (NM-37 then NM-33).
-        (3, {"uno_penalty_cards": 30, "mercy_threshold": 12}, None),
+        (5, {"hand_size": 1}, None, ["hand_end:empty hand"]),
+        # Catches that stop at the Mercy limit and knock out (NM-37, A15, NM-33).
+        (
+            4,
+            {"hand_size": 2, "uno_penalty_cards": 12, "mercy_threshold": 9},
+            None,
+            ["knockout after catch"],
+        ),
         # Mercy that never bites; the pile runs dry again and again (A13).
-        (2, {"mercy_threshold": 200}, 600),
-        (6, {"hand_size": 20, "mercy_threshold": 40}, None),
+        (2, {"mercy_threshold": 200}, 600, ["exhausted", "truncated"]),
+        (6, {"hand_size": 20, "mercy_threshold": 40}, None, ["knockout"]),
     ],
     ids=str,
 )
 def test_edge_values_are_played_exactly_or_refused(
-    players: int, options: dict[str, Any], max_steps: int | None, soak: int
+    players: int,
+    options: dict[str, Any],
+    max_steps: int | None,
+    wanted: list[str],
+    soak: int,
 ) -> None:
     """Extreme values of the options the kernel takes at any value: the same games as the
     reference, or a refusal (``kernel_supports`` names why)."""
@@ -462,6 +471,8 @@ def test_edge_values_are_played_exactly_or_refused(
         policy="mixed",
     )
     assert cov.games == 8 * soak
+    missing = cov.missing(wanted)
+    assert not missing, f"never happened: {missing}; seen {dict(cov.events)}"
 
 
 # ---------------------------------------------------------------------------- PettingZoo API
