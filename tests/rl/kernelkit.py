@@ -248,6 +248,7 @@ def lockstep(
     position_every: int = 0,
     stop_after: int | None = None,
     policy: str = "uniform",
+    fresh: bool = True,
     limit: int = 20_000,
 ) -> int:
     """Play one random game on both environments at once, comparing at every step.
@@ -261,17 +262,20 @@ def lockstep(
         stop_after: abandon the game after this many steps (the next reset must not care).
         policy: ``"uniform"`` for every seat, or ``"mixed"``: seat ``s`` plays
             ``MIXED[s % 3]`` (see :func:`choose`).
+        fresh: reset both envs first (``False``: play on from where they are; ``seed`` then
+            only labels messages).
 
     Returns the number of steps taken.
     """
-    ref.reset(seed=seed)
-    fast.reset(seed=seed)
+    if fresh:
+        ref.reset(seed=seed)
+        fast.reset(seed=seed)
     rng = random.Random(choice_seed)
     label = (
         f"seed={seed} players={ref.num_players} preset={ref.rules.preset} "
         f"options={_options(ref)} choice_seed={choice_seed}"
     )
-    seen = compare(ref, fast, f"{label} after reset")
+    seen = compare(ref, fast, f"{label} at the start")
     kept = _scribble(seen)
     steps = 0
     truncated = False

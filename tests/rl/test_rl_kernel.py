@@ -15,6 +15,7 @@ fields, so it must follow them if they are renamed).
 from __future__ import annotations
 
 import copy
+import pickle
 import random
 import warnings
 from array import array
@@ -173,6 +174,24 @@ def test_unusual_seeds_give_the_same_games(seed: Any) -> None:
     lockstep(ref, fast, seed, cov, choice_seed=1)
     lockstep(ref, fast, None, cov, choice_seed=2)
     assert cov.games == 2
+
+
+@pytest.mark.parametrize(
+    "duplicate",
+    [copy.deepcopy, lambda env: pickle.loads(pickle.dumps(env))],
+    ids=["deepcopy", "pickle"],
+)
+def test_copied_envs_play_on_alike(duplicate: Any) -> None:
+    """A copy of an env mid-game (search, checkpoints) plays on like the reference copy,
+    and playing the copies leaves the originals where they were."""
+    cov = Coverage()
+    for n, seed in ((2, 4), (3, 8), (6, 2)):
+        ref, fast = _pair(n)
+        lockstep(ref, fast, seed, cov, choice_seed=seed, stop_after=12)
+        ref_copy, fast_copy = duplicate(ref), duplicate(fast)
+        lockstep(ref_copy, fast_copy, seed, cov, choice_seed=seed + 1, fresh=False)
+        lockstep(ref, fast, seed, cov, choice_seed=seed + 2, fresh=False)
+    assert cov.games == 9
 
 
 def test_reset_in_the_middle_of_a_game(soak: int) -> None:
