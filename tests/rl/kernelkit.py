@@ -235,6 +235,9 @@ def _try_illegal(ref: raw_env, fast: raw_env, action: Any, where: str, cov: Cove
         ref.step(action)
         fast.step(action)
     cov.illegal_checked += 1
+    game = ref.game
+    assert game is not None
+    cov.events[f"illegal in {game.phase.value}"] += 1
 
 
 def lockstep(

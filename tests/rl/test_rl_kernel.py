@@ -248,6 +248,9 @@ def test_illegal_ids_raise_the_same_error(soak: int) -> None:
     for n in (2, 3, 4, 5, 6):
         _run(n, range(n * 31, n * 31 + 2 * soak), cov, illegal_every=5)
     assert cov.illegal_checked > 100 * soak
+    phases = ("play", "stack_or_absorb", "play_drawn", "roulette_colour")
+    missing = cov.missing([f"illegal in {phase}" for phase in phases])
+    assert not missing, f"no illegal id tried {missing}"
 
 
 def test_illegal_id_changes_nothing_on_the_kernel_path() -> None:
