@@ -322,6 +322,8 @@ def lockstep(
     if ref.agents and not (stop_after is not None and steps >= stop_after):
         raise AssertionError(f"{label}: no end within {limit} steps")
     same_position(ref, fast, f"{label} at the end")
+    if not ref.agents:  # stepping a finished game fails the same way on both
+        _same_error(ref, fast, None, f"{label} after the end")
     cov.add_game(ref, truncated=truncated)
     return steps
 
