@@ -301,6 +301,40 @@ def _counts() -> array[float]:
     return a
 
 
+_SLOTS: Final = (
+    "_deck",
+    "_legal",
+    "_thr",
+    "_vpend",
+    "cnt",
+    "colour",
+    "dcnt",
+    "direction",
+    "discard",
+    "draw",
+    "drawn",
+    "hand_size",
+    "hands",
+    "key",
+    "known",
+    "mercy",
+    "n",
+    "n_active",
+    "out",
+    "pending_last",
+    "pending_total",
+    "phase",
+    "rules",
+    "set_aside",
+    "turn",
+    "uno_called",
+    "uno_penalty",
+    "void",
+    "window",
+    "winner",
+)
+
+
 class Kernel:
     """One game of default-rule No Mercy over integers (module docstring).
 
@@ -315,38 +349,7 @@ class Kernel:
     #: ``phase`` once the game is over (the phases are ``Phase`` indices).
     OVER: ClassVar[int] = _P_OVER
 
-    __slots__ = (
-        "_deck",
-        "_legal",
-        "_thr",
-        "_vpend",
-        "cnt",
-        "colour",
-        "dcnt",
-        "direction",
-        "discard",
-        "draw",
-        "drawn",
-        "hand_size",
-        "hands",
-        "key",
-        "known",
-        "mercy",
-        "n",
-        "n_active",
-        "out",
-        "pending_last",
-        "pending_total",
-        "phase",
-        "rules",
-        "set_aside",
-        "turn",
-        "uno_called",
-        "uno_penalty",
-        "void",
-        "window",
-        "winner",
-    )
+    __slots__ = _SLOTS
 
     def __init__(self, rules: RuleSet, n: int) -> None:
         why = kernel_supports(rules)
@@ -365,6 +368,12 @@ class Kernel:
             _CODE_INDEX[code] for code, count in rules.deck_table().items() for _ in range(count)
         )
         self.reset(0)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickling and ``copy.deepcopy`` (the mypyc build has no instance ``__dict__``, so
+        the state travels as a dict of its slots)."""
+        state = {name: getattr(self, name) for name in _STATE_SLOTS}
+        return (_rebuild, (type(self), self.rules, self.n, state))
 
     # ------------------------------------------------------------------ dealing
     def reset(self, seed: int) -> None:
@@ -960,6 +969,22 @@ class Kernel:
         self.pending_last = 0
         self.winner = winner
         self.phase = _P_OVER
+
+
+# The slots that hold a game's state (the rest are set from the rules by __init__).
+_STATE_SLOTS: Final = tuple(
+    name
+    for name in _SLOTS
+    if name not in ("_deck", "_thr", "hand_size", "mercy", "n", "rules", "uno_penalty")
+)
+
+
+def _rebuild(cls: type[Kernel], rules: RuleSet, n: int, state: dict[str, object]) -> Kernel:
+    """Unpickle a :class:`Kernel` (see ``Kernel.__reduce__``)."""
+    kernel = cls(rules, n)
+    for name, value in state.items():
+        setattr(kernel, name, value)
+    return kernel
 
 
 # ---------------------------------------------------------------------- the compiled build
