@@ -178,13 +178,15 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
                 self._seed_rng = np.random.default_rng(self._seed_base)
             game_seed = int(self._seed_rng.integers(0, 2**63))
         self._game_seed = game_seed
-        self._started = True
         if self._kernel is not None:
-            self._kernel.reset(game_seed)
-            self._history = []
+            self._started = False  # until the deal succeeds (it may refuse, NM-4)
             self._game = None
+            self._kernel.reset(game_seed)
+            self._started = True
+            self._history = []
         else:
             self._game = new_game(self.num_players, rules=self.rules, seed=game_seed)
+            self._started = True
             start_tracking(self._game, self._tracker)
         self._steps = 0
         self._ids = None
