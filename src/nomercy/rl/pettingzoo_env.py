@@ -205,10 +205,17 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
     @property
     def game(self) -> Game | None:
         """The game as a reference :class:`~nomercy.core.game.Game` (``None`` before
-        ``reset()``). On the kernel path it is rebuilt from the seed and the ids taken so
-        far (cached), for inspection: changing it does not change the environment."""
-        if self._kernel is None or not self._started:
+        ``reset()``). On the kernel path it is a copy rebuilt from the seed and the ids taken
+        so far, for inspection: changing it does not change the environment."""
+        if self._kernel is None:
             return self._game
+        replayed = self._replayed()
+        return None if replayed is None else replayed.copy()
+
+    def _replayed(self) -> Game | None:
+        """Kernel path: the reference game of the current state (kept, caught up on demand)."""
+        if not self._started:
+            return None
         game = self._game
         history = self._history
         if game is None or len(game.history) > len(history):
@@ -244,7 +251,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         return ids
 
     def _require_game(self) -> Game:
-        game = self.game
+        game = self._game if self._kernel is None else self._replayed()
         if game is None:
             raise RuntimeError("call reset() before using the environment")
         return game
