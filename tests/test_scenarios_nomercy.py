@@ -978,6 +978,21 @@ def test_ex27_opening_flip_returns_non_number_cards(handling: str) -> None:
         assert not g.draw_pile[-1].is_number
 
 
+def test_ex27_opening_flip_with_no_number_card_left_is_refused() -> None:
+    """NM-4 flips until a number card; a deal that leaves none (27 cards to each of 6 players
+    leaves 6) would flip and reshuffle the same cards for ever: it is refused instead."""
+    failing = []
+    for seed in range(300):
+        try:
+            g = nomercy.new_game(6, options={"hand_size": 27}, seed=seed)
+        except nomercy.RuleSetError as exc:
+            assert "NM-4" in str(exc) and "deal fewer cards" in str(exc)
+            failing.append(seed)
+        else:
+            assert g.discard[-1].is_number
+    assert failing == [109, 227, 235]  # the deals whose 6 leftover cards are all actions/wilds
+
+
 # ---------------------------------------------------------------------------- EX-28 … EX-31
 
 

@@ -139,3 +139,16 @@ def test_build_kernel_help() -> None:
         check=True,
     )
     assert "mypyc" in out.stdout
+
+
+@pytest.mark.parametrize("engine", ["kernel", "reference"])
+def test_a_deal_that_cannot_start_is_refused_alike(engine: str) -> None:
+    """NM-4: 27 cards to each of 6 players can leave no number card to flip (seed 109)."""
+    import nomercy.rl
+    from nomercy.core.errors import RuleSetError
+
+    env = nomercy.rl.env(num_players=6, options={"hand_size": 27}, engine=engine)
+    with pytest.raises(RuleSetError, match=r"NM-4: the 6 left are all action or wild cards"):
+        env.reset(seed=109)
+    env.reset(seed=110)  # the next deal is fine and the env plays on
+    assert env.observe(env.agent_selection)["action_mask"].any()

@@ -1626,6 +1626,18 @@ class Game:
         """NM-4 / A01 and CL-3: turn up the start card."""
         r = self.rules
         name = "NM-4"
+        # The flip only ever turns up cards of the pile left after the deal (flipped cards
+        # return to it at a reshuffle), so without a card that may start it would never end.
+        if r.is_classic and r.start_card_effects:
+            can_start = any(c.kind is not _K_WILD_DRAW_FOUR for c in self._draw)
+        else:
+            can_start = any(c.is_number for c in self._draw)
+        if not can_start:
+            raise RuleSetError(
+                f"no card left after dealing {r.hand_size} cards to {self.n} players can start "
+                f"the discard pile ({'CL-3' if r.is_classic and r.start_card_effects else name}"
+                f": the {len(self._draw)} left are all action or wild cards); deal fewer cards"
+            )
         while True:
             if not self._draw:
                 self._reshuffle()

@@ -349,6 +349,17 @@ class Kernel:
     #: ``phase`` once the game is over (the phases are ``Phase`` indices).
     OVER: ClassVar[int] = _P_OVER
 
+    hands: list[list[int]]
+    cnt: list[array[float]]
+    draw: list[int]
+    discard: list[int]
+    set_aside: list[int]
+    window: set[int]
+    known: list[dict[int, array[float]]]  # known[holder][viewer]: copies of each kind
+    void: list[int]
+    _vpend: tuple[int, int] | None
+    _legal: list[int] | None
+
     __slots__ = _SLOTS
 
     def __init__(self, rules: RuleSet, n: int) -> None:
@@ -367,7 +378,30 @@ class Kernel:
         self._deck = tuple(
             _CODE_INDEX[code] for code, count in rules.deck_table().items() for _ in range(count)
         )
-        self.reset(0)
+        # No game until reset(): an empty table whose game is over.
+        self.hands = [[] for _ in range(n)]
+        self.cnt = [_counts() for _ in range(n)]
+        self.draw = []
+        self.discard = []
+        self.dcnt = _counts()
+        self.set_aside = []
+        self.out = [False] * n
+        self.n_active = n
+        self.uno_called = [False] * n
+        self.window = set()
+        self.known = [{} for _ in range(n)]
+        self.void = [0] * n
+        self._vpend = None
+        self.pending_total = 0
+        self.pending_last = 0
+        self.drawn = -1
+        self.direction = 1
+        self.turn = 0
+        self.phase = _P_OVER
+        self.winner = -1
+        self._legal = None
+        self.colour = -1
+        self.key = 0
 
     def __reduce__(self) -> tuple[object, ...]:
         """Pickling and ``copy.deepcopy`` (the mypyc build has no instance ``__dict__``, so
@@ -387,11 +421,20 @@ class Kernel:
                 f"{n} players and start a discard pile"
             )
         _shuffle(deck, key)
+        left = len(deck) - self.hand_size * n
+        if not any(_NUM[k] >= 0 for k in deck[:left]):  # checked before anything changes
+            # NM-4 flips only the cards left after the deal: without a number card among
+            # them it would never end (the engine refuses the same deals).
+            raise RuleSetError(
+                f"no card left after dealing {self.hand_size} cards to {n} players can start "
+                f"the discard pile (NM-4: the {left} left are all action or wild cards); "
+                "deal fewer cards"
+            )
         key = _next_key(key)
         dealer = _dealer(key, n)  # A38: a random first dealer
         self.key = _next_key(key)
-        self.hands: list[list[int]] = [[] for _ in range(n)]
-        self.cnt: list[array[float]] = [_counts() for _ in range(n)]
+        self.hands = [[] for _ in range(n)]
+        self.cnt = [_counts() for _ in range(n)]
         for _ in range(self.hand_size):
             for i in range(1, n + 1):
                 s = (dealer + i) % n
@@ -399,18 +442,18 @@ class Kernel:
                 self.hands[s].append(k)
                 self.cnt[s][k] += 1
         self.draw = deck  # top of the pile is the end of the list
-        self.discard: list[int] = []
+        self.discard = []
         self.dcnt = _counts()
-        self.set_aside: list[int] = []
+        self.set_aside = []
         self.out = [False] * n
         self.n_active = n
         self.uno_called = [False] * n
-        self.window: set[int] = set()
+        self.window = set()
         # known[holder][viewer]: copies of each kind the viewer knows the holder has.
-        self.known: list[dict[int, array[float]]] = [{} for _ in range(n)]
+        self.known = [{} for _ in range(n)]
         # PublicTracker's flags as bits (1 << colour): colours each seat could not play.
         self.void = [0] * n
-        self._vpend: tuple[int, int] | None = None
+        self._vpend = None
         self.pending_total = 0
         self.pending_last = 0
         self.drawn = -1
@@ -418,7 +461,7 @@ class Kernel:
         self.turn = (dealer + 1) % n
         self.phase = _P_PLAY
         self.winner = -1
-        self._legal: list[int] | None = None
+        self._legal = None
         self.colour = -1
         # NM-4 / A01 "bury": flip until a number card; the others stay underneath.
         while True:

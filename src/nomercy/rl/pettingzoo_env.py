@@ -178,13 +178,15 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
                 self._seed_rng = np.random.default_rng(self._seed_base)
             game_seed = int(self._seed_rng.integers(0, 2**63))
         self._game_seed = game_seed
-        self._started = True
         if self._kernel is not None:
-            self._kernel.reset(game_seed)
-            self._history = []
+            self._started = False  # until the deal succeeds (it may refuse, NM-4)
             self._game = None
+            self._kernel.reset(game_seed)
+            self._started = True
+            self._history = []
         else:
             self._game = new_game(self.num_players, rules=self.rules, seed=game_seed)
+            self._started = True
             start_tracking(self._game, self._tracker)
         self._steps = 0
         self._ids = None
@@ -203,10 +205,17 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
     @property
     def game(self) -> Game | None:
         """The game as a reference :class:`~nomercy.core.game.Game` (``None`` before
-        ``reset()``). On the kernel path it is rebuilt from the seed and the ids taken so
-        far (cached), for inspection: changing it does not change the environment."""
-        if self._kernel is None or not self._started:
+        ``reset()``). On the kernel path it is a copy rebuilt from the seed and the ids taken
+        so far, for inspection: changing it does not change the environment."""
+        if self._kernel is None:
             return self._game
+        replayed = self._replayed()
+        return None if replayed is None else replayed.copy()
+
+    def _replayed(self) -> Game | None:
+        """Kernel path: the reference game of the current state (kept, caught up on demand)."""
+        if not self._started:
+            return None
         game = self._game
         history = self._history
         if game is None or len(game.history) > len(history):
@@ -242,7 +251,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         return ids
 
     def _require_game(self) -> Game:
-        game = self.game
+        game = self._game if self._kernel is None else self._replayed()
         if game is None:
             raise RuntimeError("call reset() before using the environment")
         return game
