@@ -206,6 +206,14 @@ def _illegal_ids(mask: npt.NDArray[np.int8], rng: random.Random) -> list[Any]:
     return picks
 
 
+def _reset_error(env: raw_env, seed: int | None) -> tuple[str, str] | None:
+    try:
+        env.reset(seed=seed)
+    except Exception as exc:  # any error: compared by the caller
+        return type(exc).__name__, str(exc)
+    return None
+
+
 def _same_error(ref: raw_env, fast: raw_env, action: Any, where: str) -> None:
     """``step(action)`` raises the same exception type and message on both envs."""
     errors = []
@@ -270,14 +278,18 @@ def lockstep(
 
     Returns the number of steps taken.
     """
-    if fresh:
-        ref.reset(seed=seed)
-        fast.reset(seed=seed)
     rng = random.Random(choice_seed)
     label = (
         f"seed={seed} players={ref.num_players} preset={ref.rules.preset} "
         f"options={_options(ref)} choice_seed={choice_seed}"
     )
+    if fresh:
+        refused = [_reset_error(env, seed) for env in (ref, fast)]
+        _same_value("reset() errors", refused[0], refused[1], label)
+        if refused[0] is not None:  # a deal no card can start (NM-4): refused alike
+            cov.games += 1
+            cov.events["refused deal"] += 1
+            return 0
     seen = compare(ref, fast, f"{label} at the start")
     kept = _scribble(seen)
     steps = 0
