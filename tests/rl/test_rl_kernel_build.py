@@ -148,7 +148,10 @@ def test_a_deal_that_cannot_start_is_refused_alike(engine: str) -> None:
     from nomercy.core.errors import RuleSetError
 
     env = nomercy.rl.env(num_players=6, options={"hand_size": 27}, engine=engine)
+    env.reset(seed=108)
     with pytest.raises(RuleSetError, match=r"NM-4: the 6 left are all action or wild cards"):
         env.reset(seed=109)
+    with pytest.raises(RuntimeError, match="call reset"):  # the old game is gone
+        env.observe("player_0")
     env.reset(seed=110)  # the next deal is fine and the env plays on
     assert env.observe(env.agent_selection)["action_mask"].any()

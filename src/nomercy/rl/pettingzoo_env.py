@@ -175,7 +175,10 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
             game_seed = int(seed)
         else:
             if self._seed_rng is None:
-                self._seed_rng = np.random.default_rng(self._seed_base)
+                base = self._seed_base
+                if base is not None and base < 0:  # numpy takes non-negative seeds only
+                    base &= (1 << 128) - 1
+                self._seed_rng = np.random.default_rng(base)
             game_seed = int(self._seed_rng.integers(0, 2**63))
         self._game_seed = game_seed
         if self._kernel is not None:
@@ -185,6 +188,8 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
             self._started = True
             self._history = []
         else:
+            self._started = False  # until the deal succeeds (it may refuse, NM-4)
+            self._game = None
             self._game = new_game(self.num_players, rules=self.rules, seed=game_seed)
             self._started = True
             start_tracking(self._game, self._tracker)
