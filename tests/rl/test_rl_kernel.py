@@ -303,21 +303,6 @@ def _state(env: raw_env) -> dict[str, Any]:
     return out
 
 
-def test_illegal_message_names_the_id_and_the_engine_reason() -> None:
-    """The same words as the reference path (test_rl_pettingzoo), from the kernel."""
-    env = make("kernel", num_players=2)
-    env.reset(seed=1)
-    mask = env.observe(env.agent_selection)["action_mask"]
-    illegal = int(np.flatnonzero(mask == 0)[-1])
-    expected = rf"player_0: action id {illegal} \(jump-in W\+4 B uno, i.e. '0:play W\+4 B uno'\)"
-    with pytest.raises(IllegalActionIdError, match=expected + ".*does not hold W\\+4 \\[NM-7\\]"):
-        env.step(illegal)
-    with pytest.raises(IllegalActionIdError, match=r"outside 0\.\.468"):
-        env.step(469)
-    with pytest.raises(IllegalActionIdError, match="not an action id"):
-        env.step("draw")  # type: ignore[arg-type]
-
-
 def test_penalize_mode_matches(soak: int) -> None:
     cov = Coverage()
     for n in (2, 3, 4, 6):

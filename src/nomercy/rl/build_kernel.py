@@ -16,6 +16,7 @@ Needs a C compiler, the Python headers, ``mypy`` and ``setuptools`` (the ``fast`
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -71,7 +72,11 @@ def build(*, quiet: bool = False) -> list[Path]:
         for ext in sorted((root / "nomercy" / "rl").glob(f"{name}*")):
             if ext.suffix in (".so", ".pyd"):
                 target = _PACKAGE_DIR / ext.name
-                shutil.copy2(ext, target)
+                # Copy, then rename over the old file: a process that has the old build
+                # loaded keeps its mapping (writing into a loaded library crashes it).
+                partial = target.with_name(target.name + ".partial")
+                shutil.copy2(ext, partial)
+                os.replace(partial, target)
                 written.append(target)
     if not written:
         raise RuntimeError("mypyc produced no extension module")

@@ -42,7 +42,28 @@ from nomercy.rl.actions import (
     PLAY_BASE,
     UNO_ID,
 )
-from nomercy.rl.observations import OBS_LAYOUT, OBS_SIZE
+from nomercy.rl.observations import (  # the layout's offsets, shared with the encoder
+    _CATCH,
+    _COLOUR,
+    _DIRECTION,
+    _DISCARD,
+    _DRAWN,
+    _HAND,
+    _KNOWN,
+    _MERCY,
+    _OUT,
+    _PENDING,
+    _PHASE,
+    _PILE,
+    _PRESENT,
+    _SELF,
+    _SIZE,
+    _TO_ACT,
+    _TOP,
+    _UNO,
+    _VOID,
+    _ZERO_BYTES,
+)
 
 __all__ = [
     "COMPILED_MODULE",
@@ -207,29 +228,8 @@ _P_DRAWN = _PHASES.index(Phase.PLAY_DRAWN)
 _P_ROULETTE = _PHASES.index(Phase.ROULETTE_COLOUR)
 _P_OVER = _PHASES.index(Phase.OVER)
 
-# Observation offsets (the same layout the reference encoder writes).
-_HAND = OBS_LAYOUT["hand"].start
-_DRAWN = OBS_LAYOUT["drawn"].start
-_TOP = OBS_LAYOUT["top"].start
-_COLOUR = OBS_LAYOUT["colour"].start
-_DIRECTION = OBS_LAYOUT["direction"].start
-_PHASE = OBS_LAYOUT["phase"].start
-_PENDING = OBS_LAYOUT["pending"].start
-_SELF = OBS_LAYOUT["self"].start
-_TO_ACT = OBS_LAYOUT["to_act"].start
-_PRESENT = OBS_LAYOUT["opp_present"].start
-_SIZE = OBS_LAYOUT["opp_hand_size"].start
-_MERCY = OBS_LAYOUT["opp_mercy_distance"].start
-_OUT = OBS_LAYOUT["opp_out"].start
-_UNO = OBS_LAYOUT["opp_uno"].start
-_CATCH = OBS_LAYOUT["opp_catchable"].start
-_KNOWN = OBS_LAYOUT["opp_known"].start
-_VOID = OBS_LAYOUT["opp_void"].start
-_DISCARD = OBS_LAYOUT["discard"].start
-_PILE = OBS_LAYOUT["draw_pile_size"].start
 _HAND_END = _HAND + _K
 _DISCARD_END = _DISCARD + _K
-_ZERO_OBS = bytes(4 * OBS_SIZE)
 # Void bits (1 << colour) -> the four 0/1 floats of an opp_void block.
 _VOID_FLAGS = [array("f", [float(bits >> c & 1) for c in range(4)]) for bits in range(16)]
 _ZERO_COUNTS = bytes(4 * _K)
@@ -378,7 +378,12 @@ class Kernel:
         self._deck = tuple(
             _CODE_INDEX[code] for code, count in rules.deck_table().items() for _ in range(count)
         )
-        # No game until reset(): an empty table whose game is over.
+        self._blank()  # no game until reset(): an empty table whose game is over
+        self.key = 0
+
+    def _blank(self) -> None:
+        """Empty hands and piles, nobody out, no penalty, the game over (no seat to act)."""
+        n = self.n
         self.hands = [[] for _ in range(n)]
         self.cnt = [_counts() for _ in range(n)]
         self.draw = []
@@ -389,7 +394,9 @@ class Kernel:
         self.n_active = n
         self.uno_called = [False] * n
         self.window = set()
+        # known[holder][viewer]: copies of each kind the viewer knows the holder has.
         self.known = [{} for _ in range(n)]
+        # PublicTracker's flags as bits (1 << colour): colours each seat could not play.
         self.void = [0] * n
         self._vpend = None
         self.pending_total = 0
@@ -401,7 +408,6 @@ class Kernel:
         self.winner = -1
         self._legal = None
         self.colour = -1
-        self.key = 0
 
     def __reduce__(self) -> tuple[object, ...]:
         """Pickling and ``copy.deepcopy`` (the mypyc build has no instance ``__dict__``, so
@@ -433,36 +439,18 @@ class Kernel:
         key = _next_key(key)
         dealer = _dealer(key, n)  # A38: a random first dealer
         self.key = _next_key(key)
-        self.hands = [[] for _ in range(n)]
-        self.cnt = [_counts() for _ in range(n)]
+        self._blank()
+        hands = self.hands
+        cnt = self.cnt
         for _ in range(self.hand_size):
             for i in range(1, n + 1):
                 s = (dealer + i) % n
                 k = deck.pop()
-                self.hands[s].append(k)
-                self.cnt[s][k] += 1
+                hands[s].append(k)
+                cnt[s][k] += 1
         self.draw = deck  # top of the pile is the end of the list
-        self.discard = []
-        self.dcnt = _counts()
-        self.set_aside = []
-        self.out = [False] * n
-        self.n_active = n
-        self.uno_called = [False] * n
-        self.window = set()
-        # known[holder][viewer]: copies of each kind the viewer knows the holder has.
-        self.known = [{} for _ in range(n)]
-        # PublicTracker's flags as bits (1 << colour): colours each seat could not play.
-        self.void = [0] * n
-        self._vpend = None
-        self.pending_total = 0
-        self.pending_last = 0
-        self.drawn = -1
-        self.direction = 1
         self.turn = (dealer + 1) % n
         self.phase = _P_PLAY
-        self.winner = -1
-        self._legal = None
-        self.colour = -1
         # NM-4 / A01 "bury": flip until a number card; the others stay underneath.
         while True:
             if not self.draw:
@@ -586,7 +574,7 @@ class Kernel:
     def observation(self, seat: int) -> array[float]:
         """``seat``'s observation vector (:mod:`nomercy.rl.observations` layout)."""
         obs = array("f")
-        obs.frombytes(_ZERO_OBS)
+        obs.frombytes(_ZERO_BYTES)
         n = self.n
         obs[_HAND:_HAND_END] = self.cnt[seat]
         obs[_DISCARD:_DISCARD_END] = self.dcnt
@@ -701,14 +689,7 @@ class Kernel:
                     self.phase = _P_PLAY
             else:
                 self._resolve(seat, k, slot)
-            # NM-37: a hand of exactly one card must be called; re-arm otherwise. (The
-            # hand, not `hand`: a 7 or 0 has just moved the lists.)
-            if len(self.hands[seat]) == 1:
-                if not self.uno_called[seat]:
-                    self.window.add(seat)
-            else:
-                self.uno_called[seat] = False
-                self.window.discard(seat)
+            self._open_uno(seat)  # NM-37
         elif op == _OP_DRAW:
             if self.window:
                 self.window.clear()
