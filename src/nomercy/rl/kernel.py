@@ -671,24 +671,7 @@ class Kernel:
             if not hand:  # NM-38 / A16: the last card wins; its effect is not applied
                 self._end(seat)
                 return
-            if t in (_T_PLAIN, _T_DA) or (t == _T_DRAW and k != _WRD4):
-                # NM-22, NM-27, NM-16/NM-28: the next active seat acts (inlined next_seat).
-                d = self.direction
-                n = self.n
-                out = self.out
-                q = (seat + d) % n
-                while out[q]:
-                    q = (q + d) % n
-                self.turn = q
-                if t == _T_DRAW:
-                    value = _DRAW[k]
-                    self.pending_total += value
-                    self.pending_last = value
-                    self.phase = _P_STACK
-                else:
-                    self.phase = _P_PLAY
-            else:
-                self._resolve(seat, k, slot)
+            self._resolve(seat, k, slot)
             self._open_uno(seat)  # NM-37
         elif op == _OP_DRAW:
             if self.window:
