@@ -123,8 +123,14 @@ class Player:
             msg = await self.recv()
             while msg["type"] != "state":
                 if msg["type"] == "error":
-                    # rate_limited (a script is fast) or a stale action: retry on the last state
-                    assert msg["code"] in ("rate_limited", "not_your_turn", "illegal"), msg
+                    # rate_limited (a script is fast) or a stale action (sent on a state since
+                    # overtaken, possibly by this seat's own knock-out): retry on the last state
+                    assert msg["code"] in (
+                        "rate_limited",
+                        "not_your_turn",
+                        "illegal",
+                        "knocked_out",
+                    ), msg
                     await asyncio.sleep(0.1)
                     break
                 msg = await self.recv()
