@@ -396,19 +396,24 @@ def test_random_default_games_hypothesis(seed: int, players: int) -> None:
 
 @pytest.mark.parametrize("timing", ["end_of_action", "end_of_turn"])
 @pytest.mark.parametrize(("card", "colour_timing"), [("R+2", "on_play"), ("W+6", "on_resolution")])
-def test_a14_knockout_of_stack_opener_clears_penalty_and_target_plays_normally(
-    timing: str, card: str, colour_timing: str
+@pytest.mark.parametrize("reading", ["stands", "cancelled"])
+def test_a40_knockout_of_stack_opener_leaves_or_cancels_the_penalty(
+    timing: str, card: str, colour_timing: str, reading: str
 ) -> None:
     # A14 end_of_action/end_of_turn: P0 drew to 26 cards (draw until playable, NM-9) and plays
-    # the drawn Draw Card, keeping 25: the Mercy check after the action knocks P0 out. NM-34:
-    # the pending penalty is cleared and play passes on, so P1 takes a normal turn, not a
-    # stack decision facing 0 cards.
+    # the drawn Draw Card, keeping 25: the Mercy check after the action knocks P0 out.
+    # A40 default "stands": NM-34.3 ends only the target's decision, so P1 faces the penalty.
+    # "cancelled": the penalty goes with its player and P1 takes a normal turn.
     hand = [*[f"{c}{n}" for c in "YGB" for n in range(1, 10)][:25], card]
     g = Game.from_position(
         {
             "rules": {
                 "preset": "no-mercy",
-                "options": {"mercy_timing": timing, "wild_colour_timing": colour_timing},
+                "options": {
+                    "mercy_timing": timing,
+                    "wild_colour_timing": colour_timing,
+                    "knocked_out_draw_card": reading,
+                },
             },
             "players": [{"hand": hand}, {"hand": ["R1", "G2", "B3"]}, {"hand": ["Y1", "Y2"]}],
             "turn": 0,
@@ -422,11 +427,20 @@ def test_a14_knockout_of_stack_opener_clears_penalty_and_target_plays_normally(
         f"play {card} R" if card.startswith("W") and colour_timing == "on_play" else f"play {card}"
     )
     assert g.out == [True, False, False]
-    assert g.pending is None
-    assert g.to_act in (1, 2)
-    check_state(g)  # no stack decision without a penalty; an active colour while playing
-    assert g.phase is not Phase.STACK_OR_ABSORB
-    # G2 matches neither red nor +2: it must not be playable on a normal turn (NM-12).
-    if g.phase is Phase.PLAY and g.colour is Colour.RED:
-        assert not g.is_legal("1:play G2")
+    check_state(g)  # a stack decision iff a penalty; an active colour while playing
+    if reading == "stands":
+        value = int(card.split("+")[1])
+        assert g.pending == {"total": value, "last": value, "chain": [value]}
+        assert g.to_act == 1
+        assert g.phase is Phase.STACK_OR_ABSORB
+        g.apply("draw")
+        assert len(g.hands[1]) == 3 + value
+    else:
+        assert g.pending is None
+        assert g.to_act in (1, 2)
+        assert g.phase is not Phase.STACK_OR_ABSORB
+        # G2 matches neither red nor +2: it must not be playable on a normal turn (NM-12).
+        if g.phase is Phase.PLAY and g.colour is Colour.RED:
+            assert not g.is_legal("1:play G2")
+    check_state(g)
     Game.from_position(json.loads(json.dumps(g.to_position())))  # the state can be stored

@@ -431,11 +431,12 @@ def test_every_rule_option_is_played_exactly_or_refused(options: dict[str, Any])
 @pytest.mark.parametrize(
     ("players", "options", "max_steps", "wanted"),
     [
-        # Hands dealt at or over the Mercy limit (NM-33 checks on receiving, not at the deal).
-        (4, {"mercy_threshold": 7}, None, ["knockout after absorb", "knockout after draw"]),
-        (3, {"mercy_threshold": 2}, None, ["knockout after draw"]),
-        (6, {"hand_size": 27}, None, ["knockout after absorb"]),
-        (2, {"hand_size": 20, "mercy_threshold": 8}, None, ["knockout after absorb"]),
+        # Hands dealt one card below the Mercy limit (a deal at or over it is refused, NM-33):
+        # the first card received knocks out.
+        (4, {"mercy_threshold": 8}, None, ["knockout after absorb", "knockout after draw"]),
+        (3, {"hand_size": 1, "mercy_threshold": 2}, None, ["knockout after draw"]),
+        (6, {"hand_size": 24}, None, ["knockout after absorb"]),
+        (2, {"hand_size": 20, "mercy_threshold": 21}, None, ["knockout after absorb"]),
         # One card dealt: UNO windows from the start (NM-37).
         (5, {"hand_size": 1}, None, ["hand_end:empty hand"]),
         # Catches that stop at the Mercy limit and knock out (NM-37, A15, NM-33).

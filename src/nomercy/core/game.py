@@ -34,7 +34,7 @@ from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, Kind, parse_car
 from nomercy.core.deck import build_deck
 from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError, RuleSetError
 from nomercy.core.events import Event
-from nomercy.core.rules import RuleSet, make_rules
+from nomercy.core.rules import OPTIONS, RuleSet, make_rules
 
 __all__ = ["EngineError", "Game", "Phase", "new_game"]
 
@@ -301,13 +301,22 @@ class Game:
         return [s for s in range(self.n) if not self.out[s]]
 
     def next_seat(self, seat: int, direction: int | None = None) -> int:
-        """The first active seat after ``seat`` in the (current) direction (RULES.md §2 next)."""
+        """The first active seat after ``seat`` in the (current) direction (RULES.md §2 next).
+
+        Raises:
+            NoMercyError: ``seat`` or ``direction`` is not an integer.
+        """
         d = self.direction if direction is None else direction
         n = self.n
         out = self.out
-        q = (seat + d) % n
-        while out[q]:
-            q = (q + d) % n
+        try:
+            q = (seat + d) % n
+            while out[q]:
+                q = (q + d) % n
+        except TypeError:
+            raise NoMercyError(
+                f"next_seat: seat and direction are integers, not {seat!r}, {direction!r}"
+            ) from None
         return q
 
     # ------------------------------------------------------------------ legality
@@ -315,11 +324,16 @@ class Game:
         """Every action ``seat`` (default: the seat to act) may take now.
 
         Includes out-of-turn actions (UNO calls and catches, classic jump-ins) for that seat.
+
+        Raises:
+            NoMercyError: ``seat`` is not an integer (a seat out of range has no actions).
         """
         if seat is None:
             seat = self.turn
             if seat is None or self.phase is _OVER:
                 return []
+        elif type(seat) is not int:
+            raise NoMercyError(f"legal_actions: a seat is an integer, not {seat!r}")
         cached = self._legal.get(seat)
         if cached is None:
             cached = self._legal[seat] = self._compute_legal(seat)
@@ -726,7 +740,12 @@ class Game:
                 cards.remove(card)
 
     def _open_uno(self, seat: int, *, received: bool = False) -> None:
-        """NM-37: a hand of exactly one card must be called; re-arm otherwise."""
+        """NM-37: a hand of exactly one card must be called; re-arm otherwise.
+
+        ``received``: the seat was handed a new hand (7-swap, 0-pass). S0: the duty to call
+        starts again for it, so an earlier call does not carry over (the caller clears it),
+        and A19 ``uno_on_received_single_card=False`` waives the duty.
+        """
         if len(self.hands[seat]) == 1:
             if not self.uno_called[seat] and (
                 not received or self.rules.uno_on_received_single_card
@@ -808,11 +827,17 @@ class Game:
         if action.uno:
             self.uno_called[seat] = True
             self._emit("uno", f"{name} calls UNO [NM-37]", seat)
+        elif self.uno_called[seat]:
+            # NM-37: a call belongs to the one-card hand it was made for; the hand this play
+            # leaves (or a hand a 7 or 0 hands over) needs its own call.
+            self.uno_called[seat] = False
         if not hand:
             self._last_card(seat, card, colour, action.target)
             return
-        self._resolve(seat, card, colour, action.target, stacking)
-        if self.phase is not _OVER:
+        # A 7-swap or 0-pass already opened the seat's UNO duty for the hand it received.
+        if not self._resolve(seat, card, colour, action.target, stacking) and (
+            self.phase is not _OVER
+        ):
             self._open_uno(seat)
 
     def _bury(self, seat: int, cards: list[Card]) -> None:
@@ -940,14 +965,17 @@ class Game:
 
     def _resolve(
         self, seat: int, card: Card, colour: Colour | None, target: int | None, stacking: bool
-    ) -> None:
-        """NM-22…NM-31, CL-6: the card's effect and who acts next."""
+    ) -> bool:
+        """NM-22…NM-31, CL-6: the card's effect and who acts next.
+
+        Returns whether the seat received a new hand (a 7-swap or a 0-pass, NM-37).
+        """
         kind = card.kind
         name = self.names[seat]
         self.phase = _PLAY
         if card.draw_value:
             self._open_stack(seat, card)
-            return
+            return False
         if stacking:  # A07 deflection with a Skip or Reverse
             if kind is _K_REVERSE:
                 self.direction = -self.direction
@@ -964,14 +992,17 @@ class Game:
                 self.turn,
                 {"total": self.pending_total},
             )
-            return
+            return False
         r = self.rules
         seven_zero = not r.is_classic or r.classic_seven_zero
+        exchanged = False
         if kind is _K_NUMBER:
             if seven_zero and card.number == 7 and target is not None:
                 self._swap(seat, target)
+                exchanged = True
             elif seven_zero and card.number == 0:
                 self._pass_hands(seat)
+                exchanged = True
             self.turn = self.next_seat(seat)
         elif kind is _K_SKIP:
             skipped = self.next_seat(seat)
@@ -1027,6 +1058,7 @@ class Game:
                 )
         else:  # other numbers, Discard All, a plain Wild
             self.turn = self.next_seat(seat)
+        return exchanged
 
     def _open_stack(self, seat: int, card: Card) -> None:
         """NM-16 / NM-24 / NM-28: a Draw Card opens or extends the pending penalty."""
@@ -1042,6 +1074,11 @@ class Game:
             if two and (not prior or self.rules.wrd4_two_player_in_stack == "self"):
                 target = seat
                 why = f"with two players {name} is the target and must stack or draw [NM-24]"
+            elif two:  # A28 "opponent" (S4): stacked on, it passes the penalty on
+                target = self.next_seat(seat)
+                why = (
+                    f"stacked with two players, it sends the penalty to {self.names[target]} [A28]"
+                )
             else:
                 target = self.next_seat(seat)
                 why = f"direction reverses; {self.names[target]} is the target [NM-24]"
@@ -1291,6 +1328,9 @@ class Game:
             seat,
             {"target": target},
         )
+        # NM-37 (S0): a hand received in a swap is a new hand; the target's old call is void.
+        # The player's flag is the call made with this play (Play.uno), for the hand received.
+        self.uno_called[target] = False
         self._open_uno(target, received=True)
         self._open_uno(seat, received=True)
 
@@ -1324,8 +1364,13 @@ class Game:
             seat,
             {"sizes": [len(h) for h in self.hands]},
         )
+        # NM-37 (S0): every passed hand is a new hand, the 0's player's included; earlier
+        # calls are void, except the call made with this play (Play.uno), which is for the
+        # hand its player receives.
         for s in active:
-            self._open_uno(s, received=s != seat)
+            if s != seat:
+                self.uno_called[s] = False
+            self._open_uno(s, received=True)
 
     def _knock_out(self, seat: int, *, end_if_one: bool = True) -> None:
         """NM-34: set the hand aside, clear the penalty, end the hand if one player is left."""
@@ -1345,10 +1390,15 @@ class Game:
         self.uno_window.discard(seat)
         if self.known:
             self.known = {k: v for k, v in self.known.items() if k[1] != seat}
-        self._clear_pending()  # NM-34.3: the target's stack decision goes with it
-        if self.phase is _STACK_OR_ABSORB:
+        if self.phase is _STACK_OR_ABSORB and self.turn == seat:
+            # NM-34.2/3: the target's own knock-out ends its stack decision and the penalty.
+            # Anyone else's knock-out (a caught bystander, the Draw Card's own player under a
+            # deferred Mercy check) leaves the target facing it (RULES.md A40).
+            self._clear_pending()
             self.phase = _PLAY
-        self.wd4 = None
+            self.wd4 = None
+        elif self.wd4 is not None and self.wd4.get("seat") == seat:
+            self.wd4 = None  # CL-8: a knocked-out player's Wild +4 can no longer be challenged
         self._emit(
             "knockout",
             f"{self.names[seat]} reaches {len(hand)} cards and is knocked out "
@@ -1379,7 +1429,19 @@ class Game:
             ):
                 continue  # the same player's turn goes on (Skip Everyone, 2-player Skip)
             events = self._events
+            # A40: the penalty of a Draw Card whose own player this check knocks out stands
+            # against its target by default ("cancelled": it goes with its player).
+            cancel = (
+                s == actor
+                and self.phase is _STACK_OR_ABSORB
+                and self.turn != s
+                and self.rules.knocked_out_draw_card == "cancelled"
+            )
             self._knock_out(s)
+            if cancel and self.phase is _STACK_OR_ABSORB:
+                self._clear_pending()
+                self.phase = _PLAY
+                self.wd4 = None
             self._events = events
             if self.phase is _OVER:
                 return
@@ -2007,29 +2069,44 @@ class Game:
     def _from_position(cls, pos: Mapping[str, Any]) -> Game:
         rules_value = pos.get("rules", "no-mercy")
         rules = make_rules(rules_value)
-        players = pos["players"]
+        players = pos.get("players")
         if not isinstance(players, list) or len(players) < 2:
             raise NotationError("'players' must list at least two players")
+        for i, p in enumerate(players):
+            if not isinstance(p, Mapping):
+                raise NotationError(f"players[{i}] must be an object with 'hand', 'out', 'uno'")
         names = [str(p.get("name", f"P{i}")) for i, p in enumerate(players)]
         g = cls(rules, names)
+        n = g.n
 
         def cards(value: Any, what: str) -> list[Card]:
             if value is None:
                 return []
             if not isinstance(value, list):
-                raise NotationError(f"{what} must be a list of card codes")
+                raise NotationError(f"'{what}' must be a list of card codes")
             return [parse_card(str(c)) for c in value]
 
+        def flag(value: Any, what: str) -> bool:
+            if not isinstance(value, bool):
+                raise NotationError(f"'{what}' must be true or false, not {value!r}")
+            return value
+
         g.hands = [cards(p.get("hand", []), f"players[{i}].hand") for i, p in enumerate(players)]
-        g.out = [bool(p.get("out", False)) for p in players]
-        g.uno_called = [bool(p.get("uno", False)) for p in players]
-        g._n_active = g.n - sum(g.out)
+        g.out = [flag(p.get("out", False), f"players[{i}].out") for i, p in enumerate(players)]
+        g.uno_called = [
+            flag(p.get("uno", False), f"players[{i}].uno") for i, p in enumerate(players)
+        ]
+        for i in range(n):
+            if g.out[i] and g.hands[i]:
+                # NM-34.1: a knocked-out hand is set aside, never held.
+                raise NotationError(f"players[{i}] is out but holds cards: put them in 'set_aside'")
+        g._n_active = n - sum(g.out)
         if g._n_active < 1:
             raise NotationError("at least one player must be in the game")
         g.discard = cards(pos.get("discard"), "discard")
         draw_top_first = cards(pos.get("draw_pile", []), "draw_pile")
         g.set_aside = cards(pos.get("set_aside", []), "set_aside")
-        g.key = int(pos.get("seed", 0))
+        g.key = _int_key(pos, "seed", 0)
         fill = pos.get("fill", "draw_pile")
         if fill not in ("draw_pile", "none"):
             raise NotationError(f"'fill' must be 'draw_pile' or 'none', not {fill!r}")
@@ -2052,65 +2129,218 @@ class Game:
             g._shuffle(rest)
         # internal pile: top at the end; the filled cards go under the listed pile
         g._draw = rest + draw_top_first[::-1]
-        g.total_cards = int(pos.get("total_cards", sum(placed.values()) + len(rest)))
+        held = sum(placed.values()) + len(rest)
+        g.total_cards = _int_key(pos, "total_cards", held)
+        if g.total_cards != held:
+            raise NotationError(
+                f"'total_cards' is {g.total_cards} but the position holds {held} cards"
+            )
         if not g.discard:
             raise NotationError("the discard pile must hold at least one card")
         if "colour" in pos:  # null is kept: a wild's colour may still be owed (A18)
-            colour = pos["colour"]
-            g.colour = parse_colour(colour) if colour else None
+            g.colour = _colour_key(pos, "colour")
         else:
             g.colour = g.discard[-1].colour
         direction = pos.get("direction", 1)
-        if direction not in (1, -1):
+        if direction not in (1, -1) or isinstance(direction, bool):
             raise NotationError(f"'direction' must be 1 or -1, not {direction!r}")
         g.direction = direction
         turn = pos.get("turn", 0)
-        phase = Phase(pos.get("phase", "play"))
+        phase_value = pos.get("phase", "play")
+        try:
+            phase = Phase(phase_value)
+        except ValueError:
+            raise NotationError(
+                f"'phase' must be one of {', '.join(p.value for p in Phase)}, not {phase_value!r}"
+            ) from None
         pending = pos.get("pending")
         if pending:
-            g.pending_total = int(pending["total"])
-            g.pending_last = int(pending.get("last", g.pending_total))
+            if not isinstance(pending, Mapping):
+                raise NotationError("'pending' must be null or an object with 'total', 'last'")
+            g.pending_total = _int_key(pending, "total", None, minimum=1, where="pending.")
+            g.pending_last = _int_key(pending, "last", g.pending_total, minimum=1, where="pending.")
+            if g.pending_last > g.pending_total:
+                raise NotationError("'pending.last' must not exceed 'pending.total'")
             chain = pending.get("chain")
+            if chain is not None and not isinstance(chain, list):
+                raise NotationError("'pending.chain' must be a list of Draw Card values")
             g.pending_chain = (
-                [int(v) for v in chain]
+                [_int_value(v, "pending.chain", 1) for v in chain]
                 if chain
                 else ([g.pending_total] if g.pending_total == g.pending_last else [])
             )
             if "phase" not in pos:
                 phase = _STACK_OR_ABSORB
+            if phase is not _STACK_OR_ABSORB:
+                raise NotationError(
+                    f"a pending penalty needs phase 'stack_or_absorb', not {phase.value!r}"
+                )
+        elif phase is _STACK_OR_ABSORB:
+            raise NotationError("phase 'stack_or_absorb' needs a 'pending' penalty (NM-17)")
         g.phase = phase
         if phase is not _OVER:
-            if not isinstance(turn, int) or not 0 <= turn < g.n or g.out[turn]:
+            if isinstance(turn, bool) or not isinstance(turn, int) or not 0 <= turn < n:
                 raise NotationError(f"'turn' must be an active seat, not {turn!r}")
+            if g.out[turn]:
+                raise NotationError(f"'turn' must be an active seat, not {turn!r}")
+            if g._n_active < 2:
+                raise NotationError(
+                    "only one player is in the game: the phase must be 'over' (NM-34.5)"
+                )
             if g.colour is None and phase not in (_CHOOSE_COLOUR, _STACK_OR_ABSORB):
                 raise NotationError("'colour' must name the active colour (R, Y, G or B)")
+        else:
+            turn = _seat_key(pos, "turn", n)
         g.turn = turn
         drawn = pos.get("drawn")
-        g.drawn = parse_card(drawn) if drawn else None
-        g._draw_mode = str(pos.get("draw_mode", "draw_until_playable"))
-        g.uno_window = {int(s) for s in pos.get("uno_window", [])}
-        g.chain_wild = pos.get("chain_wild")
-        g.wd4 = dict(pos["wd4"]) if pos.get("wd4") else None
-        g.pending_win = pos.get("pending_win")
-        g.resume = pos.get("resume")
-        rc = pos.get("roulette_colour")
-        g.roulette_colour = parse_colour(rc) if rc else None
+        g.drawn = parse_card(str(drawn)) if drawn else None
+        if phase is _PLAY_DRAWN:
+            if g.drawn is None:
+                raise NotationError("phase 'play_drawn' needs the 'drawn' card (NM-9)")
+            if g.drawn not in g.hands[turn]:
+                raise NotationError(
+                    f"the 'drawn' card {g.drawn.code} is not in the hand of seat {turn}"
+                )
+        if phase in (_DISCARD_ALL_TOP, _DISCARD_ALL_SUBSET) and (
+            g.discard[-1].kind is not _K_DISCARD_ALL
+        ):
+            raise NotationError(f"phase {phase.value!r} needs a Discard All on top (A09)")
+        draw_mode = pos.get("draw_mode", "draw_until_playable")
+        if draw_mode not in _DRAW_MODES:
+            raise NotationError(
+                f"'draw_mode' must be one of {', '.join(_DRAW_MODES)}, not {draw_mode!r}"
+            )
+        g._draw_mode = draw_mode
+        window = pos.get("uno_window", [])
+        if not isinstance(window, list):
+            raise NotationError("'uno_window' must be a list of seats")
+        g.uno_window = set()
+        for s in window:
+            seat = _seat_value(s, "uno_window", n)
+            if seat is None or g.out[seat]:
+                raise NotationError(f"'uno_window' must list active seats, not {s!r}")
+            g.uno_window.add(seat)
+        g.chain_wild = _seat_key(pos, "chain_wild", n)
+        g.wd4 = _wd4_key(pos, rules, n)
+        g.pending_win = _seat_key(pos, "pending_win", n)
+        g.resume = _seat_key(pos, "resume", n)
+        g.roulette_colour = _colour_key(pos, "roulette_colour")
         g.known = {}
-        for k, v in (pos.get("known") or {}).items():
-            viewer, s = (int(x) for x in str(k).split(","))
-            g.known[viewer, s] = cards(v, "known")
-        g.dealer = int(pos.get("dealer", (turn - 1) % g.n if isinstance(turn, int) else 0))
+        known = pos.get("known") or {}
+        if not isinstance(known, Mapping):
+            raise NotationError("'known' must map 'viewer,seat' to card codes")
+        for k, v in known.items():
+            try:
+                viewer, s = (int(x) for x in str(k).split(","))
+            except ValueError:
+                raise NotationError(f"'known' keys are 'viewer,seat', not {k!r}") from None
+            if not (-1 <= viewer < n and 0 <= s < n) or viewer == s:
+                raise NotationError(f"'known' key {k!r} names no other seat")
+            known_cards = cards(v, f"known.{k}")
+            left = list(g.hands[s])
+            for c in known_cards:
+                if c not in left:
+                    raise NotationError(f"'known.{k}' lists {c.code}, not in seat {s}'s hand")
+                left.remove(c)
+            g.known[viewer, s] = known_cards
+        default_dealer = (turn - 1) % n if isinstance(turn, int) else 0
+        dealer = _seat_key(pos, "dealer", n)
+        g.dealer = default_dealer if dealer is None else dealer
         scores = pos.get("scores")
-        g.scores = [int(s) for s in scores] if scores else [0] * g.n
-        g.hand_number = int(pos.get("hand_number", 1))
-        g.hand_winner = pos.get("hand_winner")
-        g.winner = pos.get("winner")
-        g.log = [Event.from_dict(e) for e in pos.get("log", [])]
-        g._hand_start = int(pos.get("hand_log_start", 0))
+        if scores is not None and (not isinstance(scores, list) or len(scores) != n):
+            raise NotationError(f"'scores' must list {n} integers")
+        g.scores = [_int_value(v, "scores", None) for v in scores] if scores else [0] * n
+        g.hand_number = _int_key(pos, "hand_number", 1, minimum=1)
+        g.hand_winner = _seat_key(pos, "hand_winner", n)
+        g.winner = _seat_key(pos, "winner", n)
+        log = pos.get("log", [])
+        if not isinstance(log, list) or not all(
+            isinstance(e, Mapping) and "kind" in e and "text" in e for e in log
+        ):
+            raise NotationError("'log' must be a list of events with 'kind' and 'text'")
+        g.log = [Event.from_dict(dict(e)) for e in log]
+        g._hand_start = _int_key(pos, "hand_log_start", 0)
+        if not 0 <= g._hand_start <= len(g.log):
+            raise NotationError(f"'hand_log_start' must be between 0 and {len(g.log)}")
         g.start = dict(pos)
         g.start.pop("log", None)
         g.start.pop("history", None)
         return g
+
+
+#: Every value ``draw_mode`` may hold: how the last draw was made (A02, A03, CL-5).
+_DRAW_MODES: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        v
+        for spec in OPTIONS
+        if spec.name in ("no_playable_action", "voluntary_draw")
+        for v in spec.values or ()
+        if v != "off"
+    )
+)
+
+
+def _int_value(value: Any, what: str, minimum: int | None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise NotationError(f"'{what}' must be an integer, not {value!r}")
+    if minimum is not None and value < minimum:
+        raise NotationError(f"'{what}' must be at least {minimum}, not {value}")
+    return value
+
+
+def _int_key(
+    data: Mapping[str, Any],
+    key: str,
+    default: int | None,
+    *,
+    minimum: int | None = None,
+    where: str = "",
+) -> int:
+    """An integer position key (``default`` when absent; ``None``: the key is required)."""
+    if key not in data or data[key] is None:
+        if default is None:
+            raise NotationError(f"'{where}{key}' is required")
+        return default
+    return _int_value(data[key], where + key, minimum)
+
+
+def _seat_value(value: Any, what: str, n: int) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
+        raise NotationError(f"'{what}' must be a seat from 0 to {n - 1} or null, not {value!r}")
+    return value
+
+
+def _seat_key(data: Mapping[str, Any], key: str, n: int) -> int | None:
+    return _seat_value(data.get(key), key, n)
+
+
+def _colour_key(data: Mapping[str, Any], key: str) -> Colour | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise NotationError(f"'{key}' must be a colour (R, Y, G or B) or null, not {value!r}")
+    try:
+        return parse_colour(value)
+    except NotationError as exc:
+        raise NotationError(f"'{key}': {exc}") from None
+
+
+def _wd4_key(pos: Mapping[str, Any], rules: RuleSet, n: int) -> dict[str, Any] | None:
+    """CL-8: the classic Wild +4 awaiting a challenge: who played it, honestly or not."""
+    wd4 = pos.get("wd4")
+    if not wd4:
+        return None
+    if not rules.is_classic or not isinstance(wd4, Mapping):
+        raise NotationError("'wd4' is a classic Wild +4 awaiting a challenge (CL-8) or null")
+    seat = _seat_value(wd4.get("seat"), "wd4.seat", n)
+    guilty = wd4.get("guilty")
+    if seat is None or not isinstance(guilty, bool):
+        raise NotationError("'wd4' needs 'seat' (the player of the Wild +4) and 'guilty' (bool)")
+    colour = _colour_key(wd4, "colour")
+    return {"seat": seat, "guilty": guilty, "colour": colour.value if colour else None}
 
 
 def new_game(

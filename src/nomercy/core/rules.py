@@ -181,8 +181,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "wrd4_two_player_in_stack",
         "A28",
         "With 2 players, a Wild Reverse +4 played into a stack targets its player or the opponent",
-        ("self", "opponent"),
-        nm="self",
+        ("opponent", "self"),
+        nm="opponent",
     ),
     _choice(
         "two_player_basis",
@@ -296,6 +296,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         nm="stop_at_threshold",
     ),
     _choice(
+        "knocked_out_draw_card",
+        "A40",
+        "A Draw Card whose player a deferred Mercy check knocks out: its penalty stands or "
+        "is cancelled",
+        ("stands", "cancelled"),
+        nm="stands",
+    ),
+    _choice(
         "eliminated_cards",
         "A27",
         "Where a knocked-out hand goes",
@@ -403,7 +411,7 @@ class RuleSet:
     stack_mandatory: bool = False
     stack_deflection: str = "none"
     plus4_symbols_shared: bool = False
-    wrd4_two_player_in_stack: str = "self"
+    wrd4_two_player_in_stack: str = "opponent"
     two_player_basis: str = "active"
     discard_all_mode: str = "bury_no_effects"
     discard_all_symbol_match: bool = True
@@ -423,6 +431,7 @@ class RuleSet:
     mercy_threshold: int = 25
     mercy_timing: str = "immediate"
     mercy_absorb: str = "stop_at_threshold"
+    knocked_out_draw_card: str = "stands"
     eliminated_cards: str = "set_aside_until_reshuffle"
     reshuffle_timing: str = "lazy"
     exhaustion_fallback: str = "end_sequence"
@@ -522,6 +531,12 @@ def make_rules(
         values["deck_variant" if preset == NO_MERCY else "deck"] = "custom"
     elif values.get("deck_variant") == "custom" or values.get("deck") == "custom":
         raise RuleSetError("a custom deck needs deck_counts (card code -> copies)")
+    if values.get("mercy_enabled") and values["hand_size"] >= values["mercy_threshold"]:
+        raise RuleSetError(
+            f"hand_size {values['hand_size']} would deal every player at or over "
+            f"mercy_threshold {values['mercy_threshold']}: the hand size must be below it "
+            "(NM-2, NM-33)"
+        )
     if values["min_players"] > values["max_players"]:
         raise RuleSetError("min_players must not exceed max_players")
     if preset == NO_MERCY and values["max_players"] > 10:

@@ -668,6 +668,8 @@ class Kernel:
                     self._bury(seat, same)
             if uno:
                 self.uno_called[seat] = True
+            elif self.uno_called[seat]:
+                self.uno_called[seat] = False  # NM-37: a call belongs to its one-card hand
             if not hand:  # NM-38 / A16: the last card wins; its effect is not applied
                 self._end(seat)
                 return
@@ -743,8 +745,12 @@ class Kernel:
         self.pending_last = value
         if k == _WRD4:
             self.direction = -self.direction
-            # NM-24 / A28 "self": with two active players its player is the target.
-            self.turn = seat if self.n_active == 2 else self.next_seat(seat)
+            # NM-24: with two active players its player is the target, unless it is stacked
+            # on a penalty (A28 "opponent", S4): then the opponent faces the total.
+            if self.n_active == 2 and self.pending_total == value:
+                self.turn = seat
+            else:
+                self.turn = self.next_seat(seat)
         else:
             self.turn = self.next_seat(seat)
         self.phase = _P_STACK
@@ -928,6 +934,7 @@ class Kernel:
         self.known[seat][target] = array("f", cnt[seat])
         self.void[seat] = 0
         self.void[target] = 0
+        self.uno_called[target] = False  # NM-37 (S0): a received hand is a new hand
         self._open_uno(target)
         self._open_uno(seat)
 
@@ -947,6 +954,8 @@ class Kernel:
                 self.known[receiver[s]][s] = array("f", old_cnt[s])
         self.void = [0] * n  # PublicTracker: hands moved
         for s in active:
+            if s != seat:  # NM-37 (S0): a received hand is a new hand; earlier calls are void
+                self.uno_called[s] = False
             self._open_uno(s)
 
     # ------------------------------------------------------------------ knock-out, end
@@ -960,9 +969,10 @@ class Kernel:
         self.uno_called[seat] = False
         self.window.discard(seat)
         self.known[seat] = {}
-        self.pending_total = 0
-        self.pending_last = 0
-        if self.phase == _P_STACK:
+        if self.phase == _P_STACK and self.turn == seat:
+            # NM-34.3: only the target's own knock-out ends the penalty (A40).
+            self.pending_total = 0
+            self.pending_last = 0
             self.phase = _P_PLAY
         if self.turn == seat or self.out[self.turn]:
             self.turn = self.next_seat(seat)
