@@ -147,7 +147,8 @@ def test_a_deal_that_cannot_start_is_refused_alike(engine: str) -> None:
     import nomercy.rl
     from nomercy.core.errors import RuleSetError
 
-    env = nomercy.rl.env(num_players=6, options={"hand_size": 27}, engine=engine)
+    options = {"hand_size": 27, "mercy_enabled": False}  # 27 cards: no Mercy limit (NM-33)
+    env = nomercy.rl.env(num_players=6, options=options, engine=engine)
     env.reset(seed=108)
     with pytest.raises(RuleSetError, match=r"NM-4: the 6 left are all action or wild cards"):
         env.reset(seed=109)

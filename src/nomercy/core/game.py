@@ -310,6 +310,8 @@ class Game:
         n = self.n
         out = self.out
         try:
+            if type(seat) is not int:
+                raise TypeError
             q = (seat + d) % n
             while out[q]:
                 q = (q + d) % n
@@ -556,7 +558,8 @@ class Game:
         if isinstance(action, str):
             action = parse_action(action, self.to_act)
         # Fast path: an action object taken from legal_actions() for this state.
-        cached = self._legal.get(getattr(action, "seat", None))  # type: ignore[arg-type]
+        seat = getattr(action, "seat", None)
+        cached = self._legal.get(seat) if type(seat) is int else None
         if cached is not None:
             for a in cached:
                 if a is action:
@@ -570,7 +573,7 @@ class Game:
         ):
             raise NotationError(f"a colour must be a Colour, not {action.colour!r}")
         seat = action.seat
-        if not isinstance(seat, int) or not 0 <= seat < self.n:
+        if type(seat) is not int or not 0 <= seat < self.n:
             raise IllegalActionError(f"there is no seat {seat!r} in a {self.n}-player game")
         legal = self._legal.get(seat)
         if legal is None:
@@ -1406,7 +1409,13 @@ class Game:
             seat,
             {"count": len(hand)},
         )
-        if self.turn == seat or (self.turn is not None and self.out[self.turn]):
+        if self.phase is _CHOOSE_COLOUR and self.turn == seat and self.colour is None:
+            # A18 on_resolution: the colour is still owed; as when its wild's player is out
+            # (_after_resolution), the player who would play next names it.
+            resume = self.resume
+            chooser = resume if resume is not None and not self.out[resume] else None
+            self.turn = self.resume = chooser if chooser is not None else self.next_seat(seat)
+        elif self.turn == seat or (self.turn is not None and self.out[self.turn]):
             self.turn = self.next_seat(seat)
             self.phase = _PLAY
         if self._n_active == 1 and end_if_one:
@@ -1538,6 +1547,7 @@ class Game:
         knocked = sum(self.out)
         self.hand_winner = winner
         self._clear_pending()
+        self.wd4 = None  # CL-8: nothing is left to challenge once the hand is over
         name = self.names[winner]
         rule = "CL-13" if r.is_classic else "NM-40"
         parts = ", ".join(f"{self.names[s]} {p}" for s, p in per_seat.items())
@@ -2069,6 +2079,8 @@ class Game:
     def _from_position(cls, pos: Mapping[str, Any]) -> Game:
         rules_value = pos.get("rules", "no-mercy")
         rules = make_rules(rules_value)
+        if rules.scoring_enabled:
+            _check_deal(rules)  # a match deals again after this hand
         players = pos.get("players")
         if not isinstance(players, list) or len(players) < 2:
             raise NotationError("'players' must list at least two players")
@@ -2221,9 +2233,21 @@ class Game:
                 raise NotationError(f"'uno_window' must list active seats, not {s!r}")
             g.uno_window.add(seat)
         g.chain_wild = _seat_key(pos, "chain_wild", n)
+        if (
+            g.colour is None
+            and phase is _STACK_OR_ABSORB
+            and (g.chain_wild is None or rules.wild_colour_timing != "on_resolution")
+        ):
+            # A18 on_resolution: only then is a colour still owed, by the seat that owes it.
+            raise NotationError(
+                "'colour' may be null in a stack only with wild_colour_timing='on_resolution' "
+                "and 'chain_wild' naming who owes it (A18)"
+            )
         g.wd4 = _wd4_key(pos, rules, n)
         g.pending_win = _seat_key(pos, "pending_win", n)
         g.resume = _seat_key(pos, "resume", n)
+        if phase is _CHOOSE_COLOUR and g.resume is not None and g.out[g.resume]:
+            raise NotationError(f"'resume' must be an active seat, not {g.resume}")
         g.roulette_colour = _colour_key(pos, "roulette_colour")
         g.known = {}
         known = pos.get("known") or {}
@@ -2266,6 +2290,15 @@ class Game:
         g.start.pop("log", None)
         g.start.pop("history", None)
         return g
+
+
+def _check_deal(rules: RuleSet) -> None:
+    """NM-2 / NM-33: a deal must leave every player under the Mercy limit."""
+    if rules.mercy_enabled and rules.hand_size >= rules.mercy_threshold:
+        raise RuleSetError(
+            f"hand_size {rules.hand_size} would deal every player at or over mercy_threshold "
+            f"{rules.mercy_threshold}: the hand size must be below it (NM-2, NM-33)"
+        )
 
 
 #: Every value ``draw_mode`` may hold: how the last draw was made (A02, A03, CL-5).
@@ -2339,6 +2372,8 @@ def _wd4_key(pos: Mapping[str, Any], rules: RuleSet, n: int) -> dict[str, Any] |
     guilty = wd4.get("guilty")
     if seat is None or not isinstance(guilty, bool):
         raise NotationError("'wd4' needs 'seat' (the player of the Wild +4) and 'guilty' (bool)")
+    if pos.get("phase", "stack_or_absorb") != "stack_or_absorb" or seat == pos.get("turn"):
+        raise NotationError("'wd4' waits for its target's stack decision: phase 'stack_or_absorb'")
     colour = _colour_key(wd4, "colour")
     return {"seat": seat, "guilty": guilty, "colour": colour.value if colour else None}
 
@@ -2371,6 +2406,7 @@ def new_game(
             f"{players} players is outside {ruleset.min_players}-{ruleset.max_players} for "
             f"preset {ruleset.preset!r} (NM-1, A30; raise max_players up to 10 to allow more)"
         )
+    _check_deal(ruleset)
     if names is not None and len(names) != players:
         raise RuleSetError(f"{len(names)} names given for {players} players")
     g = Game(ruleset, names or [f"P{i}" for i in range(players)])

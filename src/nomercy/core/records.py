@@ -11,7 +11,14 @@ from nomercy.core.game import Game, new_game
 
 __all__ = ["GameRecord"]
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2
+"""Version 2: the default of A28 ``wrd4_two_player_in_stack`` became ``"opponent"`` (S4)."""
+
+#: Option defaults that changed, by the record version that changed them: a record of an
+#: earlier version replays with the old default unless it gave the option explicitly.
+_OLD_DEFAULTS: tuple[tuple[int, str, str, Any], ...] = (
+    (2, "no-mercy", "wrd4_two_player_in_stack", "self"),
+)
 
 
 @dataclass
@@ -117,14 +124,28 @@ class GameRecord:
         if not isinstance(data, dict) or "actions" not in data:
             raise NotationError("not a nomercy game record (no 'actions')")
         try:
+            version = int(data.get("version", 1))
+            rules = str(data.get("rules", "no-mercy"))
+            options = dict(data.get("options") or {})
+            start = data.get("start")
+            for changed_in, preset, name, old in _OLD_DEFAULTS:
+                if version < changed_in and rules == preset:
+                    # The game was played under the old default: keep replaying it so.
+                    options.setdefault(name, old)
+                    if isinstance(start, dict) and isinstance(start.get("rules"), dict):
+                        start_rules = dict(start["rules"])
+                        start_rules["options"] = {name: old, **(start_rules.get("options") or {})}
+                        start = {**start, "rules": start_rules}
+                    elif isinstance(start, dict) and start.get("rules", preset) == preset:
+                        start = {**start, "rules": {"preset": preset, "options": {name: old}}}
             return cls(
-                rules=str(data.get("rules", "no-mercy")),
-                options=dict(data.get("options") or {}),
+                rules=rules,
+                options=options,
                 players=int(data.get("players", 4)),
                 seed=int(data.get("seed", 0)),
                 actions=[str(a) for a in data["actions"]],
                 names=data.get("names"),
-                start=data.get("start"),
+                start=start,
                 result=dict(data.get("result") or {}),
             )
         except (TypeError, ValueError) as exc:

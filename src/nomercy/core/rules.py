@@ -531,12 +531,6 @@ def make_rules(
         values["deck_variant" if preset == NO_MERCY else "deck"] = "custom"
     elif values.get("deck_variant") == "custom" or values.get("deck") == "custom":
         raise RuleSetError("a custom deck needs deck_counts (card code -> copies)")
-    if values.get("mercy_enabled") and values["hand_size"] >= values["mercy_threshold"]:
-        raise RuleSetError(
-            f"hand_size {values['hand_size']} would deal every player at or over "
-            f"mercy_threshold {values['mercy_threshold']}: the hand size must be below it "
-            "(NM-2, NM-33)"
-        )
     if values["min_players"] > values["max_players"]:
         raise RuleSetError("min_players must not exceed max_players")
     if preset == NO_MERCY and values["max_players"] > 10:

@@ -30,7 +30,7 @@ from typing import ClassVar, Final, cast
 
 from nomercy.core.cards import ALL_CODES, COLOURS, Card, Kind
 from nomercy.core.errors import RuleSetError
-from nomercy.core.game import Phase, _next_key
+from nomercy.core.game import Phase, _check_deal, _next_key
 from nomercy.core.rules import RuleSet, make_rules
 from nomercy.rl.actions import (
     _CARD_OFFSET,
@@ -421,6 +421,7 @@ class Kernel:
         n = self.n
         key = _next_key(seed & _MASK64)
         deck = list(self._deck)
+        _check_deal(self.rules)  # NM-2 / NM-33: refused alike by the engine
         if self.hand_size * n >= len(deck):
             raise RuleSetError(
                 f"a deck of {len(deck)} cards cannot deal {self.hand_size} cards to "
