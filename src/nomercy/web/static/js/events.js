@@ -61,6 +61,7 @@ export function variantKey(ev) {
       return "ev.absorb";
     case "stack":
       if (text.includes("winning card")) return "ev.stack.winning";
+      if (text.includes("sends the penalty to")) return "ev.stack.passed";
       if (text.includes("with two players")) return "ev.stack.self";
       if (text.includes("direction reverses")) return "ev.stack.reverse";
       if (text.includes("[CL-6]")) return "ev.stack.classic";
