@@ -251,7 +251,7 @@ def test_classic_challenge_shows_the_hand_to_the_challenger_only(tmp_path: Path)
 def test_refused_actions_change_nothing_and_keep_the_connection(tmp_path: Path) -> None:
     async def main() -> None:
         async with Server(tmp_path / "db") as server:
-            game = position([["R9"], ["B1", "B2"], ["Y5"]], discard=["R5"], out=[2])
+            game = position([["R9"], ["B1", "B2"], []], discard=["R5"], out=[2])
             code, (ann, bob, cid), firsts = await rigged(server, game)
             room = server.room(code)
             before = room.game.to_position() if room.game else None
