@@ -269,9 +269,10 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         game = self._require_game()
         seat = self._seat[agent]
         obs = self._encoder.encode(game.view(seat, history=False), self._tracker.void)
+        # The mask belongs to the seat to decide, not to agent_selection: while a knocked-out
+        # agent waits for its step(None), the live seat's mask must not change.
         if (
-            agent == self.agent_selection
-            and seat == self._decider
+            seat == self._decider
             and not game.is_over
             and not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
         ):
@@ -286,7 +287,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         obs = np.frombuffer(kernel.observation(self._seat[agent]), _F32)
         if dead is None:
             dead = self.terminations.get(agent, True) or self.truncations.get(agent, True)
-        if agent == self.agent_selection and not dead and kernel.phase != _KERNEL_OVER:
+        if self._seat[agent] == self._decider and not dead and kernel.phase != _KERNEL_OVER:
             buf = bytearray(NUM_ACTIONS)
             for i in kernel.legal():
                 buf[i] = 1
