@@ -4,10 +4,12 @@ SuperSuit, Gymnasium's wrappers and vector envs (docs/rl.md)."""
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import pytest
-from pettingzoo.test import parallel_api_test
+from pettingzoo.test import parallel_api_test, render_test
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 import nomercy.rl as rl
@@ -84,3 +86,115 @@ def test_parallel_api_test_through_turn_based_aec_to_parallel(players: int, engi
             rl.env(num_players=players, options=KNOCKOUTS, engine=engine)
         )
         parallel_api_test(par, num_cycles=1000)  # it seeds its own first reset (0)
+
+
+# ---------------------------------------------------------------------------- render modes
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_pettingzoo_render_test(players: int, capsys: pytest.CaptureFixture[str]) -> None:
+    render_test(lambda render_mode=None: rl.env(num_players=players, render_mode=render_mode))
+    assert "top " in capsys.readouterr().out  # "human" printed the text
+
+
+@pytest.mark.parametrize("make", ["aec", "gym"])
+def test_human_prints_what_ansi_returns(make: str, capsys: pytest.CaptureFixture[str]) -> None:
+    def build(mode: str) -> Any:
+        if make == "aec":
+            env = rl.env(num_players=3, render_mode=mode)
+            env.reset(seed=5)
+            return env
+        env = rl.NoMercyEnv(["random", "random"], render_mode=mode)
+        env.reset(seed=5)
+        return env
+
+    human, ansi = build("human"), build("ansi")
+    assert capsys.readouterr().out == ansi.render()  # reset() printed the view
+    assert human.render() is None
+    assert capsys.readouterr().out == ansi.render()
+    if make == "gym":
+        action = int(np.flatnonzero(human.action_masks())[0])
+        human.step(action)
+        ansi.step(action)
+        assert capsys.readouterr().out == ansi.render()  # step() printed it too
+
+
+def test_rgb_array_shows_the_view_and_hides_the_rest() -> None:
+    from nomercy.rl._common import render_rgb
+
+    env = rl.env(num_players=4, options=KNOCKOUTS, render_mode="rgb_array", engine="reference")
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    shapes = set()
+    saw_out = False
+    for agent in env.agent_iter(3000):
+        image = env.render()
+        assert isinstance(image, np.ndarray) and image.dtype == np.uint8
+        shapes.add(image.shape)
+        game = env.game
+        assert game is not None
+        if not game.is_over:
+            view = game.view(game.to_act, history=False)
+            np.testing.assert_array_equal(image, render_rgb(view))
+            saw_out |= any(game.out)
+            # The acting seat's cards in their colours, the others' as backs only.
+            hand = view["hand"]
+            for p in view["players"]:
+                cells = _cells(image, p["seat"])
+                if p["out"]:
+                    assert cells == []
+                elif p["seat"] == view["seat"]:
+                    assert cells == [_colour_of(code) for code in hand][:60]
+                else:
+                    assert cells == ["hidden"] * min(p["hand_size"], 60)
+        _, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else _masked_choice(rng, env.observe(agent)["action_mask"]))
+    assert shapes == {(30 + 4 * 14 + 4, 382, 3)}  # the size depends on the seat count only
+    assert saw_out
+
+
+def _colour_of(code: str) -> str:
+    return {"R": "R", "Y": "Y", "G": "G", "B": "B", "W": "W"}[code[0]]
+
+
+def _cells(image: np.ndarray, seat: int) -> list[str]:
+    """The card cells drawn in ``seat``'s row, left to right, by what they show."""
+    from nomercy.rl import _common as c
+
+    names = {rgb: name for name, rgb in c._RGB.items()} | {c._HIDDEN: "hidden"}
+    y = c._HEADER_H + seat * c._ROW_H + 1
+    out = []
+    for k in range(c._MAX_CELLS):
+        x = c._MARGIN + 8 + k * c._CELL_W
+        rgb = tuple(int(v) for v in image[y, x])
+        if rgb not in names:
+            break
+        out.append(names[rgb])
+    return out
+
+
+def test_gymnasium_check_env_with_each_render_mode() -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    for mode in ("ansi", "rgb_array"):
+        env = gym.make(
+            "NoMercy-v0",
+            opponents=["random", "greedy"],
+            illegal_action="penalize",
+            render_mode=mode,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            check_env(env.unwrapped)
+
+
+def test_gym_make_with_rgb_array_as_sb3_make_vec_env_does() -> None:
+    # SB3's make_vec_env("NoMercy-v0", n_envs=4) calls gym.make(id, render_mode="rgb_array");
+    # this is that call without SB3 (the SB3 test itself is in test_rl_recipes.py).
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # gym.make warns about an undeclared render mode
+        envs = gym.vector.SyncVectorEnv(
+            [lambda: gym.make("NoMercy-v0", render_mode="rgb_array") for _ in range(4)]
+        )
+        envs.reset(seed=0)
+        frames = envs.render()
+    assert frames is not None and len(frames) == 4
+    assert all(f.shape == (30 + 2 * 14 + 4, 382, 3) for f in frames)

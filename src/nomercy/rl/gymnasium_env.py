@@ -23,12 +23,14 @@ from nomercy.rl._common import (
     apply_tracked,
     check_illegal_mode,
     check_out_of_turn,
+    check_render_mode,
     explain_illegal,
     legal_id_map,
     make_ruleset,
     mask_of,
     next_decider,
     observation_space,
+    render_rgb,
     render_text,
     start_tracking,
 )
@@ -52,7 +54,10 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         illegal_action: ``"raise"`` (default) or ``"penalize"`` (reward ``illegal_reward``,
             nothing changes, the learner acts again; ``info["illegal_action"]`` is ``True``).
         max_steps: truncate after this many learner actions (``None``: never).
-        render_mode: ``None`` or ``"ansi"``.
+        render_mode: ``None``; ``"ansi"``: ``render()`` returns the learner's view as text;
+            ``"human"``: that text is printed after every ``reset()`` and ``step()`` (and by
+            ``render()``, which returns ``None``); ``"rgb_array"``: ``render()`` returns a
+            picture of that view (``uint8 (H, W, 3)``).
 
     Observations are ``{"observation": vector, "action_mask": int8 mask}`` as in the PettingZoo
     env; :meth:`action_masks` gives the mask alone. Reward: +1 when the learner wins, −1 when
@@ -64,7 +69,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
     without that method never acts out of turn).
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 (read by Gymnasium)
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}  # noqa: RUF012 (read by Gymnasium)
 
     def __init__(
         self,
@@ -101,9 +106,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
             raise ValueError(f"max_steps must be a positive integer or None, not {max_steps!r}")
         self.max_steps = max_steps
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         self.out_of_turn = check_out_of_turn(out_of_turn)
         self._declined: set[int] = set()
         self._encoder = ObservationEncoder(self.rules, n)
@@ -141,6 +144,8 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             # A game the bots finish before the learner's first turn is dealt again.
             if not self.game.is_over and not self.game.out[seat]:
                 break
+        if self.render_mode == "human":
+            self.render()
         return self._observe(), {"seat": seat}
 
     def step(self, action: int | np.integer[Any]) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
@@ -168,17 +173,28 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         if terminated:
             reward = 1.0 if game.winner == self.seat else -1.0
         truncated = not terminated and self.max_steps is not None and self._steps >= self.max_steps
+        if self.render_mode == "human":
+            self.render()
         return self._observe(), reward, terminated, truncated, {"seat": self.seat}
 
     def action_masks(self) -> npt.NDArray[np.int8]:
         """The legal-action mask of the learner now (for maskable algorithms)."""
         return mask_of(self._ids)
 
-    def render(self) -> str | None:
-        """``render_mode="ansi"``: the learner's view as text."""
-        if self.render_mode is None:
+    def render(self) -> str | npt.NDArray[np.uint8] | None:
+        """The learner's view: text for ``"ansi"``, printed for ``"human"`` (returns
+        ``None``), a picture for ``"rgb_array"``; ``None`` without a render mode."""
+        mode = self.render_mode
+        if mode is None:
             return None
-        return render_text(self._require_game().view(self.seat, history=False))
+        view = self._require_game().view(self.seat, history=False)
+        if mode == "rgb_array":
+            return render_rgb(view)
+        text = render_text(view)
+        if mode == "human":
+            print(text, end="", flush=True)
+            return None
+        return text
 
     # ------------------------------------------------------------------ internals
     def _require_game(self) -> Game:

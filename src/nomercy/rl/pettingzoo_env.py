@@ -31,12 +31,14 @@ from nomercy.rl._common import (
     apply_tracked,
     check_illegal_mode,
     check_out_of_turn,
+    check_render_mode,
     explain_illegal,
     legal_id_map,
     make_ruleset,
     mask_of,
     next_decider,
     observation_space,
+    render_rgb,
     render_text,
     start_tracking,
 )
@@ -82,8 +84,10 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         illegal_reward: the penalty in ``"penalize"`` mode.
         max_steps: truncate every agent after this many actions (``None``: never).
         out_of_turn: ``"to_act"`` (default) or ``"offered"``; see the module docstring.
-        render_mode: ``None`` or ``"ansi"`` (``render()`` returns the acting seat's view as
-            text).
+        render_mode: ``None``; ``"ansi"``: ``render()`` returns the acting seat's view as
+            text; ``"human"``: that text is printed after every ``reset()`` and ``step()``
+            (and by ``render()``, which returns ``None``); ``"rgb_array"``: ``render()``
+            returns a picture of that view (:func:`nomercy.rl._common.render_rgb`).
         engine: ``"auto"`` (default): the fast integer kernel (:mod:`nomercy.rl.kernel`) when
             it supports the rule set and ``out_of_turn``, else the reference engine;
             ``"kernel"``: the kernel or a ``ValueError`` saying why not; ``"reference"``:
@@ -98,7 +102,8 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
 
     metadata = {  # noqa: RUF012 (PettingZoo reads a class attribute)
         "name": "nomercy_v0",
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 1,
         "is_parallelizable": False,
     }
 
@@ -125,9 +130,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
             raise ValueError(f"max_steps must be a positive integer or None, not {max_steps!r}")
         self.max_steps = max_steps
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         self.possible_agents = [f"player_{s}" for s in range(num_players)]
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
         self._encoder = ObservationEncoder(self.rules, num_players)
@@ -206,6 +209,8 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         self._was_out = [False] * self.num_players
         self._declined = set()
         self._choose_decider()
+        if self.render_mode == "human":
+            self.render()
 
     @property
     def game(self) -> Game | None:
@@ -354,11 +359,15 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
                 turn = kernel.turn
                 self._decider = turn
                 self.agent_selection = self.possible_agents[turn]
+                if self.render_mode == "human":
+                    self.render()
                 return
             self._active = kernel.n_active
             self._rewarded = True
             self._settle()
             self._accumulate_rewards()
+            if self.render_mode == "human":
+                self.render()
             return
         game = self._require_game()
         seat = self._seat[agent]
@@ -380,17 +389,16 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         self._ids = None
         if chosen is _DECLINE:
             self._declined.add(seat)
-            self._steps += 1
-            self._settle()
-            self._accumulate_rewards()
-            return
-        apply_tracked(game, chosen, self._tracker)
-        kind = type(chosen)
-        if kind is not CallUno and kind is not Catch:
-            self._declined.clear()  # an in-turn action or a jump-in: new chances for all
+        else:
+            apply_tracked(game, chosen, self._tracker)
+            kind = type(chosen)
+            if kind is not CallUno and kind is not Catch:
+                self._declined.clear()  # an in-turn action or a jump-in: new chances for all
         self._steps += 1
         self._settle()
         self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
 
     def _refuse(self, agent: str, action: Any) -> None:
         """An illegal id on the kernel path: raise, or penalise (the game is unchanged)."""
@@ -433,12 +441,22 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         if dead:
             self._deads_step_first()
 
-    def render(self) -> str | None:
-        """``render_mode="ansi"``: the acting seat's view as text (spectator's once over)."""
-        if self.render_mode is None:
+    def render(self) -> str | npt.NDArray[np.uint8] | None:
+        """The acting seat's view (the spectator's once the game is over): text for
+        ``"ansi"``, printed for ``"human"`` (returns ``None``), a picture for ``"rgb_array"``;
+        ``None`` without a render mode."""
+        mode = self.render_mode
+        if mode is None:
             return None
         game = self._require_game()
-        return render_text(game.view(game.to_act, history=False))
+        view = game.view(game.to_act, history=False)
+        if mode == "rgb_array":
+            return render_rgb(view)
+        text = render_text(view)
+        if mode == "human":
+            print(text, end="", flush=True)
+            return None
+        return text
 
     def close(self) -> None:
         """Nothing to release."""
