@@ -9,7 +9,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from pettingzoo.test import parallel_api_test, render_test
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 import nomercy.rl as rl
@@ -198,3 +198,88 @@ def test_gym_make_with_rgb_array_as_sb3_make_vec_env_does() -> None:
         frames = envs.render()
     assert frames is not None and len(frames) == 4
     assert all(f.shape == (30 + 2 * 14 + 4, 382, 3) for f in frames)
+
+
+# ---------------------------------------------------------------------------- flat observations
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("players", [2, 3, 5, 6])
+def test_flat_observation_is_the_scaled_vector_with_masks_in_infos(
+    players: int, engine: str
+) -> None:
+    flat = rl.env(num_players=players, options=KNOCKOUTS, engine=engine, obs_format="flat")
+    ref = rl.env(num_players=players, options=KNOCKOUTS, engine=engine)
+    space = flat.observation_space("player_0")
+    assert isinstance(space, gym.spaces.Box) and space.shape == (rl.OBS_SIZE,)
+    assert space.low.min() >= -1.0 and space.high.max() <= 1.0
+    scale = 1.0 / np.maximum(np.abs(ref._encoder.low), np.abs(ref._encoder.high))
+    for seed in range(3):
+        flat.reset(seed=seed)
+        ref.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for agent in flat.agent_iter(5000):
+            assert agent == ref.agent_selection
+            obs, reward, term, trunc, info = flat.last()
+            want, *rest = ref.last()
+            assert (reward, term, trunc) == tuple(rest[:3])
+            assert isinstance(obs, np.ndarray) and space.contains(obs)
+            np.testing.assert_allclose(obs, want["observation"] * scale, rtol=1e-6)
+            for a in flat.agents:  # every agent's info holds its current mask
+                np.testing.assert_array_equal(
+                    flat.infos[a]["action_mask"], ref.observe(a)["action_mask"]
+                )
+                np.testing.assert_array_equal(flat.action_mask(a), ref.observe(a)["action_mask"])
+            action = None if term or trunc else _masked_choice(rng, info["action_mask"])
+            flat.step(action)
+            ref.step(action)
+        assert ref.agents == []
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_api_and_seed_tests_with_flat_observations(players: int) -> None:
+    # api_test and seed_test sample their actions with info["action_mask"] here.
+    def make() -> rl.raw_env:
+        return rl.env(num_players=players, options=KNOCKOUTS, obs_format="flat")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        api_test(make(), num_cycles=300)
+        seed_test(make, num_cycles=300)
+
+
+def test_gymnasium_flat_observation() -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make("NoMercy-v0", opponents=["random", "greedy"], obs_format="flat")
+    ref = gym.make("NoMercy-v0", opponents=["random", "greedy"])
+    assert isinstance(env.observation_space, gym.spaces.Box)
+    scale = 1.0 / np.maximum(
+        np.abs(ref.unwrapped._encoder.low), np.abs(ref.unwrapped._encoder.high)
+    )
+    for seed in range(5):
+        obs, info = env.reset(seed=seed)
+        want, _ = ref.reset(seed=seed)
+        while True:
+            np.testing.assert_allclose(obs, want["observation"] * scale, rtol=1e-6)
+            assert env.observation_space.contains(obs)
+            np.testing.assert_array_equal(info["action_mask"], want["action_mask"])
+            np.testing.assert_array_equal(
+                env.get_wrapper_attr("action_masks")(), want["action_mask"]
+            )
+            action = int(np.flatnonzero(info["action_mask"])[seed % 2 - 1])
+            obs, reward, term, trunc, info = env.step(action)
+            want, ref_reward, *_ = ref.step(action)
+            assert reward == ref_reward
+            if term or trunc:
+                assert not info["action_mask"].any()  # nothing is legal after the end
+                break
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(
+            gym.make(
+                "NoMercy-v0", obs_format="flat", illegal_action="penalize", render_mode="ansi"
+            ).unwrapped
+        )
+    with pytest.raises(ValueError, match="obs_format"):
+        rl.NoMercyEnv(obs_format="box")
+    with pytest.raises(ValueError, match="obs_format"):
+        rl.env(obs_format="box")

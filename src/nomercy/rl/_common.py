@@ -59,6 +59,30 @@ def observation_space(encoder: ObservationEncoder) -> spaces.Dict:
     )
 
 
+OBS_FORMATS = ("dict", "flat")
+
+
+def check_obs_format(obs_format: str) -> str:
+    if obs_format not in OBS_FORMATS:
+        raise ValueError(f"obs_format must be 'dict' or 'flat', not {obs_format!r}")
+    return obs_format
+
+
+def flat_scale(encoder: ObservationEncoder) -> npt.NDArray[np.float32]:
+    """Per-entry factors of the ``"flat"`` observation: 1 / the entry's largest magnitude
+    (``max(|low|, |high|)``), so every entry lies in [-1, 1] and 0 stays 0."""
+    largest = np.maximum(np.abs(encoder.low), np.abs(encoder.high))
+    return (1.0 / largest).astype(np.float32)
+
+
+def flat_observation_space(encoder: ObservationEncoder) -> spaces.Box:
+    """The ``"flat"`` observation: the vector scaled by :func:`flat_scale`, no mask."""
+    scale = flat_scale(encoder)
+    low = (encoder.low * scale).astype(np.float32)
+    high = (encoder.high * scale).astype(np.float32)
+    return spaces.Box(low, high, (OBS_SIZE,), np.float32)
+
+
 def legal_id_map(game: Game, seat: int) -> dict[int, Action]:
     """Legal ids of ``seat`` (the seat to act) mapped to the engine's own action objects."""
     n = game.n

@@ -30,9 +30,12 @@ from nomercy.rl._common import (
     IllegalActionIdError,
     apply_tracked,
     check_illegal_mode,
+    check_obs_format,
     check_out_of_turn,
     check_render_mode,
     explain_illegal,
+    flat_observation_space,
+    flat_scale,
     legal_id_map,
     make_ruleset,
     mask_of,
@@ -70,7 +73,10 @@ def _pick_engine(engine: str, rules: RuleSet, out_of_turn: str) -> str:
     return "reference"
 
 
-class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
+Obs = dict[str, npt.NDArray[Any]] | npt.NDArray[np.float32]
+
+
+class raw_env(AECEnv[str, Obs, int]):
     """No Mercy (or classic) for 2-6 agents ``player_0`` … ``player_{n-1}``.
 
     Args:
@@ -84,6 +90,10 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         illegal_reward: the penalty in ``"penalize"`` mode.
         max_steps: truncate every agent after this many actions (``None``: never).
         out_of_turn: ``"to_act"`` (default) or ``"offered"``; see the module docstring.
+        obs_format: ``"dict"`` (default): ``{"observation": vector, "action_mask": mask}``;
+            ``"flat"``: the vector alone, each entry divided by its largest magnitude (a
+            ``Box`` in [-1, 1]); the masks are then in ``infos[agent]["action_mask"]`` (kept
+            current for every agent after each step) and :meth:`action_mask`.
         render_mode: ``None``; ``"ansi"``: ``render()`` returns the acting seat's view as
             text; ``"human"``: that text is printed after every ``reset()`` and ``step()``
             (and by ``render()``, which returns ``None``); ``"rgb_array"``: ``render()``
@@ -119,6 +129,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         render_mode: str | None = None,
         out_of_turn: str = "to_act",
         engine: str = "auto",
+        obs_format: str = "dict",
     ) -> None:
         super().__init__()
         self.out_of_turn = check_out_of_turn(out_of_turn)
@@ -134,7 +145,14 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         self.possible_agents = [f"player_{s}" for s in range(num_players)]
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
         self._encoder = ObservationEncoder(self.rules, num_players)
-        obs_space = observation_space(self._encoder)
+        self.obs_format = check_obs_format(obs_format)
+        self._flat = obs_format == "flat"
+        self._scale = flat_scale(self._encoder)
+        obs_space: spaces.Space[Any] = (
+            flat_observation_space(self._encoder)
+            if self._flat
+            else observation_space(self._encoder)
+        )
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._tracker = PublicTracker(self.rules, num_players)
@@ -209,6 +227,8 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         self._was_out = [False] * self.num_players
         self._declined = set()
         self._choose_decider()
+        if self._flat:
+            self._publish_masks()
         if self.render_mode == "human":
             self.render()
 
@@ -266,11 +286,38 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
             raise RuntimeError("call reset() before using the environment")
         return game
 
-    def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
-        """The agent's observation vector and action mask (zeros unless it is to act)."""
+    def observe(self, agent: str) -> Obs:
+        """The agent's observation vector and action mask (zeros unless it is to act); with
+        ``obs_format="flat"`` the scaled vector alone."""
+        if self._flat:
+            return self._vector(agent) * self._scale
         kernel = self._kernel
         if kernel is not None and self._started:
             return self._observe_kernel(kernel, agent)
+        return self._observe_reference(agent)
+
+    def action_mask(self, agent: str) -> npt.NDArray[np.int8]:
+        """The agent's legal-action mask now: its legal ids if it is the seat to act (or is
+        offered an out-of-turn action), else zeros. The same in both ``obs_format``s."""
+        kernel = self._kernel
+        if kernel is not None and self._started:
+            return self._observe_kernel(kernel, agent)["action_mask"]
+        return self._observe_reference(agent)["action_mask"]
+
+    def _vector(self, agent: str) -> npt.NDArray[np.float32]:
+        kernel = self._kernel
+        if kernel is not None and self._started:
+            return np.frombuffer(kernel.observation(self._seat[agent]), _F32)
+        game = self._require_game()
+        view = game.view(self._seat[agent], history=False)
+        return self._encoder.encode(view, self._tracker.void)
+
+    def _publish_masks(self) -> None:
+        """``obs_format="flat"``: every agent's current mask into its ``infos`` entry."""
+        for agent in self.agents:
+            self.infos[agent]["action_mask"] = self.action_mask(agent)
+
+    def _observe_reference(self, agent: str) -> dict[str, npt.NDArray[Any]]:
         game = self._require_game()
         seat = self._seat[agent]
         obs = self._encoder.encode(game.view(seat, history=False), self._tracker.void)
@@ -301,17 +348,16 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
             mask = _NO_MASK.copy()
         return {"observation": obs, "action_mask": mask}
 
-    def last(
-        self, observe: bool = True
-    ) -> tuple[dict[str, npt.NDArray[Any]] | None, float, bool, bool, dict[str, Any]]:
+    def last(self, observe: bool = True) -> tuple[Obs | None, float, bool, bool, dict[str, Any]]:
         """``AECEnv.last``: the acting agent's observation, cumulative reward, flags, info."""
         agent = self.agent_selection
         kernel = self._kernel
         terminated = self.terminations[agent]
         truncated = self.truncations[agent]
+        obs: Obs | None
         if not observe:
             obs = None
-        elif kernel is not None and self._started:
+        elif kernel is not None and self._started and not self._flat:
             obs = self._observe_kernel(kernel, agent, terminated or truncated)
         else:
             obs = self.observe(agent)
@@ -327,6 +373,14 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
 
     def step(self, action: int | None) -> None:
         """Take ``action`` (an id) for ``agent_selection``; ``None`` for a finished agent."""
+        if self._flat:
+            self._step(action)
+            if self.agents:
+                self._publish_masks()
+        else:
+            self._step(action)
+
+    def _step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
