@@ -283,3 +283,18 @@ def test_gymnasium_flat_observation() -> None:
         rl.NoMercyEnv(obs_format="box")
     with pytest.raises(ValueError, match="obs_format"):
         rl.env(obs_format="box")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_api_and_seed_tests_with_knockouts(players: int) -> None:
+    # The Dict format (api_test samples from obs["action_mask"]); knock-outs mid-game.
+    def make() -> rl.raw_env:
+        return rl.env(num_players=players, options=KNOCKOUTS)
+
+    with warnings.catch_warnings():
+        # api_test suggests a Box space and a NumPy observation: the Dict is the documented
+        # {"observation", "action_mask"} convention (obs_format="flat" gives the Box).
+        warnings.filterwarnings("ignore", message="Observation is not a NumPy array")
+        warnings.filterwarnings("ignore", message="Observation space for each agent")
+        api_test(make(), num_cycles=300)
+        seed_test(make, num_cycles=300)
