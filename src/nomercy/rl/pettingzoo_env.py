@@ -147,6 +147,8 @@ class raw_env(AECEnv[str, Obs, int]):
         self._encoder = ObservationEncoder(self.rules, num_players)
         self.obs_format = check_obs_format(obs_format)
         self._flat = obs_format == "flat"
+        # step() has more to do after a move only in these modes (checked once per step).
+        self._after_steps = self._flat or render_mode == "human"
         self._scale = flat_scale(self._encoder)
         obs_space: spaces.Space[Any] = (
             flat_observation_space(self._encoder)
@@ -301,8 +303,8 @@ class raw_env(AECEnv[str, Obs, int]):
         offered an out-of-turn action), else zeros. The same in both ``obs_format``s."""
         kernel = self._kernel
         if kernel is not None and self._started:
-            return self._observe_kernel(kernel, agent)["action_mask"]
-        return self._observe_reference(agent)["action_mask"]
+            return self._kernel_mask(kernel, agent, None)
+        return self._reference_mask(self._require_game(), agent)
 
     def _vector(self, agent: str) -> npt.NDArray[np.float32]:
         kernel = self._kernel
@@ -317,26 +319,38 @@ class raw_env(AECEnv[str, Obs, int]):
         for agent in self.agents:
             self.infos[agent]["action_mask"] = self.action_mask(agent)
 
+    # The mask belongs to the seat to decide, not to agent_selection: while a knocked-out
+    # agent waits for its step(None), the live seat's mask must not change.
+    def _reference_mask(self, game: Game, agent: str) -> npt.NDArray[np.int8]:
+        if (
+            self._seat[agent] == self._decider
+            and not game.is_over
+            and not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
+        ):
+            return mask_of(self._legal())
+        return _NO_MASK.copy()
+
+    def _kernel_mask(self, kernel: Kernel, agent: str, dead: bool | None) -> npt.NDArray[np.int8]:
+        if dead is None:
+            dead = self.terminations.get(agent, True) or self.truncations.get(agent, True)
+        if self._seat[agent] == self._decider and not dead and kernel.phase != _KERNEL_OVER:
+            buf = bytearray(NUM_ACTIONS)
+            for i in kernel.legal():
+                buf[i] = 1
+            return np.frombuffer(buf, _I8)
+        return _NO_MASK.copy()
+
     def _observe_reference(self, agent: str) -> dict[str, npt.NDArray[Any]]:
         game = self._require_game()
         seat = self._seat[agent]
         obs = self._encoder.encode(game.view(seat, history=False), self._tracker.void)
-        # The mask belongs to the seat to decide, not to agent_selection: while a knocked-out
-        # agent waits for its step(None), the live seat's mask must not change.
-        if (
-            seat == self._decider
-            and not game.is_over
-            and not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
-        ):
-            mask = mask_of(self._legal())
-        else:
-            mask = _NO_MASK.copy()
-        return {"observation": obs, "action_mask": mask}
+        return {"observation": obs, "action_mask": self._reference_mask(game, agent)}
 
     def _observe_kernel(
         self, kernel: Kernel, agent: str, dead: bool | None = None
     ) -> dict[str, npt.NDArray[Any]]:
         obs = np.frombuffer(kernel.observation(self._seat[agent]), _F32)
+        # _kernel_mask inlined: this runs at every last() of the kernel path.
         if dead is None:
             dead = self.terminations.get(agent, True) or self.truncations.get(agent, True)
         if self._seat[agent] == self._decider and not dead and kernel.phase != _KERNEL_OVER:
@@ -373,14 +387,6 @@ class raw_env(AECEnv[str, Obs, int]):
 
     def step(self, action: int | None) -> None:
         """Take ``action`` (an id) for ``agent_selection``; ``None`` for a finished agent."""
-        if self._flat:
-            self._step(action)
-            if self.agents:
-                self._publish_masks()
-        else:
-            self._step(action)
-
-    def _step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -413,15 +419,15 @@ class raw_env(AECEnv[str, Obs, int]):
                 turn = kernel.turn
                 self._decider = turn
                 self.agent_selection = self.possible_agents[turn]
-                if self.render_mode == "human":
-                    self.render()
+                if self._after_steps:
+                    self._after_step()
                 return
             self._active = kernel.n_active
             self._rewarded = True
             self._settle()
             self._accumulate_rewards()
-            if self.render_mode == "human":
-                self.render()
+            if self._after_steps:
+                self._after_step()
             return
         game = self._require_game()
         seat = self._seat[agent]
@@ -437,6 +443,8 @@ class raw_env(AECEnv[str, Obs, int]):
             self.rewards[agent] = self.illegal_reward
             self.infos[agent] = {"illegal_action": True, "reason": why}
             self._accumulate_rewards()
+            if self._flat:
+                self._publish_masks()
             return
         if self.infos[agent]:
             self.infos[agent] = {}
@@ -451,6 +459,15 @@ class raw_env(AECEnv[str, Obs, int]):
         self._steps += 1
         self._settle()
         self._accumulate_rewards()
+        if self._after_steps:
+            self._after_step()
+
+    def _after_step(self) -> None:
+        """After a step that changed the game: publish the masks (``obs_format="flat"``),
+        print the view (``render_mode="human"``). A dead agent's ``step(None)`` changes
+        neither: the masks belong to the seat to act."""
+        if self._flat and self.agents:
+            self._publish_masks()
         if self.render_mode == "human":
             self.render()
 
@@ -463,6 +480,8 @@ class raw_env(AECEnv[str, Obs, int]):
         self._rewarded = True
         self.infos[agent] = {"illegal_action": True, "reason": why}
         self._accumulate_rewards()
+        if self._flat:
+            self._publish_masks()
 
     def _settle(self) -> None:
         """Rewards, terminations and the next agent after a step."""
