@@ -298,3 +298,44 @@ def test_api_and_seed_tests_with_knockouts(players: int) -> None:
         warnings.filterwarnings("ignore", message="Observation space for each agent")
         api_test(make(), num_cycles=300)
         seed_test(make, num_cycles=300)
+
+
+# ---------------------------------------------------------------------------- SuperSuit
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_masked_random_play_through_supersuit_vector_conversion(players: int) -> None:
+    import supersuit as ss  # in the dev extra: never skipped
+    from supersuit.multiagent_wrappers.black_death import black_death_par
+
+    class BlackDeath(black_death_par):  # type: ignore[misc]
+        """As in docs/rl.md's recipe: ends the episode when the game ends (SuperSuit 3.11.0's
+        black_death never does: it waits for every agent terminated *and* truncated)."""
+
+        def step(self, actions: dict[str, int]) -> Any:
+            obs, rewards, terms, truncs, infos = super().step(actions)
+            if not self.env.agents:
+                terms = dict.fromkeys(terms, True)
+                self.agents.clear()
+            return obs, rewards, terms, truncs, infos
+
+    aec = rl.env(num_players=players, options=KNOCKOUTS, obs_format="flat")
+    venv = ss.pettingzoo_env_to_vec_env_v1(BlackDeath(turn_based_aec_to_parallel(aec)))
+    assert venv.num_envs == players
+    obs, infos = venv.reset(seed=players)
+    rng = np.random.default_rng(players)
+    games = blacked_out = 0
+    while games < 4:
+        masks = [info.get("action_mask") for info in infos]
+        acting = [i for i, m in enumerate(masks) if m is not None and m.any()]
+        assert len(acting) == 1, acting  # the seat to act, and only it, has legal ids
+        seat = acting[0]
+        np.testing.assert_array_equal(masks[seat], aec.action_mask(f"player_{seat}"))
+        for i, m in enumerate(masks):
+            if m is None:  # a knocked-out seat: black death's zero observation
+                assert aec.game is not None and aec.game.out[i]
+                assert not obs[i].any()
+                blacked_out += 1
+        actions = np.ones(players, dtype=np.int64)  # pass: ignored for seats not to act
+        actions[seat] = _masked_choice(rng, masks[seat])
+        obs, _, terminated, _, infos = venv.step(actions)
+        games += int(terminated.all())  # the vector env has then reset the game
+    assert blacked_out > 0
