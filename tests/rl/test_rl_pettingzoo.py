@@ -154,7 +154,7 @@ def test_constructor_rejects_bad_arguments() -> None:
     with pytest.raises(ValueError, match="illegal_action"):
         raw_env(illegal_action="ignore")
     with pytest.raises(ValueError, match="render_mode"):
-        raw_env(render_mode="human")
+        raw_env(render_mode="video")
     with pytest.raises(ValueError, match=r"no_such_option"):
         raw_env(options={"no_such_option": 1})
     with pytest.raises(RuntimeError, match="reset"):

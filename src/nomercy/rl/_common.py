@@ -59,6 +59,30 @@ def observation_space(encoder: ObservationEncoder) -> spaces.Dict:
     )
 
 
+OBS_FORMATS = ("dict", "flat")
+
+
+def check_obs_format(obs_format: str) -> str:
+    if obs_format not in OBS_FORMATS:
+        raise ValueError(f"obs_format must be 'dict' or 'flat', not {obs_format!r}")
+    return obs_format
+
+
+def flat_scale(encoder: ObservationEncoder) -> npt.NDArray[np.float32]:
+    """Per-entry factors of the ``"flat"`` observation: 1 / the entry's largest magnitude
+    (``max(|low|, |high|)``), so every entry lies in [-1, 1] and 0 stays 0."""
+    largest = np.maximum(np.abs(encoder.low), np.abs(encoder.high))
+    return (1.0 / largest).astype(np.float32)
+
+
+def flat_observation_space(encoder: ObservationEncoder) -> spaces.Box:
+    """The ``"flat"`` observation: the vector scaled by :func:`flat_scale`, no mask."""
+    scale = flat_scale(encoder)
+    low = (encoder.low * scale).astype(np.float32)
+    high = (encoder.high * scale).astype(np.float32)
+    return spaces.Box(low, high, (OBS_SIZE,), np.float32)
+
+
 def legal_id_map(game: Game, seat: int) -> dict[int, Action]:
     """Legal ids of ``seat`` (the seat to act) mapped to the engine's own action objects."""
     n = game.n
@@ -177,3 +201,78 @@ def render_text(view: Mapping[str, Any]) -> str:
     if view["winner"] is not None:
         lines.append(f"winner: seat {view['winner']}")
     return "\n".join(lines) + "\n"
+
+
+RENDER_MODES = ("ansi", "human", "rgb_array")
+
+
+def check_render_mode(mode: str | None) -> str | None:
+    if mode is not None and mode not in RENDER_MODES:
+        raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array', not {mode!r}")
+    return mode
+
+
+# rgb_array pictures: one row of card cells per seat under a header with the top card.
+_CELL_W, _CELL_H, _ROW_H, _HEADER_H, _MARGIN = 6, 10, 14, 30, 4
+_MAX_CELLS = 60  # a longer hand shows 60 cells and a white end cell
+_WIDTH = 2 * _MARGIN + 8 + (_MAX_CELLS + 1) * _CELL_W
+_RGB = {
+    "R": (214, 40, 40),
+    "Y": (240, 200, 30),
+    "G": (40, 160, 70),
+    "B": (40, 90, 210),
+    "W": (20, 20, 20),  # a wild
+}
+_BACKGROUND = (235, 235, 228)
+_HIDDEN = (150, 150, 150)  # an opponent's card: its back
+_OUT = (120, 30, 30)
+_MARK = (255, 255, 255)
+_UNO = (255, 140, 0)
+
+
+def render_rgb(view: Mapping[str, Any]) -> npt.NDArray[np.uint8]:
+    """A picture of one seat's view (``render_mode="rgb_array"``): ``uint8 (H, W, 3)``.
+
+    Header: the top card (in its colour; black for a wild), the active colour, and the pending
+    penalty as a bar of one cell per card. Then a row per seat: a white mark at the seat to
+    act, the seat's cards as cells (the viewer's own in their colours, the others' as grey
+    backs), an orange cell after a seat that has called UNO, a dark red bar for a seat that
+    is out. Only what the view shows is drawn; the size depends on the seat count only.
+    """
+    n = len(view["players"])
+    image = np.empty((_HEADER_H + n * _ROW_H + _MARGIN, _WIDTH, 3), dtype=np.uint8)
+    image[:] = _BACKGROUND
+
+    def box(y: int, x: int, h: int, w: int, rgb: tuple[int, int, int]) -> None:
+        image[y : y + h, x : x + w] = rgb
+
+    if view["top"] is not None:
+        box(_MARGIN, _MARGIN, 22, 16, _RGB[view["top"][0]])
+    if view["colour"] is not None:
+        box(_MARGIN + 6, _MARGIN + 20, 10, 10, _RGB[view["colour"]])
+    pending = view["pending"]
+    if pending:
+        cells = min(int(pending["total"]), _MAX_CELLS - 6)
+        for k in range(cells):
+            box(_MARGIN + 8, _MARGIN + 36 + k * _CELL_W, 6, _CELL_W - 1, _OUT)
+    own = list(view["hand"])
+    for p in view["players"]:
+        seat = p["seat"]
+        y = _HEADER_H + seat * _ROW_H
+        if seat == view["to_act"]:
+            box(y + 2, _MARGIN, _CELL_H - 4, 5, _MARK)
+        x0 = _MARGIN + 8
+        if p["out"]:
+            box(y + _CELL_H // 2 - 1, x0, 3, _MAX_CELLS * _CELL_W, _OUT)
+            continue
+        size = int(p["hand_size"])
+        colours = [_RGB[code[0]] for code in own] if seat == view["seat"] else None
+        for k in range(min(size, _MAX_CELLS)):
+            rgb = colours[k] if colours is not None else _HIDDEN
+            box(y, x0 + k * _CELL_W, _CELL_H, _CELL_W - 1, rgb)
+        end = x0 + min(size, _MAX_CELLS) * _CELL_W
+        if size > _MAX_CELLS:
+            box(y, end, _CELL_H, _CELL_W - 1, _MARK)
+        elif p["uno"]:
+            box(y + 2, end, _CELL_H - 4, _CELL_W - 1, _UNO)
+    return image

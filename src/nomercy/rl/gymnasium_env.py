@@ -22,13 +22,18 @@ from nomercy.rl._common import (
     IllegalActionIdError,
     apply_tracked,
     check_illegal_mode,
+    check_obs_format,
     check_out_of_turn,
+    check_render_mode,
     explain_illegal,
+    flat_observation_space,
+    flat_scale,
     legal_id_map,
     make_ruleset,
     mask_of,
     next_decider,
     observation_space,
+    render_rgb,
     render_text,
     start_tracking,
 )
@@ -37,7 +42,7 @@ from nomercy.rl.observations import ObservationEncoder, PublicTracker
 
 __all__ = ["NoMercyEnv"]
 
-Obs = dict[str, Any]
+Obs = dict[str, Any] | npt.NDArray[np.float32]
 _DECLINE = CallUno(-1)  # stands for "pass" on an offered out-of-turn turn (never applied)
 
 
@@ -52,19 +57,31 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         illegal_action: ``"raise"`` (default) or ``"penalize"`` (reward ``illegal_reward``,
             nothing changes, the learner acts again; ``info["illegal_action"]`` is ``True``).
         max_steps: truncate after this many learner actions (``None``: never).
-        render_mode: ``None`` or ``"ansi"``.
+        obs_format: ``"dict"`` (default): ``{"observation": vector, "action_mask": mask}``;
+            ``"flat"``: the vector alone, each entry divided by its largest magnitude (a
+            ``Box`` in [-1, 1]), for policies that take one array; the mask is then in
+            ``info["action_mask"]`` and :meth:`action_masks`.
+        render_mode: ``None``; ``"ansi"``: ``render()`` returns the learner's view as text;
+            ``"human"``: that text is printed after every ``reset()`` and ``step()`` (and by
+            ``render()``, which returns ``None``); ``"rgb_array"``: ``render()`` returns a
+            picture of that view (``uint8 (H, W, 3)``).
 
     Observations are ``{"observation": vector, "action_mask": int8 mask}`` as in the PettingZoo
-    env; :meth:`action_masks` gives the mask alone. Reward: +1 when the learner wins, −1 when
-    another seat wins or the learner is knocked out (the episode ends there), else 0. The seat
-    to act takes every action, its UNO calls and catches included; bots are asked with
-    ``choose_action(view, legal)``. With ``out_of_turn="offered"``, seats with out-of-turn
-    actions are asked first as in the PettingZoo env: the learner through its mask (``pass``,
-    id 1, lets the chance go), bots through ``choose_out_of_turn`` (``None`` lets it go; a bot
-    without that method never acts out of turn).
+    env, or the scaled vector alone with ``obs_format="flat"``; :meth:`action_masks` gives the
+    mask alone (through ``gym.make``'s wrappers: ``env.get_wrapper_attr("action_masks")()``).
+    Reward: +1 when the learner wins, −1 when another seat wins or the learner is knocked out
+    (the episode ends there), else 0. The seat to act takes every action, its UNO calls and
+    catches included; bots are asked with ``choose_action(view, legal)``. With
+    ``out_of_turn="offered"``, seats with out-of-turn actions are asked first as in the
+    PettingZoo env: the learner through its mask (``pass``, id 1, lets the chance go), bots
+    through ``choose_out_of_turn`` (``None`` lets it go; a bot without that method never acts
+    out of turn).
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 (read by Gymnasium)
+    metadata = {  # noqa: RUF012 (read by Gymnasium)
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 1,
+    }
 
     def __init__(
         self,
@@ -78,6 +95,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         max_steps: int | None = None,
         render_mode: str | None = None,
         out_of_turn: str = "to_act",
+        obs_format: str = "dict",
     ) -> None:
         if isinstance(opponents, str):
             opponents = [opponents]
@@ -101,13 +119,18 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
             raise ValueError(f"max_steps must be a positive integer or None, not {max_steps!r}")
         self.max_steps = max_steps
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         self.out_of_turn = check_out_of_turn(out_of_turn)
         self._declined: set[int] = set()
         self._encoder = ObservationEncoder(self.rules, n)
-        self.observation_space = observation_space(self._encoder)
+        self.obs_format = check_obs_format(obs_format)
+        self._flat = obs_format == "flat"
+        self._scale = flat_scale(self._encoder)
+        self.observation_space: spaces.Space[Any] = (
+            flat_observation_space(self._encoder)
+            if self._flat
+            else observation_space(self._encoder)
+        )
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._tracker = PublicTracker(self.rules, n)
         self.game: Game | None = None
@@ -141,7 +164,9 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             # A game the bots finish before the learner's first turn is dealt again.
             if not self.game.is_over and not self.game.out[seat]:
                 break
-        return self._observe(), {"seat": seat}
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), self._info()
 
     def step(self, action: int | np.integer[Any]) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
         """Play the learner's ``action`` id, then the bots until the learner is to act again."""
@@ -155,7 +180,9 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             why = explain_illegal(game, self.seat, action, f"seat {self.seat}")
             if self.illegal_action == "raise":
                 raise IllegalActionIdError(why)
-            info = {"seat": self.seat, "illegal_action": True, "reason": why}
+            info = self._info()
+            info["illegal_action"] = True
+            info["reason"] = why
             return self._observe(), self.illegal_reward, False, False, info
         if chosen is _DECLINE:
             self._declined.add(self.seat)
@@ -168,17 +195,28 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         if terminated:
             reward = 1.0 if game.winner == self.seat else -1.0
         truncated = not terminated and self.max_steps is not None and self._steps >= self.max_steps
-        return self._observe(), reward, terminated, truncated, {"seat": self.seat}
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), reward, terminated, truncated, self._info()
 
     def action_masks(self) -> npt.NDArray[np.int8]:
         """The legal-action mask of the learner now (for maskable algorithms)."""
         return mask_of(self._ids)
 
-    def render(self) -> str | None:
-        """``render_mode="ansi"``: the learner's view as text."""
-        if self.render_mode is None:
+    def render(self) -> str | npt.NDArray[np.uint8] | None:
+        """The learner's view: text for ``"ansi"``, printed for ``"human"`` (returns
+        ``None``), a picture for ``"rgb_array"``; ``None`` without a render mode."""
+        mode = self.render_mode
+        if mode is None:
             return None
-        return render_text(self._require_game().view(self.seat, history=False))
+        view = self._require_game().view(self.seat, history=False)
+        if mode == "rgb_array":
+            return render_rgb(view)
+        text = render_text(view)
+        if mode == "human":
+            print(text, end="", flush=True)
+            return None
+        return text
 
     # ------------------------------------------------------------------ internals
     def _require_game(self) -> Game:
@@ -225,8 +263,13 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
 
     def _observe(self) -> Obs:
         game = self._require_game()
-        view = game.view(self.seat, history=False)
-        return {
-            "observation": self._encoder.encode(view, self._tracker.void),
-            "action_mask": mask_of(self._ids),
-        }
+        vector = self._encoder.encode(game.view(self.seat, history=False), self._tracker.void)
+        if self._flat:
+            return vector * self._scale
+        return {"observation": vector, "action_mask": mask_of(self._ids)}
+
+    def _info(self) -> dict[str, Any]:
+        """``{"seat": ...}``, plus ``"action_mask"`` with ``obs_format="flat"``."""
+        if self._flat:
+            return {"seat": self.seat, "action_mask": mask_of(self._ids)}
+        return {"seat": self.seat}

@@ -30,13 +30,18 @@ from nomercy.rl._common import (
     IllegalActionIdError,
     apply_tracked,
     check_illegal_mode,
+    check_obs_format,
     check_out_of_turn,
+    check_render_mode,
     explain_illegal,
+    flat_observation_space,
+    flat_scale,
     legal_id_map,
     make_ruleset,
     mask_of,
     next_decider,
     observation_space,
+    render_rgb,
     render_text,
     start_tracking,
 )
@@ -68,7 +73,10 @@ def _pick_engine(engine: str, rules: RuleSet, out_of_turn: str) -> str:
     return "reference"
 
 
-class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
+Obs = dict[str, npt.NDArray[Any]] | npt.NDArray[np.float32]
+
+
+class raw_env(AECEnv[str, Obs, int]):
     """No Mercy (or classic) for 2-6 agents ``player_0`` … ``player_{n-1}``.
 
     Args:
@@ -82,8 +90,14 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         illegal_reward: the penalty in ``"penalize"`` mode.
         max_steps: truncate every agent after this many actions (``None``: never).
         out_of_turn: ``"to_act"`` (default) or ``"offered"``; see the module docstring.
-        render_mode: ``None`` or ``"ansi"`` (``render()`` returns the acting seat's view as
-            text).
+        obs_format: ``"dict"`` (default): ``{"observation": vector, "action_mask": mask}``;
+            ``"flat"``: the vector alone, each entry divided by its largest magnitude (a
+            ``Box`` in [-1, 1]); the masks are then in ``infos[agent]["action_mask"]`` (kept
+            current for every agent after each step) and :meth:`action_mask`.
+        render_mode: ``None``; ``"ansi"``: ``render()`` returns the acting seat's view as
+            text; ``"human"``: that text is printed after every ``reset()`` and ``step()``
+            (and by ``render()``, which returns ``None``); ``"rgb_array"``: ``render()``
+            returns a picture of that view (:func:`nomercy.rl._common.render_rgb`).
         engine: ``"auto"`` (default): the fast integer kernel (:mod:`nomercy.rl.kernel`) when
             it supports the rule set and ``out_of_turn``, else the reference engine;
             ``"kernel"``: the kernel or a ``ValueError`` saying why not; ``"reference"``:
@@ -98,7 +112,8 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
 
     metadata = {  # noqa: RUF012 (PettingZoo reads a class attribute)
         "name": "nomercy_v0",
-        "render_modes": ["ansi"],
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 1,
         "is_parallelizable": False,
     }
 
@@ -114,6 +129,7 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         render_mode: str | None = None,
         out_of_turn: str = "to_act",
         engine: str = "auto",
+        obs_format: str = "dict",
     ) -> None:
         super().__init__()
         self.out_of_turn = check_out_of_turn(out_of_turn)
@@ -125,13 +141,20 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
             raise ValueError(f"max_steps must be a positive integer or None, not {max_steps!r}")
         self.max_steps = max_steps
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         self.possible_agents = [f"player_{s}" for s in range(num_players)]
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}
         self._encoder = ObservationEncoder(self.rules, num_players)
-        obs_space = observation_space(self._encoder)
+        self.obs_format = check_obs_format(obs_format)
+        self._flat = obs_format == "flat"
+        # step() has more to do after a move only in these modes (checked once per step).
+        self._after_steps = self._flat or render_mode == "human"
+        self._scale = flat_scale(self._encoder)
+        obs_space: spaces.Space[Any] = (
+            flat_observation_space(self._encoder)
+            if self._flat
+            else observation_space(self._encoder)
+        )
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
         self._tracker = PublicTracker(self.rules, num_players)
@@ -206,6 +229,10 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         self._was_out = [False] * self.num_players
         self._declined = set()
         self._choose_decider()
+        if self._flat:
+            self._publish_masks()
+        if self.render_mode == "human":
+            self.render()
 
     @property
     def game(self) -> Game | None:
@@ -261,32 +288,72 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
             raise RuntimeError("call reset() before using the environment")
         return game
 
-    def observe(self, agent: str) -> dict[str, npt.NDArray[Any]]:
-        """The agent's observation vector and action mask (zeros unless it is to act)."""
+    def observe(self, agent: str) -> Obs:
+        """The agent's observation vector and action mask (zeros unless it is to act); with
+        ``obs_format="flat"`` the scaled vector alone."""
+        if self._flat:
+            return self._vector(agent) * self._scale
         kernel = self._kernel
         if kernel is not None and self._started:
             return self._observe_kernel(kernel, agent)
+        return self._observe_reference(agent)
+
+    def action_mask(self, agent: str) -> npt.NDArray[np.int8]:
+        """The agent's legal-action mask now: its legal ids if it is the seat to act (or is
+        offered an out-of-turn action), else zeros. The same in both ``obs_format``s."""
+        kernel = self._kernel
+        if kernel is not None and self._started:
+            return self._kernel_mask(kernel, agent, None)
+        return self._reference_mask(self._require_game(), agent)
+
+    def _vector(self, agent: str) -> npt.NDArray[np.float32]:
+        kernel = self._kernel
+        if kernel is not None and self._started:
+            return np.frombuffer(kernel.observation(self._seat[agent]), _F32)
         game = self._require_game()
-        seat = self._seat[agent]
-        obs = self._encoder.encode(game.view(seat, history=False), self._tracker.void)
+        view = game.view(self._seat[agent], history=False)
+        return self._encoder.encode(view, self._tracker.void)
+
+    def _publish_masks(self) -> None:
+        """``obs_format="flat"``: every agent's current mask into its ``infos`` entry."""
+        for agent in self.agents:
+            self.infos[agent]["action_mask"] = self.action_mask(agent)
+
+    # The mask belongs to the seat to decide, not to agent_selection: while a knocked-out
+    # agent waits for its step(None), the live seat's mask must not change.
+    def _reference_mask(self, game: Game, agent: str) -> npt.NDArray[np.int8]:
         if (
-            agent == self.agent_selection
-            and seat == self._decider
+            self._seat[agent] == self._decider
             and not game.is_over
             and not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
         ):
-            mask = mask_of(self._legal())
-        else:
-            mask = _NO_MASK.copy()
-        return {"observation": obs, "action_mask": mask}
+            return mask_of(self._legal())
+        return _NO_MASK.copy()
+
+    def _kernel_mask(self, kernel: Kernel, agent: str, dead: bool | None) -> npt.NDArray[np.int8]:
+        if dead is None:
+            dead = self.terminations.get(agent, True) or self.truncations.get(agent, True)
+        if self._seat[agent] == self._decider and not dead and kernel.phase != _KERNEL_OVER:
+            buf = bytearray(NUM_ACTIONS)
+            for i in kernel.legal():
+                buf[i] = 1
+            return np.frombuffer(buf, _I8)
+        return _NO_MASK.copy()
+
+    def _observe_reference(self, agent: str) -> dict[str, npt.NDArray[Any]]:
+        game = self._require_game()
+        seat = self._seat[agent]
+        obs = self._encoder.encode(game.view(seat, history=False), self._tracker.void)
+        return {"observation": obs, "action_mask": self._reference_mask(game, agent)}
 
     def _observe_kernel(
         self, kernel: Kernel, agent: str, dead: bool | None = None
     ) -> dict[str, npt.NDArray[Any]]:
         obs = np.frombuffer(kernel.observation(self._seat[agent]), _F32)
+        # _kernel_mask inlined: this runs at every last() of the kernel path.
         if dead is None:
             dead = self.terminations.get(agent, True) or self.truncations.get(agent, True)
-        if agent == self.agent_selection and not dead and kernel.phase != _KERNEL_OVER:
+        if self._seat[agent] == self._decider and not dead and kernel.phase != _KERNEL_OVER:
             buf = bytearray(NUM_ACTIONS)
             for i in kernel.legal():
                 buf[i] = 1
@@ -295,17 +362,16 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
             mask = _NO_MASK.copy()
         return {"observation": obs, "action_mask": mask}
 
-    def last(
-        self, observe: bool = True
-    ) -> tuple[dict[str, npt.NDArray[Any]] | None, float, bool, bool, dict[str, Any]]:
+    def last(self, observe: bool = True) -> tuple[Obs | None, float, bool, bool, dict[str, Any]]:
         """``AECEnv.last``: the acting agent's observation, cumulative reward, flags, info."""
         agent = self.agent_selection
         kernel = self._kernel
         terminated = self.terminations[agent]
         truncated = self.truncations[agent]
+        obs: Obs | None
         if not observe:
             obs = None
-        elif kernel is not None and self._started:
+        elif kernel is not None and self._started and not self._flat:
             obs = self._observe_kernel(kernel, agent, terminated or truncated)
         else:
             obs = self.observe(agent)
@@ -353,11 +419,15 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
                 turn = kernel.turn
                 self._decider = turn
                 self.agent_selection = self.possible_agents[turn]
+                if self._after_steps:
+                    self._after_step()
                 return
             self._active = kernel.n_active
             self._rewarded = True
             self._settle()
             self._accumulate_rewards()
+            if self._after_steps:
+                self._after_step()
             return
         game = self._require_game()
         seat = self._seat[agent]
@@ -373,23 +443,33 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
             self.rewards[agent] = self.illegal_reward
             self.infos[agent] = {"illegal_action": True, "reason": why}
             self._accumulate_rewards()
+            if self._flat:
+                self._publish_masks()
             return
         if self.infos[agent]:
             self.infos[agent] = {}
         self._ids = None
         if chosen is _DECLINE:
             self._declined.add(seat)
-            self._steps += 1
-            self._settle()
-            self._accumulate_rewards()
-            return
-        apply_tracked(game, chosen, self._tracker)
-        kind = type(chosen)
-        if kind is not CallUno and kind is not Catch:
-            self._declined.clear()  # an in-turn action or a jump-in: new chances for all
+        else:
+            apply_tracked(game, chosen, self._tracker)
+            kind = type(chosen)
+            if kind is not CallUno and kind is not Catch:
+                self._declined.clear()  # an in-turn action or a jump-in: new chances for all
         self._steps += 1
         self._settle()
         self._accumulate_rewards()
+        if self._after_steps:
+            self._after_step()
+
+    def _after_step(self) -> None:
+        """After a step that changed the game: publish the masks (``obs_format="flat"``),
+        print the view (``render_mode="human"``). A dead agent's ``step(None)`` changes
+        neither: the masks belong to the seat to act."""
+        if self._flat and self.agents:
+            self._publish_masks()
+        if self.render_mode == "human":
+            self.render()
 
     def _refuse(self, agent: str, action: Any) -> None:
         """An illegal id on the kernel path: raise, or penalise (the game is unchanged)."""
@@ -400,6 +480,8 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         self._rewarded = True
         self.infos[agent] = {"illegal_action": True, "reason": why}
         self._accumulate_rewards()
+        if self._flat:
+            self._publish_masks()
 
     def _settle(self) -> None:
         """Rewards, terminations and the next agent after a step."""
@@ -432,12 +514,22 @@ class raw_env(AECEnv[str, dict[str, npt.NDArray[Any]], int]):
         if dead:
             self._deads_step_first()
 
-    def render(self) -> str | None:
-        """``render_mode="ansi"``: the acting seat's view as text (spectator's once over)."""
-        if self.render_mode is None:
+    def render(self) -> str | npt.NDArray[np.uint8] | None:
+        """The acting seat's view (the spectator's once the game is over): text for
+        ``"ansi"``, printed for ``"human"`` (returns ``None``), a picture for ``"rgb_array"``;
+        ``None`` without a render mode."""
+        mode = self.render_mode
+        if mode is None:
             return None
         game = self._require_game()
-        return render_text(game.view(game.to_act, history=False))
+        view = game.view(game.to_act, history=False)
+        if mode == "rgb_array":
+            return render_rgb(view)
+        text = render_text(view)
+        if mode == "human":
+            print(text, end="", flush=True)
+            return None
+        return text
 
     def close(self) -> None:
         """Nothing to release."""
