@@ -1397,9 +1397,7 @@ class Game:
             # NM-34.2/3: the target's own knock-out ends its stack decision and the penalty.
             # Anyone else's knock-out (a caught bystander, the Draw Card's own player under a
             # deferred Mercy check) leaves the target facing it (RULES.md A40).
-            self._clear_pending()
-            self.phase = _PLAY
-            self.wd4 = None
+            self._drop_penalty()
         elif self.wd4 is not None and self.wd4.get("seat") == seat:
             self.wd4 = None  # CL-8: a knocked-out player's Wild +4 can no longer be challenged
         self._emit(
@@ -1421,6 +1419,12 @@ class Game:
         if self._n_active == 1 and end_if_one:
             last = next(s for s in range(self.n) if not self.out[s])
             self._end_hand(last, "last standing")
+
+    def _drop_penalty(self) -> None:
+        """NM-34.3: the pending penalty is gone; the seat to act takes a normal turn."""
+        self._clear_pending()
+        self.phase = _PLAY
+        self.wd4 = None
 
     def _mercy_sweep(self, actor: int) -> None:
         """A14 end_of_action / end_of_turn: check every hand once the action is done."""
@@ -1448,9 +1452,7 @@ class Game:
             )
             self._knock_out(s)
             if cancel and self.phase is _STACK_OR_ABSORB:
-                self._clear_pending()
-                self.phase = _PLAY
-                self.wd4 = None
+                self._drop_penalty()
             self._events = events
             if self.phase is _OVER:
                 return
@@ -2191,9 +2193,7 @@ class Game:
             raise NotationError("phase 'stack_or_absorb' needs a 'pending' penalty (NM-17)")
         g.phase = phase
         if phase is not _OVER:
-            if isinstance(turn, bool) or not isinstance(turn, int) or not 0 <= turn < n:
-                raise NotationError(f"'turn' must be an active seat, not {turn!r}")
-            if g.out[turn]:
+            if _seat_value(turn, "turn", n) is None or g.out[turn]:
                 raise NotationError(f"'turn' must be an active seat, not {turn!r}")
             if g._n_active < 2:
                 raise NotationError(
