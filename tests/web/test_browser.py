@@ -6,7 +6,7 @@ room with a bot and play a hand to the end by clicking, the way a person would: 
 highlighted card (a wild when there is one, so the colour picker is used), else draw; UNO is
 called with the next-to-last card. Screenshots of the table go to ``test-artifacts/``.
 
-Needs ``/usr/bin/chromium`` (Debian's package; ``.ci/run`` installs it) or ``NOMERCY_CHROMIUM``.
+Needs ``/usr/bin/chromium`` (Debian's package; ``scripts/check`` installs it) or ``NOMERCY_CHROMIUM``.
 Playwright's own browser download is not used.
 """
 
@@ -110,8 +110,8 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.fail(
-            f"no chromium at {CHROMIUM}: install Debian's package (apt-get install chromium) "
-            "or set NOMERCY_CHROMIUM to a Chromium binary"
+            f"no chromium at {CHROMIUM}: run scripts/check (it installs Debian's chromium), "
+            "apt-get install chromium, or set NOMERCY_CHROMIUM to a Chromium binary"
         )
     with playwright_sync.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
