@@ -6,8 +6,8 @@ room with a bot and play a hand to the end by clicking, the way a person would: 
 highlighted card (a wild when there is one, so the colour picker is used), else draw; UNO is
 called with the next-to-last card. Screenshots of the table go to ``test-artifacts/``.
 
-Needs ``/usr/bin/chromium`` (Debian's package; ``scripts/check`` installs it) or ``NOMERCY_CHROMIUM``.
-Playwright's own browser download is not used.
+Needs ``/usr/bin/chromium`` (Debian's package; ``scripts/check`` installs it) or
+``NOMERCY_CHROMIUM``. Playwright's own browser download is not used.
 """
 
 from __future__ import annotations
@@ -253,6 +253,16 @@ def _drive(
     raise AssertionError(f"the hand did not end within {timeout} s; actions: {done}")
 
 
+def _open_lobby(page: Page, base_url: str) -> None:
+    """Open the lobby and wait for its script: the create form is handled once it has run.
+
+    The script fills the rule options and then, in the same task, takes over the form's
+    submit; a click before that raced it (the spectator test timed out 1 run in 3).
+    """
+    page.goto(base_url + "/")
+    expect(page.locator("#options-list [data-option]").first).to_be_attached()
+
+
 # ---------------------------------------------------------------------- tests
 def test_two_people_and_a_bot_play_a_hand(base_url: str, browser: Browser) -> None:
     host_ctx = _context(browser)
@@ -261,7 +271,7 @@ def test_two_people_and_a_bot_play_a_hand(base_url: str, browser: Browser) -> No
     host_log, guest_log = _Console(host), _Console(guest)
     try:
         # The host creates a room in the lobby: 3 seats, the third is a bot.
-        host.goto(base_url + "/")
+        _open_lobby(host, base_url)
         expect(host.locator("#preset option")).to_have_count(2)
         host.fill("#room-name", "Browser test")
         host.fill("#host-name", "Ann")
@@ -393,7 +403,7 @@ def test_a_forgotten_uno_is_caught(base_url: str, browser: Browser) -> None:
     ann_ctx, bob_ctx = _context(browser), _context(browser)
     ann, bob = ann_ctx.new_page(), bob_ctx.new_page()
     try:
-        ann.goto(base_url + "/")
+        _open_lobby(ann, base_url)
         ann.fill("#host-name", "Ann")
         ann.fill("#seats", "2")
         ann.click("details.options summary")
@@ -424,7 +434,7 @@ def test_a_spectator_in_the_lobby_takes_a_seat(base_url: str, browser: Browser) 
     host_ctx, other_ctx = _context(browser), _context(browser)
     host, other = host_ctx.new_page(), other_ctx.new_page()
     try:
-        host.goto(base_url + "/")
+        _open_lobby(host, base_url)
         host.fill("#host-name", "Eve")
         host.fill("#seats", "2")
         host.click("#create-btn")
@@ -451,7 +461,7 @@ def test_a_match_against_a_bot_shows_scores_after_every_hand(
     page = ctx.new_page()
     errors = _Console(page)
     try:
-        page.goto(base_url + "/")
+        _open_lobby(page, base_url)
         page.fill("#host-name", "Dana")
         page.fill("#seats", "2")
         page.select_option("#bot", "random")
@@ -493,7 +503,7 @@ def test_language_switch_changes_ui_text_and_is_remembered(base_url: str, browse
     page = ctx.new_page()
     errors = _Console(page)
     try:
-        page.goto(base_url + "/")
+        _open_lobby(page, base_url)
         # The browser's language (Finnish) is picked first.
         expect(page.locator("#create-h")).to_have_text("Luo huone")
         page.select_option("#lang", "ru")
@@ -516,7 +526,7 @@ def test_language_switch_changes_ui_text_and_is_remembered(base_url: str, browse
         # On a phone the lobby, options open, fits the screen.
         phone = _context(browser, phone=True)
         small = phone.new_page()
-        small.goto(base_url + "/")
+        _open_lobby(small, base_url)
         small.click("details.options summary")
         expect(small.locator("#opt-hand_size")).to_be_visible()
         width = small.evaluate("document.documentElement.scrollWidth")
@@ -532,7 +542,7 @@ def test_timer_countdown_and_errors_shown_politely(base_url: str, browser: Brows
     page = ctx.new_page()
     errors = _Console(page)
     try:
-        page.goto(base_url + "/")
+        _open_lobby(page, base_url)
         _shot(page, "lobby-desktop")
         # A bad option is refused by the server; the page says which and why.
         page.fill("#host-name", "Cleo")
@@ -649,7 +659,7 @@ def test_legal_actions_are_grouped_for_the_table(base_url: str, browser: Browser
     ctx = _context(browser)
     page = ctx.new_page()
     try:
-        page.goto(base_url + "/")
+        _open_lobby(page, base_url)
         got = page.evaluate(
             """async ([before, after]) => {
               const { parseLegal } = await import('/static/js/legal.js');
@@ -694,7 +704,7 @@ def test_event_templates_reproduce_the_engine_english(base_url: str, browser: Br
     ctx = _context(browser)
     page = ctx.new_page()
     try:
-        page.goto(base_url + "/")
+        _open_lobby(page, base_url)
         expect(page.locator("#create-h")).to_have_text("Create a room")
         result = page.evaluate(
             """async ([games, names]) => {
