@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -82,13 +83,18 @@ examples:
   nomercy play --players 3 --bots greedy,random --seat 1
   nomercy play --preset classic --players 5 --match
   nomercy play --option stack_threshold=running_total --speed 1.5
+  nomercy play --seed 4242                       # deal the game of seed 4242 again
   nomercy play --save-dir games/                 # every finished game saved as a record
-  nomercy play --resume games/nomercy-saved-seed0.json
+  nomercy play --resume games/nomercy-saved-seed4242-20260101-120000.json
 
+Each game gets a fresh random seed unless --seed is given; the log's first line shows it.
 Keys: arrows + enter choose a legal action (mouse clicks work too); d draws (or takes a
-pending penalty); u calls UNO (with two cards, choose a 'play ... + call UNO' action);
-i types an action in notation (play W+6 G, play R7 2, draw, colour G, pass, uno, catch 2),
-escape goes back to the list; q quits and offers to save.
+pending penalty), and says which rule forbids it when it cannot; u calls UNO (with two cards,
+choose a 'play ... + call UNO' action); i types an action in notation (play W+6 G, play R7 2,
+draw, colour G, pass, uno, catch 2), and the box shows the highlighted move's notation; ? shows
+the card notation; escape goes back to the list; q quits and offers to save (a new file each
+time: nomercy-saved-seedSEED-DATE-TIME.json). A move whose consequence is not obvious (you
+become the target of a stack, a penalty knocks you out) is marked with a warning.
 
 A wild asks for its colour and a 7 for its target through the list's variants (one line per
 colour or seat). The log narrates every event with its rule id; cards you cannot see stay
@@ -236,7 +242,12 @@ def _add_play(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
         action="store_true",
         help="play a match of hands to the target score (sets scoring_enabled=true)",
     )
-    play.add_argument("--seed", type=int, default=0, help="shuffle seed (default: 0)")
+    play.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="shuffle seed, to deal a game again (default: a fresh random seed, shown in the log)",
+    )
     play.add_argument(
         "--speed",
         type=float,
@@ -433,7 +444,7 @@ def _play_config(args: argparse.Namespace) -> Any:
             human=args.seat,
             rules=args.preset,
             options=options,
-            seed=args.seed,
+            seed=args.seed if args.seed is not None else secrets.randbelow(1_000_000),
             uno_forget=args.bot_uno_forget,
         )
     except (NoMercyError, TableError) as exc:
