@@ -5,8 +5,13 @@ Everything here is computed from what the seat may know: its view (:meth:`Game.v
 hand, every hand size, the pending stack, the direction, the rule options) and the action. No
 hidden information is used, so a warning never tells more than the seat could work out itself.
 
-Each piece of advice is a :class:`Advice`: a ``kind`` with its ``data`` (numbers and names, for
-the web client's translated templates), the rule ids it rests on, and the English ``text``.
+Each piece of advice is a :class:`Advice`: a ``kind`` with its ``data`` (numbers, names and
+colour letters, for the web client's translated templates ``advice.KIND``), the rule ids it
+rests on, and the English ``text``. Kinds: ``self_target``, ``self_target_stack``,
+``self_target_knocks_out``, ``reverse_target``, ``absorb_knocks_out``, ``draw_knocks_out``,
+``swap_grows``, ``zero_pass``, ``discard_all``; refusals (:func:`draw_refusal`): ``must_play``,
+``not_your_turn``, ``name_colour``, ``play_drawn``, ``finish_discard_all``, ``out``, ``over``,
+``not_now``.
 
 >>> view = {"seat": 0, "rules": {"preset": "no-mercy", "options": {}}, "phase":
 ...     "stack_or_absorb", "to_act": 0, "direction": 1, "hand": ["WR+4", "R1"],
@@ -149,7 +154,8 @@ def consequences(action: Action, view: dict[str, Any]) -> list[Advice]:
             else:
                 text = f"you become the target of its {total}-card penalty"
             text += " unless you stack again"
-            out.append(Advice("self_target", text + _cite(ids), tuple(ids), {"total": total}))
+            kind = "self_target_stack" if stacking else "self_target"
+            out.append(Advice(kind, text + _cite(ids), tuple(ids), {"total": total}))
             after = size - 1 + total
             if limit is not None and after >= limit and not _stack_answers(rest, card.draw_value):
                 out.append(
@@ -212,7 +218,7 @@ def consequences(action: Action, view: dict[str, Any]) -> list[Advice]:
                     f"{'s' if len(same) != 1 else ''}; their effects do not apply"
                     + _cite(["NM-27"]),
                     ("NM-27",),
-                    {"count": len(same), "colour": word},
+                    {"count": len(same), "colour": card.colour.value if card.colour else ""},
                 )
             )
     return out
@@ -254,7 +260,9 @@ def draw_refusal(view: dict[str, Any], legal: Sequence[Action]) -> Advice | None
         )
     if phase in ("discard_all_top", "discard_all_subset"):
         return Advice(
-            "discard_all", "first finish the Discard All (play or pass)" + _cite(["A09"]), ("A09",)
+            "finish_discard_all",
+            "first finish the Discard All (play or pass)" + _cite(["A09"]),
+            ("A09",),
         )
     return Advice("not_now", "drawing is not an action of this moment", ())
 
