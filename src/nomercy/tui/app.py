@@ -675,7 +675,10 @@ class NomercyApp(App[str]):
     CSS = """
     #top { height: auto; max-height: 16; }
     #status { width: 2fr; height: auto; padding: 0 1; border: round $primary; }
-    #opponents { width: 1fr; height: auto; padding: 0 1; border: round $secondary; }
+    #opponents {
+        width: 1fr; height: auto; max-height: 16; overflow-y: auto;
+        padding: 0 1; border: round $secondary;
+    }
     #hand { height: auto; padding: 0 1; border: round $accent; }
     #middle { height: 1fr; }
     #actions { width: 2fr; height: 1fr; }
