@@ -131,10 +131,6 @@ class PlayersView(_CardsPanel):
         return players_text(view, width=width)
 
 
-#: The old name of the Players panel.
-OpponentsView = PlayersView
-
-
 class ActionList(OptionList):
     """The human's legal actions, one entry per action or per card with variants.
 

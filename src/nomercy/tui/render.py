@@ -44,7 +44,6 @@ __all__ = [
     "group_label",
     "hand_summary",
     "hand_text",
-    "opponents_text",
     "pending_text",
     "players_text",
     "stacking_rules",
@@ -214,11 +213,6 @@ def players_text(view: dict[str, Any], *, width: int | None = None) -> Text:
             text.append("\n    known: ")
             text.append_text(hand_text(known, width=width, start=11, indent=11))
     return text
-
-
-def opponents_text(view: dict[str, Any]) -> Text:
-    """The Players panel (:func:`players_text`; the name is kept for callers)."""
-    return players_text(view)
 
 
 def stacking_rules(view: dict[str, Any]) -> bool:
