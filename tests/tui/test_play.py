@@ -933,7 +933,9 @@ def test_cl7_classic_shows_no_pending_stack() -> None:
     table = Table.new(3, bots=["greedy"], human=0, rules="classic", seed=2)
 
     async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
-        assert "Pending stack" not in screen_text(app)
+        text = screen_text(app)
+        assert "Pending stack" not in text
+        assert "Mercy" not in text  # classic has no Mercy rule either
 
     run(slow(table), script)
     stacking = Table.new(
