@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import io
 import json
 import subprocess
 import sys
@@ -164,6 +165,54 @@ def test_replay_prints_every_action_in_order(
     _, out, _ = run(capsys, "replay", str(path))
     numbered = [line for line in out.splitlines() if line[:1].isdigit()]
     assert [line.split(": ", 1)[1] for line in numbered] == actions
+
+
+def test_replay_step_waits_for_enter_and_stops_on_q(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "game.json"
+    run(capsys, "selfplay", "--players", "2", "--seed", "3", "--quiet", "--save", str(path))
+    total = len(json.loads(path.read_text())["actions"])
+    assert total > 6
+    # enter, enter, "3" (three ahead), q: actions 1, 2, 3, then 4-6, then stop
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n\n3\nq\n"))
+    code, out, _ = run(capsys, "replay", str(path), "--step")
+    assert code == 0
+    numbered = [line for line in out.splitlines() if line[:1].isdigit() or "] stop: " in line]
+    shown = [line.split(".", 1)[0] for line in out.splitlines() if line[:1].isdigit()]
+    assert shown == ["1", "2", "3", "4", "5", "6"], numbered
+    assert out.count("[enter] next") == 4
+    assert f"Stopped after action 6 of {total}" in out and "Result:" not in out
+    # bad input is named and asked again; the end of input stops too
+    monkeypatch.setattr("sys.stdin", io.StringIO("x\n"))
+    _, out, _ = run(capsys, "replay", str(path), "--step")
+    assert "not understood: 'x'" in out and "Stopped after action 1" in out
+
+
+def test_replay_seat_shows_the_game_as_that_seat_saw_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "game.json"
+    run(capsys, "selfplay", "--players", "3", "--seed", "2", "--quiet", "--save", str(path))
+    record = GameRecord.loads(path.read_text())
+    _, full, _ = run(capsys, "replay", str(path))
+    code, seen, _ = run(capsys, "replay", str(path), "--seat", "1")
+    assert code == 0
+    assert "as seen by seat 1 (P1)" in seen.splitlines()[0]
+    game = record.start_game()
+    assert f"P1's hand (7): {' '.join(sorted(c.code for c in game.hands[1]))}" in seen
+    # what P0 and P2 drew is hidden from P1; P1's own draws are shown
+    for action in record.actions:
+        events = game.apply(action)
+        for event in events:
+            if event.secret and event.seat != 1:
+                assert event.text in full and event.text not in seen
+                assert event.for_seat(1).text in seen
+            elif event.secret:
+                assert event.text in seen
+    assert f"P1's hand ({len(game.hands[1])})" in seen
+    code, _, err = run(capsys, "replay", str(path), "--seat", "3")
+    assert code == 2 and "--seat 3: the game has seats 0 to 2" in err
 
 
 def test_replay_of_a_record_that_starts_from_a_position(

@@ -5,10 +5,11 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from nomercy.arena.plots import PLOTS, write_plots
+from nomercy.arena.plots import PLOTS, figures, write_plots
 from nomercy.arena.runner import BotSpec, GameSetup, finishing_ranks, play_game
 from nomercy.arena.simulate import CSV_FIELDS, SCHEMA, SimulationResult, run_simulation
 from nomercy.bots import make_bot, play_out
@@ -149,3 +150,37 @@ def test_plots_are_written_as_png(compared: SimulationResult, tmp_path: Path) ->
     for path in paths:
         data = path.read_bytes()
         assert data.startswith(PNG_MAGIC) and len(data) > 10_000, path.name
+
+
+def _bar_cover(ax: Any) -> float:
+    """The share of the axes' area that its bars fill (in data units, over the limits)."""
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    area = sum(abs(p.get_width() * p.get_height()) for p in ax.patches if hasattr(p, "get_width"))
+    return area / abs((x1 - x0) * (y1 - y0))
+
+
+@pytest.mark.parametrize("variants", [1, 3])
+def test_plots_read_cleanly(variants: int, compared: SimulationResult) -> None:
+    import matplotlib.pyplot as plt
+
+    result = compared
+    if variants == 1:
+        result = run_simulation([BotSpec("greedy")], GameSetup.make(4, seed=3), 30, jobs=1)
+    figs = dict(figures(result))
+    try:
+        # seat_advantage: the fair share is named in the legend, not written over the bars
+        win_ax = figs["seat_advantage.png"].axes[0]
+        assert not [t for t in win_ax.texts if "fair share" in t.get_text()]
+        legend = [t.get_text() for lg in figs["seat_advantage.png"].legends for t in lg.texts]
+        assert "fair share 1/4" in legend
+        # points: one panel, points only
+        (points_ax,) = figs["points.png"].axes
+        assert points_ax.get_title().startswith("Points")
+        assert not any("actions" in ax.get_title() for ax in figs["points.png"].axes)
+        # endings: the bars fill their panels (they were a thin bar in an empty panel)
+        how_ax, ko_ax = figs["endings.png"].axes
+        assert how_ax.get_title() == "How hands end"
+        assert _bar_cover(how_ax) > 0.4 and _bar_cover(ko_ax) > 0.15
+    finally:
+        for fig in figs.values():
+            plt.close(fig)

@@ -23,6 +23,7 @@ from nomercy.bots import make_bot
 from nomercy.cli.main import build_parser, main
 from nomercy.tables import SeatBot, Table
 from nomercy.tui.app import (
+    ActionList,
     HandOverScreen,
     NomercyApp,
     PlayConfig,
@@ -30,7 +31,7 @@ from nomercy.tui.app import (
     TableScreen,
     VariantScreen,
 )
-from nomercy.tui.render import action_groups
+from nomercy.tui.render import action_groups, card_text
 
 SIZE = (140, 45)
 Script = Callable[[NomercyApp, Pilot[Any]], Awaitable[None]]
@@ -63,13 +64,21 @@ def screen_text(app: NomercyApp) -> str:
         legacy_windows=False,
     )
     console.print(app.screen._compositor.render_update(full=True))
-    return console.export_text()
+    # Cards use no-break spaces (a hand wraps between cards only); tests read plain spaces.
+    return console.export_text().replace("\u00a0", " ")
 
 
 def table_screen(app: NomercyApp) -> TableScreen:
     screen = app.screen_stack[1] if len(app.screen_stack) > 1 else app.screen
     assert isinstance(screen, TableScreen)
     return screen
+
+
+def list_text(app: NomercyApp) -> str:
+    """The move list's entries (each may span lines: its warnings follow it)."""
+    options = table_screen(app).query_one(ActionList)
+    prompts = [options.get_option_at_index(i).prompt for i in range(options.option_count)]
+    return "\n".join(str(getattr(p, "plain", p)) for p in prompts).replace("\u00a0", " ")
 
 
 def log_text(app: NomercyApp) -> str:
@@ -125,11 +134,11 @@ def test_table_shows_hand_top_colour_direction_mercy_and_opponents() -> None:
         hand = table.game.hands[0]
         assert f"Your hand ({len(hand)})" in text
         for card in hand:
-            assert card.code in text
+            assert card_text(card.code).plain.replace("\u00a0", " ") in text
         assert "Top card:" in text and "Colour:" in text
         assert "clockwise" in text
         assert "Mercy: 18 cards to the 25-card limit" in text
-        assert "P1: 7 cards" in text and "P2: 7 cards" in text
+        assert "1 P1: 7 cards" in text and "2 P2: 7 cards" in text
         assert "Pending stack: none" in text
         # symbols per colour, so the hand reads in monochrome
         assert any(sym in text for sym in "♥★♣♠✱")
@@ -168,7 +177,7 @@ def test_nm14_wild_from_the_list_asks_for_the_colour() -> None:
     )
 
     async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
-        assert "play ✱W+6 … choose a colour" in screen_text(app)
+        assert "play  ✱ Wild +6  … choose a colour" in screen_text(app)
         await choose(pilot, table, "play W+6 B")
         assert "naming blue" in log_text(app)
         assert "Colour: ♠ blue" in screen_text(app)
@@ -231,7 +240,7 @@ def test_nm31_seven_target_chosen_with_arrows() -> None:
     )
 
     async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
-        assert "play ♥R7 … choose a player to swap with" in screen_text(app)
+        assert "play  ♥ 7  … choose a player to swap with" in screen_text(app)
         await pilot.press("enter")
         await pilot.pause()
         assert "swap with P2 (2 cards)" in screen_text(app)
@@ -349,7 +358,7 @@ def test_nm37_uno_called_with_the_play_from_the_list() -> None:
     )
 
     async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
-        assert "play ♥R1 … choose UNO or not" in screen_text(app)
+        assert "play  ♥ 1  … choose UNO or not" in screen_text(app)
         await choose(pilot, table, "play R1 uno")
         assert isinstance(app.screen, TableScreen)
         assert "P0: play R1 uno" in log_text(app)
@@ -467,14 +476,17 @@ def test_nm33_nm40_human_knocked_out_bots_finish_and_bonus_is_scored() -> None:
         assert isinstance(app.screen, HandOverScreen)
         text = screen_text(app)
         assert "GAME OVER" in text
-        assert "2 knock-out(s): 500 bonus points (250 each)" in text
         assert "last player standing" in text
+        # a single hand is not scored: no points, no totals; who holds what instead
+        assert "Points" not in text and "bonus" not in text and "totals" not in text
+        assert "P0: knocked out" in text and "P1: knocked out" in text
+        assert f"P2: {len(table.game.hands[2])} cards left" in text
         await pilot.press("q")
         await pilot.pause()
 
     app = run(fast(table), script)
     assert table.game.out[0] and table.game.is_over
-    assert app.return_value == "Goodbye"
+    assert str(app.return_value).startswith("Goodbye (seed ")
 
 
 # ---------------------------------------------------------------------- whole games
@@ -560,6 +572,7 @@ def test_nm40_nm41_match_shows_points_totals_and_next_hand() -> None:
 # ---------------------------------------------------------------------- saving
 def test_quit_saves_and_resume_gives_the_same_position(tmp_path: Path) -> None:
     table = Table.new(3, bots=["greedy", "random"], human=0, seed=5)
+    before: list[str] = []
 
     async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
         for _ in range(3):
@@ -568,12 +581,13 @@ def test_quit_saves_and_resume_gives_the_same_position(tmp_path: Path) -> None:
         await pilot.press("q")
         await pilot.pause()
         assert isinstance(app.screen, QuitScreen)
-        assert "nomercy-saved-seed5.json" in screen_text(app)
+        assert "nomercy-saved-seed5-" in screen_text(app)
+        before.extend(table_screen(app).log_lines)
         await pilot.press("y")
         await pilot.pause()
 
     app = run(fast(table, save_dir=tmp_path), script)
-    path = tmp_path / "nomercy-saved-seed5.json"
+    (path,) = tmp_path.glob("nomercy-saved-seed5-*.json")
     assert app.return_value == f"Game saved to {path}"
     position = table.game.to_position()
 
@@ -587,9 +601,31 @@ def test_quit_saves_and_resume_gives_the_same_position(tmp_path: Path) -> None:
     async def resumed(app: NomercyApp, pilot: Pilot[Any]) -> None:
         text = screen_text(app)
         assert f"Your hand ({len(table.game.hands[0])})" in text
-        assert "Resumed after" in log_text(app)
+        log = log_text(app)
+        assert "Resumed after" in log
+        # the log is the one the player had: every action's header, the own drawn cards
+        assert "P0: play" in log
+        for line in before[1:]:
+            assert line in log
 
     run(config, resumed)
+
+
+def test_a_second_quit_save_does_not_overwrite_the_first(tmp_path: Path) -> None:
+    saved: list[str] = []
+    for _ in range(2):
+        table = Table.new(2, bots=["greedy"], human=0, seed=7)
+
+        async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+            await pilot.press("q")
+            await pilot.pause()
+            await pilot.press("y")
+            await pilot.pause()
+
+        saved.append(str(run(fast(table, save_dir=tmp_path), script).return_value))
+    files = sorted(tmp_path.glob("nomercy-saved-seed7-*.json"))
+    assert len(files) == 2 and saved[0] != saved[1]
+    assert {f"Game saved to {f}" for f in files} == set(saved)
 
 
 def test_quit_escape_keeps_playing() -> None:
@@ -696,3 +732,293 @@ def test_resume_rejects_a_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture
     bad.write_text(json.dumps({"hello": 1}))
     assert main(["play", "--resume", str(bad)]) == 2
     assert "not a nomercy game record" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------- reading the table
+def test_cards_are_drawn_as_faces_and_the_notation_is_in_the_box_and_the_help() -> None:
+    hand = ["YSE", "WCR", "BDA", "WR+4", "GS", "R7", "Y+2"]
+    table = rigged(
+        {
+            "players": [{"hand": hand}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["Y5"],
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        text = screen_text(app)
+        top = text.split("i: type an action")[0]  # the table, the hand and the move list
+        for face in ["★ Skip Everyone", "✱ Colour Roulette", "♠ Discard All"]:
+            assert face in top
+        for face in ["✱ Wild Reverse +4", "♣ Skip", "♥ 7", "★ +2"]:
+            assert face in top
+        for code in hand:  # no notation in the hand or the list
+            assert f" {code} " not in top and f"{code}\n" not in top
+        assert "♥ red  ★ yellow  ♣ green  ♠ blue  ✱ wild" in text
+        # the typed box shows the highlighted move's notation
+        first = str(action_groups(table.legal_actions(0))[0][0])
+        assert f"the highlighted move is: {first}" in text
+        await pilot.press("down")
+        await pilot.pause()
+        second = str(action_groups(table.legal_actions(0))[1][0])
+        assert f"the highlighted move is: {second}" in screen_text(app)
+        # ? shows the notation of every card in the hand
+        await pilot.press("question_mark")
+        await pilot.pause()
+        help_text = screen_text(app)
+        assert "Card notation" in help_text
+        for words in ["yellow Skip Everyone (YSE)", "Colour Roulette (WCR)", "red 7 (R7)"]:
+            assert words in help_text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+
+    run(slow(table), script)
+
+
+def test_a_card_reads_in_monochrome() -> None:
+    console = Console(width=80, file=io.StringIO(), no_color=True, record=True)
+    console.print(card_text("R7"), card_text("WR+4"), card_text("GSE"))
+    plain = console.export_text().replace("\u00a0", " ")
+    assert "♥ 7" in plain and "✱ Wild Reverse +4" in plain and "♣ Skip Everyone" in plain
+
+
+def test_play_deals_a_fresh_random_seed_and_shows_it(tmp_path: Path) -> None:
+    from nomercy.cli.main import _play_config
+
+    seeds = set()
+    for _ in range(3):
+        args = build_parser().parse_args(["play", "--fast", "--save-dir", str(tmp_path)])
+        seeds.add(_play_config(args).table.game.seed)
+    assert len(seeds) > 1  # three draws from a million seeds
+    config = _play_config(build_parser().parse_args(["play", "--fast", "--seed", "31"]))
+    assert config.table.game.seed == 31
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        assert "seed 31" in log_text(app).splitlines()[0]
+        await pilot.press("q", "n")
+        await pilot.pause()
+
+    app = run(config, script)
+    assert "nomercy play --seed 31" in str(app.return_value)
+
+
+def test_after_a_typed_action_the_keys_work_again() -> None:
+    table = rigged(
+        {
+            "players": [{"hand": ["R1", "R2", "G5"]}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await pilot.press("i")
+        await pilot.pause()
+        assert "esc Back to the list" in screen_text(app)
+        await pilot.press(*"play R1", "enter")
+        await pilot.pause()
+        assert "P0: play R1" in log_text(app)
+        assert isinstance(app.focused, ActionList)
+        assert "q Quit" in screen_text(app)
+        # it is P0's turn again (the slow bot has not moved: P1's turn); enter on an empty
+        # box goes back to the list too
+        await pilot.press("i", "enter")
+        await pilot.pause()
+        assert isinstance(app.focused, ActionList)
+
+    run(slow(table), script)
+
+
+def test_nm8_d_says_why_drawing_is_not_allowed_and_is_not_offered() -> None:
+    table = rigged(
+        {
+            "players": [{"hand": ["R1", "G2"]}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        text = screen_text(app)
+        assert "d Draw" not in text  # not in the footer
+        await pilot.press("d")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "You cannot draw now: you hold a playable card" in text
+        assert "[NM-8, A03]" in text
+        assert table.game.history == []
+
+    run(slow(table), script)
+
+    drawing = rigged(
+        {
+            "players": [{"hand": ["G1", "G2"]}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+            "draw_pile": ["Y1", "R2", "Y3"],
+        },
+        [None, "greedy"],
+    )
+
+    async def draws(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        assert "d Draw" in screen_text(app)
+        await pilot.press("d")
+        await pilot.pause()
+        assert "P0: draw" in log_text(app)
+
+    run(slow(drawing), draws)
+
+
+def test_players_panel_lists_everyone_turn_uno_and_known_cards_uncut() -> None:
+    mine = ["R7", "B1", "B2", "B3", "B4", "B5", "B6", "G1", "G2", "G3", "G4", "G5", "Y1"]
+    table = rigged(
+        {
+            "players": [
+                {"hand": mine},
+                {"hand": ["Y1", "Y2", "Y3", "Y4"]},
+                {"hand": ["B8", "B9"]},
+            ],
+            "turn": 0,
+            "discard": ["R5"],
+        },
+        [None, "greedy", "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        text = screen_text(app)
+        assert "▶ 0 P0 (you): 13 cards" in text
+        assert "  1 P1: 4 cards" in text and "  2 P2: 2 cards" in text
+        await choose(pilot, table, "play R7 2")
+        text = screen_text(app)
+        assert "▶ 1 P1: 4 cards" in text
+        assert "2 P2: 12 cards" in text
+        panel = text.split("Your hand")[0]
+        assert "known:" in panel
+        # every one of the 12 known cards is drawn whole (wrapped between cards, not cut)
+        for code in mine[1:]:
+            assert card_text(code).plain.replace("\u00a0", " ") in panel
+
+    app = NomercyApp(slow(table))
+
+    async def go() -> None:
+        async with app.run_test(size=(160, 50)) as pilot:
+            await pilot.pause()
+            await script(app, pilot)
+
+    asyncio.run(go())
+
+
+def test_the_uno_state_is_in_the_players_panel() -> None:
+    table = rigged(
+        {
+            "players": [{"hand": ["R1", "R2"]}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await choose(pilot, table, "play R1 uno")
+        assert "0 P0 (you): 1 card UNO called" in screen_text(app)
+
+    run(slow(table), script)
+
+
+def test_cl7_classic_shows_no_pending_stack() -> None:
+    table = Table.new(3, bots=["greedy"], human=0, rules="classic", seed=2)
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        text = screen_text(app)
+        assert "Pending stack" not in text
+        assert "Mercy" not in text  # classic has no Mercy rule either
+
+    run(slow(table), script)
+    stacking = Table.new(
+        3, bots=["greedy"], human=0, rules="classic", options={"classic_stacking": True}, seed=2
+    )
+
+    async def shown(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        assert "Pending stack: none" in screen_text(app)
+
+    run(slow(stacking), shown)
+
+
+# ---------------------------------------------------------------------- warnings
+def test_nm24_a28_wild_reverse_four_into_a_two_player_stack_warns_you_are_the_target() -> None:
+    table = rigged(
+        {
+            "players": [
+                {"hand": ["WR+4"] + [f"B{n}" for n in range(1, 10)] + ["G1", "G2"]},
+                {"hand": ["Y1", "Y2", "Y3"]},
+            ],
+            "turn": 0,
+            "discard": ["R3", "R+4"],
+            "pending": {"total": 12, "last": 4},
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        assert "⚠" in screen_text(app)
+        text = list_text(app)
+        assert "⚠ you become the target: the whole 16-card penalty is yours" in text
+        assert "[NM-24, A28]" in text
+        # holding nothing to stack again, 11 + 16 cards knock you out
+        assert "taking 16 reaches the 25-card Mercy limit and knocks you out" in text
+        # taking the 12 now: 12 + 12 = 24 cards, one short of the limit: no warning
+        assert "draw: take the penalty (total 12, last +4)" in text
+        assert "Mercy limit: you are knocked out" not in text
+
+    run(slow(table), script)
+
+
+def test_nm33_taking_a_penalty_that_knocks_you_out_is_marked() -> None:
+    table = rigged(
+        {
+            "players": [
+                {"hand": [f"B{n}" for n in range(1, 10)] * 2 + ["G1", "G2"]},
+                {"hand": ["Y1", "Y2", "Y3"]},
+            ],
+            "turn": 0,
+            "discard": ["R3", "W+6"],
+            "colour": "R",
+            "pending": {"total": 6, "last": 6},
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        text = list_text(app)
+        assert "⚠ taking 6 cards reaches the 25-card Mercy limit: you are knocked out" in text
+
+    run(slow(table), script)
+
+
+def test_nm31_a_seven_that_gives_you_a_big_hand_is_marked_in_the_target_choice() -> None:
+    table = rigged(
+        {
+            "players": [
+                {"hand": ["R7", "B1", "G5"]},
+                {"hand": [f"Y{n}" for n in range(1, 10)] * 2 + ["G1", "G2"]},
+                {"hand": ["B8", "B9"]},
+            ],
+            "turn": 0,
+            "discard": ["R5"],
+        },
+        [None, "greedy", "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await pilot.press("enter")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "⚠ this 7 gives you a 20-card hand (P1 gets your 2) [NM-31]" in text
+        line = next(x for x in text.splitlines() if "swap with P2" in x)
+        assert "⚠" not in line  # a swap for 2 cards is no surprise
+
+    run(slow(table), script)

@@ -6,8 +6,8 @@ room with a bot and play a hand to the end by clicking, the way a person would: 
 highlighted card (a wild when there is one, so the colour picker is used), else draw; UNO is
 called with the next-to-last card. Screenshots of the table go to ``test-artifacts/``.
 
-Needs ``/usr/bin/chromium`` (Debian's package; ``.ci/run`` installs it) or ``NOMERCY_CHROMIUM``.
-Playwright's own browser download is not used.
+Needs ``/usr/bin/chromium`` (Debian's package; ``scripts/check`` installs it) or
+``NOMERCY_CHROMIUM``. Playwright's own browser download is not used.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from nomercy.bots import make_bot, next_action  # noqa: E402
 from nomercy.web.app import create_app  # noqa: E402
 from nomercy.web.rooms import ServerConfig  # noqa: E402
 
+STATIC = Path(__file__).resolve().parents[2] / "src" / "nomercy" / "web" / "static"
 CHROMIUM = os.environ.get("NOMERCY_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -110,8 +111,8 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.fail(
-            f"no chromium at {CHROMIUM}: install Debian's package (apt-get install chromium) "
-            "or set NOMERCY_CHROMIUM to a Chromium binary"
+            f"no chromium at {CHROMIUM}: run scripts/check (it installs Debian's chromium), "
+            "apt-get install chromium, or set NOMERCY_CHROMIUM to a Chromium binary"
         )
     with playwright_sync.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
@@ -253,6 +254,16 @@ def _drive(
     raise AssertionError(f"the hand did not end within {timeout} s; actions: {done}")
 
 
+def _open_lobby(page: Page, base_url: str) -> None:
+    """Open the lobby and wait for its script: the create form is handled once it has run.
+
+    The script fills the rule options and then, in the same task, takes over the form's
+    submit; a click before that raced it (the spectator test timed out 1 run in 3).
+    """
+    page.goto(base_url + "/")
+    expect(page.locator("#options-list [data-option]").first).to_be_attached()
+
+
 # ---------------------------------------------------------------------- tests
 def test_two_people_and_a_bot_play_a_hand(base_url: str, browser: Browser) -> None:
     host_ctx = _context(browser)
@@ -261,7 +272,7 @@ def test_two_people_and_a_bot_play_a_hand(base_url: str, browser: Browser) -> No
     host_log, guest_log = _Console(host), _Console(guest)
     try:
         # The host creates a room in the lobby: 3 seats, the third is a bot.
-        host.goto(base_url + "/")
+        _open_lobby(host, base_url)
         expect(host.locator("#preset option")).to_have_count(2)
         host.fill("#room-name", "Browser test")
         host.fill("#host-name", "Ann")
@@ -273,7 +284,7 @@ def test_two_people_and_a_bot_play_a_hand(base_url: str, browser: Browser) -> No
         # Every option of the preset is offered with its rule id and explanation.
         host.click("details.options summary")
         expect(host.locator("#opt-stack_threshold")).to_have_value("last_card")
-        expect(host.locator(".option", has_text="stack_threshold")).to_contain_text("A04")
+        expect(host.locator(".option", has_text="Stacking minimum")).to_contain_text("A04")
         # Short hands (3 cards each) keep the test quick and bring UNO calls early.
         expect(host.locator("#opt-hand_size")).to_have_value("7")
         host.fill("#opt-hand_size", "3")
@@ -339,6 +350,9 @@ def test_two_people_and_a_bot_play_a_hand(base_url: str, browser: Browser) -> No
             expect(page.locator("#hand-end-body table.scores tr")).to_have_count(
                 4
             )  # a header and three seats
+            # a single hand is not scored: cards left, no points, no totals
+            expect(page.locator("#hand-end-body th")).to_have_text(["Player", "Cards left"])
+            expect(page.locator("#hand-end-body")).not_to_contain_text("Total")
         _shot(host, "hand-end-desktop")
         _shot(guest, "hand-end-phone")
         host.click("#hand-end-close")
@@ -393,7 +407,7 @@ def test_a_forgotten_uno_is_caught(base_url: str, browser: Browser) -> None:
     ann_ctx, bob_ctx = _context(browser), _context(browser)
     ann, bob = ann_ctx.new_page(), bob_ctx.new_page()
     try:
-        ann.goto(base_url + "/")
+        _open_lobby(ann, base_url)
         ann.fill("#host-name", "Ann")
         ann.fill("#seats", "2")
         ann.click("details.options summary")
@@ -424,7 +438,7 @@ def test_a_spectator_in_the_lobby_takes_a_seat(base_url: str, browser: Browser) 
     host_ctx, other_ctx = _context(browser), _context(browser)
     host, other = host_ctx.new_page(), other_ctx.new_page()
     try:
-        host.goto(base_url + "/")
+        _open_lobby(host, base_url)
         host.fill("#host-name", "Eve")
         host.fill("#seats", "2")
         host.click("#create-btn")
@@ -451,7 +465,7 @@ def test_a_match_against_a_bot_shows_scores_after_every_hand(
     page = ctx.new_page()
     errors = _Console(page)
     try:
-        page.goto(base_url + "/")
+        _open_lobby(page, base_url)
         page.fill("#host-name", "Dana")
         page.fill("#seats", "2")
         page.select_option("#bot", "random")
@@ -493,7 +507,7 @@ def test_language_switch_changes_ui_text_and_is_remembered(base_url: str, browse
     page = ctx.new_page()
     errors = _Console(page)
     try:
-        page.goto(base_url + "/")
+        _open_lobby(page, base_url)
         # The browser's language (Finnish) is picked first.
         expect(page.locator("#create-h")).to_have_text("Luo huone")
         page.select_option("#lang", "ru")
@@ -501,7 +515,7 @@ def test_language_switch_changes_ui_text_and_is_remembered(base_url: str, browse
         expect(page.locator("html")).to_have_attribute("lang", "ru")
         # The rule options' explanations are translated too; rule ids stay.
         page.click("details.options summary")
-        option = page.locator(".option", has_text="hand_size")
+        option = page.locator(".option").filter(has=page.locator("#opt-hand_size"))
         expect(option).to_contain_text("Сколько карт сдаётся каждому")
         expect(option).to_contain_text("NM-2")
         page.reload()
@@ -516,7 +530,7 @@ def test_language_switch_changes_ui_text_and_is_remembered(base_url: str, browse
         # On a phone the lobby, options open, fits the screen.
         phone = _context(browser, phone=True)
         small = phone.new_page()
-        small.goto(base_url + "/")
+        _open_lobby(small, base_url)
         small.click("details.options summary")
         expect(small.locator("#opt-hand_size")).to_be_visible()
         width = small.evaluate("document.documentElement.scrollWidth")
@@ -532,7 +546,7 @@ def test_timer_countdown_and_errors_shown_politely(base_url: str, browser: Brows
     page = ctx.new_page()
     errors = _Console(page)
     try:
-        page.goto(base_url + "/")
+        _open_lobby(page, base_url)
         _shot(page, "lobby-desktop")
         # A bad option is refused by the server; the page says which and why.
         page.fill("#host-name", "Cleo")
@@ -649,7 +663,7 @@ def test_legal_actions_are_grouped_for_the_table(base_url: str, browser: Browser
     ctx = _context(browser)
     page = ctx.new_page()
     try:
-        page.goto(base_url + "/")
+        _open_lobby(page, base_url)
         got = page.evaluate(
             """async ([before, after]) => {
               const { parseLegal } = await import('/static/js/legal.js');
@@ -694,7 +708,7 @@ def test_event_templates_reproduce_the_engine_english(base_url: str, browser: Br
     ctx = _context(browser)
     page = ctx.new_page()
     try:
-        page.goto(base_url + "/")
+        _open_lobby(page, base_url)
         expect(page.locator("#create-h")).to_have_text("Create a room")
         result = page.evaluate(
             """async ([games, names]) => {
@@ -745,5 +759,139 @@ def test_event_templates_reproduce_the_engine_english(base_url: str, browser: Br
             [games, names],
         )
         assert not translated, translated
+    finally:
+        ctx.close()
+
+
+# ---------------------------------------------------------------------- labels, UNO, advice
+def _seed_where(players: int, options: dict[str, Any], wanted: Any) -> int:
+    """The first game seed whose deal satisfies ``wanted(game)`` (seat 0 first to act)."""
+    for seed in range(1, 2000):
+        game = new_game(players, options=options, seed=seed)
+        if game.to_act == 0 and wanted(game):
+            return seed
+    raise AssertionError("no such deal in 2000 seeds")
+
+
+def _solo_room(page: Page, base_url: str, options: dict[str, str] | None = None) -> None:
+    """Create a 2-seat single-hand room (a bot in the other seat) and start it."""
+    _open_lobby(page, base_url)
+    page.fill("#host-name", "Ann")
+    page.fill("#seats", "2")
+    page.select_option("#timer", "0")
+    if options:
+        page.click("details.options summary")
+        for name, value in options.items():
+            page.fill(f"#opt-{name}", value)
+            page.dispatch_event(f"#opt-{name}", "change")
+    page.click("#create-btn")
+    page.wait_for_url("**/r/*")
+    page.click("#start-btn")
+    expect(page.locator("#table")).to_be_visible()
+
+
+def test_lobby_rule_options_have_human_labels_in_every_language(
+    base_url: str, browser: Browser
+) -> None:
+    ctx = _context(browser)
+    page = ctx.new_page()
+    errors = _Console(page)
+    try:
+        _open_lobby(page, base_url)
+        page.click("details.options summary")
+        listing = page.locator("#options-list")
+        for code in ("en", "fi", "ru", "de", "tr"):
+            words = json.loads((STATIC / "i18n" / f"{code}.json").read_text(encoding="utf-8"))
+            page.select_option("#lang", code)
+            label = page.locator("label[for='opt-stack_threshold'] .optlabel")
+            expect(label).to_have_text(words["optlabel.stack_threshold"])
+            value = page.locator("#opt-stack_threshold option[value='running_total']")
+            expect(value).to_have_text(words["optval.stack_threshold.running_total"])
+            text = listing.inner_text()
+            # no raw option name or value is shown (the name is the label's tooltip)
+            for raw in ("stack_threshold", "running_total", "last_card", "mercy_threshold"):
+                assert raw not in text, (code, raw)
+        page.select_option("#lang", "en")
+        page.select_option("#opt-stack_threshold", "running_total")
+        page.dispatch_event("#opt-stack_threshold", "change")
+        page.fill("#host-name", "Ann")
+        page.click("#create-btn")
+        page.wait_for_url("**/r/*")
+        rules = page.locator("#room-rules")
+        expect(rules).to_contain_text("Stacking minimum: the running total")
+        expect(rules).not_to_contain_text("=")
+        expect(rules).not_to_contain_text("scoring_enabled")
+        page.select_option("#lang", "de")
+        expect(rules).to_contain_text("Mindestwert beim Stapeln: die laufende Summe")
+        assert not errors.errors, errors.errors
+    finally:
+        ctx.close()
+
+
+def test_an_armed_uno_call_shows_on_the_button_and_toasts_once(
+    base_url: str, browser: Browser
+) -> None:
+    def uno_with_play(game: Game) -> bool:
+        return any(str(a).endswith(" uno") for a in game.legal_actions(0))
+
+    ctx = _context(browser)
+    page = ctx.new_page()
+    try:
+        NEXT_SEED["seed"] = _seed_where(2, {"hand_size": 2}, uno_with_play)
+        _solo_room(page, base_url, {"hand_size": "2"})
+        uno = page.locator("#uno-btn")
+        expect(uno).to_be_enabled()
+        expect(uno).to_have_attribute("aria-pressed", "false")
+        expect(uno.locator("span")).to_have_text("UNO!")
+        uno.click()
+        expect(uno).to_have_attribute("aria-pressed", "true")
+        expect(uno.locator("span")).to_have_text("UNO ✓ armed")
+        expect(uno).to_have_class(re.compile(r"\barmed\b"))
+        _shot(page, "uno-armed")
+        expect(page.locator(".toast[data-key='uno']")).to_have_count(1)
+        uno.click()  # disarm: the button and the single toast say so
+        expect(uno).to_have_attribute("aria-pressed", "false")
+        expect(uno.locator("span")).to_have_text("UNO!")
+        toasts = page.locator(".toast[data-key='uno']")
+        expect(toasts).to_have_count(1)
+        expect(toasts).to_have_text("UNO will not be called with your next play.")
+        uno.click()
+        uno.click()
+        uno.click()
+        expect(toasts).to_have_count(1)
+        expect(toasts).to_have_text("UNO will be called with your next play.")
+    finally:
+        ctx.close()
+
+
+def test_nm24_a_wild_reverse_four_with_two_players_warns_before_it_is_played(
+    base_url: str, browser: Browser
+) -> None:
+    def holds_wrd4(game: Game) -> bool:
+        return any(str(a).startswith("play WR+4") for a in game.legal_actions(0))
+
+    ctx = _context(browser)
+    page = ctx.new_page()
+    errors = _Console(page)
+    try:
+        NEXT_SEED["seed"] = _seed_where(2, {}, holds_wrd4)
+        _solo_room(page, base_url)
+        card = page.locator("#hand .card.warn[data-code='WR+4']")
+        expect(card).to_be_visible()
+        expect(card.locator(".warn-badge")).to_have_text("⚠")
+        assert "you become the target" in (card.get_attribute("title") or "")
+        advice = page.locator("#advice")
+        expect(advice).to_be_visible()
+        expect(advice).to_contain_text(
+            "Wild Reverse +4: you become the target of its 4-card penalty unless you stack "
+            "again [NM-24]"
+        )
+        # a plain number card is never marked
+        marked = page.eval_on_selector_all("#hand .card.warn", "cs => cs.map(c => c.dataset.code)")
+        assert all(re.fullmatch(r"WR\+4|[RYGB][07]|[RYGB]DA", c) for c in marked), marked
+        _shot(page, "advice-desktop")
+        page.select_option("#lang", "de")
+        expect(advice).to_contain_text("du wirst selbst Ziel der Strafe von 4 Karten")
+        assert not errors.errors, errors.errors
     finally:
         ctx.close()

@@ -112,3 +112,38 @@ def test_option_explanations_are_the_engines_and_translated() -> None:
     names = {spec.name for spec in OPTIONS}
     stale = sorted(k for k in en if k.startswith("opt.") and k[4:] not in names)
     assert not stale, f"en.json explains options the engine no longer has: {stale}"
+
+
+def test_every_option_and_choice_value_has_a_human_label() -> None:
+    """The lobby shows labels, never raw names or values: optlabel.NAME, optval.NAME.VALUE."""
+    en = _load("en")
+    for spec in OPTIONS:
+        assert en.get(f"optlabel.{spec.name}"), spec.name
+        if spec.kind == "choice":
+            for value in spec.values or ():
+                assert en.get(f"optval.{spec.name}.{value}"), (spec.name, value)
+    assert en["optval.true"] and en["optval.false"]
+
+
+def test_every_advice_kind_has_a_template() -> None:
+    """The server's advice kinds (tables/advice.py) are translated: advice.KIND."""
+    source = (STATIC.parents[1] / "tables" / "advice.py").read_text(encoding="utf-8")
+    kinds = set(re.findall(r'Advice\(\s*"(\w+)"', source)) | {"self_target", "self_target_stack"}
+    consequences = {
+        k
+        for k in kinds
+        if k
+        not in (
+            "must_play",
+            "not_your_turn",
+            "name_colour",
+            "play_drawn",
+            "finish_discard_all",
+            "out",
+            "over",
+            "not_now",
+        )
+    }
+    en = _load("en")
+    missing = sorted(k for k in consequences if f"advice.{k}" not in en)
+    assert not missing, f"en.json has no template for advice kinds {missing}"

@@ -6,8 +6,8 @@
 - ``seat_advantage.png``: win rate and knock-out rate by play order, with 95% intervals;
 - ``penalties.png``: the penalties taken (stack totals), and how big the biggest one of a
   hand gets;
-- ``endings.png``: how hands end, and knock-outs per hand;
-- ``points.png``: points scored per hand.
+- ``endings.png``: how hands end (bars per ending), and knock-outs per hand;
+- ``points.png``: points scored per hand (one panel; hand length is in ``hand_length.png``).
 
 With ``--compare`` every plot shows one colour per option value.
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 from nomercy.arena.simulate import SimulationResult
 
-__all__ = ["PLOTS", "write_plots"]
+__all__ = ["PLOTS", "figures", "write_plots"]
 
 #: The file names :func:`write_plots` writes.
 PLOTS = (
@@ -45,6 +45,22 @@ def write_plots(result: SimulationResult, directory: Path) -> list[Path]:
     """Write every plot of :data:`PLOTS` into ``directory``; return their paths."""
     plt = _pyplot()
     directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, fig in figures(result):
+        path = directory / name
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        paths.append(path)
+    return paths
+
+
+#: Each plot: its drawing function, its number of panels and its size in inches.
+_LAYOUT: dict[str, tuple[Any, int, tuple[float, float]]] = {}
+
+
+def figures(result: SimulationResult) -> list[tuple[str, Any]]:
+    """The matplotlib figures of :data:`PLOTS`, by file name (the caller closes them)."""
+    plt = _pyplot()
     summary = result.summary()
     data = [
         (variant.label, [h for _, h in variant.hands()], vs)
@@ -52,24 +68,16 @@ def write_plots(result: SimulationResult, directory: Path) -> list[Path]:
     ]
     colours = plt.get_cmap("tab10").colors
     title = _title(result, summary)
-    paths = []
+    out = []
     style = {"axes.spines.top": False, "axes.spines.right": False, "axes.grid": True}
     with plt.rc_context({**style, "grid.alpha": 0.3, "font.size": 10}):
-        for name, draw in (
-            ("hand_length.png", _hand_length),
-            ("seat_advantage.png", _seat_advantage),
-            ("penalties.png", _penalties),
-            ("endings.png", _endings),
-            ("points.png", _points),
-        ):
-            fig, axes = plt.subplots(1, 2, figsize=(12, 4.6), layout="constrained")
-            draw(axes, data, colours, result.players)
+        for name in PLOTS:
+            draw, panels, size = _LAYOUT[name]
+            fig, axes = plt.subplots(1, panels, figsize=size, layout="constrained", squeeze=False)
+            draw(list(axes[0]) if panels > 1 else axes[0][0], data, colours, result.players)
             fig.suptitle(title, fontsize=10, color="#444444")
-            path = directory / name
-            fig.savefig(path, dpi=110)
-            plt.close(fig)
-            paths.append(path)
-    return paths
+            out.append((name, fig))
+    return out
 
 
 def _title(result: SimulationResult, full: dict[str, Any]) -> str:
@@ -152,15 +160,10 @@ def _by_order(ax: Any, data: Any, colours: Any, players: int, key: str, ci: str)
 def _seat_advantage(axes: Any, data: Any, colours: Any, players: int) -> None:
     win_ax, ko_ax = axes
     _by_order(win_ax, data, colours, players, "win_rate", "win_ci")
-    win_ax.axhline(1 / players, color="#555555", linestyle=":", linewidth=1.2)
-    win_ax.annotate(
-        f"fair share 1/{players}",
-        (0.99, 1 / players),
-        xycoords=("axes fraction", "data"),
-        ha="right",
-        va="bottom",
-        fontsize=8,
-        color="#555555",
+    # The fair-share line is named in the legend, not written on the plot, where a label
+    # would sit on the bars' error bars.
+    win_ax.axhline(
+        1 / players, color="#555555", linestyle=":", linewidth=1.2, label=f"fair share 1/{players}"
     )
     win_ax.set_title("Win rate by play order (95% Wilson intervals)")
     win_ax.set_ylabel("share of hands won")
@@ -169,7 +172,7 @@ def _seat_advantage(axes: Any, data: Any, colours: Any, players: int) -> None:
     ko_ax.set_ylabel("share of hands knocked out")
     handles, labels = win_ax.get_legend_handles_labels()
     win_ax.figure.legend(
-        handles, labels, loc="outside lower center", frameon=False, ncol=min(4, len(data))
+        handles, labels, loc="outside lower center", frameon=False, ncol=min(5, len(handles))
     )
 
 
@@ -222,67 +225,67 @@ def _penalties(axes: Any, data: Any, colours: Any, players: int) -> None:
 
 def _endings(axes: Any, data: Any, colours: Any, players: int) -> None:
     how_ax, ko_ax = axes
-    labels = [_label(label, len(hands)) for label, hands, _ in data]
-    ys = list(range(len(data)))
-    empty = [vs["endings"]["empty hand"]["share"] for _, _, vs in data]
-    last = [vs["endings"]["last standing"]["share"] for _, _, vs in data]
-    height = 0.6
-    how_ax.barh(ys, empty, height=height, color="#4c72b0", label="empties their hand (NM-38)")
-    how_ax.barh(ys, last, height=height, left=empty, color="#dd8452", label="last standing (NM-34)")
-    how_ax.set_ylim(
-        len(data) - 0.5 + (0.5 if len(data) == 1 else 0), -0.5 - (0.5 if len(data) == 1 else 0)
-    )
-    for y, e in zip(ys, empty, strict=True):
-        how_ax.text(e / 2, y, f"{e:.0%}", ha="center", va="center", color="white", fontsize=9)
-        if e < 0.97:
-            how_ax.text(
-                (1 + e) / 2, y, f"{1 - e:.0%}", ha="center", va="center", color="white", fontsize=9
-            )
-    how_ax.set_yticks(ys, labels)
-    how_ax.set_xlim(0, 1)
-    how_ax.set_title("How hands end")
-    how_ax.set_xlabel("share of hands")
-    how_ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2)
     width = 0.8 / max(1, len(data))
+    kinds = [
+        ("empty hand", "empties their hand\n(NM-38)"),
+        ("last standing", "last standing\n(NM-34)"),
+    ]
+    for i, (label, hands, vs) in enumerate(data):
+        colour = colours[i % len(colours)]
+        xs = [k + (i - (len(data) - 1) / 2) * width for k in range(len(kinds))]
+        shares = [vs["endings"][key]["share"] for key, _ in kinds]
+        bars = how_ax.bar(
+            xs, shares, width=width * 0.92, color=colour, alpha=0.8, label=_label(label, len(hands))
+        )
+        how_ax.bar_label(bars, labels=[f"{v:.0%}" for v in shares], fontsize=8, padding=2)
+    how_ax.set_xticks(range(len(kinds)), [text for _, text in kinds])
+    top = max((vs["endings"][key]["share"] for _, _, vs in data for key, _ in kinds), default=1)
+    how_ax.set_ylim(0, min(1.0, top * 1.15) + 0.02)
+    how_ax.set_title("How hands end")
+    how_ax.set_ylabel("share of hands")
+    how_ax.legend(frameon=False)
     for i, (label, hands, _) in enumerate(data):
         colour = colours[i % len(colours)]
         counts = Counter(len(h.knockouts) for h in hands)
         keys = list(range(0, players))
         xs = [k + (i - (len(data) - 1) / 2) * width for k in keys]
-        ko_ax.bar(
+        shares = [counts[k] / max(1, len(hands)) for k in keys]
+        bars = ko_ax.bar(
             xs,
-            [counts[k] / max(1, len(hands)) for k in keys],
+            shares,
             width=width * 0.95,
             color=colour,
             alpha=0.8,
             label=_label(label, len(hands)),
         )
+        if len(data) == 1:
+            ko_ax.bar_label(bars, labels=[f"{v:.0%}" for v in shares], fontsize=8, padding=2)
     ko_ax.set_xticks(list(range(0, players)))
     ko_ax.set_title("Knock-outs per hand (Mercy rule, NM-33)")
     ko_ax.set_xlabel("players knocked out in the hand")
     ko_ax.set_ylabel("share of hands")
-    ko_ax.legend(frameon=False)
 
 
-def _points(axes: Any, data: Any, colours: Any, players: int) -> None:
-    points_ax, actions_ax = axes
+def _points(ax: Any, data: Any, colours: Any, players: int) -> None:
+    """Points per hand only (hand length is in hand_length.png)."""
     all_points = [h.points for _, hands, _ in data for h in hands]
-    all_actions = [h.actions for _, hands, _ in data for h in hands]
-    point_bins, action_bins = _bins(all_points), _bins(all_actions)
+    point_bins = _bins(all_points)
     for i, (label, hands, vs) in enumerate(data):
         colour = colours[i % len(colours)]
-        _step_hist(
-            points_ax, [h.points for h in hands], colour, _label(label, len(hands)), point_bins
-        )
-        points_ax.axvline(vs["points"]["median"], color=colour, linestyle="--", linewidth=1)
-        _step_hist(
-            actions_ax, [h.actions for h in hands], colour, _label(label, len(hands)), action_bins
-        )
-        actions_ax.axvline(vs["actions"]["median"], color=colour, linestyle="--", linewidth=1)
-    points_ax.set_title("Points to the hand's winner, knock-out bonus included (NM-40)")
-    points_ax.set_xlabel("points")
-    points_ax.set_ylabel("share of hands per bar")
-    actions_ax.set_title("Hand length in actions (every decision; dashed: median)")
-    actions_ax.set_xlabel("actions per hand")
-    actions_ax.set_ylabel("share of hands per bar")
-    points_ax.legend(frameon=False)
+        _step_hist(ax, [h.points for h in hands], colour, _label(label, len(hands)), point_bins)
+        ax.axvline(vs["points"]["median"], color=colour, linestyle="--", linewidth=1)
+    ax.set_title("Points to the hand's winner, knock-out bonus included (NM-40; dashed: median)")
+    ax.set_xlabel("points")
+    ax.set_ylabel("share of hands per bar")
+    ax.legend(frameon=False)
+
+
+_LAYOUT.update(
+    {
+        "hand_length.png": (_hand_length, 2, (12, 4.6)),
+        "seat_advantage.png": (_seat_advantage, 2, (12, 4.6)),
+        "penalties.png": (_penalties, 2, (12, 4.6)),
+        "endings.png": (_endings, 2, (12, 4.2)),
+        "points.png": (_points, 1, (8, 4.6)),
+    }
+)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -82,13 +83,18 @@ examples:
   nomercy play --players 3 --bots greedy,random --seat 1
   nomercy play --preset classic --players 5 --match
   nomercy play --option stack_threshold=running_total --speed 1.5
+  nomercy play --seed 4242                       # deal the game of seed 4242 again
   nomercy play --save-dir games/                 # every finished game saved as a record
-  nomercy play --resume games/nomercy-saved-seed0.json
+  nomercy play --resume games/nomercy-saved-seed4242-20260101-120000.json
 
+Each game gets a fresh random seed unless --seed is given; the log's first line shows it.
 Keys: arrows + enter choose a legal action (mouse clicks work too); d draws (or takes a
-pending penalty); u calls UNO (with two cards, choose a 'play ... + call UNO' action);
-i types an action in notation (play W+6 G, play R7 2, draw, colour G, pass, uno, catch 2),
-escape goes back to the list; q quits and offers to save.
+pending penalty), and says which rule forbids it when it cannot; u calls UNO (with two cards,
+choose a 'play ... + call UNO' action); i types an action in notation (play W+6 G, play R7 2,
+draw, colour G, pass, uno, catch 2), and the box shows the highlighted move's notation; ? shows
+the card notation; escape goes back to the list; q quits and offers to save (a new file each
+time: nomercy-saved-seedSEED-DATE-TIME.json). A move whose consequence is not obvious (you
+become the target of a stack, a penalty knocks you out) is marked with a warning.
 
 A wild asks for its colour and a 7 for its target through the list's variants (one line per
 colour or seat). The log narrates every event with its rule id; cards you cannot see stay
@@ -101,8 +107,14 @@ examples:
   nomercy selfplay --players 3 --seed 2 --save game.json --quiet
   nomercy replay game.json
 
+  nomercy replay game.json --step               # one action at a time (enter: next, q: stop)
+  nomercy replay game.json --seat 1 --step       # as seat 1 saw it, its hand shown
+
 The record is replayed on a fresh game (new_game with the recorded players, preset, options
-and seed, or the recorded start position) and every action and its events are printed.
+and seed, or the recorded start position) and every action and its events are printed: all
+of it (every drawn card), or with --seat N what seat N saw (others' draws as counts) and N's
+hand whenever it changes. With --step the replay waits after each action for a line on
+standard input: empty for the next action, a number to go that many actions ahead, q to stop.
 """
 
 _RULES_EPILOG = """\
@@ -183,6 +195,19 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=raw,
     )
     replay.add_argument("file", metavar="FILE", help="a record written by `selfplay --save`")
+    replay.add_argument(
+        "--step",
+        action="store_true",
+        help="pause after every action: enter for the next, a number to go that many "
+        "actions ahead, q to stop",
+    )
+    replay.add_argument(
+        "--seat",
+        type=int,
+        metavar="N",
+        help="show the game as seat N saw it: its own hand after each change, other hands' "
+        "cards hidden in the events (default: everything, as a referee sees it)",
+    )
     replay.set_defaults(handler=_replay)
 
     rules = sub.add_parser(
@@ -236,7 +261,12 @@ def _add_play(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
         action="store_true",
         help="play a match of hands to the target score (sets scoring_enabled=true)",
     )
-    play.add_argument("--seed", type=int, default=0, help="shuffle seed (default: 0)")
+    play.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="shuffle seed, to deal a game again (default: a fresh random seed, shown in the log)",
+    )
     play.add_argument(
         "--speed",
         type=float,
@@ -285,9 +315,44 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 # ---------------------------------------------------------------------- narration
-def _print_events(events: Iterable[Event], out: TextIO, indent: str = "") -> None:
+def _print_events(
+    events: Iterable[Event], out: TextIO, indent: str = "", *, seat: int | None = None
+) -> None:
+    """Print the events' texts: in full, or as ``seat`` saw them (``Event.for_seat``)."""
     for event in events:
-        print(f"{indent}{event.text}", file=out)
+        text = event.text if seat is None else event.for_seat(seat).text
+        print(f"{indent}{text}", file=out)
+
+
+def _show_hand(game: Game, seat: int | None, before: list[str] | None, out: TextIO) -> list[str]:
+    """With ``--seat``: print the seat's hand when it differs from ``before``; return it."""
+    if seat is None:
+        return []
+    hand = sorted(c.code for c in game.hands[seat])
+    if hand != before:
+        shown = " ".join(hand) if hand else "(empty)"
+        print(f"    {game.names[seat]}'s hand ({len(hand)}): {shown}", file=out)
+    return hand
+
+
+def _ask_step(number: int, total: int, out: TextIO) -> int | None:
+    """Wait for a line on stdin: empty -> 1 (next), N -> N ahead, q or end of input -> None."""
+    while True:
+        print(f"-- {number}/{total} [enter] next, [N] N ahead, [q] stop: ", end="", file=out)
+        out.flush()
+        line = sys.stdin.readline()
+        if not line or not sys.stdin.isatty():  # a terminal echoes the enter; a pipe does not
+            print(file=out)
+        if not line:
+            return None
+        answer = line.strip().lower()
+        if answer in ("q", "quit"):
+            return None
+        if not answer:
+            return 1
+        if answer.isdigit() and int(answer) > 0:
+            return int(answer)
+        print(f"not understood: {answer!r}", file=out)
 
 
 def _print_action(number: int, game: Game, action: Action, out: TextIO) -> None:
@@ -433,7 +498,7 @@ def _play_config(args: argparse.Namespace) -> Any:
             human=args.seat,
             rules=args.preset,
             options=options,
-            seed=args.seed,
+            seed=args.seed if args.seed is not None else secrets.randbelow(1_000_000),
             uno_forget=args.bot_uno_forget,
         )
     except (NoMercyError, TableError) as exc:
@@ -470,18 +535,34 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
         opening: list[Event] = [] if record.start is not None else game.opening_events
     except (ValueError, TypeError) as exc:  # NoMercyError is a ValueError
         raise UsageError(f"{path}: the record's game cannot be set up: {exc}") from None
-    print(
-        f"{record.rules}, {game.n} players, seed {record.seed}; {len(record.actions)} actions",
-        file=out,
-    )
-    _print_events(opening, out)
+    seat = args.seat
+    if seat is not None and not 0 <= seat < game.n:
+        raise UsageError(f"--seat {seat}: the game has seats 0 to {game.n - 1}")
+    head = f"{record.rules}, {game.n} players, seed {record.seed}; {len(record.actions)} actions"
+    if seat is not None:
+        head += f"; as seen by seat {seat} ({game.names[seat]})"
+    print(head, file=out)
+    _print_events(opening, out, seat=seat)
+    hand = _show_hand(game, seat, None, out)
+    total = len(record.actions)
+    ahead = 0  # --step: actions still to show before the next pause
     for number, text in enumerate(record.actions, 1):
         try:
             events = game.apply(text)
         except NoMercyError as exc:
             raise UsageError(f"{path}: action {number} {text!r} does not replay: {exc}") from None
         _print_action(number, game, game.history[-1], out)
-        _print_events(events, out, "    ")
+        _print_events(events, out, "    ", seat=seat)
+        hand = _show_hand(game, seat, hand, out)
+        if args.step and number < total:
+            if ahead > 0:
+                ahead -= 1
+            else:
+                answer = _ask_step(number, total, out)
+                if answer is None:
+                    print(f"Stopped after action {number} of {total}", file=out)
+                    return 0
+                ahead = answer - 1
     for line in _result_lines(game, len(record.actions)):
         print(line, file=out)
     recorded = record.result.get("winner")

@@ -28,20 +28,25 @@ from nomercy.core.actions import Action, CallUno, Draw
 from nomercy.core.errors import NoMercyError
 from nomercy.core.events import Event
 from nomercy.tables import Table
+from nomercy.tables.advice import draw_refusal
 from nomercy.tui.render import (
+    COLOUR_LEGEND,
     HandSummary,
     action_groups,
     action_label,
+    card_text,
+    card_words,
     group_label,
     hand_summary,
     hand_text,
-    opponents_text,
+    players_text,
     status_text,
 )
 
 __all__ = [
     "ActionList",
     "HandOverScreen",
+    "HelpScreen",
     "NomercyApp",
     "PlayConfig",
     "QuitScreen",
@@ -73,15 +78,43 @@ class PlayConfig:
 
 
 # ---------------------------------------------------------------------- widgets
-class HandView(Static):
-    """The human's hand, sorted, coloured and with a symbol per colour."""
+class _CardsPanel(Static):
+    """A panel that draws cards: it lays them out for its width (again when resized), so a
+    line breaks between two cards, never inside one."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._view: dict[str, Any] | None = None
 
     def show(self, view: dict[str, Any]) -> None:
-        text = Text(f"Your hand ({len(view['hand'])}): ", style="bold")
-        text.append_text(hand_text(view["hand"]))
+        self._view = view
+        self._draw()
+
+    def on_resize(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        if self._view is not None:
+            width = self.content_size.width or max(self.app.size.width - 4, 20)
+            self.update(self.text(self._view, width))
+
+    def text(self, view: dict[str, Any], width: int) -> Text:
+        """The panel's text for ``width`` cells."""
+        raise NotImplementedError
+
+
+class HandView(_CardsPanel):
+    """The human's hand, sorted, drawn as cards, with the colour symbols' legend."""
+
+    def text(self, view: dict[str, Any], width: int) -> Text:
+        text = Text(f"Your hand ({len(view['hand'])}):", style="bold")
+        text.append(f"   {COLOUR_LEGEND}", style="dim")
+        text.append("\n")
+        text.append_text(hand_text(view["hand"], width=width))
         if view["drawn"]:
-            text.append(f"   (just drawn: {view['drawn']})")
-        self.update(text)
+            text.append("\njust drawn: ")
+            text.append_text(card_text(view["drawn"]))
+        return text
 
 
 class StatusView(Static):
@@ -91,11 +124,11 @@ class StatusView(Static):
         self.update(status_text(view, scoring=scoring))
 
 
-class OpponentsView(Static):
-    """Each other seat's name, hand size and whether it is out."""
+class PlayersView(_CardsPanel):
+    """Every seat (you too): turn marker, hand size, UNO state, out, known cards."""
 
-    def show(self, view: dict[str, Any]) -> None:
-        self.update(opponents_text(view))
+    def text(self, view: dict[str, Any], width: int) -> Text:
+        return players_text(view, width=width)
 
 
 class ActionList(OptionList):
@@ -141,6 +174,13 @@ class ActionList(OptionList):
         if self._groups:
             self.highlighted = 0
 
+    def highlighted_notation(self) -> str | None:
+        """The notation of the highlighted entry (its first variant), for the typed box."""
+        index = self.highlighted
+        if index is None or not 0 <= index < len(self._groups):
+            return None
+        return str(self._groups[index][0])
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         if 0 <= event.option_index < len(self._groups):
@@ -169,12 +209,15 @@ class HandOverScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         s = self.summary
         lines = [f"{s.winner} wins the hand: {s.how}"]
-        if s.points is not None:
-            lines.append(f"Points: {s.points}")
-        lines += [f"  {line}" for line in s.lines]
-        if s.totals:
-            lines.append("Running totals: " + ", ".join(s.totals))
-        lines.append(s.text)
+        if s.scored:
+            if s.points is not None:
+                lines.append(f"Points: {s.points}")
+            lines += [f"  {line}" for line in s.lines]
+            if s.totals:
+                lines.append("Running totals: " + ", ".join(s.totals))
+            lines.append(s.text)
+        else:
+            lines += [f"  {line}" for line in s.lines]
         if s.match_over:
             who = s.match_winner or s.winner
             lines.append(f"GAME OVER: {who} wins")
@@ -221,6 +264,51 @@ class VariantScreen(ModalScreen[Action | None]):
         self.dismiss(None)
 
 
+class HelpScreen(ModalScreen[None]):
+    """The keys, the colour symbols and the card and action notation (for the typed box)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("question_mark", "close", "Close", show=False),
+    ]
+
+    def __init__(self, hand: list[str]) -> None:
+        super().__init__()
+        self.hand = hand
+
+    def compose(self) -> ComposeResult:
+        text = Text("Keys\n", style="bold")
+        text.append(
+            "  arrows + enter: play the highlighted move   d: draw or take the penalty\n"
+            "  u: call UNO   i: type an action   escape: back to the list   q: quit   ?: help\n"
+        )
+        text.append("\nColours\n", style="bold")
+        text.append(f"  {COLOUR_LEGEND}\n")
+        text.append("\nCard notation (for the typed box)\n", style="bold")
+        text.append(
+            "  colour letter R Y G B + face: 0-9, S Skip, R Reverse, +2, +4, SE Skip Everyone,\n"
+            "  DA Discard All; wilds: W, W+4, W+6, W+10, WR+4 Wild Reverse +4, WCR Colour "
+            "Roulette\n"
+        )
+        if self.hand:
+            text.append("  Your hand: ")
+            text.append(", ".join(card_words(c) for c in sorted(set(self.hand))))
+            text.append("\n")
+        text.append("\nActions\n", style="bold")
+        text.append(
+            "  play R7 · play W+6 G (a wild names its colour) · play R7 2 (a 7 swaps with seat"
+            " 2)\n  play G3 uno (play and call UNO) · draw · pass · colour G · uno · catch 2 ·"
+            " challenge\n"
+        )
+        text.append("  The highlighted move's notation is shown in the typed box.\n")
+        text.append("\n[escape] close", style="dim")
+        with Vertical(id="panel"):
+            yield Static(text, id="help-text")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
 class QuitScreen(ModalScreen[str]):
     """Quitting mid-game: save (``"save"``), quit without saving (``"quit"``) or go back."""
 
@@ -253,9 +341,12 @@ class TableScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "draw", "Draw"),
+        # d when drawing is not on offer: say why (hidden from the footer).
+        Binding("d", "why_no_draw", "Draw", show=False),
         Binding("u", "uno", "Call UNO"),
         Binding("i", "type_action", "Type an action"),
-        Binding("escape", "to_list", "Back to the list", show=False),
+        Binding("escape", "to_list", "Back to the list"),
+        Binding("question_mark", "help", "Help"),
         Binding("q", "quit_game", "Quit"),
     ]
 
@@ -273,15 +364,12 @@ class TableScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
             yield StatusView(id="status")
-            yield OpponentsView(id="opponents")
+            yield PlayersView(id="opponents")
         yield HandView(id="hand")
         with Horizontal(id="middle"):
             yield ActionList(id="actions")
             yield RichLog(id="log", wrap=True, markup=False, min_width=40)
-        yield Input(
-            placeholder="i: type an action (play W+6 G, draw, colour G, uno, catch 2)",
-            id="entry",
-        )
+        yield Input(placeholder=self._placeholder(None), id="entry")
         yield Static("", id="message", markup=False)
         yield Footer()
 
@@ -294,14 +382,28 @@ class TableScreen(Screen[None]):
         self._log(intro)
         if game.history:
             self._log(f"Resumed after {len(game.history)} actions")
-            for entry in game.public_history():
-                self._log(str(entry["text"]))
+            self._log_replayed()
         else:
             for event in game.opening_events:
                 self._log(event.for_seat(self.human).text)
         self.query_one(ActionList).focus()
         self._refresh()
         self._advance()
+
+    def _log_replayed(self) -> None:
+        """The log of a resumed game as it was: every action and its events, as this seat saw
+        them (its own drawn cards included), by replaying the record from its start."""
+        record = self.table.record()
+        try:
+            game = record.start_game()
+            if record.start is None:
+                for event in game.opening_events:
+                    self._log(event.for_seat(self.human).text)
+            for text in record.actions:
+                events = game.apply(text)
+                self._show_events(game.history[-1], events)
+        except NoMercyError as exc:  # the table replayed it already; this cannot fail
+            self._log(f"(the earlier log cannot be rebuilt: {exc})")
 
     # ------------------------------------------------------------------ rendering
     def _log(self, line: str) -> None:
@@ -312,9 +414,31 @@ class TableScreen(Screen[None]):
         view = self.table.view(self.human)
         scoring = self.table.game.rules.scoring_enabled
         self.query_one(StatusView).show(view, scoring=scoring)
-        self.query_one(OpponentsView).show(view)
+        self.query_one(PlayersView).show(view)
         self.query_one(HandView).show(view)
-        self.query_one(ActionList).show(self.table.legal_actions(self.human), view)
+        actions = self.query_one(ActionList)
+        actions.show(self.table.legal_actions(self.human), view)
+        self.query_one(Input).placeholder = self._placeholder(actions.highlighted_notation())
+        self.refresh_bindings()  # d is offered only when drawing is legal
+
+    @staticmethod
+    def _placeholder(notation: str | None) -> str:
+        hint = "i: type an action in notation (? for help)"
+        return f"{hint}; the highlighted move is: {notation}" if notation else hint
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if isinstance(event.option_list, ActionList):
+            notation = event.option_list.highlighted_notation()
+            self.query_one(Input).placeholder = self._placeholder(notation)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``d`` draws when drawing is legal, else explains why not; escape only from the box."""
+        if action in ("draw", "why_no_draw"):
+            can = any(isinstance(a, Draw) for a in self.table.legal_actions(self.human))
+            return can if action == "draw" else not can
+        if action == "to_list":
+            return self.query_one(Input).has_focus
+        return True
 
     def _say(self, message: str) -> None:
         self.query_one("#message", Static).update(message)
@@ -337,7 +461,14 @@ class TableScreen(Screen[None]):
                 saved = self._save_finished()
             except OSError as exc:
                 self._say(f"Cannot save the finished game: {exc}")
-        summary = hand_summary(events, game.names, over=game.is_over)
+        view = self.table.view(self.human)
+        summary = hand_summary(
+            events,
+            game.names,
+            over=game.is_over,
+            scored=game.rules.scoring_enabled,
+            players=view["players"],
+        )
         self._waiting = True
         self._refresh()
         self.app.push_screen(HandOverScreen(summary, saved=saved), self._hand_closed)
@@ -415,18 +546,30 @@ class TableScreen(Screen[None]):
 
     def on_input_submitted(self, message: Input.Submitted) -> None:
         text = message.value.strip()
-        if not text:
+        if not text:  # enter on an empty box: back to the list
+            self.query_one(ActionList).focus()
             return
         if self.act(text):
             message.input.value = ""
+            # Back to the list, so the keys (d, u, q, enter) work again at once.
+            self.query_one(ActionList).focus()
 
     def action_draw(self) -> None:
         legal = self.table.legal_actions(self.human)
         draw = next((a for a in legal if isinstance(a, Draw)), None)
         if draw is None:
-            self._say("You cannot draw now")
+            self.action_why_no_draw()
             return
         self.act(draw)
+
+    def action_why_no_draw(self) -> None:
+        """Say why drawing is not on offer, with the rule."""
+        view = self.table.view(self.human)
+        reason = draw_refusal(view, self.table.legal_actions(self.human))
+        self._say(f"You cannot draw now: {reason.text}" if reason else "")
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(list(self.table.view(self.human)["hand"])))
 
     def action_uno(self) -> None:
         legal = self.table.legal_actions(self.human)
@@ -441,17 +584,26 @@ class TableScreen(Screen[None]):
 
     def action_type_action(self) -> None:
         self.query_one(Input).focus()
+        self.refresh_bindings()
 
     def action_to_list(self) -> None:
         self.query_one(ActionList).focus()
+        self.refresh_bindings()
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
 
     # ------------------------------------------------------------------ saving
     def default_save_path(self) -> Path:
-        """Where quitting mid-game saves: the resumed file, else a file under the save dir."""
+        """Where quitting mid-game saves: the resumed file, else a new file under the save dir.
+
+        The name has the seed and the time, and a counter when that file exists already, so
+        an earlier save is never overwritten.
+        """
         if self.config.resume_path is not None:
             return self.config.resume_path
         folder = self.config.save_dir or Path.cwd()
-        return folder / f"nomercy-saved-seed{self.table.game.seed}.json"
+        return _unique(folder, f"nomercy-saved-seed{self.table.game.seed}")
 
     def save(self, path: Path) -> Path:
         """Write the table's record to ``path`` (its folder is created)."""
@@ -464,19 +616,16 @@ class TableScreen(Screen[None]):
         folder = self.config.save_dir
         if folder is None:
             return None
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        name = f"nomercy-game-seed{self.table.game.seed}-{stamp}.json"
-        path = folder / name
-        n = 1
-        while path.exists():
-            n += 1
-            path = folder / f"{name[:-5]}-{n}.json"
-        return str(self.save(path))
+        return str(self.save(_unique(folder, f"nomercy-game-seed{self.table.game.seed}")))
 
     def _exit_message(self) -> str:
         if self.saved_path is not None:
             return f"Game saved to {self.saved_path}"
-        return "Goodbye"
+        return f"Goodbye ({self._seed_note()})"
+
+    def _seed_note(self) -> str:
+        seed = self.table.game.seed
+        return f"seed {seed}: `nomercy play --seed {seed}` deals this game again"
 
     def action_quit_game(self) -> None:
         if self.table.game.is_over:
@@ -496,11 +645,22 @@ class TableScreen(Screen[None]):
                     return
                 self.app.exit(self._exit_message())
             elif choice == "quit":
-                self.app.exit("Quit without saving")
+                self.app.exit(f"Quit without saving ({self._seed_note()})")
             else:
                 self._advance()
 
         self.app.push_screen(QuitScreen(path), chosen)
+
+
+def _unique(folder: Path, stem: str) -> Path:
+    """``folder/STEM-YYYYmmdd-HHMMSS.json``, with ``-2``, ``-3``... if that file exists."""
+    name = f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+    path = folder / f"{name}.json"
+    n = 1
+    while path.exists():
+        n += 1
+        path = folder / f"{name}-{n}.json"
+    return path
 
 
 # ---------------------------------------------------------------------- the app
@@ -509,16 +669,19 @@ class NomercyApp(App[str]):
 
     TITLE = "nomercy"
     CSS = """
-    #top { height: auto; max-height: 12; }
+    #top { height: auto; max-height: 16; }
     #status { width: 2fr; height: auto; padding: 0 1; border: round $primary; }
-    #opponents { width: 1fr; height: auto; padding: 0 1; border: round $secondary; }
+    #opponents {
+        width: 1fr; height: auto; max-height: 16; overflow-y: auto;
+        padding: 0 1; border: round $secondary;
+    }
     #hand { height: auto; padding: 0 1; border: round $accent; }
     #middle { height: 1fr; }
     #actions { width: 2fr; height: 1fr; }
     #log { width: 3fr; height: 1fr; border: round $panel; }
     #entry { height: 3; }
     #message { height: auto; color: $error; padding: 0 1; }
-    HandOverScreen, QuitScreen, VariantScreen { align: center middle; }
+    HandOverScreen, QuitScreen, VariantScreen, HelpScreen { align: center middle; }
     #variants { height: auto; max-height: 20; }
     #panel { width: 80%; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
     """

@@ -1,9 +1,11 @@
 """Text for the terminal app: cards, the table, actions and hand results, from a seat's view.
 
 Pure functions from the JSON view of :meth:`nomercy.Game.view` (and actions and events) to
-:class:`rich.text.Text`. Every colour also has a symbol (R ♥, Y ★, G ♣, B ♠, wild ✱) so the
-table reads the same for colour-blind players and in monochrome terminals. No rule logic here:
-what is legal comes from the engine; these functions only describe it.
+:class:`rich.text.Text`. Cards are drawn as faces (their colour as the background, the value or
+the action's name on it), never as notation; every colour also has a symbol (R ♥, Y ★, G ♣,
+B ♠, wild ✱) so the table reads the same for colour-blind players and in monochrome terminals.
+No rule logic here: what is legal comes from the engine and a move's consequences from
+:mod:`nomercy.tables.advice`; these functions only describe them.
 """
 
 from __future__ import annotations
@@ -26,25 +28,31 @@ from nomercy.core.actions import (
 )
 from nomercy.core.cards import Card, parse_card
 from nomercy.core.events import Event
+from nomercy.tables.advice import Advice, consequences
 
 __all__ = [
+    "COLOUR_LEGEND",
     "COLOUR_STYLES",
     "COLOUR_SYMBOLS",
+    "FACE_STYLES",
     "HandSummary",
     "action_groups",
     "action_label",
     "card_text",
+    "card_words",
+    "face_label",
     "group_label",
     "hand_summary",
     "hand_text",
-    "opponents_text",
     "pending_text",
+    "players_text",
+    "stacking_rules",
     "status_text",
 ]
 
 #: A symbol per colour code ("W" for wilds), so colour is never the only cue.
 COLOUR_SYMBOLS = {"R": "♥", "Y": "★", "G": "♣", "B": "♠", "W": "✱"}
-#: The terminal style per colour code.
+#: The terminal style per colour code (text in that colour).
 COLOUR_STYLES = {
     "R": "bold red",
     "Y": "bold yellow",
@@ -52,18 +60,48 @@ COLOUR_STYLES = {
     "B": "bold dodger_blue1",
     "W": "bold magenta",
 }
+#: A card's face: its colour as the background, with a contrasting text colour.
+FACE_STYLES = {
+    "R": "bold white on red3",
+    "Y": "bold black on gold1",
+    "G": "bold white on green4",
+    "B": "bold white on dodger_blue3",
+    "W": "bold white on grey15",
+}
 _COLOUR_WORDS = {"R": "red", "Y": "yellow", "G": "green", "B": "blue"}
+NBSP = "\u00a0"
+#: One line explaining the colour symbols (shown under the hand and in the help).
+COLOUR_LEGEND = "♥ red  ★ yellow  ♣ green  ♠ blue  ✱ wild"
 
 
 def _colour_key(card: Card) -> str:
     return card.colour.value if card.colour is not None else "W"
 
 
+def face_label(code: str) -> str:
+    """What is printed on a card, without its colour: ``7``, ``Skip``, ``Wild +6``."""
+    card = parse_card(code)
+    if card.colour is None:
+        return card.name
+    return card.name.split(" ", 1)[1]  # "red Skip Everyone" -> "Skip Everyone"
+
+
 def card_text(code: str) -> Text:
-    """One card, e.g. ``♥R7`` in red, ``✱W+6`` in magenta."""
+    """One card as a player sees it: a coloured face with its symbol and value or action.
+
+    ``7`` of red is `` ♥ 7 `` on red; ``W+6`` is `` ✱ Wild +6 `` on black. The symbol keeps the
+    colour readable in monochrome; the notation (``R7``) is in the help and the typed box.
+    """
     card = parse_card(code)
     key = _colour_key(card)
-    return Text(f"{COLOUR_SYMBOLS[key]}{card.code}", style=COLOUR_STYLES[key])
+    # No-break spaces: a hand wraps between cards, never inside one.
+    face = f" {COLOUR_SYMBOLS[key]} {face_label(code)} ".replace(" ", NBSP)
+    return Text(face, style=FACE_STYLES[key])
+
+
+def card_words(code: str) -> str:
+    """A card in words with its notation, for the help: ``red 7 (R7)``, ``Wild +6 (W+6)``."""
+    return f"{parse_card(code).name} ({code})"
 
 
 def colour_text(code: str | None) -> Text:
@@ -73,14 +111,29 @@ def colour_text(code: str | None) -> Text:
     return Text(f"{COLOUR_SYMBOLS[code]} {_COLOUR_WORDS[code]}", style=COLOUR_STYLES[code])
 
 
-def hand_text(codes: Sequence[str]) -> Text:
-    """A hand, sorted by colour and face, cards separated by spaces."""
+def hand_text(
+    codes: Sequence[str], *, width: int | None = None, start: int = 0, indent: int = 0
+) -> Text:
+    """A hand, sorted by colour and face, cards separated by spaces.
+
+    With ``width``, the cards are broken into lines of at most ``width`` cells between two
+    cards (never inside one): the first line starts at column ``start`` (after a label), the
+    next ones are indented by ``indent``.
+    """
     cards = sorted(parse_card(c) for c in codes)
     text = Text()
+    column = start
     for i, card in enumerate(cards):
+        face = card_text(card.code)
         if i:
-            text.append(" ")
-        text.append_text(card_text(card.code))
+            if width is not None and column + 1 + face.cell_len > width:
+                text.append("\n" + " " * indent)
+                column = indent
+            else:
+                text.append(" ")
+                column += 1
+        text.append_text(face)
+        column += face.cell_len
     return text
 
 
@@ -116,7 +169,8 @@ def status_text(view: dict[str, Any], *, scoring: bool = False) -> Text:
     text.append("   Colour: ")
     text.append_text(colour_text(view["colour"]))
     text.append(f"\nDirection: {_direction(view['direction'])}")
-    text.append(f"\nPending stack: {pending_text(view['pending'])}")
+    if stacking_rules(view) or view["pending"]:
+        text.append(f"\nPending stack: {pending_text(view['pending'])}")
     me = players[seat]
     distance = me["mercy_distance"]
     if me["out"]:
@@ -131,32 +185,52 @@ def status_text(view: dict[str, Any], *, scoring: bool = False) -> Text:
     return text
 
 
-def opponents_text(view: dict[str, Any]) -> Text:
-    """One line per other seat: name, hand size, out, UNO called, known cards."""
+def players_text(view: dict[str, Any], *, width: int | None = None) -> Text:
+    """One entry per seat (you included): turn marker, name, hand size, UNO, out, known cards.
+
+    Known cards (seen in a swap, a pass or a reveal) follow on their own lines, drawn as cards
+    and (given the panel's ``width``) wrapped between cards, never cut.
+    """
     seat = view["seat"]
-    text = Text("Players\n", style="bold")
+    text = Text("Players", style="bold")
     for p in view["players"]:
-        if p["seat"] == seat:
-            continue
-        marker = "▶ " if p["seat"] == view["to_act"] else "  "
-        line = f"{marker}{p['seat']} {p['name']}: "
+        turn = p["seat"] == view["to_act"]
+        text.append("\n")
+        text.append("▶ " if turn else "  ", style="bold")
+        who = f"{p['seat']} {p['name']}" + (" (you)" if p["seat"] == seat else "")
+        text.append(f"{who}: ", style="bold" if turn else "")
         if p["out"]:
-            text.append(line)
             text.append("OUT", style="bold red")
         else:
-            text.append(f"{line}{p['hand_size']} cards")
-            if p["hand_size"] == 1:
-                text.append(" UNO" if p["uno"] else " (1 card, no UNO!)", style="bold")
+            n = p["hand_size"]
+            text.append(f"{n} card{'s' if n != 1 else ''}")
+            if p.get("uno"):
+                text.append(" UNO called", style="bold")
+            elif n == 1:
+                text.append(" (1 card, no UNO!)", style="bold")
         known = view["known"].get(str(p["seat"]))
-        if known:
-            text.append("  known: ")
-            text.append_text(hand_text(known))
-        text.append("\n")
+        if known and p["seat"] != seat:
+            text.append("\n    known: ")
+            text.append_text(hand_text(known, width=width, start=11, indent=11))
     return text
 
 
-def action_label(action: Action, view: dict[str, Any]) -> Text:
-    """The notation of ``action`` followed by a short description of what it does."""
+def stacking_rules(view: dict[str, Any]) -> bool:
+    """Whether the view's rules have draw stacks (No Mercy, or classic with its option)."""
+    info = view["rules"]
+    if info["preset"] == "no-mercy":
+        return True
+    return bool((info.get("options") or {}).get("classic_stacking", False))
+
+
+def _warnings(text: Text, advice: Sequence[Advice]) -> None:
+    for a in advice:
+        text.append(f"\n  ⚠ {a.text}", style="bold yellow")
+
+
+def action_label(action: Action, view: dict[str, Any], *, warn: bool = True) -> Text:
+    """What ``action`` does, its cards drawn as cards, and (``warn``) its consequences that
+    are not obvious (:func:`nomercy.tables.advice.consequences`), marked ⚠."""
     players = view["players"]
     text = Text(str(action).split(":", 1)[-1] if isinstance(action, (CallUno, Catch)) else "")
     if isinstance(action, Play):
@@ -177,7 +251,7 @@ def action_label(action: Action, view: dict[str, Any]) -> Text:
         if pending and view["phase"] == "stack_or_absorb":
             text = Text(f"draw: take the penalty ({pending_text(pending)})")
         else:
-            text = Text("draw")
+            text = Text("draw a card")
     elif isinstance(action, ChooseColour):
         text = Text("name colour ")
         text.append_text(colour_text(action.colour.value))
@@ -189,6 +263,8 @@ def action_label(action: Action, view: dict[str, Any]) -> Text:
         text = Text("call UNO", style="bold")
     elif isinstance(action, Catch):
         text = Text(f"catch {players[action.target]['name']}: they did not call UNO")
+    if warn and action.seat == view["seat"]:
+        _warnings(text, consequences(action, view))
     return text
 
 
@@ -228,6 +304,10 @@ def group_label(group: Sequence[Action], view: dict[str, Any]) -> Text:
     text = Text("play ")
     text.append_text(card_text(first.card.code))
     text.append(f" … choose {' and '.join(asks)}")
+    if not any(isinstance(a, Play) and a.target is not None for a in group):
+        # The colour or UNO variants share their consequences; a 7's differ by target (shown
+        # when the target is chosen).
+        _warnings(text, consequences(first, view))
     return text
 
 
@@ -243,10 +323,22 @@ class HandSummary:
     text: str
     match_over: bool
     match_winner: str | None
+    scored: bool = True
 
 
-def hand_summary(events: Sequence[Event], names: Sequence[str], *, over: bool) -> HandSummary:
+def hand_summary(
+    events: Sequence[Event],
+    names: Sequence[str],
+    *,
+    over: bool,
+    scored: bool = True,
+    players: Sequence[dict[str, Any]] | None = None,
+) -> HandSummary:
     """Summarise the ``hand_end`` event in ``events`` (the last one) for the results panel.
+
+    ``scored``: the game scores hands (a match); otherwise the summary has no points or
+    totals, and its lines say what each player was left holding (from ``players``, the view's
+    player entries: hand size and out).
 
     Raises:
         ValueError: no ``hand_end`` event.
@@ -261,6 +353,25 @@ def hand_summary(events: Sequence[Event], names: Sequence[str], *, over: bool) -
         if data["how"] == "last standing"
         else "emptied their hand"
     )
+    if not scored:
+        left = []
+        for p in players or []:
+            if p["out"]:
+                left.append(f"{p['name']}: knocked out")
+            else:
+                n = p["hand_size"]
+                left.append(f"{p['name']}: {n} card{'s' if n != 1 else ''} left")
+        return HandSummary(
+            winner=winner,
+            how=how,
+            points=None,
+            lines=left,
+            totals=[],
+            text="",
+            match_over=over,
+            match_winner=None,
+            scored=False,
+        )
     lines = [f"{names[int(s)]}: {p} in card points" for s, p in data.get("cards", {}).items()]
     knocked = int(data.get("knocked_out") or 0)
     points = data.get("points")

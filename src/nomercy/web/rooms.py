@@ -34,6 +34,7 @@ from nomercy.core.events import Event
 from nomercy.core.game import Game, new_game
 from nomercy.core.records import GameRecord
 from nomercy.tables import SeatBot
+from nomercy.tables.advice import advice_for
 from nomercy.web.protocol import (
     ErrorCode,
     ProtocolError,
@@ -299,8 +300,13 @@ class Room:
         game = self.game
         assert game is not None
         legal: list[str] = []
+        advice: dict[str, list[dict[str, Any]]] = {}
+        view = game.view(seat, history=history)
         if seat is not None and not game.is_over and not game.out[seat]:
-            legal = [str(a) for a in game.legal_actions(seat)]
+            actions = game.legal_actions(seat)
+            legal = [str(a) for a in actions]
+            # Consequences a player may not expect, from this seat's view only.
+            advice = {k: [a.to_json() for a in v] for k, v in advice_for(actions, view).items()}
         timer = None
         if self.deadline is not None and self._deadline_seat is not None:
             timer = {"seat": self._deadline_seat, "deadline": self.deadline, "seconds": self.timer}
@@ -309,8 +315,9 @@ class Room:
             "seat": seat,
             "game_id": self.game_id,
             "move": len(game.history),
-            "view": game.view(seat, history=history),
+            "view": view,
             "legal": legal,
+            "advice": advice,
             "events": [e.for_seat(seat).to_dict() for e in events],
             "last": None if last is None else {"seat": last.seat, "action": str(last)},
             "timer": timer,

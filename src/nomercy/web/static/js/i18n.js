@@ -108,3 +108,16 @@ export function mountLanguagePicker(select) {
 }
 
 const NATIVE_NAMES = { en: "English", fi: "Suomi", ru: "Русский", de: "Deutsch", tr: "Türkçe" };
+
+/** A rule option's human label (optlabel.NAME), else its name. */
+export function optionLabel(name) {
+  return has(`optlabel.${name}`) ? t(`optlabel.${name}`) : name;
+}
+
+/** A rule option's value in words: yes/no, optval.NAME.VALUE, else the value itself (numbers). */
+export function optionValue(name, value) {
+  if (typeof value === "boolean") return t(`optval.${value}`);
+  if (has(`optval.${name}.${value}`)) return t(`optval.${name}.${value}`);
+  if (value !== null && typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}

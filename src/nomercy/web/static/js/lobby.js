@@ -1,6 +1,6 @@
 // The lobby page: create a room with every option, or go to a room by code.
 import { api, lastName, rememberName, saveSeat } from "./api.js";
-import { has, initI18n, mountLanguagePicker, onLangChange, t } from "./i18n.js";
+import { has, initI18n, mountLanguagePicker, onLangChange, optionLabel, optionValue, t } from "./i18n.js";
 import { errorText } from "./errors.js";
 
 let meta = null;
@@ -50,7 +50,7 @@ function renderOptions() {
       input.checked = Boolean(def);
     } else if (opt.kind === "choice") {
       input = el("select", { id });
-      fillSelect(input, opt.values, (v) => String(v));
+      fillSelect(input, opt.values, (v) => optionValue(opt.name, v));
       input.value = String(def);
     } else if (opt.kind === "counts") {
       // A custom deck table (A35): card code -> copies, as JSON.
@@ -73,10 +73,12 @@ function renderOptions() {
     const row = el(
       "div",
       { class: "option" },
+      // A human label (translated); the option's name (RULES.md §6, --option NAME=VALUE) is
+      // its tooltip for those who know the rule book.
       el(
         "label",
-        { for: id },
-        el("code", { text: opt.name }),
+        { for: id, title: opt.name },
+        el("span", { class: "optlabel", text: optionLabel(opt.name) }),
         " ",
         el("span", { class: "rule", text: opt.rule }),
       ),

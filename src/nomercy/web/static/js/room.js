@@ -4,7 +4,7 @@ import { COLOURS, cardBack, cardElement, cardName, colourChip, colourWord, escap
 import { errorText } from "./errors.js";
 import { translateEvent } from "./events.js";
 import { parseLegal } from "./legal.js";
-import { applyDom, initI18n, mountLanguagePicker, onLangChange, t } from "./i18n.js";
+import { applyDom, has, initI18n, mountLanguagePicker, onLangChange, optionLabel, optionValue, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const code = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "").toUpperCase();
@@ -43,10 +43,28 @@ function el(tag, attrs = {}, ...children) {
   return e;
 }
 
-function toast(text, kind = "error") {
+function toast(text, kind = "error", key = null) {
+  // A toast with a key replaces the one shown with that key (no pile of identical toasts).
+  if (key) for (const old of $("toasts").querySelectorAll(`[data-key="${key}"]`)) old.remove();
   const box = el("div", { class: `toast ${kind}`, text });
+  if (key) box.dataset.key = key;
   $("toasts").append(box);
   setTimeout(() => box.remove(), kind === "error" ? 7000 : 3500);
+}
+
+/** One piece of advice (a move's consequence), translated where the language has it. */
+function adviceText(a) {
+  const data = { ...(a.data || {}) };
+  if (data.colour) data.colour = colourWord(data.colour);
+  const rules = a.rules && a.rules.length ? ` [${a.rules.join(", ")}]` : "";
+  return has(`advice.${a.kind}`) ? t(`advice.${a.kind}`, data) + rules : a.text;
+}
+
+/** The advice on the actions in `texts` (engine notation), each once. */
+function adviceFor(texts) {
+  const seen = new Map();
+  for (const text of texts) for (const a of S.advice?.[text] || []) seen.set(a.kind + JSON.stringify(a.data), a);
+  return [...seen.values()];
 }
 
 function notice(text) {
@@ -224,8 +242,9 @@ function renderLobby() {
 function roomSummary(room) {
   const parts = [t(`preset.${room.preset}`), t(room.mode === "match" ? "lobby.mode_match" : "lobby.mode_hand")];
   parts.push(`${t("lobby.timer")}: ${room.timer ? t("lobby.timer_seconds", { n: room.timer }) : t("lobby.timer_off")}`);
-  const opts = Object.entries(room.options || {});
-  if (opts.length) parts.push(opts.map(([k, v]) => `${k}=${v}`).join(", "));
+  // scoring_enabled is the Length shown just before.
+  const opts = Object.entries(room.options || {}).filter(([k]) => k !== "scoring_enabled");
+  if (opts.length) parts.push(opts.map(([k, v]) => `${optionLabel(k)}: ${optionValue(k, v)}`).join(", "));
   return parts.join(" · ");
 }
 
@@ -276,6 +295,7 @@ function onState(msg) {
   S.gameId = msg.game_id;
   S.view = msg.view;
   S.legal = msg.legal || [];
+  S.advice = msg.advice || {};
   S.actions = parseLegal(S.legal, S.seat);
   S.timer = msg.timer || null;
   if (S.timer && S.timer.deadline && S.timer.seconds) {
@@ -474,6 +494,13 @@ function renderHand() {
     b.setAttribute("aria-disabled", legal ? "false" : "true");
     b.dataset.index = String(i);
     b.title = `${i + 1}: ${cardName(c)}${legal ? "" : ` (${t("table.not_playable")})`}`;
+    const warn = legal ? adviceFor(A.plays.get(c).map((a) => a.text)) : [];
+    if (warn.length) {
+      b.classList.add("warn");
+      b.append(el("span", { class: "warn-badge", text: "⚠", "aria-hidden": "true" }));
+      b.title += `\n⚠ ${warn.map(adviceText).join("\n⚠ ")}`;
+      b.setAttribute("aria-label", `${cardName(c)}. ⚠ ${warn.map(adviceText).join(". ")}`);
+    }
     b.addEventListener("click", () => {
       S.selected = i;
       playCard(c);
@@ -500,7 +527,30 @@ function renderControls() {
   uno.setAttribute("aria-pressed", S.unoArmed ? "true" : "false");
   uno.classList.toggle("armed", S.unoArmed);
   uno.classList.toggle("urgent", Boolean(A.uno) || (A.unoWithPlay && !S.unoArmed));
-  uno.title = A.uno ? t("table.uno_now") : A.unoWithPlay ? t("table.uno_arm") : t("table.uno_off");
+  // Armed: the button says so itself (a check mark and its own label).
+  uno.querySelector("span").textContent = S.unoArmed ? t("table.uno_armed_btn") : t("table.uno");
+  uno.title = S.unoArmed
+    ? t("table.uno_armed")
+    : A.uno
+      ? t("table.uno_now")
+      : A.unoWithPlay
+        ? t("table.uno_arm")
+        : t("table.uno_off");
+  renderAdvice();
+}
+
+/** The consequences of this seat's moves that are not obvious, shown under the prompt. */
+function renderAdvice() {
+  const box = $("advice");
+  const A = S.actions;
+  box.replaceChildren();
+  const items = [];
+  if (A.draw) for (const a of adviceFor([A.draw])) items.push([$("draw-btn").querySelector("span").textContent, a]);
+  for (const [card, plays] of A.plays) for (const a of adviceFor(plays.map((p) => p.text))) items.push([cardName(card), a]);
+  for (const [what, a] of items) {
+    box.append(el("li", { class: `advice-${a.kind}` }, el("strong", { text: `⚠ ${what}: ` }), adviceText(a)));
+  }
+  box.hidden = !items.length;
 }
 
 function onUno() {
@@ -510,7 +560,7 @@ function onUno() {
   else if (A.unoWithPlay) {
     S.unoArmed = !S.unoArmed;
     renderControls();
-    if (S.unoArmed) toast(t("table.uno_armed"), "info");
+    toast(t(S.unoArmed ? "table.uno_armed" : "table.uno_disarmed"), "info", "uno");
   }
 }
 
@@ -559,7 +609,12 @@ function pickTarget(targets) {
       return {
         value: s,
         key: [String(i + 1)],
-        node: el("button", { type: "button", class: "pick-target", "data-target": s, text: `${p.name} · ${t("table.cards", { n: p.hand_size })}` }, el("kbd", { text: String(i + 1) })),
+        node: el(
+          "button",
+          { type: "button", class: "pick-target", "data-target": s, text: `${p.name} · ${t("table.cards", { n: p.hand_size })}` },
+          ...adviceFor(S.legal.filter((x) => new RegExp(`^play \\S+ ${s}( |$)`).test(x))).map((a) => el("span", { class: "warn-text", text: ` ⚠ ${adviceText(a)}` })),
+          el("kbd", { text: String(i + 1) }),
+        ),
       };
     }),
   );
@@ -643,24 +698,35 @@ function showHandEnd(ev) {
   const body = $("hand-end-body");
   body.replaceChildren();
   const table = el("table", { class: "scores" });
-  const head = ["end.player", "end.card_points", "end.hand_score", "end.total"];
+  // A single hand is not scored: who holds how many cards, no points and no totals.
+  const scored = S.room?.mode === "match";
+  const head = scored ? ["end.player", "end.card_points", "end.hand_score", "end.total"] : ["end.player", "end.cards_left"];
   table.append(el("tr", {}, ...head.map((k) => el("th", { text: t(k) }))));
   const cards = ev.cards || {};
   const scores = ev.scores || v.scores || [];
   const lowest = ev.points === undefined; // classic lowest_wins: everyone adds their own points
   nm.forEach((name, s) => {
-    const left = Object.hasOwn(cards, String(s)) ? String(cards[String(s)]) : s === winner ? "0" : t("table.out");
-    let gain = "—";
-    if (s === winner && !lowest) gain = `+${ev.points}`;
-    else if (lowest && Object.hasOwn(cards, String(s))) gain = `+${cards[String(s)]}`;
-    const cells = [name, left, gain, String(scores[s] ?? 0)].map((x) => el("td", { text: x }));
-    table.append(el("tr", { class: s === winner ? "winner" : "" }, ...cells));
+    const p = v.players?.[s];
+    let cells;
+    if (!scored) cells = [name, p?.out ? t("table.out") : String(p?.hand_size ?? 0)];
+    else {
+      // The last player standing may hold cards: they score none, so no "0" for them.
+      const mine = s === winner ? (ev.how === "last standing" ? "—" : "0") : t("table.out");
+      const left = Object.hasOwn(cards, String(s)) ? String(cards[String(s)]) : mine;
+      let gain = "—";
+      if (s === winner && !lowest) gain = `+${ev.points}`;
+      else if (lowest && Object.hasOwn(cards, String(s))) gain = `+${cards[String(s)]}`;
+      cells = [name, left, gain, String(scores[s] ?? 0)];
+    }
+    table.append(el("tr", { class: s === winner ? "winner" : "" }, ...cells.map((x) => el("td", { text: x }))));
   });
   body.append(table);
-  // The engine's own breakdown (cards per opponent, knock-out bonus), translated.
-  const { text, rules } = translateEvent(ev, nm);
-  body.append(el("p", { class: "breakdown" }, text, rules ? " " : "", rules ? el("span", { class: "rule", text: rules }) : null));
-  if (ev.points === undefined) body.append(el("p", { text: t("end.lowest") }));
+  if (scored) {
+    // The engine's own breakdown (cards per opponent, knock-out bonus), translated.
+    const { text, rules } = translateEvent(ev, nm);
+    body.append(el("p", { class: "breakdown" }, text, rules ? " " : "", rules ? el("span", { class: "rule", text: rules }) : null));
+    if (ev.points === undefined) body.append(el("p", { text: t("end.lowest") }));
+  }
   const matchOver = v.phase === "over";
   if (S.room?.mode === "match") {
     body.append(el("p", { class: "muted", text: t("end.target", { n: v.score_target }) }));
