@@ -879,7 +879,9 @@ def test_ex25_hand_points_with_knockout_bonus() -> None:
     events = g.apply("play R2")
     assert g.is_over and g.winner == 0
     end = one(events, "hand_end")
-    assert "NM-40]" in end.text
+    # NM-39: a single hand is won, not scored; the points stay in the event's data.
+    assert end.text == "Aino empties their hand and wins the hand [NM-38]"
+    assert end.data["scored"] is False
     assert end.data["points"] == 334
     assert end.data["cards"] == {"1": 25, "2": 59}
     assert end.data["knocked_out"] == 1
@@ -888,7 +890,9 @@ def test_ex25_hand_points_with_knockout_bonus() -> None:
 def test_ex25_scoring_enabled_adds_334() -> None:
     g = ex25_game({"scoring_enabled": True})
     events = g.apply("play R2")
-    assert one(events, "hand_end").data["points"] == 334
+    end = one(events, "hand_end")
+    assert end.data["points"] == 334
+    assert "scores 334" in end.text and end.text.endswith("[NM-38, NM-40]")
     assert g.scores == [334, 0, 0, 0]
     assert not g.is_over  # below 1000: a new hand is dealt (NM-41)
     assert not kinds(events, "match_end")

@@ -950,8 +950,10 @@ def test_cl7_classic_shows_no_pending_stack() -> None:
 
 # ---------------------------------------------------------------------- warnings
 def test_nm24_a28_wild_reverse_four_into_a_two_player_stack_warns_you_are_the_target() -> None:
+    # A28 "self" (the default, "opponent", sends a stacked Wild Reverse +4 on to the opponent).
     table = rigged(
         {
+            "rules": {"preset": "no-mercy", "options": {"wrd4_two_player_in_stack": "self"}},
             "players": [
                 {"hand": ["WR+4"] + [f"B{n}" for n in range(1, 10)] + ["G1", "G2"]},
                 {"hand": ["Y1", "Y2", "Y3"]},

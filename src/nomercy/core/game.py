@@ -138,6 +138,30 @@ def _fresh_deck(rules: RuleSet) -> list[Card]:
     return list(deck)
 
 
+#: Classic cites its own rules (RULES.md §5) where a shared event text cites a No Mercy one:
+#: the deal, UNO, reshuffles, and the house rules of C04 (7-0, stacking, draw until playable).
+_CLASSIC_IDS = {
+    "NM-2": "CL-2",
+    "NM-37": "CL-9",
+    "NM-35": "CL-11",
+    "A13": "CL-11",
+    "NM-9": "C04",
+    "NM-16": "C04",
+    "NM-29": "C04",
+    "NM-31": "C04",
+    "A17": "C07",
+}
+
+
+def _classic_ids(text: str) -> str:
+    """``text`` with its trailing rule ids in classic's terms (``[NM-37]`` -> ``[CL-9]``)."""
+    start = text.rfind(" [")
+    if start < 0 or not text.endswith("]"):
+        return text
+    ids = text[start + 2 : -1].split(", ")
+    return text[: start + 2] + ", ".join(_CLASSIC_IDS.get(i, i) for i in ids) + "]"
+
+
 def _chain_text(chain: list[int], total: int) -> str:
     if len(chain) > 1 and sum(chain) == total:
         return " (" + " ".join(f"+{v}" for v in chain) + ")"
@@ -209,6 +233,7 @@ class Game:
     def _setup_caches(self) -> None:
         """Per-rule-set lookup tables for the hot paths (legal actions)."""
         r = self.rules
+        self._cites_classic = r.is_classic
         # The matching table depends only on these two options (A08, A11): share it.
         self._raise_on_exhaustion = r.exhaustion_fallback == "raise"
         self._deferred_mercy = r.mercy_enabled and r.mercy_timing != "immediate"
@@ -619,6 +644,8 @@ class Game:
         data: dict[str, Any] | None = None,
         public_text: str = "",
     ) -> None:
+        if self._cites_classic:
+            text, public_text = _classic_ids(text), _classic_ids(public_text)
         self._events.append(
             Event(
                 kind, text, seat, data if data is not None else {}, bool(public_text), public_text
@@ -894,7 +921,8 @@ class Game:
     def _pass(self, seat: int) -> None:
         if self.phase is _PLAY_DRAWN:
             self.drawn = None
-            self._emit("pass", f"{self.names[seat]} keeps the drawn card and passes [NM-9]", seat)
+            rule = "CL-5" if self.rules.is_classic else "NM-9"
+            self._emit("pass", f"{self.names[seat]} keeps the drawn card and passes [{rule}]", seat)
             self.phase = _PLAY
             self.turn = self.next_seat(seat)
         else:  # a Discard All choice ends
@@ -1578,20 +1606,21 @@ class Game:
             match_winner = min(range(self.n), key=lambda s: self.scores[s])
         else:
             self.scores[winner] += points
-            self._emit(
-                "hand_end",
-                f"{name} {how_text} and scores {points} ({parts or 'no cards'}{bonus}) "
-                f"[{how_rule}, {rule}]",
-                winner,
-                {
-                    "winner": winner,
-                    "how": how,
-                    "points": points,
-                    "cards": cards,
-                    "knocked_out": knocked,
-                    "scores": list(self.scores),
-                },
-            )
+            data = {
+                "winner": winner,
+                "how": how,
+                "points": points,
+                "cards": cards,
+                "knocked_out": knocked,
+                "scores": list(self.scores),
+            }
+            if r.scoring_enabled:
+                said = f"{name} {how_text} and scores {points} ({parts or 'no cards'}{bonus}) "
+                said += f"[{how_rule}, {rule}]"
+            else:  # NM-39: a single hand is won, not scored (the points stay in the data)
+                said = f"{name} {how_text} and wins the hand [{how_rule}]"
+                data["scored"] = False
+            self._emit("hand_end", said, winner, data)
             done = self.scores[winner] >= r.score_target
             match_winner = winner
         if not r.scoring_enabled:

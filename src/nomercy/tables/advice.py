@@ -13,7 +13,8 @@ rests on, and the English ``text``. Kinds: ``self_target``, ``self_target_stack`
 ``not_your_turn``, ``name_colour``, ``play_drawn``, ``finish_discard_all``, ``out``, ``over``,
 ``not_now``.
 
->>> view = {"seat": 0, "rules": {"preset": "no-mercy", "options": {}}, "phase":
+>>> rules = {"preset": "no-mercy", "options": {"wrd4_two_player_in_stack": "self"}}
+>>> view = {"seat": 0, "rules": rules, "phase":
 ...     "stack_or_absorb", "to_act": 0, "direction": 1, "hand": ["WR+4", "R1"],
 ...     "pending": {"total": 12, "last": 4}, "players": [
 ...     {"seat": 0, "name": "Ann", "hand_size": 2, "out": False},

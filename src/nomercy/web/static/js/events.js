@@ -86,7 +86,11 @@ export function variantKey(ev) {
       return "ev.challenge";
     case "hand_end":
       return (
-        (d.points === undefined ? "ev.hand_end.lowest" : "ev.hand_end") +
+        (d.scored === false
+          ? "ev.hand_end.unscored"
+          : d.points === undefined
+            ? "ev.hand_end.lowest"
+            : "ev.hand_end") +
         (d.how === "last standing" ? ".last" : "")
       );
     case "dealer":
