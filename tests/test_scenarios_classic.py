@@ -6,6 +6,8 @@ Seats are numbered clockwise; draw piles are listed top first.
 
 from __future__ import annotations
 
+import random
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -900,3 +902,35 @@ def test_c04_classic_voluntary_draw_until_playable_option() -> None:
     )
     g.apply("draw")
     assert len(g.hands[0]) == 4 and g.drawn is not None and g.drawn.code == "R7"
+
+
+@pytest.mark.parametrize("house_rules", [False, True])
+def test_cl_classic_events_cite_classic_rules_only(house_rules: bool) -> None:
+    # Classic cites CL-/C- ids, never a No Mercy rule (NM-*) or ambiguity (A*), including the
+    # texts it shares with No Mercy (deal, UNO, catches, reshuffles, the C04 house rules).
+    options = (
+        {
+            "classic_stacking": True,
+            "classic_seven_zero": True,
+            "classic_draw_until_playable": True,
+            "classic_jump_in": True,
+        }
+        if house_rules
+        else {}
+    )
+    cited: set[str] = set()
+    for seed in range(40):
+        g = nomercy.new_game(4, rules="classic", options=options, seed=seed)
+        rng = random.Random(seed)
+        events = list(g.opening_events)
+        while not g.is_over:
+            acts = g.legal_actions()
+            if rng.random() < 0.3:
+                acts = [a for s in range(g.n) for a in g.legal_actions(s)]
+            events += g.apply(rng.choice(acts))
+        for e in events:
+            cited.update(re.findall(r"\b(?:NM|CL)-\d+|\b[AC]\d\d\b", e.text + e.public_text))
+    assert not {i for i in cited if i.startswith(("NM-", "A"))}, sorted(cited)
+    assert {"CL-2", "CL-9", "CL-10"} <= cited
+    if house_rules:
+        assert "C04" in cited
