@@ -276,3 +276,17 @@ def render_rgb(view: Mapping[str, Any]) -> npt.NDArray[np.uint8]:
         elif p["uno"]:
             box(y + 2, end, _CELL_H - 4, _CELL_W - 1, _UNO)
     return image
+
+
+def render(view: dict[str, Any], mode: str | None) -> str | npt.NDArray[np.uint8] | None:
+    """``view`` in a render mode: text (``"ansi"``), printed text (``"human"``, returns
+    ``None``) or a picture (``"rgb_array"``); ``None`` without a mode."""
+    if mode is None:
+        return None
+    if mode == "rgb_array":
+        return render_rgb(view)
+    text = render_text(view)
+    if mode == "human":
+        print(text, end="", flush=True)
+        return None
+    return text

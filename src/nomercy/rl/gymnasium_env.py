@@ -33,8 +33,7 @@ from nomercy.rl._common import (
     mask_of,
     next_decider,
     observation_space,
-    render_rgb,
-    render_text,
+    render,
     start_tracking,
 )
 from nomercy.rl.actions import NUM_ACTIONS, PASS_ID
@@ -206,17 +205,9 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
     def render(self) -> str | npt.NDArray[np.uint8] | None:
         """The learner's view: text for ``"ansi"``, printed for ``"human"`` (returns
         ``None``), a picture for ``"rgb_array"``; ``None`` without a render mode."""
-        mode = self.render_mode
-        if mode is None:
+        if self.render_mode is None:
             return None
-        view = self._require_game().view(self.seat, history=False)
-        if mode == "rgb_array":
-            return render_rgb(view)
-        text = render_text(view)
-        if mode == "human":
-            print(text, end="", flush=True)
-            return None
-        return text
+        return render(self._require_game().view(self.seat, history=False), self.render_mode)
 
     # ------------------------------------------------------------------ internals
     def _require_game(self) -> Game:

@@ -41,8 +41,7 @@ from nomercy.rl._common import (
     mask_of,
     next_decider,
     observation_space,
-    render_rgb,
-    render_text,
+    render,
     start_tracking,
 )
 from nomercy.rl.actions import NUM_ACTIONS, PASS_ID, id_to_action
@@ -518,18 +517,10 @@ class raw_env(AECEnv[str, Obs, int]):
         """The acting seat's view (the spectator's once the game is over): text for
         ``"ansi"``, printed for ``"human"`` (returns ``None``), a picture for ``"rgb_array"``;
         ``None`` without a render mode."""
-        mode = self.render_mode
-        if mode is None:
+        if self.render_mode is None:
             return None
         game = self._require_game()
-        view = game.view(game.to_act, history=False)
-        if mode == "rgb_array":
-            return render_rgb(view)
-        text = render_text(view)
-        if mode == "human":
-            print(text, end="", flush=True)
-            return None
-        return text
+        return render(game.view(game.to_act, history=False), self.render_mode)
 
     def close(self) -> None:
         """Nothing to release."""
