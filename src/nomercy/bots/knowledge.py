@@ -106,7 +106,7 @@ def read_view(view: dict[str, Any]) -> Knowledge:
 
 
 def _track(k: Knowledge, view: dict[str, Any]) -> None:
-    """Read the gaps from the public history of the hand (:func:`nomercy.core.redeal.infer_gaps`)."""
+    """Read the gaps from the hand's public history (:func:`nomercy.core.redeal.infer_gaps`)."""
     gaps = infer_gaps(k.rules, len(view["players"]), view["history"], view["direction"])
     lacks, no_wild = gaps.lacks, gaps.no_wild
     me = k.seat

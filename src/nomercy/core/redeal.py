@@ -216,7 +216,7 @@ class Redealer:
     empty (they would tell the real deal). It plays on like any game.
     """
 
-    __slots__ = ("_constrained", "_free", "_gaps", "_pool", "_seat", "_template", "_tail")
+    __slots__ = ("_constrained", "_free", "_gaps", "_pool", "_seat", "_tail", "_template")
 
     def __init__(self, game: Game, seat: int, gaps: Gaps | None = None) -> None:
         seat = _seat_arg(game, seat)
@@ -254,11 +254,7 @@ class Redealer:
         if gaps is None:
             gaps = infer_gaps(game.rules, game.n, game.public_history(), game.direction)
         need = {s: len(game.hands[s]) - len(keep[s]) for s in keep}
-        constrained = [
-            s
-            for s in keep
-            if need[s] > 0 and (gaps.lacks.get(s) or s in gaps.no_wild)
-        ]
+        constrained = [s for s in keep if need[s] > 0 and (gaps.lacks.get(s) or s in gaps.no_wild)]
         # The most constrained seats choose first, so the constraints hold whenever they can.
         constrained.sort(key=lambda s: (-(len(gaps.lacks.get(s, ())) + (s in gaps.no_wild)), s))
         self._constrained = [(s, need[s]) for s in constrained]
@@ -330,10 +326,11 @@ class Redealer:
         wd4 = g.wd4
         if wd4 is not None and wd4["seat"] != seat:
             named = wd4.get("colour")
+            colour = Colour(named) if named else None
             accused = hands[wd4["seat"]]
             g.wd4 = {
                 **wd4,
-                "guilty": bool(named) and any(c.colour is Colour(named) for c in accused),
+                "guilty": colour is not None and any(c.colour is colour for c in accused),
             }
         if g.drawn is not None and g.turn is not None and g.turn != seat:
             hand = hands[g.turn]
