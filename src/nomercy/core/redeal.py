@@ -286,11 +286,9 @@ class Redealer:
                 raise TypeError(f"rng must be a random.Random or an int seed, not {rng!r}")
             rng = random.Random(rng)
         rand = rng.random
-        # Decorate-sort: a uniform shuffle with the generator's C-level random(), several
-        # times faster than random.shuffle's per-card randbelow in pure Python.
-        keyed = sorted([(rand(), i) for i in range(len(self._pool))])
-        pool = self._pool
-        rest = [pool[i] for _, i in keyed]
+        # A uniform shuffle by random sort keys: the generator's C-level random() makes it
+        # faster than random.shuffle's per-card randbelow in pure Python.
+        rest = sorted(self._pool, key=lambda _card: rand())
         g = self._template.copy()
         hands = g.hands
         fits = self._gaps.fits
