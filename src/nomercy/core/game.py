@@ -17,7 +17,7 @@ import json
 import random
 from collections.abc import Iterable, Mapping
 from enum import StrEnum, unique
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from nomercy.core.actions import (
     Action,
@@ -34,10 +34,8 @@ from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, Kind, parse_car
 from nomercy.core.deck import build_deck
 from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError, RuleSetError
 from nomercy.core.events import Event
+from nomercy.core.redeal import Redealer, view_position
 from nomercy.core.rules import OPTIONS, RuleSet, make_rules
-
-if TYPE_CHECKING:
-    from nomercy.core.redeal import Redealer
 
 __all__ = ["EngineError", "Game", "Phase", "new_game"]
 
@@ -312,8 +310,6 @@ class Game:
         Raises:
             NoMercyError: there is no such seat.
         """
-        from nomercy.core.redeal import Redealer
-
         return Redealer(self, seat).sample(rng)
 
     def redealer(self, seat: int) -> Redealer:
@@ -325,8 +321,6 @@ class Game:
         Raises:
             NoMercyError: there is no such seat.
         """
-        from nomercy.core.redeal import Redealer
-
         return Redealer(self, seat)
 
     @classmethod
@@ -335,15 +329,13 @@ class Game:
 
         For a bot that receives only views: ``Game.from_view(view).redealer(seat)`` gives
         random deals consistent with the view (colour gaps come from its ``history``). The
-        unseen cards are placed in deck order, not guessed. See
-        :func:`nomercy.core.redeal.game_from_view`.
+        unseen cards are placed in deck order, not guessed; the log is the view's history
+        (this hand's public events). See :func:`nomercy.core.redeal.view_position`.
 
         Raises:
             NotationError: a spectator's view, or one whose card counts do not add up.
         """
-        from nomercy.core.redeal import game_from_view
-
-        return game_from_view(view)
+        return cls.from_position(view_position(view))
 
     # ------------------------------------------------------------------ public queries
     @property

@@ -14,8 +14,8 @@ stay thin:
 - :class:`Redealer` (from :meth:`Game.redealer <nomercy.core.game.Game.redealer>`) holds
   one seat's information set and deals it again and again (:meth:`Redealer.sample`);
   :meth:`Game.redeal <nomercy.core.game.Game.redeal>` is the one-shot form.
-- :func:`game_from_view` (:meth:`Game.from_view <nomercy.core.game.Game.from_view>`) builds a
-  game from a seat's view alone, so a bot that receives only views can search.
+- :func:`view_position` (behind :meth:`Game.from_view <nomercy.core.game.Game.from_view>`)
+  builds a position from a seat's view alone, so a bot that receives only views can search.
 
 Nothing here reads a card the seat cannot see: the hidden cards are pooled, sorted into a
 fixed order and only then shuffled, so two games that differ only in what the seat cannot
@@ -32,12 +32,12 @@ from typing import TYPE_CHECKING, Any
 from nomercy.core.cards import Card, Colour, Kind, parse_card
 from nomercy.core.errors import NoMercyError, NotationError
 from nomercy.core.events import Event
-from nomercy.core.rules import RuleSet
+from nomercy.core.rules import RuleSet, make_rules
 
 if TYPE_CHECKING:
     from nomercy.core.game import Game
 
-__all__ = ["Gaps", "Redealer", "game_from_view", "infer_gaps"]
+__all__ = ["Gaps", "Redealer", "infer_gaps", "view_position"]
 
 
 class Gaps:
@@ -339,8 +339,8 @@ class Redealer:
         return g
 
 
-def game_from_view(view: Mapping[str, Any]) -> Game:
-    """A game that shows ``view`` to its seat, with the unseen cards in a fixed order.
+def view_position(view: Mapping[str, Any]) -> dict[str, Any]:
+    """A position (for ``Game.from_position``) that shows ``view`` to its seat.
 
     The public state, the seat's hand, the cards it knows others hold and the public history
     come from the view; every unseen card (the deck minus the seat's hand, the discard pile
@@ -352,9 +352,6 @@ def game_from_view(view: Mapping[str, Any]) -> Game:
     Raises:
         NotationError: a spectator view, or a view whose card counts do not add up.
     """
-    from nomercy.core.game import Game
-    from nomercy.core.rules import make_rules
-
     seat = view.get("seat")
     if isinstance(seat, bool) or not isinstance(seat, int):
         raise NotationError("Game.from_view needs the view of a seat, not a spectator's")
@@ -446,4 +443,4 @@ def game_from_view(view: Mapping[str, Any]) -> Game:
         "log": list(view["history"]),
         "hand_log_start": 0,
     }
-    return Game.from_position(position)
+    return position
