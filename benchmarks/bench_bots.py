@@ -130,17 +130,37 @@ def speed_worker(path: str, params: dict[str, Any], seed: int) -> dict[str, Any]
     ``legal_actions``, ``ISMCTSBot.choose_action`` and ``last_iterations``), so the same
     function measures an older checkout through ``PYTHONPATH``.
     """
+    import nomercy.bots.determinize as determinize
     from nomercy import Game
 
     positions = json.loads(Path(path).read_text())
     rates: list[float] = []
     times: list[float] = []
+    deals: list[float] = []
     iterations = 0
     for i, pos in enumerate(positions):
         game = Game.from_position(pos)
         seat = game.to_act
         view = game.view(seat)
         legal = game.legal_actions(seat)
+        # One determinization as the search takes it per iteration, with what it prepares
+        # once per decision done beforehand: a redealer's sample, or (before redeal existed)
+        # sample_game with the view's knowledge.
+        rng = random.Random(seed + i)
+        redealer_for = getattr(determinize, "redealer_for", None)
+        if redealer_for is not None:
+            deal: Any = redealer_for(view).sample
+            start = time.perf_counter()
+            for _ in range(20):
+                deal(rng)
+        else:
+            from nomercy.bots import read_view, sample_game
+
+            knowledge = read_view(view)
+            start = time.perf_counter()
+            for _ in range(20):
+                sample_game(view, rng, knowledge)
+        deals.append((time.perf_counter() - start) / 20)
         bot = make_bot("ismcts", seed=seed + i, **params)
         start = time.perf_counter()
         bot.choose_action(view, legal)
@@ -150,7 +170,7 @@ def speed_worker(path: str, params: dict[str, Any], seed: int) -> dict[str, Any]
             rates.append(done / elapsed)
             times.append(elapsed)
             iterations += done
-    return {"rates": rates, "times": times, "iterations": iterations}
+    return {"rates": rates, "times": times, "iterations": iterations, "deals": deals}
 
 
 def run_speed(args: argparse.Namespace, params: dict[str, Any]) -> int:
@@ -208,12 +228,14 @@ def run_speed(args: argparse.Namespace, params: dict[str, Any]) -> int:
         rates = [r for rep in reps for r in rep["rates"]]
         times = [t for rep in reps for t in rep["times"]]
         per_rep = [rep["iterations"] / sum(rep["times"]) for rep in reps if rep["times"]]
+        deals = [d for rep in reps for d in rep["deals"]]
         result["sides"][name] = {
             "searched": len(rates) // max(1, len(reps)),
             "median_iterations_per_s": statistics.median(rates),
             "median_of_runs_iterations_per_s": statistics.median(per_rep),
             "median_decision_ms": statistics.median(times) * 1000,
             "p99_decision_ms": percentile(times, 0.99) * 1000,
+            "median_deal_us": statistics.median(deals) * 1e6,
         }
     if args.json:
         json.dump(result, sys.stdout)
@@ -224,13 +246,15 @@ def run_speed(args: argparse.Namespace, params: dict[str, Any]) -> int:
         f"{args.decisions} decision points x {args.repeat} runs (medians):"
     )
     print(
-        f"{'side':<26} {'searched':>8} {'iter/s':>9} {'runs iter/s':>12} {'ms/dec':>8} {'p99':>8}"
+        f"{'side':<26} {'searched':>8} {'iter/s':>9} {'runs iter/s':>12} {'ms/dec':>8} "
+        f"{'p99':>8} {'deal us':>8}"
     )
     for name, side in result["sides"].items():
         print(
             f"{name:<26} {side['searched']:>8} {side['median_iterations_per_s']:>9,.0f} "
             f"{side['median_of_runs_iterations_per_s']:>12,.0f} "
-            f"{side['median_decision_ms']:>8.1f} {side['p99_decision_ms']:>8.1f}"
+            f"{side['median_decision_ms']:>8.1f} {side['p99_decision_ms']:>8.1f} "
+            f"{side['median_deal_us']:>8.0f}"
         )
     if len(names) == 2:
         base, new = (result["sides"][n]["median_iterations_per_s"] for n in names)
