@@ -298,3 +298,9 @@ def test_bad_arguments_get_clear_errors() -> None:
     view["draw_pile_size"] += 1
     with pytest.raises(NotationError, match="do not add up"):
         Game.from_view(view)
+    view = g.view(0)
+    del view["engine"]
+    with pytest.raises(NotationError, match="malformed view"):
+        Game.from_view(view)
+    with pytest.raises(NotationError, match="JSON object"):
+        Game.from_view([])  # type: ignore[arg-type]

@@ -309,6 +309,7 @@ class Game:
 
         Raises:
             NoMercyError: there is no such seat.
+            TypeError: ``rng`` is neither a ``random.Random`` nor an integer.
         """
         return Redealer(self, seat).sample(rng)
 
@@ -333,9 +334,18 @@ class Game:
         (this hand's public events). See :func:`nomercy.core.redeal.view_position`.
 
         Raises:
-            NotationError: a spectator's view, or one whose card counts do not add up.
+            NotationError: a spectator's view, a malformed one, or one whose card counts do
+                not add up.
         """
-        return cls.from_position(view_position(view))
+        if not isinstance(view, Mapping):
+            raise NotationError("a view must be a JSON object (Game.view(seat))")
+        try:
+            position = view_position(view)
+        except NoMercyError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise NotationError(f"malformed view: {exc!r}") from None
+        return cls.from_position(position)
 
     # ------------------------------------------------------------------ public queries
     @property
