@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from nomercy import Card, Game, new_game
+from nomercy import Card, Game, Play, new_game
 from nomercy.bots import make_bot, next_action
 from nomercy.core.errors import NoMercyError, NotationError
 from nomercy.core.redeal import infer_gaps
@@ -123,7 +123,11 @@ def check_consistent(g: Game, d: Game, seat: int, *, from_view: bool = False) ->
             assert (viewer, holder) not in d.known  # what others know, this seat does not
     assert d.legal_actions(seat) == g.legal_actions(seat)
     if d.drawn is not None:
-        assert d.drawn in d.hands[d.turn]  # type: ignore[index]
+        assert d.turn is not None and d.drawn in d.hands[d.turn]
+        # NM-9: the card being decided on was playable when drawn.
+        assert any(
+            isinstance(a, Play) and a.card is d.drawn for a in d.legal_actions(d.turn)
+        ) == any(isinstance(a, Play) and a.card is g.drawn for a in g.legal_actions(g.turn))
     if d.wd4 is not None:
         accused = d.wd4["seat"]
         named = d.wd4["colour"]

@@ -207,8 +207,8 @@ class Redealer:
       with their sizes; the discard pile and every public field are unchanged;
     - a classic Wild +4 awaiting a challenge (CL-8) gets the ``guilty`` flag its accused's
       new hand implies (unless the seat itself is the accused);
-    - if another seat is deciding on a drawn card (NM-9), that card is a playable one of its
-      new hand;
+    - if another seat is deciding on a card it drew (NM-9), that card is drawn for it apart
+      from its gaps: the first unseen card it may play;
     - the shuffle key comes from the generator, so later reshuffles differ too.
 
     The new game keeps only public knowledge: its ``log`` holds the public events, ``known``
@@ -216,7 +216,17 @@ class Redealer:
     empty (they would tell the real deal). It plays on like any game.
     """
 
-    __slots__ = ("_constrained", "_free", "_gaps", "_pool", "_seat", "_tail", "_template")
+    __slots__ = (
+        "_constrained",
+        "_drawer",
+        "_drawn_known",
+        "_free",
+        "_gaps",
+        "_pool",
+        "_seat",
+        "_tail",
+        "_template",
+    )
 
     def __init__(self, game: Game, seat: int, gaps: Gaps | None = None) -> None:
         seat = _seat_arg(game, seat)
@@ -254,12 +264,23 @@ class Redealer:
         if gaps is None:
             gaps = infer_gaps(game.rules, game.n, game.public_history(), game.direction)
         need = {s: len(game.hands[s]) - len(keep[s]) for s in keep}
+        drawer = -1
+        turn = game.turn
+        if game.drawn is not None and turn is not None and turn != seat:
+            if game.drawn not in keep[turn]:
+                # Another seat decides on the card it drew (NM-9): which card is hidden, but
+                # it was playable, so each deal draws it apart from the gaps (see sample).
+                drawer = turn
+                need[turn] -= 1
+            t.drawn = None
         constrained = [s for s in keep if need[s] > 0 and (gaps.lacks.get(s) or s in gaps.no_wild)]
         # The most constrained seats choose first, so the constraints hold whenever they can.
         constrained.sort(key=lambda s: (-(len(gaps.lacks.get(s, ())) + (s in gaps.no_wild)), s))
         self._constrained = [(s, need[s]) for s in constrained]
         self._free = [(s, need[s]) for s in keep if need[s] > 0 and s not in constrained]
         self._tail = len(game.set_aside)
+        self._drawer = drawer
+        self._drawn_known = game.drawn if drawer < 0 and turn != seat else None
         self._pool = hidden
         self._gaps = gaps
         self._seat = seat
@@ -315,6 +336,24 @@ class Redealer:
         for s, want in self._free:
             hands[s].extend(rest[at : at + want])
             at += want
+        drawer = self._drawer
+        if drawer >= 0:
+            # The first remaining card the drawer may play is the drawn one (NM-9, A34/CL-4).
+            hand = hands[drawer]
+            pick = at
+            for i in range(at, len(rest)):
+                c = rest[i]
+                if g._is_playable(c):
+                    hand.append(c)
+                    if g._wild_draw_allowed(drawer, c):
+                        pick = i
+                        break
+                    hand.pop()
+            else:
+                hand.append(rest[at])  # nothing fits: any card, so the phase stays valid
+            g.drawn = rest.pop(pick)
+        elif self._drawn_known is not None:
+            g.drawn = self._drawn_known
         tail = self._tail
         end = len(rest) - tail
         g._draw = rest[at:end]
@@ -330,12 +369,6 @@ class Redealer:
                 **wd4,
                 "guilty": colour is not None and any(c.colour is colour for c in accused),
             }
-        if g.drawn is not None and g.turn is not None and g.turn != seat:
-            hand = hands[g.turn]
-            known = g.known.get((seat, g.turn), ())
-            if g.drawn not in known:
-                playable = [c for c in hand if g._is_playable(c)]
-                g.drawn = playable[-1] if playable else hand[-1]
         return g
 
 
