@@ -11,6 +11,14 @@ and counted separately).
     python benchmarks/bench_bots.py --bot ismcts --vs heuristic --games 1000
     python benchmarks/bench_bots.py --bot ismcts --vs heuristic --players 4 --games 1000
     python benchmarks/bench_bots.py --bot ismcts --param iterations=300 --games 200 --json
+
+``--speed`` measures search speed instead: ``ismcts`` iterations per second on a fixed set of
+decision points (positions reached by seeded heuristic games), for this checkout and, with
+``--baseline REV``, for the ``src/`` of another commit (extracted with ``git archive``), side
+by side in one run, each side in its own subprocess, alternating which goes first:
+
+    python benchmarks/bench_bots.py --speed --baseline 888ce4f
+    python benchmarks/bench_bots.py --speed --baseline 888ce4f --players 4 --repeat 5
 """
 
 from __future__ import annotations
@@ -18,17 +26,22 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
 import statistics
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from nomercy import new_game
-from nomercy.bots import BOTS, Bot, make_bot, play_out
+from nomercy.bots import BOTS, Bot, make_bot, next_action, play_out
 from nomercy.core.actions import Action
 
 
@@ -91,9 +104,168 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
+def decision_points(
+    players: int, preset: str, seed: int, count: int, every: int = 3
+) -> list[dict[str, Any]]:
+    """Positions of seeded heuristic games at every ``every``-th decision (with ``to_act``)."""
+    points: list[dict[str, Any]] = []
+    game_seed = seed
+    while len(points) < count:
+        game = new_game(players, rules=preset, seed=game_seed)
+        bots = [make_bot("heuristic", seed=game_seed + s) for s in range(players)]
+        steps = 0
+        while not game.is_over and len(points) < count:
+            if steps % every == 0 and len(game.legal_actions()) > 1:
+                points.append(game.to_position())
+            game.apply(next_action(game, bots))
+            steps += 1
+        game_seed += 1
+    return points
+
+
+def speed_worker(path: str, params: dict[str, Any], seed: int) -> dict[str, Any]:
+    """Search every position in ``path`` once with a fresh ``ismcts``; per-decision figures.
+
+    Uses only the public API that every version of the bot has (``from_position``, ``view``,
+    ``legal_actions``, ``ISMCTSBot.choose_action`` and ``last_iterations``), so the same
+    function measures an older checkout through ``PYTHONPATH``.
+    """
+    import nomercy.bots.determinize as determinize
+    from nomercy import Game
+
+    positions = json.loads(Path(path).read_text())
+    rates: list[float] = []
+    times: list[float] = []
+    deals: list[float] = []
+    iterations = 0
+    for i, pos in enumerate(positions):
+        game = Game.from_position(pos)
+        seat = game.to_act
+        view = game.view(seat)
+        legal = game.legal_actions(seat)
+        # One determinization as the search takes it per iteration, with what it prepares
+        # once per decision done beforehand: a redealer's sample, or (before redeal existed)
+        # sample_game with the view's knowledge.
+        rng = random.Random(seed + i)
+        redealer_for = getattr(determinize, "redealer_for", None)
+        if redealer_for is not None:
+            deal: Any = redealer_for(view).sample
+            start = time.perf_counter()
+            for _ in range(20):
+                deal(rng)
+        else:
+            from nomercy.bots import read_view, sample_game
+
+            knowledge = read_view(view)
+            start = time.perf_counter()
+            for _ in range(20):
+                sample_game(view, rng, knowledge)
+        deals.append((time.perf_counter() - start) / 20)
+        bot = make_bot("ismcts", seed=seed + i, **params)
+        start = time.perf_counter()
+        bot.choose_action(view, legal)
+        elapsed = time.perf_counter() - start
+        done = int(getattr(bot, "last_iterations", 0))
+        if done:  # a forced decision is not a search
+            rates.append(done / elapsed)
+            times.append(elapsed)
+            iterations += done
+    return {"rates": rates, "times": times, "iterations": iterations, "deals": deals}
+
+
+def run_speed(args: argparse.Namespace, params: dict[str, Any]) -> int:
+    """``--speed``: iterations/s of this checkout and of ``--baseline``, side by side."""
+    here = Path(__file__).resolve()
+    repo = here.parent.parent
+    with tempfile.TemporaryDirectory(prefix="bench-bots-") as tmp:
+        sides: dict[str, str] = {"this checkout": str(repo / "src")}
+        if args.baseline:
+            archive = Path(tmp) / "base.tar"
+            subprocess.run(
+                ["git", "-C", str(repo), "archive", "-o", str(archive), args.baseline, "src"],
+                check=True,
+            )
+            with tarfile.open(archive) as tar:
+                tar.extractall(Path(tmp) / "base", filter="data")
+            sides = {f"baseline {args.baseline}": str(Path(tmp) / "base" / "src"), **sides}
+        points = decision_points(args.players, args.preset, args.seed, args.decisions)
+        positions = Path(tmp) / "positions.json"
+        positions.write_text(json.dumps(points))
+        runs: dict[str, list[dict[str, Any]]] = {name: [] for name in sides}
+        names = list(sides)
+        for rep in range(args.repeat):
+            order = names if rep % 2 == 0 else names[::-1]
+            for name in order:
+                env = {**os.environ, "PYTHONPATH": sides[name]}
+                out = subprocess.run(
+                    [
+                        sys.executable,
+                        str(here),
+                        "--speed-worker",
+                        str(positions),
+                        "--seed",
+                        str(args.seed),
+                        *[f"--param={p}" for p in args.param],
+                    ],
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                )
+                runs[name].append(json.loads(out.stdout))
+                print(f"[{rep + 1}/{args.repeat}] {name} done", file=sys.stderr, flush=True)
+    result: dict[str, Any] = {
+        "mode": "speed",
+        "params": params,
+        "players": args.players,
+        "preset": args.preset,
+        "decisions": args.decisions,
+        "repeat": args.repeat,
+        "seed": args.seed,
+        "sides": {},
+    }
+    for name, reps in runs.items():
+        rates = [r for rep in reps for r in rep["rates"]]
+        times = [t for rep in reps for t in rep["times"]]
+        per_rep = [rep["iterations"] / sum(rep["times"]) for rep in reps if rep["times"]]
+        deals = [d for rep in reps for d in rep["deals"]]
+        result["sides"][name] = {
+            "searched": len(rates) // max(1, len(reps)),
+            "median_iterations_per_s": statistics.median(rates),
+            "median_of_runs_iterations_per_s": statistics.median(per_rep),
+            "median_decision_ms": statistics.median(times) * 1000,
+            "p99_decision_ms": percentile(times, 0.99) * 1000,
+            "median_deal_us": statistics.median(deals) * 1e6,
+        }
+    if args.json:
+        json.dump(result, sys.stdout)
+        print()
+        return 0
+    print(
+        f"ismcts{params or ''} speed, {args.players} players, {args.preset}, "
+        f"{args.decisions} decision points x {args.repeat} runs (medians):"
+    )
+    print(
+        f"{'side':<26} {'searched':>8} {'iter/s':>9} {'runs iter/s':>12} {'ms/dec':>8} "
+        f"{'p99':>8} {'deal us':>8}"
+    )
+    for name, side in result["sides"].items():
+        print(
+            f"{name:<26} {side['searched']:>8} {side['median_iterations_per_s']:>9,.0f} "
+            f"{side['median_of_runs_iterations_per_s']:>12,.0f} "
+            f"{side['median_decision_ms']:>8.1f} {side['p99_decision_ms']:>8.1f} "
+            f"{side['median_deal_us']:>8.0f}"
+        )
+    if len(names) == 2:
+        base, new = (result["sides"][n]["median_iterations_per_s"] for n in names)
+        print(f"ratio this/baseline (median iterations/s): {new / base:.2f}x")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description="Win rate of one bot against a field of another, seats alternated.",
+        description="Win rate of one bot against a field of another, seats alternated; "
+        "or, with --speed, ismcts iterations/s against a baseline commit.",
     )
     parser.add_argument("--bot", default="ismcts", help="the bot under test (default: ismcts)")
     parser.add_argument("--vs", default="heuristic", help="the opponents (default: heuristic)")
@@ -116,7 +288,37 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="also print the running figures to stderr every N games (for logs)",
     )
+    parser.add_argument(
+        "--speed",
+        action="store_true",
+        help="measure ismcts iterations/s on fixed decision points instead of win rates",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="REV",
+        help="with --speed: also measure the src/ of this git revision, side by side",
+    )
+    parser.add_argument(
+        "--decisions",
+        type=int,
+        default=60,
+        help="with --speed: decision points per run (default: 60)",
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="with --speed: runs per side (default: 3)"
+    )
+    parser.add_argument("--speed-worker", metavar="FILE", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.speed_worker:
+        json.dump(speed_worker(args.speed_worker, parse_params(args.param), args.seed), sys.stdout)
+        return 0
+    if args.speed:
+        if args.decisions < 1 or args.repeat < 1:
+            parser.error("--decisions and --repeat must be at least 1")
+        try:
+            return run_speed(args, parse_params(args.param))
+        except argparse.ArgumentTypeError as exc:
+            parser.error(str(exc))
     for name in (args.bot, args.vs):
         if name not in BOTS:
             parser.error(f"unknown bot {name!r}; valid bots: {', '.join(sorted(BOTS))}")

@@ -10,6 +10,7 @@ from botkit import json_view, play_checked, reshuffle_secrets
 
 from nomercy import Game, new_game
 from nomercy.bots import Bot, ISMCTSBot, make_bot, next_action, play_out
+from nomercy.core.redeal import Redealer
 
 
 @pytest.mark.parametrize(
@@ -60,6 +61,45 @@ def test_ismcts_never_reads_hidden_state() -> None:
                 checked += 1
             g.apply(next_action(g, drivers))
     assert checked >= 10
+
+
+def test_ismcts_searches_only_games_dealt_from_its_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every determinized game the search plays is recorded: for two games that differ only
+    # in what the seat cannot see, the bot searches exactly the same games.
+    searched: list[dict[str, Any]] = []
+    sample = Redealer.sample
+
+    def spy(self: Redealer, rng: random.Random | int) -> Game:
+        game = sample(self, rng)
+        searched.append(game.to_position())
+        return game
+
+    monkeypatch.setattr(Redealer, "sample", spy)
+    rng = random.Random(5)
+    checked = 0
+    for preset, players in (("no-mercy", 3), ("classic", 4)):
+        g = new_game(players, rules=preset, seed=40 + players)
+        drivers = [make_bot("heuristic", seed=s) for s in range(g.n)]
+        while not g.is_over and checked < 8 * players:
+            seat = g.to_act
+            assert seat is not None
+            legal = g.legal_actions(seat)
+            if len(legal) > 1 and len(g.history) % 3 == 0:
+                twin = reshuffle_secrets(g, seat, rng)
+                searched.clear()
+                a = ISMCTSBot(seed=3, iterations=15).choose_action(json_view(g, seat), legal)
+                first = list(searched)
+                searched.clear()
+                b = ISMCTSBot(seed=3, iterations=15).choose_action(
+                    json_view(twin, seat), twin.legal_actions(seat)
+                )
+                assert a == b
+                assert searched == first
+                if first:
+                    assert len(first) == 15
+                    checked += 1
+            g.apply(next_action(g, drivers))
+    assert checked >= 20
 
 
 def test_ismcts_answers_a_forced_decision_without_searching() -> None:

@@ -1,24 +1,15 @@
 """Determinization: a full game consistent with everything one seat has seen.
 
 Information-set search (:mod:`nomercy.bots.ismcts_bot`) needs concrete games to play forward.
-:func:`sample_position` deals the cards the seat has not seen (see
-:func:`nomercy.bots.knowledge.read_view`) into the places it cannot see:
+The rules knowledge lives in the core (:mod:`nomercy.core.redeal`): :meth:`Game.from_view`
+builds a game from a seat's view alone and :meth:`Game.redealer` deals the cards the seat
+has not seen into the places it cannot see, keeping its hand, every hand size, the cards it
+knows others hold, the colours they publicly showed they lack, the public piles and
+bookkeeping, and a classic Wild +4's ``guilty`` flag consistent with the sampled hand.
 
-- the viewer keeps exactly its own hand (and its drawn card);
-- every other seat keeps its hand size; the cards the viewer knows it holds (received in a
-  swap or pass, revealed by a Roulette, NM-29…NM-31) go to it first, the rest are drawn
-  from the unseen cards, avoiding the colours (and wilds) the seat showed it lacks while
-  enough other cards remain;
-- the discard pile, the active colour, direction, pending stack, UNO flags and the engine's
-  public bookkeeping (``view["engine"]``) are copied from the view;
-- the set-aside pile (NM-34) and the draw pile get the remaining unseen cards, in random
-  order, with their public sizes;
-- a classic Wild +4 awaiting a challenge (CL-8) gets the ``guilty`` flag that the sampled
-  hand implies, since the view does not show it;
-- the shuffle key of the new game comes from the caller's generator.
-
-The result is a position for :meth:`Game.from_position`; :func:`sample_game` builds the
-game. Nothing but the view is read, so a determinization never uses hidden state.
+This module is the view-level convenience on top: :func:`sample_game` and
+:func:`sample_position` take a view (and optionally its :class:`Knowledge`). Nothing but the
+view is read, so a determinization never uses hidden state.
 """
 
 from __future__ import annotations
@@ -26,23 +17,22 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from nomercy.bots.knowledge import Knowledge, read_view
-from nomercy.core.cards import Card, Colour
+from nomercy.bots.knowledge import Knowledge
+from nomercy.core.errors import NotationError
 from nomercy.core.game import Game
+from nomercy.core.redeal import Gaps, Redealer
 
-__all__ = ["sample_game", "sample_position"]
+__all__ = ["redealer_for", "sample_game", "sample_position"]
 
 
-def sample_position(
-    view: dict[str, Any], rng: random.Random, knowledge: Knowledge | None = None
-) -> dict[str, Any]:
-    """A full position consistent with ``view``, with hidden cards dealt at random.
+def redealer_for(view: dict[str, Any], knowledge: Knowledge | None = None) -> Redealer:
+    """The core :class:`~nomercy.core.redeal.Redealer` of ``view``'s seat, from the view alone.
 
     Args:
-        view: ``Game.view(seat)`` of a seat (not a spectator); the history may be left out
-            (``history=False``) when ``knowledge`` is given.
-        rng: the generator for the deal and the new game's shuffle key.
-        knowledge: :func:`read_view` of the same view, to reuse across many samples.
+        view: ``Game.view(seat)`` of a seat (not a spectator), with its history unless
+            ``knowledge`` is given.
+        knowledge: :func:`~nomercy.bots.knowledge.read_view` of the same view; its colour
+            gaps are used instead of reading the history again.
 
     Raises:
         ValueError: a spectator view, or a view whose card counts do not add up.
@@ -50,117 +40,31 @@ def sample_position(
     seat = view["seat"]
     if seat is None:
         raise ValueError("a determinization needs a seat's view, not a spectator's")
-    k = knowledge if knowledge is not None else read_view(view)
-    players = view["players"]
-    n = len(players)
-    pool: list[Card] = []
-    for card, count in k.unseen.items():
-        pool.extend([card] * count)
-    rng.shuffle(pool)
-    taken = [False] * len(pool)
-    hands: list[list[str]] = [[] for _ in range(n)]
-    hands[seat] = list(view["hand"])
-    need: dict[int, int] = {}
-    for s in range(n):
-        if s == seat:
-            continue
-        known = k.known.get(s, [])
-        size = int(players[s]["hand_size"])
-        mine = [c.code for c in known[:size]]
-        for extra in known[size:]:  # more known cards than the hand holds: stale, give back
-            pool.append(extra)
-            taken.append(False)
-        hands[s] = mine
-        need[s] = size - len(mine)
-    # The most constrained seats choose first, so the constraints hold whenever they can.
-    order = sorted(need, key=lambda s: (-(len(k.lacks.get(s, ())) + (s in k.lacks_wild)), s))
-    for s in order:
-        lacks: set[Colour] = k.lacks.get(s, set())
-        no_wild = s in k.lacks_wild
-        want = need[s]
-        if want <= 0:
-            continue
-        picked: list[int] = []
-        chosen: set[int] = set()
-        for i, card in enumerate(pool):
-            if len(picked) == want:
-                break
-            if taken[i]:
-                continue
-            if card.colour is None:
-                if no_wild:
-                    continue
-            elif card.colour in lacks:
-                continue
-            picked.append(i)
-            chosen.add(i)
-        if len(picked) < want:  # not enough cards fit the gaps: the gaps give way
-            for i in range(len(pool)):
-                if len(picked) == want:
-                    break
-                if not taken[i] and i not in chosen:
-                    picked.append(i)
-        for i in picked:
-            taken[i] = True
-            hands[s].append(pool[i].code)
-    rest = [c.code for i, c in enumerate(pool) if not taken[i]]
-    set_aside_size = int(view["set_aside_size"])
-    draw_size = int(view["draw_pile_size"])
-    if len(rest) != set_aside_size + draw_size:
-        raise ValueError(
-            f"the view's card counts do not add up: {len(rest)} unseen cards left for a draw "
-            f"pile of {draw_size} and a set-aside pile of {set_aside_size}"
-        )
-    engine = view["engine"]
-    wd4 = engine.get("wd4")
-    if wd4:
-        accused = int(wd4["seat"])
-        named = wd4.get("colour")
-        guilty = bool(named) and any(Card(c).colour is Colour(named) for c in hands[accused])
-        wd4 = {**wd4, "guilty": guilty}
-    rules = view["rules"]
-    if not rules.get("options"):
-        rules = rules["preset"]  # a preset name: make_rules caches it
-    return {
-        "rules": rules,
-        "players": [
-            {
-                "name": p["name"],
-                "hand": hands[s],
-                "out": p["out"],
-                "uno": p["uno"],
-            }
-            for s, p in enumerate(players)
-        ],
-        "turn": engine["turn"],
-        "direction": view["direction"],
-        "discard": list(view["discard"]),
-        "colour": view["colour"],
-        "draw_pile": rest[set_aside_size:],
-        "set_aside": rest[:set_aside_size],
-        "pending": view["pending"],
-        "seed": rng.getrandbits(63),
-        "fill": "none",
-        "phase": view["phase"],
-        "drawn": view["drawn"],
-        "draw_mode": engine["draw_mode"],
-        "uno_window": list(view["uno_window"]),
-        "chain_wild": engine["chain_wild"],
-        "wd4": wd4,
-        "pending_win": engine["pending_win"],
-        "resume": engine["resume"],
-        "roulette_colour": engine["roulette_colour"],
-        "dealer": view["dealer"],
-        "scores": list(view["scores"]),
-        "hand_number": view["hand_number"],
-        "hand_winner": view["hand_winner"],
-        "winner": view["winner"],
-        "total_cards": engine["total_cards"],
-    }
+    try:
+        game = Game.from_view(view)
+    except NotationError as exc:
+        raise ValueError(str(exc)) from None
+    gaps = None
+    if knowledge is not None:
+        gaps = Gaps(knowledge.lacks, knowledge.lacks_wild, knowledge.colour)
+    return Redealer(game, seat, gaps)
 
 
 def sample_game(
     view: dict[str, Any], rng: random.Random, knowledge: Knowledge | None = None
 ) -> Game:
-    """A :class:`Game` built from :func:`sample_position` (same arguments)."""
-    return Game.from_position(sample_position(view, rng, knowledge))
+    """A game consistent with ``view``, with the hidden cards dealt at random.
+
+    For many samples of one view, build :func:`redealer_for` once and call its ``sample``.
+
+    Raises:
+        ValueError: a spectator view, or a view whose card counts do not add up.
+    """
+    return redealer_for(view, knowledge).sample(rng)
+
+
+def sample_position(
+    view: dict[str, Any], rng: random.Random, knowledge: Knowledge | None = None
+) -> dict[str, Any]:
+    """:func:`sample_game` as a position (``Game.to_position()``); same arguments."""
+    return sample_game(view, rng, knowledge).to_position()

@@ -3,8 +3,11 @@
 One tree is grown over the searching seat's information set. Each iteration:
 
 1. **Determinize**: deal the cards this seat has not seen into the places it cannot see,
-   consistently with its view (:mod:`nomercy.bots.determinize`), and build a real
-   :class:`~nomercy.core.game.Game` from that position.
+   consistently with its view. Once per decision the bot builds a game from its view alone
+   (:meth:`Game.from_view <nomercy.core.game.Game.from_view>`) and its seat's
+   :class:`~nomercy.core.redeal.Redealer`; each iteration then takes
+   ``redealer.sample(rng)``, a real :class:`~nomercy.core.game.Game` (a copy of the
+   view's game with the unseen cards re-dealt, see :mod:`nomercy.core.redeal`).
 2. **Select**: walk down the tree through the actions that are legal in this determinization,
    picking by UCB1 with availability counts (a child's exploration term uses how often it was
    *available*, not its parent's visits). Every seat's decisions are tree nodes; each node's
@@ -30,9 +33,8 @@ import random
 import time
 from typing import Any
 
-from nomercy.bots.determinize import sample_game
+from nomercy.bots.determinize import redealer_for
 from nomercy.bots.heuristic_bot import HeuristicBot
-from nomercy.bots.knowledge import read_view
 from nomercy.core.actions import Action, CallUno, Catch, ChooseColour, Draw, Play
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
 from nomercy.core.game import Game
@@ -122,7 +124,9 @@ class ISMCTSBot:
     # ------------------------------------------------------------------ search
     def _search(self, view: dict[str, Any], candidates: list[Action]) -> Action:
         rng = self._rng
-        knowledge = read_view(view)
+        # The bot sees only the view: the game it searches is built from it, once.
+        redealer = redealer_for(view)
+        sample = redealer.sample
         root = _Node()
         deadline = time.perf_counter() + self.max_time
         c = self.exploration
@@ -131,7 +135,7 @@ class ISMCTSBot:
         for iteration in range(self.iterations):
             if iteration and time.perf_counter() > deadline:
                 break
-            game = sample_game(view, rng, knowledge)
+            game = sample(rng)
             path: list[tuple[_Node, int]] = []
             node = root
             first = True
@@ -216,11 +220,11 @@ def _decision(game: Game, *, prune: bool = True) -> tuple[int, list[Action]]:
     """The seat to act and its searchable actions; (-1, []) after an automatic UNO call."""
     seat = game.turn
     assert seat is not None
+    if len(game.hands[seat]) == 1 and not game.uno_called[seat]:
+        # CallUno is legal exactly then (NM-37): call without building the action list.
+        game.apply(CallUno(seat))
+        return -1, []
     legal = game.legal_actions(seat)
-    for a in legal:
-        if isinstance(a, CallUno):
-            game.apply(a)
-            return -1, []
     for s in game.uno_window:
         if s != seat and not game.uno_called[s] and len(game.hands[s]) == 1:
             # A seat that forgot to call (only at the root of a determinization): it calls
@@ -242,7 +246,7 @@ def _favourite(hand: list[Card]) -> Colour:
 
 def _rollout_action(game: Game, seat: int, actions: list[Action], rng: random.Random) -> Action:
     """A fast greedy policy on the full game: stack, shed, favourite colour, small swaps."""
-    plays = [a for a in actions if isinstance(a, Play)]
+    plays = [a for a in actions if type(a) is Play]  # no subclasses: the exact type is faster
     if not plays:
         colours = [a for a in actions if isinstance(a, ChooseColour)]
         if colours:

@@ -23,7 +23,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from nomercy.core.cards import COLOURS, Card, Colour, Kind, parse_card
+from nomercy.core.cards import COLOURS, Card, Colour, parse_card
+from nomercy.core.redeal import infer_gaps
 from nomercy.core.rules import RuleSet, make_rules
 
 __all__ = ["Knowledge", "colour_counts", "read_view", "rules_of"]
@@ -105,117 +106,16 @@ def read_view(view: dict[str, Any]) -> Knowledge:
 
 
 def _track(k: Knowledge, view: dict[str, Any]) -> None:
-    """Walk the public history of the hand, keeping the active colour and each seat's gaps."""
-    rules = k.rules
-    n = len(view["players"])
-    out = [False] * n
-    lacks: dict[int, set[Colour]] = {s: set() for s in range(n)}
-    no_wild: set[int] = set()
-    # A34 / CL-4 restrictions make some wilds unplayable, so a draw says nothing about them.
-    wild_always_playable = not (
-        (rules.is_classic and rules.wd4_restriction and not rules.wd4_challenge)
-        or (not rules.is_classic and rules.wild_draw_restriction)
-    )
-    infer = rules.voluntary_draw == "off"
-    mode = rules.no_playable_action
-    colour: Colour | None = None
-    direction = 1
-    last_card: Card | None = None
-    drew: int | None = None  # seat whose turn draw is not yet settled
-
-    def clear(seat: int | None) -> None:
-        if seat is not None and 0 <= seat < n:
-            lacks[seat] = set()
-            no_wild.discard(seat)
-
-    for event in view["history"]:
-        kind = event["kind"]
-        seat = event.get("seat")
-        if drew is not None and kind != "draw":
-            # The drawing player's next move tells what happened to the drawn card.
-            if kind == "pass" and seat == drew:
-                clear(drew)  # a drawn card was kept: it was playable (NM-9, CL-5)
-            drew = None
-        if kind == "deal":
-            lacks = {s: set() for s in range(n)}
-            no_wild = set()
-            out = [False] * n
-            direction = 1
-        elif kind == "start_card":
-            card = parse_card(event["card"]) if event.get("card") else None
-            if card is not None:
-                colour = card.colour
-        elif kind == "play":
-            card = parse_card(event["card"])
-            last_card = card
-            if card.colour is not None:
-                colour = card.colour
-            elif event.get("colour"):
-                colour = Colour(event["colour"])
-            elif card.kind is Kind.WILD_COLOUR_ROULETTE or (
-                card.draw_value and rules.wild_colour_timing == "on_resolution"
-            ):
-                colour = None  # named later (NM-30 reveal, A18 colour event)
-            if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
-                direction = -direction
-        elif kind in ("colour", "reveal", "roulette_colour"):
-            if event.get("colour") and kind != "roulette_colour":
-                colour = Colour(event["colour"])
-        elif kind == "reverse":
-            direction = -direction
-        elif kind == "deflect":
-            if last_card is not None and last_card.kind is Kind.REVERSE:
-                direction = -direction
-        elif kind == "draw":
-            if infer and seat is not None and colour is not None:
-                lacks[seat].add(colour)
-                if wild_always_playable:
-                    no_wild.add(seat)
-                if mode == "draw_one_pass":
-                    clear(seat)  # the drawn card stays in hand whatever it is
-                else:
-                    drew = seat
-            else:
-                clear(seat)
-        elif kind in ("absorb", "catch", "challenge"):
-            clear(seat)
-        elif kind == "swap":
-            target = event.get("target")
-            if seat is not None and target is not None:
-                lacks[seat], lacks[target] = lacks[target], lacks[seat]
-                a, b = seat in no_wild, target in no_wild
-                no_wild.discard(seat)
-                no_wild.discard(target)
-                if a:
-                    no_wild.add(target)
-                if b:
-                    no_wild.add(seat)
-        elif kind == "pass_hands":
-            active = [s for s in range(n) if not out[s]]
-            if len(active) > 1:
-                new_lacks = dict(lacks)
-                new_no_wild = set(no_wild) - set(active)
-                for i, s in enumerate(active):
-                    receiver = active[(i + direction) % len(active)]
-                    new_lacks[receiver] = lacks[s]
-                    if s in no_wild:
-                        new_no_wild.add(receiver)
-                lacks, no_wild = new_lacks, new_no_wild
-        elif kind == "knockout" and seat is not None:
-            out[seat] = True
-            clear(seat)
-    if direction != view["direction"]:
-        # The walk lost track of the direction (an event this tracker does not model):
-        # the gaps moved by a 0-pass may be wrong, so keep none of them.
-        lacks = {s: set() for s in range(n)}
-        no_wild = set()
+    """Read the gaps from the hand's public history (:func:`nomercy.core.redeal.infer_gaps`)."""
+    gaps = infer_gaps(k.rules, len(view["players"]), view["history"], view["direction"])
+    lacks, no_wild = gaps.lacks, gaps.no_wild
     me = k.seat
     if me is not None:
         lacks[me] = set()
         no_wild.discard(me)
     k.lacks = lacks
     k.lacks_wild = no_wild
-    k.colour = Colour(view["colour"]) if view.get("colour") else colour
+    k.colour = Colour(view["colour"]) if view.get("colour") else gaps.colour
 
 
 def colour_counts(cards: list[Card]) -> dict[Colour, int]:

@@ -34,6 +34,7 @@ from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, Kind, parse_car
 from nomercy.core.deck import build_deck
 from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError, RuleSetError
 from nomercy.core.events import Event
+from nomercy.core.redeal import Redealer, view_position
 from nomercy.core.rules import OPTIONS, RuleSet, make_rules
 
 __all__ = ["EngineError", "Game", "Phase", "new_game"]
@@ -288,6 +289,63 @@ class Game:
         d["_legal"] = {}
         g.__dict__.update(d)
         return g
+
+    # ------------------------------------------------------------------ search support
+    def redeal(self, seat: int, rng: random.Random | int) -> Game:
+        """A copy in which every card ``seat`` cannot see is dealt again at random.
+
+        The copy agrees with everything ``seat`` knows: its own hand, every hand size, the
+        cards it knows others hold (``known``), the colours others publicly showed they lack
+        (:func:`nomercy.core.redeal.infer_gaps`), the discard pile and every public field; a
+        classic Wild +4's ``guilty`` flag follows the new hand (CL-8), and the shuffle key is
+        new. The result never depends on the hidden cards of this game, only on ``rng``. It
+        keeps public knowledge only (no ``history``, ``start`` or ``seed``, public events in
+        ``log``). For many deals of one position use :meth:`redealer`, which does the
+        per-position work once. See :class:`nomercy.core.redeal.Redealer`.
+
+        Args:
+            seat: the seat whose information set is kept.
+            rng: a ``random.Random`` (advanced) or an integer seed.
+
+        Raises:
+            NoMercyError: there is no such seat.
+            TypeError: ``rng`` is neither a ``random.Random`` nor an integer.
+        """
+        return Redealer(self, seat).sample(rng)
+
+    def redealer(self, seat: int) -> Redealer:
+        """``seat``'s information set in this game, for many :meth:`redeal` samples.
+
+        ``g.redealer(seat).sample(rng)`` equals ``g.redeal(seat, rng)``; the redealer is a
+        snapshot (later changes to this game do not reach it).
+
+        Raises:
+            NoMercyError: there is no such seat.
+        """
+        return Redealer(self, seat)
+
+    @classmethod
+    def from_view(cls, view: Mapping[str, Any]) -> Game:
+        """A game that shows ``view`` (``Game.view(seat)``) to its seat; unseen cards in order.
+
+        For a bot that receives only views: ``Game.from_view(view).redealer(seat)`` gives
+        random deals consistent with the view (colour gaps come from its ``history``). The
+        unseen cards are placed in deck order, not guessed; the log is the view's history
+        (this hand's public events). See :func:`nomercy.core.redeal.view_position`.
+
+        Raises:
+            NotationError: a spectator's view, a malformed one, or one whose card counts do
+                not add up.
+        """
+        if not isinstance(view, Mapping):
+            raise NotationError("a view must be a JSON object (Game.view(seat))")
+        try:
+            position = view_position(view)
+        except NoMercyError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise NotationError(f"malformed view: {exc!r}") from None
+        return cls.from_position(position)
 
     # ------------------------------------------------------------------ public queries
     @property

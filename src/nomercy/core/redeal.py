@@ -1,0 +1,479 @@
+"""Search support: what one seat can infer, and games re-dealt consistently with it.
+
+Information-set search plays many concrete games that agree with everything one seat has
+seen ("determinizations"). This module holds the rules knowledge behind them, so the bots
+stay thin:
+
+- :func:`infer_gaps` reads the public history of a hand: a player who draws on its turn
+  without a voluntary draw (NM-9, CL-5, A03 ``voluntary_draw="off"``) held no card of the
+  active colour and no wild. Under draw-until-playable the cards drawn before the playable
+  one were unplayable too, so the gap survives the draw. The gap ends when the player gets
+  cards nobody saw (an absorbed penalty, an UNO penalty, a kept drawn card) and it moves
+  with the hand in a 7-swap (NM-31) or a 0-pass (NM-29). Publicly revealed cards (NM-30)
+  are known cards, not part of the gap: the gap speaks about the cards nobody has seen.
+- :class:`Redealer` (from :meth:`Game.redealer <nomercy.core.game.Game.redealer>`) holds
+  one seat's information set and deals it again and again (:meth:`Redealer.sample`);
+  :meth:`Game.redeal <nomercy.core.game.Game.redeal>` is the one-shot form.
+- :func:`view_position` (behind :meth:`Game.from_view <nomercy.core.game.Game.from_view>`)
+  builds a position from a seat's view alone, so a bot that receives only views can search.
+
+Nothing here reads a card the seat cannot see: the hidden cards are pooled, sorted into a
+fixed order and only then shuffled, so two games that differ only in what the seat cannot
+see give the same re-deals for the same generator (tests/test_redeal.py).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from nomercy.core.cards import Card, Colour, Kind, parse_card
+from nomercy.core.errors import NoMercyError, NotationError
+from nomercy.core.events import Event
+from nomercy.core.rules import RuleSet, make_rules
+
+if TYPE_CHECKING:
+    from nomercy.core.game import Game
+
+__all__ = ["Gaps", "Redealer", "infer_gaps", "view_position"]
+
+
+class Gaps:
+    """What the public history of a hand says each seat does *not* hold.
+
+    Attributes:
+        lacks: per seat, the colours it showed it holds none of among its unseen cards.
+        no_wild: seats that showed they hold no wild among their unseen cards.
+        colour: the active colour as the history tracked it (``None`` when owed or unknown).
+    """
+
+    __slots__ = ("colour", "lacks", "no_wild")
+
+    def __init__(
+        self, lacks: dict[int, set[Colour]], no_wild: set[int], colour: Colour | None
+    ) -> None:
+        self.lacks = lacks
+        self.no_wild = no_wild
+        self.colour = colour
+
+    def fits(self, seat: int, card: Card) -> bool:
+        """Whether ``card`` may be among ``seat``'s unseen cards."""
+        if card.colour is None:
+            return seat not in self.no_wild
+        return card.colour not in self.lacks.get(seat, ())
+
+    def __repr__(self) -> str:
+        return f"Gaps(lacks={self.lacks!r}, no_wild={self.no_wild!r}, colour={self.colour!r})"
+
+
+def infer_gaps(
+    rules: RuleSet, n: int, history: Iterable[Mapping[str, Any]], direction: int
+) -> Gaps:
+    """Walk a hand's public history (``Game.public_history()``) and return its :class:`Gaps`.
+
+    Args:
+        rules: the rule set in force.
+        n: the number of seats.
+        history: the public event dicts of the current hand, oldest first.
+        direction: the direction of play now; if the walk ends elsewhere it lost track of an
+            event and keeps no gap (a 0-pass moves gaps by direction).
+    """
+    out = [False] * n
+    lacks: dict[int, set[Colour]] = {s: set() for s in range(n)}
+    no_wild: set[int] = set()
+    # A34 / CL-4 restrictions make some wilds unplayable, so a draw says nothing about them.
+    wild_always_playable = not (
+        (rules.is_classic and rules.wd4_restriction and not rules.wd4_challenge)
+        or (not rules.is_classic and rules.wild_draw_restriction)
+    )
+    infer = rules.voluntary_draw == "off"
+    mode = rules.no_playable_action
+    colour: Colour | None = None
+    walked = 1
+    last_card: Card | None = None
+    drew: int | None = None  # seat whose turn draw is not yet settled
+
+    def clear(seat: int | None) -> None:
+        if seat is not None and 0 <= seat < n:
+            lacks[seat] = set()
+            no_wild.discard(seat)
+
+    for event in history:
+        kind = event["kind"]
+        seat = event.get("seat")
+        if drew is not None and kind != "draw":
+            # The drawing player's next move tells what happened to the drawn card.
+            if kind == "pass" and seat == drew:
+                clear(drew)  # a drawn card was kept: it was playable (NM-9, CL-5)
+            drew = None
+        if kind == "deal":
+            lacks = {s: set() for s in range(n)}
+            no_wild = set()
+            out = [False] * n
+            walked = 1
+        elif kind == "start_card":
+            card = parse_card(event["card"]) if event.get("card") else None
+            if card is not None:
+                colour = card.colour
+        elif kind == "play":
+            card = parse_card(event["card"])
+            last_card = card
+            if card.colour is not None:
+                colour = card.colour
+            elif event.get("colour"):
+                colour = Colour(event["colour"])
+            elif card.kind is Kind.WILD_COLOUR_ROULETTE or (
+                card.draw_value and rules.wild_colour_timing == "on_resolution"
+            ):
+                colour = None  # named later (NM-30 reveal, A18 colour event)
+            if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
+                walked = -walked
+        elif kind in ("colour", "reveal", "roulette_colour"):
+            if event.get("colour") and kind != "roulette_colour":
+                colour = Colour(event["colour"])
+        elif kind == "reverse":
+            walked = -walked
+        elif kind == "deflect":
+            if last_card is not None and last_card.kind is Kind.REVERSE:
+                walked = -walked
+        elif kind == "draw":
+            if infer and seat is not None and colour is not None:
+                lacks[seat].add(colour)
+                if wild_always_playable:
+                    no_wild.add(seat)
+                if mode == "draw_one_pass":
+                    clear(seat)  # the drawn card stays in hand whatever it is
+                else:
+                    drew = seat
+            else:
+                clear(seat)
+        elif kind in ("absorb", "catch", "challenge"):
+            clear(seat)
+        elif kind == "swap":
+            target = event.get("target")
+            if seat is not None and target is not None:
+                lacks[seat], lacks[target] = lacks[target], lacks[seat]
+                a, b = seat in no_wild, target in no_wild
+                no_wild.discard(seat)
+                no_wild.discard(target)
+                if a:
+                    no_wild.add(target)
+                if b:
+                    no_wild.add(seat)
+        elif kind == "pass_hands":
+            active = [s for s in range(n) if not out[s]]
+            if len(active) > 1:
+                new_lacks = dict(lacks)
+                new_no_wild = set(no_wild) - set(active)
+                for i, s in enumerate(active):
+                    receiver = active[(i + walked) % len(active)]
+                    new_lacks[receiver] = lacks[s]
+                    if s in no_wild:
+                        new_no_wild.add(receiver)
+                lacks, no_wild = new_lacks, new_no_wild
+        elif kind == "knockout" and seat is not None:
+            out[seat] = True
+            clear(seat)
+    if walked != direction:
+        # The walk lost track of the direction (an event this tracker does not model):
+        # the gaps moved by a 0-pass may be wrong, so keep none of them.
+        lacks = {s: set() for s in range(n)}
+        no_wild = set()
+    return Gaps(lacks, no_wild, colour)
+
+
+def _seat_arg(game: Game, seat: object) -> int:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.n:
+        raise NoMercyError(f"there is no seat {seat!r} in a {game.n}-player game")
+    return seat
+
+
+class Redealer:
+    """One seat's information set in a game, ready to be dealt again many times.
+
+    Build it with :meth:`Game.redealer <nomercy.core.game.Game.redealer>`; it is a snapshot,
+    so later changes to the game do not reach it. Each :meth:`sample` returns a new
+    :class:`~nomercy.core.game.Game` in which every card the seat cannot see is dealt at
+    random, consistently with what it knows:
+
+    - the seat keeps its hand (in order) and the drawn card;
+    - every other seat keeps its hand size and the cards this seat knows it holds
+      (``Game.known[(seat, holder)]``: swaps, passes, challenges, public reveals); the rest
+      of its hand comes from the unseen cards, avoiding the colours (and wilds) it publicly
+      showed it lacks (:func:`infer_gaps`) while enough other cards remain;
+    - the draw pile and the set-aside pile (NM-34) get the remaining cards in random order,
+      with their sizes; the discard pile and every public field are unchanged;
+    - a classic Wild +4 awaiting a challenge (CL-8) gets the ``guilty`` flag its accused's
+      new hand implies (unless the seat itself is the accused);
+    - if another seat is deciding on a card it drew (NM-9), that card is drawn for it apart
+      from its gaps: the first unseen card it may play;
+    - the shuffle key comes from the generator, so later reshuffles differ too.
+
+    The new game keeps only public knowledge: its ``log`` holds the public events, ``known``
+    only this seat's and the public entries, and its ``history``, ``start`` and ``seed`` are
+    empty (they would tell the real deal). It plays on like any game.
+    """
+
+    __slots__ = (
+        "_constrained",
+        "_drawer",
+        "_drawn_known",
+        "_free",
+        "_gaps",
+        "_pool",
+        "_seat",
+        "_tail",
+        "_template",
+    )
+
+    def __init__(self, game: Game, seat: int, gaps: Gaps | None = None) -> None:
+        seat = _seat_arg(game, seat)
+        hidden: list[Card] = []
+        t = game.copy()
+        keep: dict[int, list[Card]] = {}
+        for s in range(game.n):
+            if s == seat:
+                continue
+            hand = list(game.hands[s])
+            kept: list[Card] = []
+            for c in game.known.get((seat, s), ()):
+                if c in hand:
+                    hand.remove(c)
+                    kept.append(c)
+            keep[s] = kept
+            hidden.extend(hand)
+        hidden.extend(game._draw)
+        hidden.extend(game.set_aside)
+        # The multiset of unseen cards is public (the deck minus what the seat sees); their
+        # places are not, so the pool forgets them before any generator touches it.
+        hidden.sort()
+        t.hands = [list(game.hands[s]) if s == seat else keep[s] for s in range(game.n)]
+        t._draw = []
+        t.set_aside = []
+        t.known = {k: list(v) for k, v in game.known.items() if k[0] in (seat, -1)}
+        public = game.public_history(whole_game=True)
+        t._public = list(public)
+        t.log = [Event.from_dict(d) for d in public]
+        t.history = []
+        t.opening_events = []
+        t.start = None
+        t.seed = 0
+        t.key = 0
+        if gaps is None:
+            gaps = infer_gaps(game.rules, game.n, game.public_history(), game.direction)
+        need = {s: len(game.hands[s]) - len(keep[s]) for s in keep}
+        drawer = -1
+        turn = game.turn
+        if game.drawn is not None and turn is not None and turn != seat:
+            if game.drawn not in keep[turn]:
+                # Another seat decides on the card it drew (NM-9): which card is hidden, but
+                # it was playable, so each deal draws it apart from the gaps (see sample).
+                drawer = turn
+                need[turn] -= 1
+            t.drawn = None
+        constrained = [s for s in keep if need[s] > 0 and (gaps.lacks.get(s) or s in gaps.no_wild)]
+        # The most constrained seats choose first, so the constraints hold whenever they can.
+        constrained.sort(key=lambda s: (-(len(gaps.lacks.get(s, ())) + (s in gaps.no_wild)), s))
+        self._constrained = [(s, need[s]) for s in constrained]
+        self._free = [(s, need[s]) for s in keep if need[s] > 0 and s not in constrained]
+        self._tail = len(game.set_aside)
+        self._drawer = drawer
+        self._drawn_known = game.drawn if drawer < 0 and turn != seat else None
+        self._pool = hidden
+        self._gaps = gaps
+        self._seat = seat
+        self._template = t
+
+    @property
+    def seat(self) -> int:
+        """The seat whose information set this is."""
+        return self._seat
+
+    @property
+    def gaps(self) -> Gaps:
+        """The gaps the deals respect."""
+        return self._gaps
+
+    def sample(self, rng: random.Random | int) -> Game:
+        """A new game with the unseen cards dealt at random (see the class docstring).
+
+        Args:
+            rng: a ``random.Random`` (advanced) or an integer seed.
+        """
+        if not isinstance(rng, random.Random):
+            if isinstance(rng, bool) or not isinstance(rng, int):
+                raise TypeError(f"rng must be a random.Random or an int seed, not {rng!r}")
+            rng = random.Random(rng)
+        rand = rng.random
+        # A uniform shuffle by random sort keys: the generator's C-level random() makes it
+        # faster than random.shuffle's per-card randbelow in pure Python.
+        rest = sorted(self._pool, key=lambda _card: rand())
+        g = self._template.copy()
+        hands = g.hands
+        fits = self._gaps.fits
+        for s, want in self._constrained:
+            picked: list[Card] = []
+            left: list[Card] = []
+            i = 0
+            size = len(rest)
+            while i < size and len(picked) < want:
+                c = rest[i]
+                if fits(s, c):
+                    picked.append(c)
+                else:
+                    left.append(c)
+                i += 1
+            left.extend(rest[i:])
+            short = want - len(picked)
+            if short:  # not enough cards fit the gaps: the gaps give way
+                picked.extend(left[:short])
+                del left[:short]
+            hands[s].extend(picked)
+            rest = left
+        at = 0
+        for s, want in self._free:
+            hands[s].extend(rest[at : at + want])
+            at += want
+        drawer = self._drawer
+        if drawer >= 0:
+            # The first remaining card the drawer may play is the drawn one (NM-9, A34/CL-4).
+            hand = hands[drawer]
+            pick = at
+            for i in range(at, len(rest)):
+                c = rest[i]
+                if g._is_playable(c):
+                    hand.append(c)
+                    if g._wild_draw_allowed(drawer, c):
+                        pick = i
+                        break
+                    hand.pop()
+            else:
+                hand.append(rest[at])  # nothing fits: any card, so the phase stays valid
+            g.drawn = rest.pop(pick)
+        elif self._drawn_known is not None:
+            g.drawn = self._drawn_known
+        tail = self._tail
+        end = len(rest) - tail
+        g._draw = rest[at:end]
+        g.set_aside = rest[end:] if tail else []
+        g.key = rng.getrandbits(63)
+        seat = self._seat
+        wd4 = g.wd4
+        if wd4 is not None and wd4["seat"] != seat:
+            named = wd4.get("colour")
+            colour = Colour(named) if named else None
+            accused = hands[wd4["seat"]]
+            g.wd4 = {
+                **wd4,
+                "guilty": colour is not None and any(c.colour is colour for c in accused),
+            }
+        return g
+
+
+def view_position(view: Mapping[str, Any]) -> dict[str, Any]:
+    """A position (for ``Game.from_position``) that shows ``view`` to its seat.
+
+    The public state, the seat's hand, the cards it knows others hold and the public history
+    come from the view; every unseen card (the deck minus the seat's hand, the discard pile
+    and its known cards) goes to the hidden places in deck order. The hidden cards are *not*
+    a guess: call :meth:`Game.redeal <nomercy.core.game.Game.redeal>` (or a
+    :meth:`~nomercy.core.game.Game.redealer`) for random deals. Colour gaps are read from the
+    view's history, so pass a view with it (``history=True``, the default).
+
+    Raises:
+        NotationError: a spectator view, or a view whose card counts do not add up.
+    """
+    seat = view.get("seat")
+    if isinstance(seat, bool) or not isinstance(seat, int):
+        raise NotationError("Game.from_view needs the view of a seat, not a spectator's")
+    players = view["players"]
+    n = len(players)
+    if not 0 <= seat < n:
+        raise NotationError(f"the view's seat {seat} is not one of its {n} seats")
+    rules = make_rules(view["rules"])
+    unseen: Counter[Card] = Counter()
+    for code, count in rules.deck_table().items():
+        if count:
+            unseen[Card(code)] = count
+    hand = [parse_card(c) for c in view["hand"]]
+    known = {int(s): [parse_card(c) for c in cards] for s, cards in view["known"].items()}
+    seen: Counter[Card] = Counter(hand)
+    seen.update(parse_card(c) for c in view["discard"])
+    for cards in known.values():
+        seen.update(cards)
+    if seen - unseen:
+        extra = ", ".join(sorted(c.code for c in seen - unseen))
+        raise NotationError(f"the view shows more copies than the deck holds: {extra}")
+    unseen -= seen
+    pool = sorted(unseen.elements())
+    hands: list[list[str]] = []
+    at = 0
+    for s, p in enumerate(players):
+        if s == seat:
+            hands.append(list(view["hand"]))
+            continue
+        mine = [c.code for c in known.get(s, [])]
+        want = int(p["hand_size"]) - len(mine)
+        if want < 0:
+            raise NotationError(f"the view knows more cards in seat {s}'s hand than it holds")
+        mine.extend(c.code for c in pool[at : at + want])
+        at += want
+        hands.append(mine)
+    rest = [c.code for c in pool[at:]]
+    set_aside = int(view["set_aside_size"])
+    draw = int(view["draw_pile_size"])
+    if len(rest) != set_aside + draw:
+        raise NotationError(
+            f"the view's card counts do not add up: {len(rest)} unseen cards left for a draw "
+            f"pile of {draw} and a set-aside pile of {set_aside}"
+        )
+    engine = view["engine"]
+    wd4 = engine.get("wd4")
+    if wd4:
+        accused = int(wd4["seat"])
+        named = wd4.get("colour")
+        guilty = bool(named) and any(Card(c).colour is Colour(named) for c in hands[accused])
+        wd4 = {**wd4, "guilty": guilty}
+    drawn = view["drawn"]
+    turn = engine["turn"]
+    if drawn is None and view["phase"] == "play_drawn" and isinstance(turn, int) and hands[turn]:
+        # Another seat decides on a card it drew (NM-9): which one is hidden; redeal picks.
+        drawn = hands[turn][-1]
+    spec = view["rules"]
+    position = {
+        "rules": spec if spec.get("options") else spec["preset"],
+        "players": [
+            {"name": p["name"], "hand": hands[s], "out": p["out"], "uno": p["uno"]}
+            for s, p in enumerate(players)
+        ],
+        "turn": engine["turn"],
+        "direction": view["direction"],
+        "discard": list(view["discard"]),
+        "colour": view["colour"],
+        "draw_pile": rest[set_aside:],
+        "set_aside": rest[:set_aside],
+        "pending": view["pending"],
+        "seed": 0,
+        "fill": "none",
+        "phase": view["phase"],
+        "drawn": drawn,
+        "draw_mode": engine["draw_mode"],
+        "uno_window": list(view["uno_window"]),
+        "chain_wild": engine["chain_wild"],
+        "wd4": wd4,
+        "pending_win": engine["pending_win"],
+        "resume": engine["resume"],
+        "roulette_colour": engine["roulette_colour"],
+        "known": {f"{seat},{s}": [c.code for c in cards] for s, cards in known.items()},
+        "dealer": view["dealer"],
+        "scores": list(view["scores"]),
+        "hand_number": view["hand_number"],
+        "hand_winner": view["hand_winner"],
+        "winner": view["winner"],
+        "total_cards": engine["total_cards"],
+        "log": list(view["history"]),
+        "hand_log_start": 0,
+    }
+    return position

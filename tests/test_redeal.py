@@ -1,0 +1,310 @@
+"""Game.redeal / Game.redealer / Game.from_view: re-deals consistent with one seat's knowledge."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from nomercy import Card, Game, Play, new_game
+from nomercy.bots import make_bot, next_action
+from nomercy.core.errors import NoMercyError, NotationError
+from nomercy.core.redeal import infer_gaps
+
+#: Option sets that between them reach the phases a seat can be dealt in.
+OPTION_SETS: list[tuple[int, str, dict[str, Any], int]] = [
+    (2, "no-mercy", {}, 1),
+    (4, "no-mercy", {}, 2),
+    (6, "no-mercy", {"discard_all_mode": "optional_subset"}, 3),
+    (3, "no-mercy", {"roulette_chooser": "player", "wild_colour_timing": "on_resolution"}, 4),
+    (3, "no-mercy", {"discard_all_mode": "choose_top_and_fire", "voluntary_draw": "off"}, 5),
+    (
+        5,
+        "no-mercy",
+        {"voluntary_draw": "draw_one_may_pass", "scoring_enabled": True, "score_target": 100},
+        6,
+    ),
+    (3, "classic", {}, 7),
+    (4, "classic", {"classic_seven_zero": True, "classic_stacking": True}, 8),
+]
+
+
+def all_cards(g: Game) -> Counter[Card]:
+    cards: Counter[Card] = Counter(g.discard)
+    cards.update(g.draw_pile)
+    cards.update(g.set_aside)
+    for hand in g.hands:
+        cards.update(hand)
+    return cards
+
+
+def states(
+    players: int, preset: str, options: dict[str, Any], seed: int, every: int = 3
+) -> list[Game]:
+    """Copies of a bot game every ``every`` actions (any phase, any seat to act)."""
+    g = new_game(players, rules=preset, options=options, seed=seed)
+    bots = [make_bot("heuristic" if s % 2 else "random", seed=s) for s in range(players)]
+    found: list[Game] = []
+    while not g.is_over and len(g.history) < 300:
+        if len(g.history) % every == 0:
+            found.append(g.copy())
+        g.apply(next_action(g, bots))
+    return found
+
+
+def twin(g: Game, seat: int, rng: random.Random) -> Game:
+    """A game that differs from ``g`` only in what ``seat`` cannot see (built independently).
+
+    The other hands keep their sizes and the cards ``seat`` knows they hold; every other hidden
+    card is dealt again; the shuffle key changes; a Wild +4's guilt follows the new hand;
+    what other seats know is dropped (``seat`` cannot see it).
+    """
+    pos = g.to_position()
+    pool: list[str] = list(pos["draw_pile"]) + list(pos["set_aside"])
+    keep: dict[int, list[str]] = {}
+    for s, player in enumerate(pos["players"]):
+        if s == seat:
+            continue
+        hand = list(player["hand"])
+        kept = []
+        for c in g.known.get((seat, s), []):
+            hand.remove(c.code)
+            kept.append(c.code)
+        if g.drawn is not None and g.turn == s and g.drawn.code not in kept:
+            hand.remove(g.drawn.code)  # the drawn card stays: the phase needs it in hand
+            kept.append(g.drawn.code)
+        keep[s] = kept
+        pool.extend(hand)
+    rng.shuffle(pool)
+    for s, player in enumerate(pos["players"]):
+        if s != seat:
+            take = len(player["hand"]) - len(keep[s])
+            player["hand"] = keep[s] + pool[:take]
+            del pool[:take]
+    aside = len(pos["set_aside"])
+    pos["set_aside"] = pool[:aside]
+    pos["draw_pile"] = pool[aside:]
+    pos["seed"] = rng.getrandbits(63)
+    pos["known"] = {k: v for k, v in pos["known"].items() if k.split(",")[0] in (str(seat), "-1")}
+    if pos["wd4"] and pos["wd4"]["seat"] != seat:
+        named = pos["wd4"]["colour"]
+        hand = pos["players"][pos["wd4"]["seat"]]["hand"]
+        pos["wd4"]["guilty"] = bool(named) and any(Card(c).colour == named for c in hand)
+    other = Game.from_position(pos)
+    assert other.view(seat) == g.view(seat)
+    return other
+
+
+def check_consistent(g: Game, d: Game, seat: int, *, from_view: bool = False) -> None:
+    """Everything ``seat`` knows about ``g`` holds in the re-deal ``d``.
+
+    ``from_view``: ``d`` comes from a view, whose history starts at this hand's deal.
+    """
+    shown, real = d.view(seat), g.view(seat)
+    if from_view:
+        assert shown["engine"].pop("hand_log_start") == 0
+        real["engine"].pop("hand_log_start")
+    assert shown == real  # the seat cannot tell them apart
+    assert d.hands[seat] == g.hands[seat]
+    assert [len(h) for h in d.hands] == [len(h) for h in g.hands]
+    assert all_cards(d) == all_cards(g)  # the same cards, each somewhere
+    assert d.discard == g.discard
+    assert len(d.draw_pile) == len(g.draw_pile) and len(d.set_aside) == len(g.set_aside)
+    for (viewer, holder), cards in g.known.items():
+        if viewer in (seat, -1):
+            # A view lists what the seat knows; public reveals are among it (NM-30).
+            if viewer == seat or not from_view:
+                assert d.known.get((viewer, holder), []) == cards
+            assert not Counter(cards) - Counter(d.hands[holder])
+        else:
+            assert (viewer, holder) not in d.known  # what others know, this seat does not
+    assert d.legal_actions(seat) == g.legal_actions(seat)
+    if d.drawn is not None:
+        assert d.turn is not None and d.drawn in d.hands[d.turn]
+        # NM-9: the card being decided on was playable when drawn.
+        assert any(
+            isinstance(a, Play) and a.card is d.drawn for a in d.legal_actions(d.turn)
+        ) == any(isinstance(a, Play) and a.card is g.drawn for a in g.legal_actions(g.turn))
+    if d.wd4 is not None:
+        accused = d.wd4["seat"]
+        named = d.wd4["colour"]
+        assert d.wd4["guilty"] == (
+            bool(named)
+            and any(c.colour is not None and c.colour.value == named for c in d.hands[accused])
+        )
+    assert d.history == [] and d.start is None and d.seed == 0
+    # A valid position that plays on to the end.
+    Game.from_position(json.loads(json.dumps(d.to_position())))
+    bots = [make_bot("random", seed=s) for s in range(d.n)]
+    steps = 0
+    while not d.is_over and steps < 150:
+        d.apply(next_action(d, bots))
+        steps += 1
+
+
+@pytest.mark.parametrize(("players", "preset", "options", "seed"), OPTION_SETS)
+def test_every_redeal_keeps_what_the_seat_knows(
+    players: int, preset: str, options: dict[str, Any], seed: int
+) -> None:
+    rng = random.Random(seed)
+    found = states(players, preset, options, seed)
+    assert len(found) > 5
+    for g in found:
+        for seat in range(g.n):
+            check_consistent(g, g.redeal(seat, rng), seat)
+
+
+@pytest.mark.parametrize(("players", "preset", "options", "seed"), OPTION_SETS)
+def test_a_redeal_never_depends_on_hidden_cards(
+    players: int, preset: str, options: dict[str, Any], seed: int
+) -> None:
+    rng = random.Random(seed + 100)
+    checked = 0
+    for g in states(players, preset, options, seed, every=4):
+        for seat in range(g.n):
+            if g.out[seat]:
+                continue
+            other = twin(g, seat, rng)
+            a = g.redeal(seat, 5)
+            b = other.redeal(seat, 5)
+            assert a.to_position() == b.to_position()
+            assert (a.key, a.history, a.seed, a.start) == (b.key, b.history, b.seed, b.start)
+            assert [e.to_dict() for e in a.log] == [e.to_dict() for e in b.log]
+            checked += 1
+    assert checked > 10
+
+
+def test_the_same_seed_gives_the_same_redeal_and_seeds_vary() -> None:
+    g = states(4, "no-mercy", {}, 21)[6]
+    seat = (g.turn + 1) % 4  # type: ignore[operator]
+    first = g.redeal(seat, 3).to_position()
+    assert first == g.redeal(seat, random.Random(3)).to_position()
+    assert first == g.redealer(seat).sample(3).to_position()
+    rng_a, rng_b = random.Random(8), random.Random(8)
+    redealer = g.redealer(seat)
+    for _ in range(5):
+        assert g.redeal(seat, rng_a).to_position() == redealer.sample(rng_b).to_position()
+    other = (seat + 1) % 4
+    hands = {tuple(g.redeal(seat, k).hands[other]) for k in range(20)}
+    piles = {tuple(g.redeal(seat, k).draw_pile) for k in range(20)}
+    keys = {g.redeal(seat, k).key for k in range(20)}
+    assert len(hands) > 10 and len(piles) == 20 and len(keys) == 20
+
+
+def test_a_redeal_leaves_the_game_alone() -> None:
+    g = states(3, "no-mercy", {}, 4)[5]
+    before = g.to_position()
+    history = list(g.history)
+    redealer = g.redealer(0)
+    d = redealer.sample(1)
+    d.apply(d.legal_actions()[0])
+    assert g.to_position() == before and g.history == history
+    g.apply(g.legal_actions()[0])
+    # A redealer is a snapshot: the game moving on does not change its deals, which equal
+    # those of the position it was taken at.
+    again = redealer.sample(1).to_position()
+    assert again == Game.from_position(before).redeal(0, 1).to_position()
+
+
+def test_a_player_who_drew_is_dealt_no_card_of_the_colour_it_lacked() -> None:
+    # P1 draws on a red top (NM-9): it held no red and no wild, and the cards it drew
+    # before the playable one were not red or wild either.
+    g = Game.from_position(
+        {
+            "players": [
+                {"hand": ["R8", "B2", "B3", "G7"]},
+                {"hand": ["G1", "G2", "G3", "B6"]},
+                {"hand": ["Y5", "Y9", "Y7"]},
+            ],
+            "turn": 0,
+            "discard": ["R5"],
+            "draw_pile": ["Y1", "Y2", "G9", "R9"],
+        }
+    )
+    g.apply("play R8")
+    g.apply("draw")
+    g.apply("play R9")
+    g.apply("play Y9")
+    gaps = infer_gaps(g.rules, g.n, g.public_history(), g.direction)
+    assert gaps.lacks[1] == {Card("R5").colour} and 1 in gaps.no_wild
+    redealer = g.redealer(0)
+    assert redealer.gaps.lacks[1] == gaps.lacks[1]
+    rng = random.Random(4)
+    for _ in range(50):
+        d = redealer.sample(rng)
+        assert all(c.colour is not None and c.colour.value != "R" for c in d.hands[1])
+    # The same deal from the seat's view alone: the gaps come from the view's history.
+    from_view = Game.from_view(json.loads(json.dumps(g.view(0))))
+    for _ in range(50):
+        d = from_view.redeal(0, rng)
+        assert all(c.colour is not None and c.colour.value != "R" for c in d.hands[1])
+        check_consistent(g, d, 0)
+
+
+def test_a_classic_wild_four_gets_the_guilt_of_the_sampled_hand() -> None:
+    g = Game.from_position(
+        {
+            "rules": "classic",
+            "players": [
+                {"hand": ["R1", "R2", "R3", "G4"]},
+                {"hand": ["W+4", "B2", "B3"]},
+                {"hand": ["Y5", "Y6"]},
+            ],
+            "turn": 1,
+            "discard": ["B5"],
+        }
+    )
+    g.apply("play W+4 G")
+    assert g.wd4 is not None and g.wd4["guilty"]
+    seen = set()
+    for k in range(40):
+        d = g.redeal(2, k)
+        assert d.wd4 is not None
+        seen.add(d.wd4["guilty"])
+        check_consistent(g, d, 2)
+    assert seen == {True, False}
+    # The accused knows its own hand: its guilt stays.
+    assert all(g.redeal(1, k).wd4["guilty"] for k in range(10))  # type: ignore[index]
+
+
+@pytest.mark.parametrize(("players", "preset", "options", "seed"), OPTION_SETS)
+def test_from_view_shows_the_same_view(
+    players: int, preset: str, options: dict[str, Any], seed: int
+) -> None:
+    for g in states(players, preset, options, seed, every=5):
+        for seat in range(g.n):
+            view = json.loads(json.dumps(g.view(seat)))
+            v = Game.from_view(view)
+            shown = v.view(seat)
+            # The view holds this hand's history only, so the rebuilt log starts at this deal.
+            assert shown["engine"].pop("hand_log_start") == 0
+            view["engine"].pop("hand_log_start")
+            assert shown == view
+            assert all_cards(v) == all_cards(g)
+            d = v.redeal(seat, seed)
+            check_consistent(g, d, seat, from_view=True)
+
+
+def test_bad_arguments_get_clear_errors() -> None:
+    g = new_game(3, seed=1)
+    with pytest.raises(NoMercyError, match="no seat 3"):
+        g.redeal(3, 1)
+    with pytest.raises(NoMercyError, match="no seat"):
+        g.redealer(True)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"random\.Random or an int"):
+        g.redeal(0, "seed")  # type: ignore[arg-type]
+    with pytest.raises(NotationError, match="spectator"):
+        Game.from_view(g.view(None))
+    view = g.view(0)
+    view["draw_pile_size"] += 1
+    with pytest.raises(NotationError, match="do not add up"):
+        Game.from_view(view)
+    view = g.view(0)
+    del view["engine"]
+    with pytest.raises(NotationError, match="malformed view"):
+        Game.from_view(view)
+    with pytest.raises(NotationError, match="JSON object"):
+        Game.from_view([])  # type: ignore[arg-type]
