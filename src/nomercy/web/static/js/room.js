@@ -193,6 +193,8 @@ function renderLobby() {
   if (!room) return;
   // The lobby shows until the first state of a game arrives; after a game the table stays.
   const inLobby = !room.started && S.ws && !S.view;
+  // A spectator filling in the join form keeps it while the room changes around them.
+  if (S.joining && inLobby) return;
   show("lobby-panel", Boolean(inLobby));
   if (!inLobby) return;
   show("join-panel", false);
@@ -256,6 +258,7 @@ async function joinRoom(e) {
     saveSeat(code, res.seat, res.token);
     S.token = res.token;
     S.seat = res.seat;
+    S.joining = false;
     show("join-panel", false);
     // A spectator who takes a seat says hello again on the same connection (web-protocol.md).
     if (S.ws && S.ws.readyState === WebSocket.OPEN) send({ type: "hello", token: res.token });
@@ -743,6 +746,13 @@ function focusSelected() {
 
 // ------------------------------------------------------------------ start
 async function main() {
+  // A room made by the lobby's plain form post (sent before or without the lobby's script):
+  // the seat token comes in the URL fragment, which never reaches a server; keep it, drop it.
+  const given = new URLSearchParams(location.hash.slice(1));
+  if (given.get("token")) {
+    saveSeat(code, Number(given.get("seat") || 0), given.get("token"));
+    history.replaceState(null, "", location.pathname + location.search);
+  }
   await initI18n();
   mountLanguagePicker($("lang"));
   onLangChange(() => {
@@ -773,6 +783,7 @@ async function main() {
   });
   $("start-btn").addEventListener("click", () => send({ type: "start" }));
   $("take-seat-btn").addEventListener("click", () => {
+    S.joining = true;
     showJoin();
     $("watch-btn").hidden = true; // already watching
   });
