@@ -95,7 +95,9 @@ class DatabaseLock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:
-            raise StoreError(f"cannot make the lock file {self.path}: {exc}") from None
+            raise StoreError(
+                f"cannot open the database {database}: its lock file {self.path}: {exc}"
+            ) from None
         try:
             _lock(self._fd)
         except OSError:
