@@ -435,6 +435,10 @@ def test_the_create_form_posts_without_a_script(tmp_path: Path) -> None:
         )
         answer = raw_http(srv.port, head + bad).decode()
         assert answer.startswith("HTTP/1.1 400") and "invisible" in answer
+        # Another site's page may not post it.
+        cross = head.replace(b"Connection:", b"Sec-Fetch-Site: cross-site\r\nConnection:")
+        answer = raw_http(srv.port, cross + form).decode()
+        assert answer.startswith("HTTP/1.1 400") and "own page" in answer
 
 
 def test_server_side_timings_are_reported_when_asked(tmp_path: Path) -> None:

@@ -244,7 +244,13 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
         # The lobby's form posted the plain way (its script not loaded yet, or off): create the
         # room and go to it. The seat token travels in the fragment, which the browser keeps
         # to itself (not sent to the server, no referrer): room.js stores it and removes it.
-        if not _same_origin(request.headers):
+        # Pages here send no referrer, so the browser's Origin is "null": Sec-Fetch-Site
+        # (sent by current browsers) tells another site's form from ours.
+        site = request.headers.get("sec-fetch-site", "same-origin")
+        origin = request.headers.get("origin", "null")
+        if site not in ("same-origin", "none") or (
+            origin != "null" and not _same_origin(request.headers)
+        ):
             return _form_error_page("this form must be sent from this server's own page")
         body = await request.body()
         try:
