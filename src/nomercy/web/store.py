@@ -14,7 +14,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,6 +189,7 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
+        self._batch = False
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -222,9 +223,44 @@ class Store:
         """Close the database."""
         self.db.close()
 
+    def run_batch(self, calls: list[Callable[[], Any]]) -> list[tuple[bool, Any]]:
+        """Run ``calls`` (Store method calls) in one transaction, each in its own savepoint:
+        one commit for many writes (the server's writer thread batches what queued up while
+        the previous batch ran). Returns ``(True, result)`` or ``(False, exception)`` per call;
+        a call that fails leaves no trace, and if the transaction cannot begin or commit (a
+        lock held too long by another process) every call fails with that error.
+        """
+        db = self.db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            return [(False, exc)] * len(calls)
+        out: list[tuple[bool, Any]] = []
+        self._batch = True
+        try:
+            for call in calls:
+                db.execute("SAVEPOINT one")
+                try:
+                    out.append((True, call()))
+                except Exception as exc:
+                    db.execute("ROLLBACK TO one")
+                    out.append((False, exc))
+                db.execute("RELEASE one")
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            return [(False, exc)] * len(calls)
+        finally:
+            self._batch = False
+        return out
+
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         db = self.db
+        if self._batch:  # inside run_batch: its savepoint and commit cover this call
+            yield db
+            return
         db.execute("BEGIN IMMEDIATE")
         try:
             yield db
