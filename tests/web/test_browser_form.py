@@ -67,3 +67,30 @@ def test_a_click_before_the_lobby_script_runs_creates_the_room(
         for route in held:
             route.abort()
         ctx.close()
+
+
+def test_the_host_frees_a_seat_before_the_start(base_url: str, browser: Browser) -> None:  # noqa: F811
+    host_ctx, other_ctx = _context(browser), _context(browser)
+    host, other = host_ctx.new_page(), other_ctx.new_page()
+    try:
+        host.goto(base_url + "/")
+        host.fill("#host-name", "Pia")
+        host.fill("#seats", "3")
+        host.click("#create-btn")
+        host.wait_for_url("**/r/*")
+        other.goto(host.url)
+        other.fill("#join-name", "Quin")
+        other.click("#join-btn")
+        expect(other.locator("#seat-list li", has_text="Quin")).to_contain_text("you")
+        seat = host.locator("#seat-list li", has_text="Quin")
+        expect(seat).to_be_visible()
+        seat.get_by_role("button", name="Remove").click()
+        # Quin watches now; the seat is open again and Quin may take one.
+        expect(other.locator("#lobby-wait")).to_have_text("You are watching.")
+        expect(other.locator("#take-seat-btn")).to_be_visible()
+        expect(host.locator("#seat-list")).not_to_contain_text("Quin")
+        code = host.url.rsplit("/", 1)[1]
+        assert other.evaluate(f"localStorage.getItem('nomercy.token.{code}')") is None
+    finally:
+        host_ctx.close()
+        other_ctx.close()

@@ -90,7 +90,6 @@ class ErrorCode(StrEnum):
     # both
     UNAVAILABLE = "unavailable"
     ROOM_CROWDED = "room_crowded"
-    NOT_OPEN = "not_open"
     BAD_SEAT = "bad_seat"
     REMOVED = "removed"
 

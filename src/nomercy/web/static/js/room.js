@@ -168,6 +168,11 @@ function onError(msg) {
     S.wantSocket = false;
     notice(t("err.no_room", { code }));
   }
+  if (msg.code === "removed") {
+    // The host freed our seat before the start: we watch (a welcome with no seat follows).
+    forgetSeat(code);
+    S.token = null;
+  }
   if (msg.code === "bad_token") {
     forgetSeat(code);
     S.token = null;
@@ -209,11 +214,23 @@ function renderLobby() {
           ? `${s.name || s.bot} (${t("room.bot")})`
           : s.name;
     const tags = [];
+    let remove = null;
+    if (S.seat === room.host && s.kind === "human" && s.seat !== room.host) {
+      // Before the start the host may free a person's seat (anyone with the link can join).
+      remove = el("button", { type: "button", class: "link", text: t("room.remove_seat") });
+      remove.addEventListener("click", () => send({ type: "remove", seat: s.seat }));
+    }
     if (s.seat === room.host) tags.push(t("room.host"));
     if (s.seat === S.seat) tags.push(t("room.you"));
     if (s.kind === "human" && (s.away || !s.connected)) tags.push(t(s.away ? "room.bot_plays" : "room.away"));
     list.append(
-      el("li", { class: `seat ${s.kind}` }, el("span", { text: who }), tags.length ? el("span", { class: "tags", text: tags.join(" · ") }) : null),
+      el(
+        "li",
+        { class: `seat ${s.kind}` },
+        el("span", { text: who }),
+        tags.length ? el("span", { class: "tags", text: tags.join(" · ") }) : null,
+        remove,
+      ),
     );
   }
   $("invite-link").value = `${location.origin}${room.invite || `/r/${room.code}`}`;
