@@ -318,6 +318,36 @@ def test_a_penalty_timed_out_is_absorbed(tmp_path: Path) -> None:
     run(main)
 
 
+def test_a_timed_out_move_the_database_refuses_is_retried_until_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def main() -> None:
+        async with Server(tmp_path / "db", timers=(0, 1)) as server:
+            game = position(
+                [["G4", "Y7"], ["B1", "B5"], ["Y5", "Y6"]], discard=["B8"], draw_pile=["R3", "B2"]
+            )
+            code, (ann, _, _), _ = await rigged(server, game, timer=1)
+            store = server.lobby.store
+            real = store.append_action
+            refused = []
+
+            def locked(*args: Any, **kwargs: Any) -> None:
+                # Another process holds the write lock through the first 7 attempts.
+                refused.append(args)
+                if len(refused) < 8:
+                    raise sqlite3.OperationalError("database is locked")
+                real(*args, **kwargs)
+
+            monkeypatch.setattr(store, "append_action", locked)
+            a = await ann.expect("state", lambda m: m["move"] == 1, timeout=15)
+            assert a["last"] == {"seat": 0, "action": "draw"}  # the time-out, not lost
+            assert len(refused) >= 8
+            row = store.load_game(server.room(code).game_id or "")
+            assert row is not None and row.record.actions[:1] == ["draw"]
+
+    run(main)
+
+
 # ---------------------------------------------------------------------- bots and people
 def test_bots_fill_the_open_seats_and_play_with_the_host(tmp_path: Path) -> None:
     async def main() -> None:
