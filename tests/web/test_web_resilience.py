@@ -124,26 +124,26 @@ def test_bodies_are_bounded_and_errors_are_json(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------- connections
 def test_room_summaries_are_coalesced_and_rooms_capped(tmp_path: Path) -> None:
-    flags = ("--room-connections", "6", "--hello-timeout", "1")
+    flags = ("--room-connections", "21", "--hello-timeout", "1")
     with real_server(tmp_path / "db.sqlite3", *flags) as srv:
         code = srv.create()["code"]
 
         async def main() -> None:
-            socks = [await connect(srv.ws_url(code), max_queue=None) for _ in range(5)]
+            socks = [await connect(srv.ws_url(code), max_queue=None) for _ in range(20)]
             try:
                 for ws in socks:
                     await ws.send('{"type": "hello"}')
                     await expect(ws, "welcome")
                 watcher = socks[0]
-                await asyncio.sleep(0.3)
+                await asyncio.sleep(0.6)
                 while True:  # what the connections above caused
                     try:
                         await recv(watcher, 0.3)
                     except TimeoutError:
                         break
-                # 40 hellos from one connection: the others get a few summaries, not 40.
-                for _ in range(40):
-                    await socks[1].send('{"type": "hello"}')
+                # 20 connections say hello again at once: each other connection gets a few
+                # summaries, not 20.
+                await asyncio.gather(*(ws.send('{"type": "hello"}') for ws in socks))
                 rooms = 0
                 while True:
                     try:
@@ -151,14 +151,19 @@ def test_room_summaries_are_coalesced_and_rooms_capped(tmp_path: Path) -> None:
                     except TimeoutError:
                         break
                     rooms += msg["type"] == "room"
-                assert 1 <= rooms <= 12, rooms
-                # The sixth connection fits; the seventh is refused.
-                sixth = await connect(srv.ws_url(code))
-                seventh = await connect(srv.ws_url(code))
-                assert (await recv(seventh))["code"] == "room_crowded"
-                assert await closed_code(seventh, 5) == 1013
-                # The sixth never says hello: it is closed after the hello timeout.
-                assert await closed_code(sixth, 10) == 4408
+                assert 1 <= rooms <= 6, rooms
+                # A hello is the most expensive message: twice within 0.5 s is refused.
+                await socks[1].send('{"type": "hello"}')
+                await socks[1].send('{"type": "hello"}')
+                await expect(socks[1], "welcome")
+                assert (await expect(socks[1], "error"))["code"] == "rate_limited"
+                # The 21st connection fits; the 22nd is refused.
+                extra = await connect(srv.ws_url(code))
+                refused = await connect(srv.ws_url(code))
+                assert (await recv(refused))["code"] == "room_crowded"
+                assert await closed_code(refused, 5) == 1013
+                # The 21st never says hello: it is closed after the hello timeout.
+                assert await closed_code(extra, 10) == 4408
                 # Its slot is free again.
                 again = await connect(srv.ws_url(code))
                 await again.send('{"type": "ping"}')

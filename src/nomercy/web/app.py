@@ -374,6 +374,11 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
                 await room.handle(conn, data, arrived)
             except ProtocolError as exc:
                 conn.send(exc.to_message())
+                if exc.code is ErrorCode.RATE_LIMITED and conn.refuse():
+                    log.warning("room %s: closing a flooding connection", room.code)
+                    await conn.stop()
+                    await close(1008)
+                    return
             except StoreUnavailable:
                 error = ProtocolError(
                     ErrorCode.UNAVAILABLE, "the database is unavailable; nothing changed: try again"

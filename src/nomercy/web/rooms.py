@@ -69,6 +69,8 @@ T = TypeVar("T")
 #: Seconds a room waits to send its changed summary, so that a burst of changes (a crowd
 #: connecting, many hellos) becomes one message per connection.
 SUMMARY_DELAY = 0.05
+#: Seconds a connection waits between two hellos (each answered with the whole state).
+HELLO_EVERY = 0.5
 #: Seconds a bot or the timer waits before retrying a move the database refused.
 RETRY_PAUSE = 0.25
 
@@ -233,7 +235,11 @@ class Writer:
                     stop = True
                     break
                 batch.append(more)
-            results = self.store.run_batch([call for call, _, _ in batch])
+            try:
+                results = self.store.run_batch([call for call, _, _ in batch])
+            except Exception as exc:  # a bug: fail the batch, keep the thread
+                log.exception("the database thread failed")
+                results = [(False, exc)] * len(batch)
             by_loop: dict[Any, list[tuple[asyncio.Future[Any], bool, Any]]] = {}
             for (_, future, loop), (ok, value) in zip(batch, results, strict=True):
                 by_loop.setdefault(loop, []).append((future, ok, value))
@@ -271,6 +277,8 @@ class Connection:
         self._close = close
         self.seat: int | None = None
         self.greeted = False
+        self.hello_at = 0.0  # time.monotonic() of the last hello
+        self.hello_token: str | None = None  # and its token
         self.bucket = TokenBucket(config.rate_capacity, config.rate_per_second)
         self._abuse_limit = config.abuse_limit
         self._abuse_window = config.abuse_window
@@ -528,6 +536,15 @@ class Room:
             token = data.get("token")
             if token is not None and not isinstance(token, str):
                 raise ProtocolError(ErrorCode.MALFORMED, "'token' must be a string")
+            now = time.monotonic()
+            if conn.greeted and token == conn.hello_token and now - conn.hello_at < HELLO_EVERY:
+                # A hello answers with the whole state (the hand's history too): the most
+                # expensive message, so a connection repeats the same one at most every
+                # HELLO_EVERY s (switching seats, e.g. a spectator who joined, is not held up).
+                raise ProtocolError(
+                    ErrorCode.RATE_LIMITED, f"the same hello at most every {HELLO_EVERY} s"
+                )
+            conn.hello_at, conn.hello_token = now, token
             async with self.lock:
                 self.hello(conn, token)
             return
@@ -621,7 +638,7 @@ class Room:
         s.conns.clear()
         log.info("room %s: the host removed seat %d", self.code, seat)
         for c in conns:
-            c.seat = None
+            c.seat, c.hello_at = None, 0.0  # it may say hello again at once
             c.send(
                 ProtocolError(
                     ErrorCode.REMOVED, f"the host removed {name} from seat {seat}: you watch now"
