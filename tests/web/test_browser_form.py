@@ -94,3 +94,33 @@ def test_the_host_frees_a_seat_before_the_start(base_url: str, browser: Browser)
     finally:
         host_ctx.close()
         other_ctx.close()
+
+
+def test_a_name_typed_before_the_lobby_script_runs_is_kept(
+    base_url: str,  # noqa: F811
+    browser: Browser,  # noqa: F811
+) -> None:
+    ctx = _context(browser)
+    page = ctx.new_page()
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    page.route("**/static/js/lobby.js", hold)
+    try:
+        page.goto(base_url + "/", wait_until="commit")
+        page.evaluate("localStorage.setItem('nomercy.name', 'Saved')")
+        page.fill("#host-name", "Rita")
+        while not held:
+            page.wait_for_timeout(50)
+        held.pop().continue_()
+        expect(page.locator("#preset option")).not_to_have_count(0)  # the script has run
+        expect(page.locator("#host-name")).to_have_value("Rita")
+        page.click("#create-btn")
+        page.wait_for_url(re.compile(r"/r/[A-Z0-9]+$"))
+        expect(page.locator("#seat-list li", has_text="Rita")).to_contain_text("you")
+    finally:
+        for route in held:
+            route.abort()
+        ctx.close()
