@@ -264,9 +264,8 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
             timeout_keep_alive=5,
             ws_ping_interval=20.0,
             ws_ping_timeout=20.0,
-            # The caps above close surplus sockets before they are read; this answers 503
-            # when too many requests run at once.
-            limit_concurrency=max_connections,
+            # No limit_concurrency: the guarded protocol closes surplus connections before
+            # they are read (uvicorn's own limit answers a plain-text 503 once headers are in).
             log_level=args.log_level,
             # uvicorn's loggers go through the root handler and its rate limit.
             log_config=None,
