@@ -5,12 +5,16 @@ database, no bot delay, no rate limit to speak of), creates ``--rooms`` rooms wh
 is held by a client of this process, and plays ``--games`` games in each room at once. Each
 client plays like a bot: when its state says it is to act, it picks an action (uniformly from
 ``legal`` by default, or with a nomercy bot from its view) and sends it. Nothing waits on
-purpose: the figures are the server's capacity, not a pace people would play at.
+purpose: the figures are the server's capacity, not a pace people would play at. With
+``--pace SECONDS`` each client thinks 0.5 to 1.5 times that long before it acts: the server
+then runs below its capacity and the figures are its latency at that load.
 
 Reported: actions/s over the whole run (every action is a client's, sent over a socket,
 applied, stored in SQLite in its own transaction, and broadcast to every seat), and the time
 from a client sending an action to it receiving the state that action produced (p50, p90, p99,
-max). Server CPU seconds come from /proc. Both ends share the machine: the client side's JSON
+max), and the server's own time from an action's arrival to its last update handed to the
+network (the server runs with ``--timings``; GET /api/timings). Server CPU seconds come from
+/proc. Both ends share the machine: the client side's JSON
 decoding and decisions cost CPU too, so the numbers are a floor.
 
     python benchmarks/bench_web.py --rooms 50
@@ -99,7 +103,7 @@ class Client:
         in_turn = [a for a in actions if a.seat == self.seat]
         return str(self.bot.choose_action(state["view"], in_turn or actions))
 
-    async def play(self, stats: Stats, games: int, host: bool) -> None:
+    async def play(self, stats: Stats, games: int, host: bool, pace: float = 0.0) -> None:
         sent: tuple[int, float] | None = None  # (move acted on, time sent)
         played = 0
         game_id = None
@@ -136,6 +140,8 @@ class Client:
                 continue
             if view["to_act"] == self.seat and msg["legal"] and sent is None:
                 action = self.choose(msg)
+                if pace:  # think like a (very fast) person: 0.5 to 1.5 times the pace
+                    await asyncio.sleep(pace * (0.5 + self.rng.random()))
                 sent = (msg["move"], time.perf_counter())
                 await self.ws.send(json.dumps({"type": "action", "action": action}))
 
@@ -167,7 +173,7 @@ async def run_load(port: int, args: argparse.Namespace) -> tuple[Stats, float]:
     for client, host in clients:
         if host:
             await client.ws.send(json.dumps({"type": "start"}))
-    await asyncio.gather(*(c.play(stats, args.games, host) for c, host in clients))
+    await asyncio.gather(*(c.play(stats, args.games, host, args.pace) for c, host in clients))
     elapsed = time.perf_counter() - start
     for client, _ in clients:
         await client.ws.close()
@@ -190,6 +196,14 @@ def main() -> int:
         default=None,
         help="clients decide with this nomercy bot (default: random legal)",
     )
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="each client waits 0.5-1.5 times this before it acts (default: 0, flat out: the "
+        "server's capacity; with a pace, its latency below capacity)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     port = free_port()
@@ -210,6 +224,13 @@ def main() -> int:
                     "0",
                     "--rate-limit",
                     "100000",
+                    # Every client is on 127.0.0.1: no per-address cap; rooms of --seats.
+                    "--max-per-address",
+                    "0",
+                    "--max-connections",
+                    str(max(1000, args.rooms * args.seats + 100)),
+                    # The server times each action from its arrival to its last update sent.
+                    "--timings",
                     "--log-level",
                     "warning",
                 ],
@@ -226,6 +247,7 @@ def main() -> int:
             cpu0 = cpu_seconds(proc.pid)
             stats, elapsed = asyncio.run(run_load(port, args))
             cpu = cpu_seconds(proc.pid) - cpu0
+            server_side = http(port, "/api/timings")
         finally:
             proc.terminate()
             proc.wait(10)
@@ -247,6 +269,9 @@ def main() -> int:
             "max": round(max(lat), 2),
             "mean": round(statistics.fmean(lat), 2),
         },
+        "server_side_ms": {
+            k.removesuffix("_ms"): round(v, 2) for k, v in server_side.items() if k != "count"
+        },
         "server_cpu_seconds": round(cpu, 2),
         "messages_received": stats.messages,
         "megabytes_received": round(stats.bytes / 1e6, 1),
@@ -264,7 +289,9 @@ def main() -> int:
             f"(server CPU {cpu:.1f} s)\n"
             f"action -> update: p50 {result['latency_ms']['p50']} ms, "
             f"p90 {result['latency_ms']['p90']} ms, p99 {result['latency_ms']['p99']} ms, "
-            f"max {result['latency_ms']['max']} ms\n"
+            f"max {result['latency_ms']['max']} ms (client side)\n"
+            f"server side, arrival -> last update sent: p50 {result['server_side_ms']['p50']} ms, "
+            f"p99 {result['server_side_ms']['p99']} ms, max {result['server_side_ms']['max']} ms\n"
             f"{stats.messages} messages, {result['megabytes_received']} MB received; "
             f"errors: {stats.errors or 'none'}"
         )

@@ -170,7 +170,8 @@ def test_create_room_rejects_a_body_that_is_not_json_or_too_big(client: TestClie
     r = client.post("/api/rooms", content=b"{nope", headers={"content-type": "application/json"})
     assert r.status_code == 400 and r.json()["error"] == "bad_request"
     r = client.post("/api/rooms", json={"host_name": "Ann", "name": "x" * 20000})
-    assert r.status_code == 400 and "at most" in r.json()["message"]
+    assert r.status_code == 413 and r.json()["error"] == "too_large"
+    assert "at most" in r.json()["message"]
 
 
 # ---------------------------------------------------------------------- joining

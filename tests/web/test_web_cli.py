@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import unittest.mock
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,12 @@ from nomercy.web.serve import default_database
         (["--bot-delay", "-1"], "--bot-delay must be >= 0"),
         (["--grace", "-5"], "--grace must be >= 0"),
         (["--rate-limit", "0"], "--rate-limit must be > 0"),
+        (["--room-idle", "-1"], "--room-idle must be >= 0"),
+        (["--max-connections", "0"], "--max-connections must be >= 1"),
+        (["--room-connections", "0"], "--room-connections must be >= 1"),
+        (["--max-per-address", "-1"], "--max-per-address must be >= 0"),
+        (["--header-timeout", "0"], "--header-timeout must be > 0"),
+        (["--hello-timeout", "-2"], "--hello-timeout must be > 0"),
     ],
 )
 def test_bad_flags_exit_2_with_a_message(
@@ -53,7 +61,21 @@ def test_serve_help_lists_the_flags(capsys: pytest.CaptureFixture[str]) -> None:
         main(["serve", "--help"])
     assert info.value.code == 0
     out = capsys.readouterr().out
-    for flag in ("--host", "--port", "--database", "--bot-delay", "--grace", "--rate-limit"):
+    for flag in (
+        "--host",
+        "--port",
+        "--database",
+        "--bot-delay",
+        "--grace",
+        "--rate-limit",
+        "--room-idle",
+        "--max-connections",
+        "--max-per-address",
+        "--room-connections",
+        "--header-timeout",
+        "--hello-timeout",
+        "--timings",
+    ):
         assert flag in out
 
 
@@ -62,3 +84,30 @@ def test_lan_address_is_an_ipv4_address_or_none() -> None:
 
     address = lan_address()
     assert address is None or (address.count(".") == 3 and not address.startswith("127."))
+
+
+def test_alike_log_lines_are_rate_limited() -> None:
+    from nomercy.web.guard import RateLimitFilter
+
+    clock = [0.0]
+    limit = RateLimitFilter(burst=3, window=10.0)
+
+    def record(msg: str, *args: object, name: str = "asyncio") -> logging.LogRecord:
+        return logging.LogRecord(name, logging.ERROR, __file__, 1, msg, args, None)
+
+    with unittest.mock.patch("nomercy.web.guard.time.monotonic", lambda: clock[0]):
+        passed = [limit.filter(record("accept failed: %s", i)) for i in range(100)]
+        assert passed == [True] * 3 + [False] * 97
+        assert limit.filter(record("another message"))  # other lines are not held back
+        clock[0] = 11.0
+        first = record("accept failed: %s", 100)
+        assert limit.filter(first)
+        assert first.getMessage() == "accept failed: 100 (97 alike lines were not logged)"
+        # Access lines are counted per client address.
+        access = '%s - "%s %s HTTP/%s" %d'
+        for client in ("10.0.0.1:5000", "10.0.0.2:5000"):
+            lines = [
+                limit.filter(record(access, client, "GET", "/", "1.1", 200, name="uvicorn.access"))
+                for _ in range(4)
+            ]
+            assert lines == [True, True, True, False]

@@ -318,6 +318,36 @@ def test_a_penalty_timed_out_is_absorbed(tmp_path: Path) -> None:
     run(main)
 
 
+def test_a_timed_out_move_the_database_refuses_is_retried_until_stored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def main() -> None:
+        async with Server(tmp_path / "db", timers=(0, 1)) as server:
+            game = position(
+                [["G4", "Y7"], ["B1", "B5"], ["Y5", "Y6"]], discard=["B8"], draw_pile=["R3", "B2"]
+            )
+            code, (ann, _, _), _ = await rigged(server, game, timer=1)
+            store = server.lobby.store
+            real = store.append_action
+            refused = []
+
+            def locked(*args: Any, **kwargs: Any) -> None:
+                # Another process holds the write lock through the first 7 attempts.
+                refused.append(args)
+                if len(refused) < 8:
+                    raise sqlite3.OperationalError("database is locked")
+                real(*args, **kwargs)
+
+            monkeypatch.setattr(store, "append_action", locked)
+            a = await ann.expect("state", lambda m: m["move"] == 1, timeout=15)
+            assert a["last"] == {"seat": 0, "action": "draw"}  # the time-out, not lost
+            assert len(refused) >= 8
+            row = store.load_game(server.room(code).game_id or "")
+            assert row is not None and row.record.actions[:1] == ["draw"]
+
+    run(main)
+
+
 # ---------------------------------------------------------------------- bots and people
 def test_bots_fill_the_open_seats_and_play_with_the_host(tmp_path: Path) -> None:
     async def main() -> None:
@@ -496,7 +526,7 @@ def test_bot_decisions_depend_only_on_seed_move_and_seat(tmp_path: Path) -> None
                 await asyncio.sleep(0.05)
                 room = server.room(created["code"])
                 async with room.lock:
-                    room.start_game()
+                    await room.start_game()
                 for _ in range(500):
                     if room.game is not None and room.game.is_over:
                         break
@@ -547,7 +577,7 @@ def test_a_move_that_cannot_be_stored_is_undone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async def main() -> None:
-        async with Server(tmp_path / "db") as server:
+        async with Server(tmp_path / "db", action_retry=0.3) as server:
             game = position([["R9", "G1", "G2"], ["B1", "B2"]], discard=["R5"])
             code, (ann, bob), _ = await rigged(server, game)
             store = server.lobby.store
@@ -559,9 +589,9 @@ def test_a_move_that_cannot_be_stored_is_undone(
             monkeypatch.setattr(store, "append_action", broken)
             await ann.act("play R9")
             error = await ann.error()
-            assert error["code"] == "server_error"
+            assert error["code"] == "unavailable"  # after retrying for action_retry seconds
             room = server.room(code)
-            assert room.game is not None and room.game.history == []  # reloaded: no move
+            assert room.game is not None and room.game.history == []  # undone: no move
             assert [c.code for c in room.game.hands[0]] == ["R9", "G1", "G2"]
             monkeypatch.setattr(store, "append_action", real)
             await ann.act("play R9")

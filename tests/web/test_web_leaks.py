@@ -109,16 +109,20 @@ def check_messages(
 async def person(client: WsClient, seat: int, rng: random.Random) -> None:
     """A scripted player: a random legal action on the newest state, out of turn too."""
     latest: dict[str, Any] | None = None
+    fresh = False  # not acted on yet
     while True:
         msg = await client.recv(timeout=30)
         if msg["type"] == "state":
-            latest = msg
-        if latest is None or msg["type"] not in ("state", "error"):
+            latest, fresh = msg, True
+        if latest is None or msg["type"] not in ("state", "error", "room"):
             continue
+        if msg["type"] == "room" and not fresh:
+            continue  # a (coalesced) room summary after a state already acted on
         if latest["view"]["phase"] == "over":
             return
         if not client.from_app.empty():
             continue  # act on the newest news only
+        fresh = False
         legal = latest["legal"]
         if not legal:
             continue

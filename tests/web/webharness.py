@@ -193,7 +193,7 @@ class Server:
         """Start ``code``'s game from a position instead of a deal."""
         room = self.room(code)
         async with room.lock:
-            room.start_game(game)
+            await room.start_game(game)
 
 
 async def table(

@@ -6,31 +6,45 @@ uvicorn. docs/web-protocol.md describes every route and message.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import html
 import json
 import logging
+import statistics
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+)
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from nomercy.web.protocol import (
     HARD_MAX_BYTES,
     ErrorCode,
     ProtocolError,
+    loads,
     meta,
     parse_client_message,
     parse_room_request,
 )
-from nomercy.web.rooms import Connection, Lobby, ServerConfig
+from nomercy.web.rooms import Connection, Lobby, Room, ServerConfig, StoreUnavailable
 
 __all__ = ["STATIC_DIR", "create_app"]
 
@@ -58,16 +72,122 @@ def _error(exc: ProtocolError) -> JSONResponse:
     return JSONResponse({"error": exc.code.value, "message": exc.message}, status_code=exc.status)
 
 
+class BodyTooLarge(Exception):
+    """A request body went past ``MAX_BODY`` while it was read."""
+
+
+class BodyLimit:
+    """Refuse HTTP request bodies over ``limit`` bytes before they are read: at once when the
+    ``Content-Length`` says so, else as soon as a streamed (chunked) body passes the limit;
+    the connection is closed after the 413, so the rest is never read."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        too_large = _error(
+            ProtocolError(ErrorCode.TOO_LARGE, f"the body may hold at most {self.limit} bytes", 413)
+        )
+        too_large.headers["connection"] = "close"
+        for name, value in scope["headers"]:
+            if name == b"content-length" and (not value.isdigit() or int(value) > self.limit):
+                await too_large(scope, receive, send)
+                return
+        seen = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise BodyTooLarge
+            return message
+
+        async def watched_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, watched_send)
+        except BodyTooLarge:
+            if not started:
+                await too_large(scope, receive, send)
+
+
 async def _json_body(request: Request) -> Any:
     body = await request.body()
-    if len(body) > MAX_BODY:
-        raise ProtocolError(ErrorCode.BAD_REQUEST, f"the body may hold at most {MAX_BODY} bytes")
     if not body.strip():
         return {}
     try:
-        return json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        return loads(body)
+    except ValueError as exc:
         raise ProtocolError(ErrorCode.BAD_REQUEST, f"the body must be JSON: {exc}") from None
+
+
+def _same_origin(headers: Any) -> bool:
+    """Whether a request comes from this server's own pages (or from no page: no Origin)."""
+    origin = headers.get("origin")
+    host = headers.get("host")
+    return not (origin and host and urlsplit(origin).netloc != host)
+
+
+_ERROR_CODES = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED}
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own errors (no route, wrong method) as the API's JSON errors."""
+    assert isinstance(exc, HTTPException)
+    code = _ERROR_CODES.get(exc.status_code, ErrorCode.BAD_REQUEST)
+    return JSONResponse(
+        {"error": code.value, "message": exc.detail},
+        status_code=exc.status_code,
+        headers=exc.headers,
+    )
+
+
+async def _unavailable(request: Request, exc: Exception) -> Response:
+    return _error(
+        ProtocolError(ErrorCode.UNAVAILABLE, "the database is unavailable; try again soon", 503)
+    )
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    # Starlette logs the traceback (rate-limited by the server's log filter).
+    return _error(ProtocolError(ErrorCode.SERVER_ERROR, "the server failed", 500))
+
+
+def _form_room(fields: dict[str, list[str]]) -> dict[str, Any]:
+    """The JSON body that a plain form post of the lobby's create-room form stands for."""
+    body: dict[str, Any] = {}
+    for key in ("name", "host_name", "preset", "seats", "bot", "timer", "mode"):
+        values = fields.get(key)
+        if not values or not values[-1].strip():
+            continue  # left empty (or filled by the script that has not run): the default
+        value: Any = values[-1]
+        if key in ("seats", "timer"):
+            value = int(value) if value.strip().isdigit() and len(value) < 6 else value
+        body[key] = value
+    return body
+
+
+def _form_error_page(message: str) -> HTMLResponse:
+    text = html.escape(message)
+    page = (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<title>Cannot create the room</title><link rel="stylesheet" href="/static/style.css">'
+        '</head><body class="page-lobby"><main class="lobby"><section class="panel">'
+        f'<h2>Cannot create the room</h2><p role="alert">{text}</p>'
+        '<p><a href="/">Back to the lobby</a></p></section></main></body></html>'
+    )
+    return HTMLResponse(page, status_code=400, headers=_PAGE_HEADERS)
 
 
 def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starlette:
@@ -77,7 +197,8 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
     def page(name: str) -> Response:
         path = static_dir / name
         if not path.is_file():
-            return PlainTextResponse(f"the web client ({name}) is not installed", status_code=404)
+            message = f"the web client ({name}) is not installed"
+            return _error(ProtocolError(ErrorCode.NOT_FOUND, message, 404))
         return FileResponse(path, headers=_PAGE_HEADERS)
 
     async def index(request: Request) -> Response:
@@ -95,7 +216,7 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
     async def api_create(request: Request) -> Response:
         try:
             settings = parse_room_request(await _json_body(request), config.timers)
-            room, token = lobby.create_room(settings)
+            room, token = await lobby.create_room(settings)
         except ProtocolError as exc:
             return _error(exc)
         return JSONResponse(
@@ -119,9 +240,53 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
             return _error(ProtocolError(ErrorCode.UNKNOWN_ROOM, "no such room", 404))
         return JSONResponse(room.summary())
 
+    async def form_create(request: Request) -> Response:
+        # The lobby's form posted the plain way (its script not loaded yet, or off): create the
+        # room and go to it. The seat token travels in the fragment, which the browser keeps
+        # to itself (not sent to the server, no referrer): room.js stores it and removes it.
+        # Pages here send no referrer, so the browser's Origin is "null": Sec-Fetch-Site
+        # (sent by current browsers) tells another site's form from ours.
+        site = request.headers.get("sec-fetch-site", "same-origin")
+        origin = request.headers.get("origin", "null")
+        if site not in ("same-origin", "none") or (
+            origin != "null" and not _same_origin(request.headers)
+        ):
+            return _form_error_page("this form must be sent from this server's own page")
+        body = await request.body()
+        try:
+            fields = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=64)
+            settings = parse_room_request(_form_room(fields), config.timers)
+            room, token = await lobby.create_room(settings)
+        except (UnicodeDecodeError, ValueError):
+            return _form_error_page("the form could not be read")
+        except ProtocolError as exc:
+            return _form_error_page(exc.message)
+        target = f"/r/{room.code}#seat=0&token={quote(token)}"
+        return RedirectResponse(target, status_code=303)
+
+    async def api_timings(request: Request) -> Response:
+        # Only with ServerConfig.timings (benchmarks/): server-side action times in ms.
+        if not config.timings:
+            return _error(ProtocolError(ErrorCode.NOT_FOUND, "timings are off", 404))
+        times = sorted(lobby.timings)
+        if request.query_params.get("reset"):
+            lobby.timings.clear()
+        if not times:
+            return JSONResponse({"count": 0})
+        q = statistics.quantiles(times, n=100, method="inclusive") if len(times) > 1 else times * 99
+        return JSONResponse(
+            {
+                "count": len(times),
+                "p50_ms": q[49] * 1000,
+                "p90_ms": q[89] * 1000,
+                "p99_ms": q[98] * 1000,
+                "max_ms": times[-1] * 1000,
+            }
+        )
+
     async def api_replay(request: Request) -> Response:
         try:
-            data, text = lobby.replay(request.path_params["game_id"])
+            data, text = await lobby.replay(request.path_params["game_id"])
         except ProtocolError as exc:
             return _error(exc)
         if request.query_params.get("format") == "record":
@@ -134,9 +299,7 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
         return JSONResponse(data)
 
     async def game_socket(ws: WebSocket) -> None:
-        origin = ws.headers.get("origin")
-        host = ws.headers.get("host")
-        if origin and host and urlsplit(origin).netloc != host:
+        if not _same_origin(ws.headers):
             # Another site's page may not drive a game from a visitor's browser.
             await ws.close(code=1008)
             return
@@ -147,6 +310,14 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
             await ws.send_text(json.dumps(error.to_message()))
             await ws.close(code=4404)
             return
+        if room.sockets >= config.room_connections:
+            error = ProtocolError(
+                ErrorCode.ROOM_CROWDED,
+                f"this room has {config.room_connections} connections already; try later",
+            )
+            await ws.send_text(json.dumps(error.to_message()))
+            await ws.close(code=1013)
+            return
 
         async def close(code: int) -> None:
             with contextlib.suppress(RuntimeError):  # already closed
@@ -154,44 +325,68 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
 
         conn = Connection(ws.send_text, close, config)
         conn.start()
+        room.sockets += 1
         try:
-            while True:
-                message = await ws.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                if not conn.bucket.take():
-                    conn.limited += 1
-                    if conn.limited >= config.abuse_limit:
-                        log.warning("room %s: closing a flooding connection", room.code)
-                        await conn.stop()
-                        await close(1008)
-                        break
-                    conn.send(ProtocolError(ErrorCode.RATE_LIMITED, "slow down").to_message())
-                    continue
-                conn.limited = 0
-                payload = message.get("text")
-                if payload is None:
-                    payload = message.get("bytes")
-                if payload is not None and len(payload) > HARD_MAX_BYTES:
-                    await conn.stop()
-                    await close(1009)
-                    break
-                try:
-                    data = parse_client_message(payload)
-                    await room.handle(conn, data)
-                except ProtocolError as exc:
-                    conn.send(exc.to_message())
-                except Exception:  # a bug: report it, keep the server and the connection
-                    log.exception("room %s: a message failed", room.code)
-                    conn.send(
-                        ProtocolError(ErrorCode.SERVER_ERROR, "the server failed").to_message()
-                    )
+            await _receive_loop(ws, room, conn, close)
         except WebSocketDisconnect:
             pass
         finally:
+            room.sockets -= 1
             async with room.lock:
                 room.leave(conn)
             await conn.stop()
+
+    async def _receive_loop(ws: WebSocket, room: Room, conn: Connection, close: Any) -> None:
+        loop = asyncio.get_running_loop()
+        hello_by = loop.time() + config.hello_timeout
+        while True:
+            if conn.greeted:
+                message = await ws.receive()
+            else:
+                # A connection that never says hello holds a socket and a room slot for
+                # nothing: it gets hello_timeout seconds.
+                try:
+                    message = await asyncio.wait_for(ws.receive(), hello_by - loop.time())
+                except TimeoutError:
+                    await conn.stop()
+                    await close(4408)
+                    return
+            arrived = time.perf_counter()
+            if message["type"] == "websocket.disconnect":
+                return
+            if not conn.bucket.take():
+                if conn.refuse():
+                    log.warning("room %s: closing a flooding connection", room.code)
+                    await conn.stop()
+                    await close(1008)
+                    return
+                conn.send(ProtocolError(ErrorCode.RATE_LIMITED, "slow down").to_message())
+                continue
+            payload = message.get("text")
+            if payload is None:
+                payload = message.get("bytes")
+            if payload is not None and len(payload) > HARD_MAX_BYTES:
+                await conn.stop()
+                await close(1009)
+                return
+            try:
+                data = parse_client_message(payload)
+                await room.handle(conn, data, arrived)
+            except ProtocolError as exc:
+                conn.send(exc.to_message())
+                if exc.code is ErrorCode.RATE_LIMITED and conn.refuse():
+                    log.warning("room %s: closing a flooding connection", room.code)
+                    await conn.stop()
+                    await close(1008)
+                    return
+            except StoreUnavailable:
+                error = ProtocolError(
+                    ErrorCode.UNAVAILABLE, "the database is unavailable; nothing changed: try again"
+                )
+                conn.send(error.to_message())
+            except Exception:  # a bug: report it, keep the server and the connection
+                log.exception("room %s: a message failed", room.code)
+                conn.send(ProtocolError(ErrorCode.SERVER_ERROR, "the server failed").to_message())
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -205,7 +400,9 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
         Route("/", index),
         Route("/r/{code}", room_page),
         Route("/replay/{game_id}", replay_page),
+        Route("/rooms", form_create, methods=["POST"]),
         Route("/api/meta", api_meta),
+        Route("/api/timings", api_timings),
         Route("/api/rooms", api_create, methods=["POST"]),
         Route("/api/rooms/{code}", api_room),
         Route("/api/rooms/{code}/join", api_join, methods=["POST"]),
@@ -213,7 +410,16 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
         WebSocketRoute("/ws/{code}", game_socket),
         Mount("/static", StaticFiles(directory=static_dir, check_dir=False), name="static"),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=[Middleware(BodyLimit, limit=MAX_BODY)],
+        exception_handlers={
+            HTTPException: _http_error,
+            StoreUnavailable: _unavailable,
+            Exception: _server_error,
+        },
+    )
     app.state.lobby = lobby
     app.state.config = config
     return app

@@ -29,9 +29,11 @@ __all__ = [
     "RoomSettings",
     "TokenBucket",
     "check_name",
+    "loads",
     "meta",
     "parse_client_message",
     "parse_room_request",
+    "same_name",
 ]
 
 PROTOCOL_VERSION = 1
@@ -46,6 +48,10 @@ MODES = ("hand", "match")
 #: Longest display and room names, in characters.
 MAX_NAME = 24
 MAX_ROOM_NAME = 40
+#: Deepest nesting of arrays and objects a request may hold (a room request needs 3).
+MAX_DEPTH = 16
+#: Letters that show nothing (Hangul fillers, the braille blank): a name of them is invisible.
+_INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
 
 
 class ErrorCode(StrEnum):
@@ -77,7 +83,15 @@ class ErrorCode(StrEnum):
     BAD_TIMER = "bad_timer"
     BAD_MODE = "bad_mode"
     ROOM_FULL = "room_full"
+    NAME_TAKEN = "name_taken"
     UNKNOWN_GAME = "unknown_game"
+    NOT_FOUND = "not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    # both
+    UNAVAILABLE = "unavailable"
+    ROOM_CROWDED = "room_crowded"
+    BAD_SEAT = "bad_seat"
+    REMOVED = "removed"
 
 
 class ProtocolError(Exception):
@@ -120,6 +134,50 @@ class TokenBucket:
         return False
 
 
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests lists and dicts (iterative: no recursion limit to hit)."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        elif not isinstance(item, list):
+            continue
+        deepest = max(deepest, level)
+        if deepest > MAX_DEPTH:
+            return deepest
+        stack.extend((child, level + 1) for child in item)
+    return deepest
+
+
+def loads(text: str | bytes) -> Any:
+    """Parse JSON from a client: ``ValueError`` with a short reason for anything unusable.
+
+    Besides syntax, refuses what would make the server fail later: nesting deeper than
+    ``MAX_DEPTH`` (the parser's recursion limit, and every ``repr`` after it) and integers
+    longer than Python's conversion limit (4,300 digits).
+
+    >>> loads('{"a": [1, 2]}')
+    {'a': [1, 2]}
+    >>> loads("[" * 5000)
+    Traceback (most recent call last):
+    ...
+    ValueError: JSON nested too deeply (at most 16 levels)
+    """
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ValueError(f"JSON nested too deeply (at most {MAX_DEPTH} levels)") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(str(exc)) from None
+    except ValueError as exc:  # an integer past sys.get_int_max_str_digits, bad UTF-8
+        raise ValueError(str(exc).split(";")[0]) from None
+    if _depth(data) > MAX_DEPTH:
+        raise ValueError(f"JSON nested too deeply (at most {MAX_DEPTH} levels)")
+    return data
+
+
 def parse_client_message(text: str | bytes | None) -> dict[str, Any]:
     """Check one client frame: a JSON object with a string ``type``, within the size limit.
 
@@ -134,8 +192,8 @@ def parse_client_message(text: str | bytes | None) -> dict[str, Any]:
             ErrorCode.TOO_LARGE, f"a message may hold at most {MAX_MESSAGE_BYTES} bytes, not {size}"
         )
     try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        data = loads(text)
+    except ValueError as exc:
         raise ProtocolError(ErrorCode.MALFORMED, f"not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ProtocolError(ErrorCode.MALFORMED, "a message must be a JSON object")
@@ -145,22 +203,42 @@ def parse_client_message(text: str | bytes | None) -> dict[str, Any]:
 
 
 def check_name(value: Any, what: str, limit: int = MAX_NAME) -> str:
-    """A display or room name: a string of 1 to ``limit`` characters, no control characters.
+    """A display or room name: NFC-normalised, runs of spaces made one, 1 to ``limit``
+    characters, none of them control, format or invisible, at least one letter, digit,
+    punctuation mark or symbol.
 
     >>> check_name("  Ann ", "name")
     'Ann'
+    >>> check_name("Jose\u0301", "name") == "Jos\u00e9"
+    True
 
     Raises:
         ProtocolError: ``bad_name``.
     """
     if not isinstance(value, str):
         raise ProtocolError(ErrorCode.BAD_NAME, f"the {what} must be a string")
-    name = " ".join(value.split())
+    name = unicodedata.normalize("NFC", " ".join(value.split()))
     if not 1 <= len(name) <= limit:
         raise ProtocolError(ErrorCode.BAD_NAME, f"the {what} must have 1 to {limit} characters")
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") for ch in name):
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") for ch in name):
         raise ProtocolError(ErrorCode.BAD_NAME, f"the {what} may not hold control characters")
+    if any(ch in _INVISIBLE for ch in name) or unicodedata.category(name[0]) in ("Mn", "Me"):
+        raise ProtocolError(ErrorCode.BAD_NAME, f"the {what} may not hold invisible characters")
+    if not any(unicodedata.category(ch)[0] in "LNPS" for ch in name):
+        raise ProtocolError(ErrorCode.BAD_NAME, f"the {what} must show a letter, digit or sign")
     return name
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether two checked names would look alike to people (compared case-insensitively,
+    after compatibility normalisation: "Ａnn" and "ann" are the same name).
+
+    >>> same_name("Ann", "aNN"), same_name("Ann", "Anna")
+    (True, False)
+    """
+    return (
+        unicodedata.normalize("NFKC", a).casefold() == unicodedata.normalize("NFKC", b).casefold()
+    )
 
 
 @dataclass(frozen=True)

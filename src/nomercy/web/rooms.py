@@ -6,26 +6,35 @@ database in the move's own transaction, and sends every connection what its seat
 (``Game.view(seat)``, ``event.for_seat(seat)``, its own legal actions).
 
 Concurrency: one asyncio lock per room; the engine is fast, so actions are applied in the event
-loop. Bots, the turn timer and the disconnection grace periods are asyncio tasks of the room,
-cancelled when the server stops. Every message to a connection goes through its own bounded
-queue and sender task (:class:`Connection`), so a slow client never blocks a room.
+loop, but the database is written from one writer thread (:meth:`Lobby.write`), so a database
+locked by another process stalls only the rooms that write, and a failed write is retried (a
+bot's or the timer's move until it is stored, a person's for a few seconds before an
+``unavailable`` error). Bots, the turn timer and the disconnection grace periods are asyncio
+tasks of the room, cancelled when the server stops. Every message to a connection goes through
+its own bounded queue and sender task (:class:`Connection`), so a slow client never blocks a
+room; room summaries are coalesced (at most one per ``SUMMARY_DELAY`` per room), so a crowd of
+connections saying ``hello`` costs each of them one message, not one per other connection.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+import functools
 import hashlib
 import hmac
 import json
 import logging
+import queue
 import secrets
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from nomercy.bots import make_bot
 from nomercy.core.actions import Action, CallUno, Catch, Draw, Pass, parse_action
@@ -41,12 +50,30 @@ from nomercy.web.protocol import (
     RoomSettings,
     TokenBucket,
     check_name,
+    same_name,
 )
 from nomercy.web.store import RoomRow, SeatRow, Store
 
-__all__ = ["Connection", "Lobby", "Room", "ServerConfig", "bot_seed", "hash_token"]
+__all__ = [
+    "Connection",
+    "Lobby",
+    "Room",
+    "ServerConfig",
+    "StoreUnavailable",
+    "bot_seed",
+    "hash_token",
+]
 
 log = logging.getLogger("nomercy.web")
+T = TypeVar("T")
+
+#: Seconds a room waits to send its changed summary, so that a burst of changes (a crowd
+#: connecting, many hellos) becomes one message per connection.
+SUMMARY_DELAY = 0.05
+#: Seconds a connection waits between two hellos (each answered with the whole state).
+HELLO_EVERY = 0.5
+#: Seconds a bot or the timer waits before retrying a move the database refused.
+RETRY_PAUSE = 0.25
 
 #: Room codes: no 0/O or 1/I, so a code read aloud or typed is unambiguous.
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -70,8 +97,17 @@ class ServerConfig:
         grace: seconds a disconnected person's seat waits before the room's bot plays it.
         timers: the turn timer lengths a room may choose (0: off).
         rate_capacity / rate_per_second: each connection's token bucket.
-        abuse_limit: rate-limited messages in a row that close the connection.
+        abuse_limit / abuse_window: this many rate-limited messages within ``abuse_window``
+            seconds close the connection.
         send_queue: messages queued for one connection before it counts as stuck and is closed.
+        hello_timeout: seconds a new WebSocket has to say ``hello`` before it is closed.
+        room_connections: WebSockets one room holds at most (seats and spectators).
+        room_idle: seconds a room with no connection and no move is kept open (0: for ever);
+            then it is closed (its finished games stay, as replays).
+        action_retry: seconds a person's move waits for a locked database before it is refused
+            with ``unavailable`` (bots' and the timer's moves are retried until stored).
+        timings: record the server-side time of each person's action (``GET /api/timings``,
+            for benchmarks/).
         seed_source: the game seeds (``secrets.randbits(64)``; tests inject their own).
     """
 
@@ -81,8 +117,14 @@ class ServerConfig:
     timers: tuple[int, ...] = (0, 15, 30, 60)
     rate_capacity: float = 20.0
     rate_per_second: float = 10.0
-    abuse_limit: int = 100
-    send_queue: int = 2048
+    abuse_limit: int = 50
+    abuse_window: float = 10.0
+    send_queue: int = 256
+    hello_timeout: float = 10.0
+    room_connections: int = 64
+    room_idle: float = 7 * 86400.0
+    action_retry: float = 5.0
+    timings: bool = False
     seed_source: Callable[[], int] = field(default=_default_seed)
 
 
@@ -127,6 +169,98 @@ def answer(questions: list[BotQuestion]) -> Action | None:
     return None
 
 
+class StoreUnavailable(Exception):
+    """The database refused a write (locked by another process, read-only, full) even after
+    retries; nothing was changed."""
+
+
+class Delivery:
+    """The server-side time of one person's action: from its arrival until the last
+    connection's update was handed to the network (``ServerConfig.timings``)."""
+
+    def __init__(self, arrived: float, sink: collections.deque[float]) -> None:
+        self.arrived = arrived
+        self.sink = sink
+        self.pending = 0
+
+    def done(self) -> None:
+        """One connection's update went out."""
+        self.pending -= 1
+        if self.pending == 0:
+            self.sink.append(time.perf_counter() - self.arrived)
+
+
+class Writer:
+    """The thread that runs every database call, in order, many to a transaction.
+
+    A call per move handed to a thread pool one at a time pays a thread switch (and, with the
+    event loop busy, a wait for the GIL) per move: at a few hundred moves a second the queue
+    grows without bound. Here the thread takes everything queued while its last batch ran and
+    commits it at once (:meth:`Store.run_batch`), then resolves the batch's futures in one
+    callback on the event loop.
+    """
+
+    _STOP = object()
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="nomercy-db", daemon=True)
+        self._thread.start()
+
+    def submit(self, call: Callable[[], T]) -> asyncio.Future[T]:
+        """Queue ``call``; its result (or exception) arrives on the returned future."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        self._queue.put((call, future, loop))
+        return future
+
+    def stop(self) -> None:
+        """Finish the queued calls, then end the thread."""
+        self._queue.put(self._STOP)
+        self._thread.join()
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is self._STOP:
+                return
+            batch = [item]
+            stop = False
+            while len(batch) < 512:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is self._STOP:
+                    stop = True
+                    break
+                batch.append(more)
+            try:
+                results = self.store.run_batch([call for call, _, _ in batch])
+            except Exception as exc:  # a bug: fail the batch, keep the thread
+                log.exception("the database thread failed")
+                results = [(False, exc)] * len(batch)
+            by_loop: dict[Any, list[tuple[asyncio.Future[Any], bool, Any]]] = {}
+            for (_, future, loop), (ok, value) in zip(batch, results, strict=True):
+                by_loop.setdefault(loop, []).append((future, ok, value))
+            for loop, items in by_loop.items():
+                with contextlib.suppress(RuntimeError):  # the loop has closed
+                    loop.call_soon_threadsafe(_resolve, items)
+            if stop:
+                return
+
+
+def _resolve(items: list[tuple[asyncio.Future[Any], bool, Any]]) -> None:
+    for future, ok, value in items:
+        if future.cancelled():
+            continue
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
+
+
 class Connection:
     """One WebSocket: its seat (``None``: a spectator), rate limit, and outgoing queue.
 
@@ -144,9 +278,15 @@ class Connection:
         self._close = close
         self.seat: int | None = None
         self.greeted = False
+        self.hello_at = 0.0  # time.monotonic() of the last hello
+        self.hello_token: str | None = None  # and its token
         self.bucket = TokenBucket(config.rate_capacity, config.rate_per_second)
-        self.limited = 0
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=config.send_queue)
+        self._abuse_limit = config.abuse_limit
+        self._abuse_window = config.abuse_window
+        self._refused: collections.deque[float] = collections.deque()
+        self.queue: asyncio.Queue[tuple[str, Delivery | None] | None] = asyncio.Queue(
+            maxsize=config.send_queue
+        )
         self.closed = False
         self._task: asyncio.Task[None] | None = None
 
@@ -154,24 +294,39 @@ class Connection:
         """Start the sender task."""
         self._task = asyncio.create_task(self._sender())
 
+    def refuse(self) -> bool:
+        """Count a rate-limited message; whether the connection now floods (``abuse_limit``
+        refusals within ``abuse_window`` seconds: a sliding window, so sending just under the
+        limit now and then does not reset the count)."""
+        now = time.monotonic()
+        self._refused.append(now)
+        while self._refused and self._refused[0] <= now - self._abuse_window:
+            self._refused.popleft()
+        return len(self._refused) >= self._abuse_limit
+
     async def _sender(self) -> None:
         while True:
-            text = await self.queue.get()
-            if text is None:
+            item = await self.queue.get()
+            if item is None:
                 return
+            text, delivery = item
             try:
                 await self._send_text(text)
             except Exception:  # the peer went away; the receive loop cleans up
                 self.closed = True
                 return
+            if delivery is not None:
+                delivery.done()
 
-    def send(self, message: dict[str, Any] | str) -> None:
+    def send(self, message: dict[str, Any] | str, delivery: Delivery | None = None) -> None:
         """Queue a message (a dict, or JSON text already encoded)."""
         if self.closed:
             return
         text = message if isinstance(message, str) else dumps(message)
         try:
-            self.queue.put_nowait(text)
+            self.queue.put_nowait((text, delivery))
+            if delivery is not None:
+                delivery.pending += 1
         except asyncio.QueueFull:
             log.warning("closing a connection that does not read its messages")
             self.closed = True
@@ -237,6 +392,10 @@ class Room:
         self._grace: dict[int, asyncio.Task[None]] = {}
         self.closed = False
         self._stuck: str | None = None
+        self.sockets = 0  # WebSockets attached, greeted or not (ServerConfig.room_connections)
+        self.active = time.monotonic()  # the last move, hello or departure (room expiry)
+        self._summary_pending: asyncio.TimerHandle | None = None
+        self._arrival: float | None = None  # when the person's action being applied arrived
 
     # ------------------------------------------------------------------ reading
     @property
@@ -328,7 +487,17 @@ class Room:
 
     # ------------------------------------------------------------------ broadcasting
     def broadcast_room(self) -> None:
-        """Send the room summary to every connection."""
+        """Send the room summary to every connection, soon: changes within ``SUMMARY_DELAY``
+        share one message (a hello storm costs each connection a few summaries, not one per
+        hello)."""
+        if self._summary_pending is None and not self.closed:
+            loop = asyncio.get_running_loop()
+            self._summary_pending = loop.call_later(SUMMARY_DELAY, self._send_room)
+
+    def _send_room(self) -> None:
+        self._summary_pending = None
+        if self.closed:
+            return
         text = dumps({"type": "room", "room": self.summary()})
         for conn in list(self.conns):
             conn.send(text)
@@ -339,6 +508,9 @@ class Room:
         """Send each connection the state for its seat (one encoding per seat)."""
         if self.game is None:
             return
+        delivery = None
+        if self._arrival is not None and self.config.timings:
+            delivery = Delivery(self._arrival, self.lobby.timings)
         cache: dict[int | None, str] = {}
         room = ""
         for conn in list(self.conns):
@@ -351,11 +523,14 @@ class Room:
                 # The room summary is the same for every seat: encoded once, spliced in.
                 message = self.state_message(conn.seat, events, last, history=history, room=False)
                 text = cache[conn.seat] = f'{dumps(message)[:-1]},"room":{room}}}'
-            conn.send(text)
+            conn.send(text, delivery)
 
     # ------------------------------------------------------------------ client requests
-    async def handle(self, conn: Connection, data: dict[str, Any]) -> None:
-        """One checked client message (a JSON object with a string ``type``).
+    async def handle(
+        self, conn: Connection, data: dict[str, Any], arrived: float | None = None
+    ) -> None:
+        """One checked client message (a JSON object with a string ``type``); ``arrived``:
+        its ``time.perf_counter()`` on arrival (``ServerConfig.timings``).
 
         Raises:
             ProtocolError: the request is refused; nothing changed.
@@ -368,25 +543,46 @@ class Room:
             token = data.get("token")
             if token is not None and not isinstance(token, str):
                 raise ProtocolError(ErrorCode.MALFORMED, "'token' must be a string")
+            now = time.monotonic()
+            if conn.greeted and token == conn.hello_token and now - conn.hello_at < HELLO_EVERY:
+                # A hello answers with the whole state (the hand's history too): the most
+                # expensive message, so a connection repeats the same one at most every
+                # HELLO_EVERY s (switching seats, e.g. a spectator who joined, is not held up).
+                raise ProtocolError(
+                    ErrorCode.RATE_LIMITED, f"the same hello at most every {HELLO_EVERY} s"
+                )
+            conn.hello_at, conn.hello_token = now, token
             async with self.lock:
                 self.hello(conn, token)
             return
-        if kind not in ("start", "action"):
+        if kind not in ("start", "action", "remove"):
             raise ProtocolError(
                 ErrorCode.UNKNOWN_TYPE,
-                f"unknown message type {kind!r}; expected hello, start, action or ping",
+                f"unknown message type {kind[:40]!r}; "
+                "expected hello, start, action, remove or ping",
             )
         if not conn.greeted:
             raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first (with your seat token)")
         if kind == "start":
             async with self.lock:
-                self.start(conn)
+                await self.start(conn)
+            return
+        if kind == "remove":
+            seat = data.get("seat")
+            if isinstance(seat, bool) or not isinstance(seat, int):
+                raise ProtocolError(ErrorCode.MALFORMED, "'seat' must be a seat number")
+            async with self.lock:
+                await self.remove(conn, seat)
             return
         text = data.get("action")
         if not isinstance(text, str):
             raise ProtocolError(ErrorCode.MALFORMED, "'action' must be a string of notation")
         async with self.lock:
-            self.act(conn, text)
+            self._arrival = arrived
+            try:
+                await self.act(conn, text)
+            finally:
+                self._arrival = None
 
     def hello(self, conn: Connection, token: str | None) -> None:
         """Seat ``conn`` (by token) or make it a spectator; send ``welcome`` and the state."""
@@ -404,6 +600,7 @@ class Room:
         conn.seat = seat
         conn.greeted = True
         self.conns.add(conn)
+        self.active = time.monotonic()
         if seat is not None:
             s = self.seats[seat]
             s.conns.add(conn)
@@ -419,6 +616,7 @@ class Room:
 
     def leave(self, conn: Connection) -> None:
         """A connection closed."""
+        self.active = time.monotonic()
         self.conns.discard(conn)
         if conn.seat is not None:
             self.seats[conn.seat].conns.discard(conn)
@@ -426,7 +624,39 @@ class Room:
             self._presence()
             self.broadcast_room()
 
-    def start(self, conn: Connection) -> None:
+    async def remove(self, conn: Connection, seat: int) -> None:
+        """The host frees a person's seat before the game starts: the seat is open again, its
+        token no longer holds it, and its connections watch as spectators."""
+        if conn.seat != 0:
+            raise ProtocolError(ErrorCode.NOT_HOST, "only the host (seat 0) removes a seat")
+        if self.started:
+            raise ProtocolError(ErrorCode.ALREADY_STARTED, "seats are fixed once a game runs")
+        if not 1 <= seat < len(self.seats) or self.seats[seat].kind != HUMAN:
+            raise ProtocolError(
+                ErrorCode.BAD_SEAT, f"seat {seat} is not another person's seat in this room"
+            )
+        s = self.seats[seat]
+        freed = SeatState(seat, None, OPEN, None, None)
+        await self.lobby.write(
+            self.lobby.store.update_seat, self.code, freed.row(), retry_for=self.config.action_retry
+        )
+        name, conns = s.name, list(s.conns)
+        s.name, s.kind, s.bot, s.token_hash, s.away = None, OPEN, None, None, False
+        s.conns.clear()
+        log.info("room %s: the host removed seat %d", self.code, seat)
+        for c in conns:
+            c.seat, c.hello_at = None, 0.0  # it may say hello again at once
+            c.send(
+                ProtocolError(
+                    ErrorCode.REMOVED, f"the host removed {name} from seat {seat}: you watch now"
+                ).to_message()
+            )
+            c.send({"type": "welcome", "seat": None, "room": self.summary()})
+            if self.game is not None:
+                c.send(self.state_message(None, [], None, history=True))
+        self.broadcast_room()
+
+    async def start(self, conn: Connection) -> None:
         """The host starts a game: open seats get the room's bot."""
         if conn.seat is None:
             raise ProtocolError(ErrorCode.SPECTATOR, "spectators cannot start the game")
@@ -434,18 +664,19 @@ class Room:
             raise ProtocolError(ErrorCode.NOT_HOST, "only the host (seat 0) starts the game")
         if self.started:
             raise ProtocolError(ErrorCode.ALREADY_STARTED, "a game is already in progress")
-        self.start_game()
+        await self.start_game()
 
-    def start_game(self, game: Game | None = None) -> None:
+    async def start_game(self, game: Game | None = None) -> None:
         """Fill the open seats with bots, deal a new game and store it.
 
         ``game``: a game to play instead of a new deal (a position, e.g. to rig a test or
         resume an analysis); its record keeps the start position, so it replays like any.
         """
-        for s in self.seats:
-            if s.kind == OPEN:
-                s.kind, s.bot, s.name = BOT, self.bot, f"Bot {s.seat}"
-        names = [s.name or f"P{s.seat}" for s in self.seats]
+        seats = [s.row() for s in self.seats]
+        for row in seats:
+            if row.kind == OPEN:
+                row.kind, row.bot, row.name = BOT, self.bot, f"Bot {row.seat}"
+        names = [row.name or f"P{row.seat}" for row in seats]
         if game is None:
             game = new_game(
                 len(self.seats),
@@ -458,11 +689,20 @@ class Room:
             raise ValueError(f"a {game.n}-player game for {len(self.seats)} seats")
         game_id = secrets.token_urlsafe(9)
         record = GameRecord.from_game(game)
-        record.result = self._table_info()
-        self.lobby.store.start_game(
-            self.code, game_id, self.games_played + 1, record, [s.row() for s in self.seats]
+        record.result = self._table_info(seats)
+        await self.lobby.write(
+            self.lobby.store.start_game,
+            self.code,
+            game_id,
+            self.games_played + 1,
+            record,
+            seats,
+            retry_for=self.config.action_retry,
         )
+        for s, row in zip(self.seats, seats, strict=True):
+            s.kind, s.bot, s.name = row.kind, row.bot, row.name
         self.game, self.game_id = game, game_id
+        self.active = time.monotonic()
         self.games_played += 1
         self._in_turn = 0
         self._timer_key = None
@@ -472,16 +712,17 @@ class Room:
         self.broadcast_state([], None, history=True)
         self._schedule()
 
-    def _table_info(self) -> dict[str, Any]:
+    def _table_info(self, seats: list[SeatRow] | None = None) -> dict[str, Any]:
+        rows = seats if seats is not None else [s.row() for s in self.seats]
         return {
             "room": self.code,
             "table": {
-                "seats": [s.kind if s.kind != BOT else (s.bot or self.bot) for s in self.seats],
+                "seats": [s.kind if s.kind != BOT else (s.bot or self.bot) for s in rows],
                 "bot_uno_forget": 0.0,
             },
         }
 
-    def act(self, conn: Connection, text: str) -> None:
+    async def act(self, conn: Connection, text: str) -> None:
         """A seat's action in notation: the engine judges it."""
         seat = conn.seat
         if seat is None:
@@ -502,7 +743,13 @@ class Room:
                 ErrorCode.WRONG_SEAT, f"you hold seat {seat}, not seat {action.seat}"
             )
         try:
-            self.apply(action)
+            await self.apply(action, retry_for=self.config.action_retry)
+        except StoreUnavailable:
+            raise ProtocolError(
+                ErrorCode.UNAVAILABLE,
+                "the database is unavailable: the move was not played; try again",
+                503,
+            ) from None
         except NoMercyError as exc:  # IllegalActionError, NotationError, EngineError
             if game.to_act != seat and not isinstance(action, (CallUno, Catch)):
                 turn = game.to_act
@@ -513,29 +760,38 @@ class Room:
             raise ProtocolError(ErrorCode.ILLEGAL, str(exc)) from None
 
     # ------------------------------------------------------------------ applying
-    def apply(self, action: Action, *, last: Action | None = None) -> list[Event]:
-        """Apply ``action`` (the engine checks it), store it, and tell everyone.
+    async def apply(self, action: Action, *, retry_for: float) -> list[Event]:
+        """Apply ``action`` (the engine checks it), store it, and tell everyone. The caller
+        holds the room's lock.
 
         Raises:
             NoMercyError: the engine refused the action; nothing changed.
-            ProtocolError: ``server_error``: storing failed; the game was reloaded.
+            StoreUnavailable: the database refused the move for ``retry_for`` seconds; the game
+                is as it was before.
         """
         game = self.game
         assert game is not None and self.game_id is not None
         turn = game.to_act
+        before = game.copy()  # a few microseconds; the way back if the move cannot be stored
         events = game.apply(action)
         index = len(game.history) - 1
         finished = self._result() if game.is_over else None
         try:
-            self.lobby.store.append_action(
-                self.game_id, index, str(action), finished=finished, room=self.code
+            await self.lobby.write(
+                functools.partial(
+                    self.lobby.store.append_action,
+                    self.game_id,
+                    index,
+                    str(action),
+                    finished=finished,
+                    room=self.code,
+                ),
+                retry_for=retry_for,
             )
-        except sqlite3.Error as exc:
-            log.error("room %s: cannot store move %d: %s", self.code, index, exc)
-            self._reload()
-            raise ProtocolError(
-                ErrorCode.SERVER_ERROR, "the move could not be stored; please try again"
-            ) from None
+        except StoreUnavailable:
+            self.game = before
+            raise
+        self.active = time.monotonic()
         if action.seat == turn:
             self._in_turn += 1
         if finished is not None:
@@ -557,14 +813,6 @@ class Room:
             **info,
             "bots": info["table"]["seats"],
         }
-
-    def _reload(self) -> None:
-        """Rebuild the game from the database (the truth) after a failed write."""
-        if self.game_id is None:
-            return
-        row = self.lobby.store.load_game(self.game_id)
-        if row is not None:
-            self.game = row.record.replay()
 
     # ------------------------------------------------------------------ bots, timer, presence
     def _schedule(self) -> None:
@@ -649,32 +897,43 @@ class Room:
                         return  # every bot lets its chance go; the next change asks again
                     if not self.robot(action.seat):
                         continue  # the seat's owner came back meanwhile
-                    self._apply_robot(action)
+                    stored = await self._apply_robot(action)
+                if not stored:
+                    # The database refused the move: wait outside the lock, then ask again
+                    # (the same seeded bot decides the same move), until it is stored.
+                    await asyncio.sleep(RETRY_PAUSE)
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("room %s: the bot task failed", self.code)
 
-    def _apply_robot(self, action: Action) -> None:
+    async def _apply_robot(self, action: Action) -> bool:
         """Apply a bot's or the timer's action; if the engine refuses (A13's 'raise'), try
-        the seat's other legal actions in order."""
+        the seat's other legal actions in order. ``False``: the database refused the move
+        (nothing changed; the caller tries again)."""
         game = self.game
         assert game is not None
+        retry = 2.0  # then the caller lets go of the lock for a moment and tries again
         try:
-            self.apply(action)
-            return
+            await self.apply(action, retry_for=retry)
+            return True
+        except StoreUnavailable:
+            return False
         except NoMercyError as exc:
             log.warning("room %s: %s refused: %s", self.code, action, exc)
         for other in game.legal_actions(action.seat):
             if other == action:
                 continue
             try:
-                self.apply(other)
-                return
+                await self.apply(other, retry_for=retry)
+                return True
+            except StoreUnavailable:
+                return False
             except NoMercyError:
                 continue
         log.error("room %s: seat %d has no action the engine accepts", self.code, action.seat)
         self._stuck = self.game_id  # stop the bots of this game; people may still act
+        return True
 
     def _reschedule_timer(self) -> None:
         """(Re)start the turn timer when a person's seat gets a new decision."""
@@ -732,10 +991,14 @@ class Room:
                     if action is None:
                         return
                     log.info("room %s: seat %d timed out: %s", self.code, seat, action)
+                    task = self._timer_task
                     self._timer_task = None
                     self._timer_key = None
-                    self._apply_robot(action)
-                    return
+                    if await self._apply_robot(action):
+                        return
+                    # The database refused the move: the timer is still due; try again.
+                    self._timer_task, self._timer_key = task, key
+                await asyncio.sleep(RETRY_PAUSE)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -800,6 +1063,12 @@ class Lobby:
         self.rooms: dict[str, Room] = {}
         self._store: Store | None = None
         self._replays: dict[str, dict[str, Any]] = {}
+        # One thread uses the database: writes wait there for another process's lock, not
+        # in the event loop, and in order.
+        self._writer: Writer | None = None
+        self._sweeper: asyncio.Task[None] | None = None
+        #: Server-side action times in seconds (``ServerConfig.timings``), newest last.
+        self.timings: collections.deque[float] = collections.deque(maxlen=200_000)
 
     @property
     def store(self) -> Store:
@@ -807,9 +1076,34 @@ class Lobby:
         assert self._store is not None, "the lobby is not open"
         return self._store
 
+    async def write(self, call: Callable[..., T], *args: Any, retry_for: float) -> T:
+        """Run ``call(*args)`` (a database call) in the writer thread; retry while the database
+        is locked or unwritable, for ``retry_for`` seconds.
+
+        Raises:
+            StoreUnavailable: it still failed; the call's transaction was rolled back.
+        """
+        assert self._writer is not None, "the lobby is not open"
+        loop = asyncio.get_running_loop()
+        end = loop.time() + retry_for
+        pause = 0.05
+        while True:
+            try:
+                return await self._writer.submit(functools.partial(call, *args))
+            except sqlite3.OperationalError as exc:  # locked, busy, read-only, disk full
+                if loop.time() + pause > end:
+                    log.warning("database unavailable: %s", exc)
+                    raise StoreUnavailable(str(exc)) from None
+            except sqlite3.Error as exc:
+                log.error("database error: %s", exc)
+                raise StoreUnavailable(str(exc)) from None
+            await asyncio.sleep(pause)
+            pause = min(0.5, pause * 2)
+
     async def open(self) -> None:
         """Open the database and resume every room where it was (games replayed)."""
         self._store = Store(self.config.database)
+        self._writer = Writer(self._store)
         for row in self.store.load_rooms():
             room = Room(self, row)
             room.finished = self.store.finished_games(row.code)
@@ -840,14 +1134,48 @@ class Lobby:
                     room._reschedule_timer()
                     room._schedule()
         log.info("%d rooms loaded from %s", len(self.rooms), self.config.database)
+        if self.config.room_idle > 0:
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def close(self) -> None:
         """Stop every room's tasks and close the database."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
         for room in self.rooms.values():
             await room.close()
+        if self._writer is not None:
+            self._writer.stop()
+            self._writer = None
         if self._store is not None:
             self._store.close()
             self._store = None
+
+    async def _sweep(self) -> None:
+        """Close rooms idle for ``room_idle`` seconds (no connection, no move)."""
+        idle = self.config.room_idle
+        every = min(60.0, max(0.05, idle / 4))
+        while True:
+            await asyncio.sleep(every)
+            now = time.monotonic()
+            for room in list(self.rooms.values()):
+                if room.sockets == 0 and now - room.active >= idle:
+                    await self.expire(room)
+
+    async def expire(self, room: Room) -> None:
+        """Close an idle room: it leaves the server and the database's open rooms; its
+        finished games stay as replays; an unfinished game is abandoned."""
+        async with room.lock:
+            if room.closed:
+                return
+            try:
+                await self.write(self.store.close_room, room.code, retry_for=0.0)
+            except StoreUnavailable:
+                return  # the next sweep tries again
+            self.rooms.pop(room.code, None)
+            log.info("room %s closed after %.0f s idle", room.code, self.config.room_idle)
+        await room.close()
 
     # ------------------------------------------------------------------ rooms
     def _new_code(self) -> str:
@@ -856,8 +1184,12 @@ class Lobby:
             if code not in self.rooms:
                 return code
 
-    def create_room(self, settings: RoomSettings) -> tuple[Room, str]:
-        """A new room with the host in seat 0; returns the room and the host's token."""
+    async def create_room(self, settings: RoomSettings) -> tuple[Room, str]:
+        """A new room with the host in seat 0; returns the room and the host's token.
+
+        Raises:
+            StoreUnavailable: the database refused it.
+        """
         token = secrets.token_urlsafe(24)
         code = self._new_code()
         seats = [SeatRow(0, settings.host_name, HUMAN, None, hash_token(token))]
@@ -875,7 +1207,7 @@ class Lobby:
             None,
             seats,
         )
-        self.store.create_room(row)
+        await self.write(self.store.create_room, row, retry_for=self.config.action_retry)
         room = Room(self, row)
         self.rooms[code] = room
         log.info("room %s created (%s, %d seats)", code, settings.preset, settings.seats)
@@ -885,7 +1217,9 @@ class Lobby:
         """Take the lowest open seat of a room that has not started; returns seat and token.
 
         Raises:
-            ProtocolError: unknown room (404), full or started (409), bad name (400).
+            ProtocolError: unknown room (404), full, started or name taken (409), bad name
+                (400).
+            StoreUnavailable: the database refused it.
         """
         room = self.rooms.get(code)
         if room is None:
@@ -899,21 +1233,30 @@ class Lobby:
             open_seats = [s for s in room.seats if s.kind == OPEN]
             if not open_seats:
                 raise ProtocolError(ErrorCode.ROOM_FULL, "every seat is taken", 409)
+            if any(s.kind == HUMAN and s.name and same_name(s.name, name) for s in room.seats):
+                raise ProtocolError(
+                    ErrorCode.NAME_TAKEN, f"someone in this room is already called {name}", 409
+                )
             seat = open_seats[0]
             token = secrets.token_urlsafe(24)
-            seat.kind, seat.name, seat.token_hash = HUMAN, name, hash_token(token)
-            self.store.update_seat(room.code, seat.row())
+            row = SeatRow(seat.seat, name, HUMAN, None, hash_token(token))
+            await self.write(
+                self.store.update_seat, room.code, row, retry_for=self.config.action_retry
+            )
+            seat.kind, seat.name, seat.token_hash = HUMAN, name, row.token_hash
+            room.active = time.monotonic()
             room.broadcast_room()
             return seat.seat, token
 
     # ------------------------------------------------------------------ replays
-    def replay(self, game_id: str) -> tuple[dict[str, Any], str]:
+    async def replay(self, game_id: str) -> tuple[dict[str, Any], str]:
         """A finished game's replay (docs/web-protocol.md) and its record text.
 
         Raises:
             ProtocolError: ``unknown_game`` (404): no such game, or it is still being played.
+            StoreUnavailable: the database cannot be read.
         """
-        row = self.store.load_game(game_id)
+        row = await self.write(self.store.load_game, game_id, retry_for=0.0)
         if row is None or row.status != "finished":
             raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no finished game {game_id!r}", 404)
         record = row.record

@@ -84,6 +84,57 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         "(default: %(default)s)",
     )
     parser.add_argument(
+        "--room-idle",
+        type=float,
+        default=7 * 86400.0,
+        metavar="SECONDS",
+        help="close a room after this long with no connection and no move; its finished "
+        "games stay as replays; 0: keep rooms for ever (default: %(default)s, a week)",
+    )
+    limits = parser.add_argument_group("connection limits")
+    limits.add_argument(
+        "--max-connections",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="open connections (HTTP and WebSocket) at most; more are closed at once "
+        "(default: %(default)s, lowered to fit the open-files limit)",
+    )
+    limits.add_argument(
+        "--max-per-address",
+        type=int,
+        default=100,
+        metavar="N",
+        help="open connections from one client address at most; 0: no limit (default: %(default)s)",
+    )
+    limits.add_argument(
+        "--room-connections",
+        type=int,
+        default=64,
+        metavar="N",
+        help="WebSockets (seats and spectators) one room holds at most (default: %(default)s)",
+    )
+    limits.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="close a connection that has not sent a request's headers within this time "
+        "(default: %(default)s)",
+    )
+    limits.add_argument(
+        "--hello-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="close a WebSocket that has not said hello within this time (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--timings",
+        action="store_true",
+        help="record the server-side time of each action (GET /api/timings; for benchmarks)",
+    )
+    parser.add_argument(
         "--log-level",
         choices=("debug", "info", "warning", "error"),
         default="info",
@@ -120,30 +171,75 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         return _fail(f"--grace must be >= 0, got {args.grace}")
     if args.rate_limit <= 0:
         return _fail(f"--rate-limit must be > 0, got {args.rate_limit}")
+    if args.room_idle < 0:
+        return _fail(f"--room-idle must be >= 0, got {args.room_idle}")
+    for flag, value in (
+        ("--max-connections", args.max_connections),
+        ("--room-connections", args.room_connections),
+    ):
+        if value < 1:
+            return _fail(f"{flag} must be >= 1, got {value}")
+    if args.max_per_address < 0:
+        return _fail(f"--max-per-address must be >= 0, got {args.max_per_address}")
+    for flag, seconds in (
+        ("--header-timeout", args.header_timeout),
+        ("--hello-timeout", args.hello_timeout),
+    ):
+        if seconds <= 0:
+            return _fail(f"{flag} must be > 0, got {seconds}")
     try:
         import uvicorn
         import uvicorn.config
 
         from nomercy.web.app import create_app
+        from nomercy.web.guard import (
+            Limits,
+            RateLimitFilter,
+            guarded_protocol,
+            raise_open_files_limit,
+        )
         from nomercy.web.protocol import HARD_MAX_BYTES
         from nomercy.web.rooms import ServerConfig
-        from nomercy.web.store import Store, StoreError
+        from nomercy.web.store import DatabaseLock, Store, StoreError
     except ImportError as exc:
         return _fail(f"the web server needs the web extra: pip install 'uno-no-mercy[web]' ({exc})")
     database = Path(args.database) if args.database else default_database()
+    try:
+        # Held until the process ends: a second server on this file refuses to start.
+        lock = DatabaseLock(database)
+    except StoreError as exc:
+        return _fail(str(exc))
     try:  # a clear error now rather than a traceback from the server's startup
         Store(database).close()
     except StoreError as exc:
+        lock.release()
         return _fail(str(exc))
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(RateLimitFilter())
+    max_connections = args.max_connections
+    open_files = raise_open_files_limit()
+    if open_files is not None and max_connections > open_files - 64:
+        # Past the open-files limit every accept fails; keep room for the database and logs.
+        max_connections = max(16, open_files - 64)
+        logging.getLogger("nomercy.web").warning(
+            "--max-connections lowered to %d to fit the open-files limit (%d)",
+            max_connections,
+            open_files,
+        )
+    limits = Limits(max_connections, args.max_per_address, args.header_timeout)
     config = ServerConfig(
         database=database,
         bot_delay=args.bot_delay,
         grace=args.grace,
         rate_per_second=args.rate_limit,
         rate_capacity=2 * args.rate_limit,
+        hello_timeout=args.hello_timeout,
+        room_connections=args.room_connections,
+        room_idle=args.room_idle,
+        timings=args.timings,
     )
     app = create_app(config)
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
@@ -155,13 +251,26 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         )
     out.flush()
     ws = "websockets-sansio" if "websockets-sansio" in uvicorn.config.WS_PROTOCOLS else "auto"
-    uvicorn.run(
-        app,
-        host=args.host,
-        port=args.port,
-        ws=ws,
-        ws_max_size=HARD_MAX_BYTES,
-        log_level=args.log_level,
-        lifespan="on",
-    )
+    try:
+        uvicorn.run(
+            app,
+            host=args.host,
+            port=args.port,
+            http=guarded_protocol(limits),
+            ws=ws,
+            ws_max_size=HARD_MAX_BYTES,
+            # Idle kept-alive HTTP connections and the close handshake of a WebSocket whose
+            # peer has gone quiet are bounded too.
+            timeout_keep_alive=5,
+            ws_ping_interval=20.0,
+            ws_ping_timeout=20.0,
+            # No limit_concurrency: the guarded protocol closes surplus connections before
+            # they are read (uvicorn's own limit answers a plain-text 503 once headers are in).
+            log_level=args.log_level,
+            # uvicorn's loggers go through the root handler and its rate limit.
+            log_config=None,
+            lifespan="on",
+        )
+    finally:
+        lock.release()
     return 0

@@ -11,9 +11,10 @@ Seat tokens are never stored: only their SHA-256 hashes.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,9 +22,12 @@ from typing import Any
 
 from nomercy.core.records import GameRecord
 
-__all__ = ["GameRow", "RoomRow", "SeatRow", "Store", "StoreError"]
+__all__ = ["DatabaseLock", "GameRow", "RoomRow", "SeatRow", "Store", "StoreError"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Seconds one statement waits for another process's write lock before it fails (the server
+#: retries; see Lobby.write).
+BUSY_TIMEOUT = 1.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -37,7 +41,8 @@ CREATE TABLE IF NOT EXISTS rooms (
     timer INTEGER NOT NULL,
     mode TEXT NOT NULL,
     created REAL NOT NULL,
-    game_id TEXT
+    game_id TEXT,
+    closed REAL
 );
 CREATE TABLE IF NOT EXISTS seats (
     room TEXT NOT NULL REFERENCES rooms(code),
@@ -73,6 +78,57 @@ class StoreError(RuntimeError):
     """The database cannot be opened or is not a nomercy server database."""
 
 
+class DatabaseLock:
+    """An exclusive lock on a database for one server process: ``PATH.lock``, locked with
+    ``flock`` (released by the OS when the process ends, even on SIGKILL).
+
+    Two servers on one file would each think they own every room (two people given one seat,
+    two games for one room), so the second refuses to start.
+
+    Raises:
+        StoreError: another process holds the lock, or the lock file cannot be made.
+    """
+
+    def __init__(self, database: str | Path) -> None:
+        self.path = Path(f"{database}.lock")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fd: int | None = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot open the database {database}: its lock file {self.path}: {exc}"
+            ) from None
+        try:
+            _lock(self._fd)
+        except OSError:
+            os.close(self._fd)
+            self._fd = None
+            raise StoreError(
+                f"the database {database} is in use by another nomercy server "
+                f"(it holds {self.path})"
+            ) from None
+        os.ftruncate(self._fd, 0)
+        os.write(self._fd, f"{os.getpid()}\n".encode())
+
+    def release(self) -> None:
+        """Give the lock up (the file stays; the lock is what counts)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def _lock(fd: int) -> None:
+    """Lock ``fd`` exclusively without waiting (``OSError`` when it is taken)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        import msvcrt
+
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+    else:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
 @dataclass
 class SeatRow:
     """A stored seat."""
@@ -99,6 +155,7 @@ class RoomRow:
     created: float
     game_id: str | None
     seat_rows: list[SeatRow] = field(default_factory=list)
+    closed: float | None = None
 
 
 @dataclass
@@ -118,9 +175,10 @@ class GameRow:
 class Store:
     """The server's database. Every method is one short transaction.
 
-    Calls are synchronous: the server makes them from its event loop, where they take
-    microseconds to a millisecond (WAL, ``synchronous=NORMAL``: durable across a killed process;
-    a power cut may lose the last transactions).
+    Calls are synchronous: the server makes them from one writer thread (``Lobby.write``), never
+    from its event loop, because a write waits up to ``BUSY_TIMEOUT`` for another process's
+    lock (WAL, ``synchronous=NORMAL``: durable across a killed process; a power cut may lose the
+    last transactions). Opening checks that the file can be written.
 
     >>> store = Store(":memory:")
     >>> store.create_room(RoomRow("ABC", "r", "no-mercy", {}, 2, "greedy", 0, "hand", 0.0, None,
@@ -131,31 +189,78 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
+        self._batch = False
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            # The server calls from one event loop thread; TestClient's loop may be another
-            # thread than the one that opened the database, hence check_same_thread=False.
-            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            # The server calls from its writer thread, not the thread that opened the
+            # database, hence check_same_thread=False (one thread at a time uses it).
+            self.db = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT
+            )
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.executescript(_SCHEMA)
             row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None:
+                self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            elif row[0] == "1":  # version 1 had no room expiry
+                with self._tx() as db:
+                    db.execute("ALTER TABLE rooms ADD COLUMN closed REAL")
+                    db.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
+            elif row[0] != str(SCHEMA_VERSION):
+                raise StoreError(
+                    f"{self.path}: database schema {row[0]}, expected {SCHEMA_VERSION}"
+                )
+            # A read-only file opens and reads fine, then refuses every room: write now.
+            with self._tx() as db:
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('opened', ?)", (str(time.time()),))
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"cannot open the database {self.path}: {exc}") from None
-        if row is None:
-            self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        elif row[0] != str(SCHEMA_VERSION):
-            raise StoreError(f"{self.path}: database schema {row[0]}, expected {SCHEMA_VERSION}")
 
     def close(self) -> None:
         """Close the database."""
         self.db.close()
 
+    def run_batch(self, calls: list[Callable[[], Any]]) -> list[tuple[bool, Any]]:
+        """Run ``calls`` (Store method calls) in one transaction, each in its own savepoint:
+        one commit for many writes (the server's writer thread batches what queued up while
+        the previous batch ran). Returns ``(True, result)`` or ``(False, exception)`` per call;
+        a call that fails leaves no trace, and if the transaction cannot begin or commit (a
+        lock held too long by another process) every call fails with that error.
+        """
+        db = self.db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            return [(False, exc)] * len(calls)
+        out: list[tuple[bool, Any]] = []
+        self._batch = True
+        try:
+            for call in calls:
+                db.execute("SAVEPOINT one")
+                try:
+                    out.append((True, call()))
+                except Exception as exc:
+                    db.execute("ROLLBACK TO one")
+                    out.append((False, exc))
+                db.execute("RELEASE one")
+            db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            return [(False, exc)] * len(calls)
+        finally:
+            self._batch = False
+        return out
+
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         db = self.db
+        if self._batch:  # inside run_batch: its savepoint and commit cover this call
+            yield db
+            return
         db.execute("BEGIN IMMEDIATE")
         try:
             yield db
@@ -169,7 +274,7 @@ class Store:
         """Store a new room and its seats."""
         with self._tx() as db:
             db.execute(
-                "INSERT INTO rooms VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO rooms VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     room.code,
                     room.name,
@@ -181,6 +286,7 @@ class Store:
                     room.mode,
                     room.created,
                     room.game_id,
+                    room.closed,
                 ),
             )
             for s in room.seat_rows:
@@ -201,10 +307,23 @@ class Store:
                 (seat.name, seat.kind, seat.bot, seat.token_hash, code, seat.seat),
             )
 
+    def close_room(self, code: str) -> None:
+        """Close an expired room: it is no longer loaded; its unfinished game is abandoned
+        (its finished games stay, as replays)."""
+        with self._tx() as db:
+            db.execute("UPDATE rooms SET closed=?, game_id=NULL WHERE code=?", (time.time(), code))
+            db.execute(
+                "UPDATE games SET status='abandoned' WHERE room=? AND status='playing'", (code,)
+            )
+
     def load_rooms(self) -> list[RoomRow]:
-        """Every room with its seats, oldest first."""
+        """Every open room with its seats, oldest first."""
         rooms: list[RoomRow] = []
-        for row in self.db.execute("SELECT * FROM rooms ORDER BY created, code").fetchall():
+        query = (
+            "SELECT code, name, preset, options, seats, bot, timer, mode, created, game_id "
+            "FROM rooms WHERE closed IS NULL ORDER BY created, code"
+        )
+        for row in self.db.execute(query).fetchall():
             room = RoomRow(
                 code=row[0],
                 name=row[1],

@@ -182,7 +182,9 @@ function relabel() {
 async function main() {
   await initI18n();
   mountLanguagePicker(document.getElementById("lang"));
-  document.getElementById("host-name").value = lastName();
+  // The saved name only fills an empty field: someone may have typed before this script ran.
+  const hostName = document.getElementById("host-name");
+  if (!hostName.value) hostName.value = lastName();
   try {
     meta = await api("/api/meta");
   } catch (err) {

@@ -186,6 +186,11 @@ function onError(msg) {
     S.wantSocket = false;
     notice(t("err.no_room", { code }));
   }
+  if (msg.code === "removed") {
+    // The host freed our seat before the start: we watch (a welcome with no seat follows).
+    forgetSeat(code);
+    S.token = null;
+  }
   if (msg.code === "bad_token") {
     forgetSeat(code);
     S.token = null;
@@ -211,6 +216,8 @@ function renderLobby() {
   if (!room) return;
   // The lobby shows until the first state of a game arrives; after a game the table stays.
   const inLobby = !room.started && S.ws && !S.view;
+  // A spectator filling in the join form keeps it while the room changes around them.
+  if (S.joining && inLobby) return;
   show("lobby-panel", Boolean(inLobby));
   if (!inLobby) return;
   show("join-panel", false);
@@ -225,11 +232,23 @@ function renderLobby() {
           ? `${s.name || s.bot} (${t("room.bot")})`
           : s.name;
     const tags = [];
+    let remove = null;
+    if (S.seat === room.host && s.kind === "human" && s.seat !== room.host) {
+      // Before the start the host may free a person's seat (anyone with the link can join).
+      remove = el("button", { type: "button", class: "link", text: t("room.remove_seat") });
+      remove.addEventListener("click", () => send({ type: "remove", seat: s.seat }));
+    }
     if (s.seat === room.host) tags.push(t("room.host"));
     if (s.seat === S.seat) tags.push(t("room.you"));
     if (s.kind === "human" && (s.away || !s.connected)) tags.push(t(s.away ? "room.bot_plays" : "room.away"));
     list.append(
-      el("li", { class: `seat ${s.kind}` }, el("span", { text: who }), tags.length ? el("span", { class: "tags", text: tags.join(" · ") }) : null),
+      el(
+        "li",
+        { class: `seat ${s.kind}` },
+        el("span", { text: who }),
+        tags.length ? el("span", { class: "tags", text: tags.join(" · ") }) : null,
+        remove,
+      ),
     );
   }
   $("invite-link").value = `${location.origin}${room.invite || `/r/${room.code}`}`;
@@ -275,6 +294,7 @@ async function joinRoom(e) {
     saveSeat(code, res.seat, res.token);
     S.token = res.token;
     S.seat = res.seat;
+    S.joining = false;
     show("join-panel", false);
     // A spectator who takes a seat says hello again on the same connection (web-protocol.md).
     if (S.ws && S.ws.readyState === WebSocket.OPEN) send({ type: "hello", token: res.token });
@@ -809,6 +829,13 @@ function focusSelected() {
 
 // ------------------------------------------------------------------ start
 async function main() {
+  // A room made by the lobby's plain form post (sent before or without the lobby's script):
+  // the seat token comes in the URL fragment, which never reaches a server; keep it, drop it.
+  const given = new URLSearchParams(location.hash.slice(1));
+  if (given.get("token")) {
+    saveSeat(code, Number(given.get("seat") || 0), given.get("token"));
+    history.replaceState(null, "", location.pathname + location.search);
+  }
   await initI18n();
   mountLanguagePicker($("lang"));
   onLangChange(() => {
@@ -839,6 +866,7 @@ async function main() {
   });
   $("start-btn").addEventListener("click", () => send({ type: "start" }));
   $("take-seat-btn").addEventListener("click", () => {
+    S.joining = true;
     showJoin();
     $("watch-btn").hidden = true; // already watching
   });

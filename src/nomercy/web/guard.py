@@ -1,0 +1,141 @@
+"""Connection guards for ``nomercy serve``: caps and a header timeout on uvicorn's HTTP protocol,
+and a log filter that keeps a flood of alike lines from filling the disk.
+
+uvicorn bounds neither the time a client may take to send its request headers nor the sockets
+one address may hold, and its ``limit_concurrency`` answers 503 only once headers are complete,
+so sockets that trickle a partial header pile up until the process runs out of file
+descriptors. :func:`guarded_protocol` builds uvicorn's h11 protocol with those limits:
+
+- more than ``max_connections`` open connections (HTTP and WebSocket): a new one is closed at
+  once, before anything is read;
+- more than ``per_address`` from one client address: likewise;
+- request headers not complete ``header_timeout`` seconds after the connection opened (or after
+  the previous response, on a kept-alive connection): the connection is closed.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Limits", "RateLimitFilter", "guarded_protocol", "raise_open_files_limit"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Connection limits (``nomercy serve`` flags); 0 turns ``per_address`` off."""
+
+    max_connections: int = 1000
+    per_address: int = 100
+    header_timeout: float = 10.0
+
+
+def guarded_protocol(limits: Limits) -> type[Any]:
+    """uvicorn's h11 HTTP protocol class with ``limits`` applied (pass it as ``http=``)."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11Protocol(H11Protocol):
+        _header_timer: Any = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            host = self.client[0] if self.client else None
+            crowded = len(self.connections) > limits.max_connections
+            if not crowded and limits.per_address and host is not None:
+                same = sum(
+                    1
+                    for c in self.connections
+                    if (getattr(c, "client", None) or (None,))[0] == host
+                )
+                crowded = same > limits.per_address
+            if crowded:
+                transport.close()
+                return
+            self._arm()
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._header_timer = self.loop.call_later(limits.header_timeout, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _too_slow(self) -> None:
+            self._header_timer = None
+            # Still waiting for (the rest of) a request's headers.
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self.transport.close()
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            if self.conn.their_state is not h11.IDLE:
+                self._disarm()  # headers complete (a request, or the WebSocket upgrade)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+                self._arm()  # the next request's headers get the same time
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+    return GuardedH11Protocol
+
+
+def raise_open_files_limit() -> int | None:
+    """Raise this process's open-files limit to its hard limit; the new soft limit (``None``
+    where the platform has no such limit)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            pass
+    return None if soft == resource.RLIM_INFINITY else int(soft)
+
+
+class RateLimitFilter(logging.Filter):
+    """Let at most ``burst`` alike log lines through per ``window`` seconds.
+
+    Lines are alike when they share a logger, a level and a message template (access lines:
+    also the client address, so one abusive client does not hide the others). The first line
+    let through after a quiet spell says how many were dropped.
+    """
+
+    def __init__(self, burst: int = 20, window: float = 10.0) -> None:
+        super().__init__()
+        self.burst = burst
+        self.window = window
+        self._seen: dict[tuple[Any, ...], list[float]] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        key: tuple[Any, ...] = (record.name, record.levelno, str(record.msg)[:200])
+        if record.name == "uvicorn.access" and isinstance(record.args, tuple) and record.args:
+            key += (str(record.args[0]).rsplit(":", 1)[0],)
+        now = time.monotonic()
+        entry = self._seen.get(key)
+        if entry is None or now - entry[0] >= self.window:
+            dropped = int(entry[2]) if entry is not None else 0
+            if len(self._seen) > 10_000:
+                self._seen.clear()
+            self._seen[key] = [now, 1, 0]
+            if dropped:
+                note = f" ({dropped} alike lines were not logged)"
+                record.msg = f"{record.msg}{note.replace('%', '%%') if record.args else note}"
+            return True
+        if entry[1] < self.burst:
+            entry[1] += 1
+            return True
+        entry[2] += 1
+        return False

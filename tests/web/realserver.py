@@ -1,0 +1,142 @@
+"""A real ``nomercy serve`` process on 127.0.0.1 for the resilience tests and benchmarks/.
+
+Started with ``python -m nomercy serve`` on a free port and a given database; every wait is
+bounded. The server's log goes to a file the test can read.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@dataclass
+class Response:
+    """An HTTP answer: status, headers and the body (JSON decoded when it is JSON)."""
+
+    status: int
+    headers: dict[str, str]
+    body: Any
+
+
+def request(
+    port: int,
+    path: str,
+    body: Any = None,
+    *,
+    method: str | None = None,
+    raw: bytes | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = 10.0,
+) -> Response:
+    """One HTTP request; 4xx/5xx answers are returned, not raised."""
+    data = raw if raw is not None else None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}",
+        data=data,
+        headers={"content-type": "application/json", **(headers or {})},
+        method=method or ("GET" if data is None else "POST"),
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            status, head, text = r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as exc:
+        status, head, text = exc.code, dict(exc.headers), exc.read()
+    try:
+        decoded: Any = json.loads(text)
+    except ValueError:
+        decoded = text.decode("utf-8", "replace")
+    return Response(status, {k.lower(): v for k, v in head.items()}, decoded)
+
+
+@dataclass
+class RealServer:
+    """A running server: its process, port, database and log file."""
+
+    proc: subprocess.Popen[bytes]
+    port: int
+    database: Path
+    log: Path
+
+    def log_text(self) -> str:
+        """What the server logged so far."""
+        return self.log.read_text(errors="replace")
+
+    def create(self, **body: Any) -> dict[str, Any]:
+        """Create a room; returns the 201 body."""
+        body.setdefault("host_name", "Ann")
+        r = request(self.port, "/api/rooms", body)
+        assert r.status == 201, r.body
+        data: dict[str, Any] = r.body
+        return data
+
+    def ws_url(self, code: str) -> str:
+        """The WebSocket URL of a room."""
+        return f"ws://127.0.0.1:{self.port}/ws/{code}"
+
+
+def serve_command(port: int, database: Path, *flags: str) -> list[str]:
+    """The command line of a server (no bot delay, warnings only, unless ``flags`` say)."""
+    return [
+        sys.executable,
+        "-m",
+        "nomercy",
+        "serve",
+        "--port",
+        str(port),
+        "--database",
+        str(database),
+        "--bot-delay",
+        "0",
+        "--log-level",
+        "warning",
+        *flags,
+    ]
+
+
+@contextmanager
+def real_server(database: Path, *flags: str, log: Path | None = None) -> Iterator[RealServer]:
+    """A server process on 127.0.0.1; yields once it answers HTTP, stops it after."""
+    port = free_port()
+    log = log or database.with_suffix(".log")
+    with log.open("ab") as err:
+        proc = subprocess.Popen(
+            serve_command(port, database, *flags), stdout=subprocess.DEVNULL, stderr=err
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                request(port, "/api/meta", timeout=2)
+                break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                assert proc.poll() is None, log.read_text()
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.1)
+        yield RealServer(proc, port, database, log)
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
