@@ -159,32 +159,35 @@ class Card:
     is_wild: bool
     name: str
 
-    def __new__(cls, code: str) -> Card:
-        card = _INTERNED.get(code)
-        if card is not None:
-            return card
-        spec = _SPECS.get(code)
-        if spec is None:
-            # Not an exact code: parse_card normalises ("r7") or raises NotationError.
-            return parse_card(code)
-        # Only reached while the module fills the table. The object is made here, inside
-        # __new__, because a mypyc-compiled class refuses object.__new__(Card) anywhere else.
-        colour, face, kind, value, label = spec
-        card = object.__new__(cls)
-        number = int(face) if kind is Kind.NUMBER else None
-        object.__setattr__(card, "code", code)
-        object.__setattr__(card, "colour", colour)
-        object.__setattr__(card, "face", face)
-        object.__setattr__(card, "kind", kind)
-        object.__setattr__(card, "number", number)
-        object.__setattr__(card, "draw_value", value)
-        object.__setattr__(card, "is_wild", colour is None)
-        object.__setattr__(
-            card, "points", 50 if colour is None else (number if number is not None else 20)
-        )
-        object.__setattr__(card, "name", label if colour is None else f"{colour.word} {label}")
-        _INTERNED[code] = card
-        return card
+    # ``code`` is typed object, as in parse_card: a non-str is a NotationError, which a
+    # mypyc-compiled build would otherwise pre-empt with its own TypeError.
+    def __new__(cls, code: object) -> Card:
+        if isinstance(code, str):
+            card = _INTERNED.get(code)
+            if card is not None:
+                return card
+            spec = _SPECS.get(code)
+            if spec is not None:
+                # Only reached while the module fills the table. The object is made here,
+                # inside __new__: a mypyc-compiled class refuses object.__new__(Card) elsewhere.
+                colour, face, kind, value, label = spec
+                card = object.__new__(cls)
+                number = int(face) if kind is Kind.NUMBER else None
+                object.__setattr__(card, "code", code)
+                object.__setattr__(card, "colour", colour)
+                object.__setattr__(card, "face", face)
+                object.__setattr__(card, "kind", kind)
+                object.__setattr__(card, "number", number)
+                object.__setattr__(card, "draw_value", value)
+                object.__setattr__(card, "is_wild", colour is None)
+                points = 50 if colour is None else (number if number is not None else 20)
+                object.__setattr__(card, "points", points)
+                name = label if colour is None else f"{colour.word} {label}"
+                object.__setattr__(card, "name", name)
+                _INTERNED[code] = card
+                return card
+        # Not an exact code: parse_card normalises ("r7") or raises NotationError.
+        return parse_card(code)
 
     def __hash__(self) -> int:
         # By identity, as object hashes. Spelled out because a class that mypyc compiles with
@@ -235,7 +238,7 @@ ALL_CODES: tuple[str, ...] = tuple(_INTERNED)
 _ORDER = {code: i for i, code in enumerate(ALL_CODES)}
 
 
-def parse_card(code: str) -> Card:
+def parse_card(code: object) -> Card:
     """Parse a card code such as ``R7``, ``G+2``, ``BSE``, ``YDA``, ``WR+4``, ``WCR`` (any case).
 
     Raises:
