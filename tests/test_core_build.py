@@ -14,14 +14,18 @@ import pickle
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import nomercy
 import nomercy.core as core
 from nomercy.core.cards import ALL_CODES, Card, parse_card
-from nomercy.core.errors import NotationError
+from nomercy.core.errors import IllegalActionError, NotationError
+from nomercy.core.records import GameRecord
+from nomercy.core.rules import OPTIONS, make_rules
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -97,8 +101,8 @@ def test_a_stale_or_partial_build_falls_back_to_pure(tmp_path: Path) -> None:
         pytest.skip("the core is not compiled here: python -m nomercy.core.build")
     shutil.copytree(SRC / "nomercy", tmp_path / "nomercy", ignore=shutil.ignore_patterns("*.pyc"))
     assert _probe(tmp_path)[0] == "compiled"
-    rules = tmp_path / "nomercy" / "core" / "rules.py"
-    rules.write_text(rules.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    source = tmp_path / "nomercy" / "core" / "game.py"
+    source.write_text(source.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     build, reason, game_file, _ = _probe(tmp_path)
     assert (build, reason) == ("pure", "the source changed since it was compiled: rebuild it")
     assert game_file == str(tmp_path / "nomercy" / "core" / "game.py")
@@ -166,7 +170,7 @@ def test_unknown_cards_are_notation_errors(bad: object) -> None:
 
 def test_cards_are_immutable() -> None:
     with pytest.raises(AttributeError):
-        Card("R7").code = "R8"  # type: ignore[misc]
+        Card("R7").code = "R8"
 
 
 def test_a_game_copy_has_every_field_and_plays_on_identically() -> None:
@@ -183,3 +187,29 @@ def test_a_game_copy_has_every_field_and_plays_on_identically() -> None:
         assert str(twin.legal_actions()[-1]) == str(action)
         assert [e.text for e in twin.apply(str(action))] == [e.text for e in game.apply(action)]
     assert twin.is_over and twin.to_position() == game.to_position()
+
+
+_CLONES: dict[str, Callable[[Any], Any]] = {
+    "copy": copy.copy,
+    "deepcopy": copy.deepcopy,
+    "pickle": lambda value: pickle.loads(pickle.dumps(value)),
+}
+
+
+@pytest.mark.parametrize("how", sorted(_CLONES))
+def test_engine_values_copy_and_pickle_alike_in_both_builds(how: str) -> None:
+    clone = _CLONES[how]
+    rules = make_rules("no-mercy", {"hand_size": 5, "mercy_threshold": 20})
+    assert clone(rules) == rules and clone(OPTIONS[0]) == OPTIONS[0]
+    assert hash(clone(make_rules("classic"))) == hash(make_rules("classic"))
+    game = nomercy.new_game(3, seed=2, options={"hand_size": 5})
+    event = game.apply(game.legal_actions()[0])[0]
+    assert clone(game).to_position() == game.to_position()
+    assert clone(event) == event and clone(event).to_dict() == event.to_dict()
+    error = clone(IllegalActionError("illegal 'draw'", "NM-18"))
+    assert isinstance(error, IllegalActionError) and error.rule == "NM-18"
+    assert str(error) == "illegal 'draw' [NM-18]"
+    record = GameRecord.from_game(game)
+    assert clone(record) == record
+    play = game.legal_actions()[0]
+    assert clone(play) == play

@@ -22,10 +22,13 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 #: Where ``python -m nomercy.core.build`` puts the compiled modules and their manifest.
 COMPILED_DIR = os.path.join(_HERE, "_compiled")
 _MANIFEST = os.path.join(COMPILED_DIR, "build.json")
-# Files of this package that are never compiled: this chooser and the build tool, and the
-# actions, whose public dataclasses accept any value (``Draw("0")`` is an illegal action, not
-# an error); compiled, their fields would refuse a wrong type at construction.
-_NOT_COMPILED = frozenset({"__init__.py", "actions.py", "build.py"})
+# Files of this package that are never compiled: this chooser and the build tool, and three
+# modules whose public classes would behave differently compiled: the actions' dataclasses
+# accept any value (``Draw("0")`` is an illegal action, not an error), where compiled fields
+# refuse a wrong type; the frozen RuleSet and OptionSpec copy and pickle by restoring their
+# fields, which a compiled frozen dataclass refuses; a compiled exception loses the extra
+# attributes (``IllegalActionError.rule``) when copied or pickled.
+_NOT_COMPILED = frozenset({"__init__.py", "actions.py", "build.py", "errors.py", "rules.py"})
 
 
 def compiled_module_files() -> list[str]:
