@@ -1,7 +1,8 @@
 """The pure rules engine: standard library only, no I/O.
 
-The same source runs either as plain Python or compiled by mypyc (``python -m
-nomercy.core.build`` writes the extensions to ``_compiled/`` beside this file). This module
+The same source runs either as plain Python or compiled by mypyc (``pip install`` with a C
+compiler present, or ``python -m nomercy.core.build``, writes the extensions to ``_compiled/``
+beside this file). This module
 chooses once, when ``nomercy.core`` is first imported: the compiled modules are used when they
 were built from exactly the current source for this Python, unless ``NOMERCY_PURE`` is set to
 anything but ``""`` or ``"0"``. They keep the modules' own names (``nomercy.core.game``, ...),
@@ -22,6 +23,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 #: Where ``python -m nomercy.core.build`` puts the compiled modules and their manifest.
 COMPILED_DIR = os.path.join(_HERE, "_compiled")
 _MANIFEST = os.path.join(COMPILED_DIR, "build.json")
+_INSTALL_ERROR = os.path.join(COMPILED_DIR, "build-error.txt")
 # Files of this package that are never compiled: this chooser and the build tool, and three
 # modules whose public classes would behave differently compiled: the actions' dataclasses
 # accept any value (``Draw("0")`` is an illegal action, not an error), where compiled fields
@@ -57,7 +59,15 @@ def _choose() -> tuple[str, str]:
         with open(_MANIFEST, encoding="utf-8") as handle:
             manifest = json.load(handle)
     except FileNotFoundError:
-        return "pure", "not compiled (python -m nomercy.core.build)"
+        try:
+            # Left by the install's build backend (buildtools/nomercy_backend.py) when the
+            # compilation failed or could not run.
+            with open(_INSTALL_ERROR, encoding="utf-8") as handle:
+                lines = handle.read().strip().splitlines() or ["no reason given"]
+        except OSError:
+            return "pure", "not compiled (python -m nomercy.core.build)"
+        more = f" (more in {_INSTALL_ERROR})" if len(lines) > 1 else ""
+        return "pure", f"not compiled at install: {lines[0]}{more}"
     except (OSError, ValueError) as exc:
         return "pure", f"unreadable compiled-build manifest {_MANIFEST}: {exc}"
     suffix = EXTENSION_SUFFIXES[0]

@@ -8,6 +8,8 @@ each other natively) and puts the extensions in ``nomercy/core/_compiled/`` with
 holding the SHA-256 of the source they came from: edit the core and the stale build is
 ignored until you rebuild.
 
+``pip install`` runs this already when a C compiler is present (the package's build backend,
+``buildtools/nomercy_backend.py``); run it by hand after editing the core, or to retry.
 Needs a C compiler, the Python headers, ``mypy`` and ``setuptools`` (all in the ``dev``
 extra; without dev: ``pip install -e '.[fast]'``). Only the package directory must be
 writable. Standard library only here: mypyc runs in a child process.
@@ -126,6 +128,8 @@ def build(*, quiet: bool = False) -> list[Path]:
         )
         os.replace(partial, manifest)
         written.append(manifest)
+        # A failure recorded by an earlier install no longer applies.
+        (out / "build-error.txt").unlink(missing_ok=True)
     if not quiet:
         print(f"compiled {len(files)} modules with mypyc")
     return written
