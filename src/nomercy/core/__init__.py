@@ -17,7 +17,14 @@ import json
 import os
 from importlib.machinery import EXTENSION_SUFFIXES
 
-__all__ = ["BUILD", "BUILD_REASON", "COMPILED_DIR", "build_description", "source_digest"]
+__all__ = [
+    "BUILD",
+    "BUILD_REASON",
+    "COMPILED_DIR",
+    "build_description",
+    "compiled_module_files",
+    "source_digest",
+]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 #: Where ``python -m nomercy.core.build`` puts the compiled modules and their manifest.
