@@ -16,7 +16,14 @@ compare; games/s is shown for scale.
     python benchmarks/bench_engine.py --games 2000 --repeat 7
     python benchmarks/bench_engine.py --only rlcard --players 2
     python benchmarks/bench_engine.py --kernel        # also the RL kernel (default rules)
+    python benchmarks/bench_engine.py --builds both   # our engine pure and compiled, side by side
     python benchmarks/bench_engine.py --json > bench.json
+
+Our engine runs on the build of ``nomercy.core`` that this interpreter picks (compiled by
+``python -m nomercy.core.build`` unless ``NOMERCY_PURE=1``; the notes say which). With
+``--builds both`` it runs as two sides, ``pure`` and ``compiled``, each in a child process
+started with and without ``NOMERCY_PURE`` (a process loads one build); the child times the
+games and the parent interleaves it with RLCard as for the other sides.
 
 Needs the bench extra: ``pip install -e '.[bench]'``.
 """
@@ -26,9 +33,11 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import json
+import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -51,6 +60,8 @@ class Side:
     players: int
     version: str
     play: PlayFn
+    # Times one repetition elsewhere (a child process) instead of calling play here.
+    timer: Callable[[range, int], Run] | None = None
 
 
 @dataclass
@@ -149,6 +160,8 @@ def make_rlcard(players: int) -> Side:
 
 
 def time_side(side: Side, seeds: range, rep: int) -> Run:
+    if side.timer is not None:
+        return side.timer(seeds, rep)
     play = side.play
     truncated = aborted = steps = 0
     start = time.perf_counter()
@@ -161,6 +174,70 @@ def time_side(side: Side, seeds: range, rep: int) -> Run:
             aborted += 1
     seconds = time.perf_counter() - start
     return Run(side.key, rep, len(seeds), steps, seconds, truncated, aborted)
+
+
+def make_build_side(build: str, players: int) -> Side:
+    """Our engine on one build of nomercy.core ("pure" or "compiled"), in a child process."""
+    env = {k: v for k, v in os.environ.items() if k != "NOMERCY_PURE"}
+    if build == "pure":
+        env["NOMERCY_PURE"] = "1"
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--worker", "--players", str(players)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+    info = json.loads(stdout.readline())
+    if info["build"] != build:
+        proc.kill()
+        proc.wait()
+        raise RuntimeError(f"the {build} core is not available: {info['description']}")
+
+    def ask(command: str, seeds: range) -> dict[str, Any]:
+        stdin.write(f"{command} {seeds.start} {seeds.stop}\n")
+        stdin.flush()
+        line = stdout.readline()
+        if not line:
+            raise RuntimeError(f"the {build} worker exited ({proc.wait()})")
+        reply: dict[str, Any] = json.loads(line)
+        return reply
+
+    def timer(seeds: range, rep: int) -> Run:
+        r = ask("run", seeds)
+        return Run(build, rep, r["games"], r["steps"], r["seconds"], r["truncated"], r["aborted"])
+
+    def play(seed: int) -> tuple[int, str]:
+        ask("warm", range(seed, seed + 1))
+        return 0, OK
+
+    label = f"nomercy {build}"
+    return Side(build, label, players, info["version"], play, timer)
+
+
+def worker(players: int) -> int:
+    """Child of --builds: play and time what the parent asks on this process's core build."""
+    import nomercy.core
+
+    side = make_ours(players)
+    info = {
+        "build": nomercy.core.BUILD,
+        "description": nomercy.core.build_description(),
+        "version": side.version,
+    }
+    print(json.dumps(info), flush=True)
+    for line in sys.stdin:
+        command, start, stop = line.split()
+        seeds = range(int(start), int(stop))
+        if command == "warm":
+            for seed in seeds:
+                side.play(seed)
+            print("{}", flush=True)
+        else:
+            print(json.dumps(asdict(time_side(side, seeds, 0))), flush=True)
+    return 0
 
 
 def probe_rlcard_players(wanted: int, notes: list[str]) -> int:
@@ -232,6 +309,11 @@ def print_table(result: dict[str, Any]) -> None:
         print(f"ratio ours/rlcard, games/s: {result['ratio_games_per_s']:.2f}x")
     if "ratio_kernel_steps_per_s" in result:
         print(f"ratio kernel/rlcard, steps/s: {result['ratio_kernel_steps_per_s']:.2f}x")
+    for build in ("pure", "compiled"):
+        if f"ratio_{build}_steps_per_s" in result:
+            print(f"ratio {build}/rlcard, steps/s: {result[f'ratio_{build}_steps_per_s']:.2f}x")
+    if "ratio_compiled_pure_steps_per_s" in result:
+        print(f"ratio compiled/pure, steps/s: {result['ratio_compiled_pure_steps_per_s']:.2f}x")
     for note in result["notes"]:
         print(f"note: {note}")
 
@@ -254,7 +336,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="store_true",
         help="add the RL kernel (nomercy.rl.kernel: default rules, no events) as a side",
     )
+    p.add_argument(
+        "--builds",
+        choices=["current", "both"],
+        default="current",
+        help=(
+            "our engine on the core build this process loads (current), or as two sides, "
+            "pure and compiled, each in a child process (both; needs python -m "
+            "nomercy.core.build)"
+        ),
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.games < 1 or args.repeat < 1:
         p.error("--games and --repeat must be at least 1")
@@ -263,16 +356,27 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.worker:
+        return worker(args.players)
     log = sys.stderr if args.json else sys.stdout
     notes: list[str] = []
     sides: list[Side] = []
 
-    if args.only in ("both", "ours"):
+    if args.only in ("both", "ours") and args.builds == "both":
+        try:
+            sides += [make_build_side(b, args.players) for b in ("pure", "compiled")]
+        except RuntimeError as exc:
+            print(f"{exc}; build it with python -m nomercy.core.build", file=sys.stderr)
+            return 2
+    elif args.only in ("both", "ours"):
         try:
             sides.append(make_ours(args.players))
         except (ImportError, AttributeError) as exc:
             print(f"cannot load our engine ({exc}); use --only rlcard", file=sys.stderr)
             return 2
+        import nomercy.core
+
+        notes.append(f"our engine runs the {nomercy.core.build_description()}.")
     if args.kernel:
         try:
             sides.append(make_kernel(args.players))
@@ -329,6 +433,14 @@ def main(argv: list[str] | None = None) -> int:
             result["ratio_kernel_steps_per_s"] = kernel / theirs["median_steps_per_s"]
         if ours["players"] != theirs["players"]:
             notes.append(f"seat counts differ: ours {ours['players']}, rlcard {theirs['players']}.")
+    if "pure" in runs:
+        pure = result["sides"]["pure"]["median_steps_per_s"]
+        compiled = result["sides"]["compiled"]["median_steps_per_s"]
+        result["ratio_compiled_pure_steps_per_s"] = compiled / pure
+        if "rlcard" in runs:
+            theirs_steps = result["sides"]["rlcard"]["median_steps_per_s"]
+            result["ratio_pure_steps_per_s"] = pure / theirs_steps
+            result["ratio_compiled_steps_per_s"] = compiled / theirs_steps
 
     if args.json:
         json.dump(result, sys.stdout, indent=2)

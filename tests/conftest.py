@@ -1,4 +1,4 @@
-"""Shared pytest configuration: the ``--soak`` option for long random-play runs."""
+"""Shared pytest configuration: ``--soak`` for long random-play runs, ``--core-build``."""
 
 from __future__ import annotations
 
@@ -19,6 +19,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help=f"long random-play soak runs: about {SOAK_MULTIPLIER}x more games",
     )
+    parser.addoption(
+        "--core-build",
+        choices=["auto", "pure", "compiled"],
+        default="auto",
+        help=(
+            "which build of nomercy.core the tests (and the processes they start) run: pure "
+            "sets NOMERCY_PURE=1, compiled clears it and fails unless the mypyc build is "
+            "current (python -m nomercy.core.build); auto (default) takes the environment's"
+        ),
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -26,6 +36,24 @@ def pytest_configure(config: pytest.Config) -> None:
     # Runs before test modules are imported, so module-level Hypothesis settings can see it.
     if config.getoption("soak"):
         os.environ[SOAK_ENV] = str(SOAK_MULTIPLIER)
+    # Also before any test module imports nomercy.core, which chooses its build once.
+    build = config.getoption("core_build")
+    if build == "pure":
+        os.environ["NOMERCY_PURE"] = "1"
+    elif build == "compiled":
+        os.environ.pop("NOMERCY_PURE", None)
+    import nomercy.core as core
+
+    if build != "auto" and build != core.BUILD:
+        raise pytest.UsageError(
+            f"--core-build={build}, but nomercy.core runs {core.BUILD}: {core.BUILD_REASON}"
+        )
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    import nomercy.core as core
+
+    return f"nomercy {core.build_description()}"
 
 
 @pytest.fixture

@@ -30,7 +30,9 @@ def _load(code: str) -> dict[str, str]:
 
 def _emitted_kinds() -> set[str]:
     """The first argument of every ``self._emit(...)`` call in the engine."""
-    source = Path(nomercy.core.game.__file__).read_text(encoding="utf-8")
+    # The source file beside the package's __init__ (game.__file__ is the extension when the
+    # core runs compiled).
+    source = Path(nomercy.core.__file__).with_name("game.py").read_text(encoding="utf-8")
     kinds = set()
     for node in ast.walk(ast.parse(source)):
         if (

@@ -13,14 +13,19 @@ message to a seat (or spectator) after move ``m`` must be in that seat's knowled
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from webharness import Server, WsClient, run
 
+import nomercy.core
 from nomercy.core.cards import Card
 from nomercy.core.events import Event
 from nomercy.core.records import GameRecord
@@ -52,7 +57,38 @@ def knowledge(record: GameRecord) -> dict[int | None, list[set[str]]]:
 
     Built from the true state: the engine's ``_receive`` (every card that enters a hand) is
     watched, so cards a seat drew and lost within one action (a knock-out, a new deal) count.
+    A compiled engine's methods cannot be watched (its calls do not go through attributes), so
+    with the compiled core this runs in a child process on the pure-Python core.
     """
+    if nomercy.core.BUILD == "pure":
+        return _knowledge(record)
+    env = {**os.environ, "NOMERCY_PURE": "1", "PYTHONPATH": str(Path(__file__).parent)}
+    child = subprocess.run(
+        [sys.executable, "-c", _CHILD],
+        input=record.dumps(),
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        timeout=120,
+    )
+    known: dict[str, list[list[str]]] = json.loads(child.stdout)
+    return {json.loads(v): [set(codes) for codes in moves] for v, moves in known.items()}
+
+
+_CHILD = """
+import json, sys
+import nomercy.core
+from nomercy.core.records import GameRecord
+from test_web_leaks import _knowledge
+assert nomercy.core.BUILD == "pure", nomercy.core.BUILD_REASON
+known = _knowledge(GameRecord.loads(sys.stdin.read()))
+json.dump({json.dumps(v): [sorted(codes) for codes in moves] for v, moves in known.items()},
+          sys.stdout)
+"""
+
+
+def _knowledge(record: GameRecord) -> dict[int | None, list[set[str]]]:
     game = record.start_game()
     received: dict[int, set[str]] = {s: set() for s in range(game.n)}
     receive = game._receive

@@ -151,8 +151,15 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=raw,
     )
     from nomercy import __version__
+    from nomercy.core import build_description
 
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    # The second line says whether the rules engine runs compiled (mypyc) or as pure Python.
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s {__version__}\n{build_description()}",
+        help="show the version and which build of the rules engine runs (compiled or pure)",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     play = sub.add_parser(

@@ -1,1 +1,105 @@
-"""The pure rules engine: standard library only, no I/O."""
+"""The pure rules engine: standard library only, no I/O.
+
+The same source runs either as plain Python or compiled by mypyc (``pip install`` with a C
+compiler present, or ``python -m nomercy.core.build``, writes the extensions to ``_compiled/``
+beside this file). This module
+chooses once, when ``nomercy.core`` is first imported: the compiled modules are used when they
+were built from exactly the current source for this Python, unless ``NOMERCY_PURE`` is set to
+anything but ``""`` or ``"0"``. They keep the modules' own names (``nomercy.core.game``, ...),
+so ``Card``, pickles and records are the same either way. :data:`BUILD` and
+:data:`BUILD_REASON` say which build runs and why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from importlib.machinery import EXTENSION_SUFFIXES
+
+__all__ = [
+    "BUILD",
+    "BUILD_REASON",
+    "COMPILED_DIR",
+    "build_description",
+    "compiled_module_files",
+    "source_digest",
+]
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+#: Where ``python -m nomercy.core.build`` puts the compiled modules and their manifest.
+COMPILED_DIR = os.path.join(_HERE, "_compiled")
+_MANIFEST = os.path.join(COMPILED_DIR, "build.json")
+_INSTALL_ERROR = os.path.join(COMPILED_DIR, "build-error.txt")
+# Files of this package that are never compiled: this chooser and the build tool, and three
+# modules whose public classes would behave differently compiled: the actions' dataclasses
+# accept any value (``Draw("0")`` is an illegal action, not an error), where compiled fields
+# refuse a wrong type; the frozen RuleSet and OptionSpec copy and pickle by restoring their
+# fields, which a compiled frozen dataclass refuses; a compiled exception loses the extra
+# attributes (``IllegalActionError.rule``) when copied or pickled.
+_NOT_COMPILED = frozenset({"__init__.py", "actions.py", "build.py", "errors.py", "rules.py"})
+
+
+def compiled_module_files() -> list[str]:
+    """The core's module files that the compiled build covers, sorted by name."""
+    return sorted(
+        name for name in os.listdir(_HERE) if name.endswith(".py") and name not in _NOT_COMPILED
+    )
+
+
+def source_digest() -> str:
+    """SHA-256 over the names and contents of :func:`compiled_module_files`."""
+    digest = hashlib.sha256()
+    for name in compiled_module_files():
+        with open(os.path.join(_HERE, name), "rb") as handle:
+            data = handle.read()
+        digest.update(f"{name}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def _choose() -> tuple[str, str]:
+    """Return ``(build, reason)``; ``build`` is ``"compiled"`` or ``"pure"``."""
+    if os.environ.get("NOMERCY_PURE", "") not in ("", "0"):
+        return "pure", "NOMERCY_PURE is set"
+    try:
+        with open(_MANIFEST, encoding="utf-8") as handle:
+            manifest = json.load(handle)
+    except FileNotFoundError:
+        try:
+            # Left by the install's build backend (buildtools/nomercy_backend.py) when the
+            # compilation failed or could not run.
+            with open(_INSTALL_ERROR, encoding="utf-8") as handle:
+                lines = handle.read().strip().splitlines() or ["no reason given"]
+        except OSError:
+            return "pure", "not compiled (python -m nomercy.core.build)"
+        more = f" (more in {_INSTALL_ERROR})" if len(lines) > 1 else ""
+        return "pure", f"not compiled at install: {lines[0]}{more}"
+    except (OSError, ValueError) as exc:
+        return "pure", f"unreadable compiled-build manifest {_MANIFEST}: {exc}"
+    suffix = EXTENSION_SUFFIXES[0]
+    if manifest.get("ext_suffix") != suffix:
+        return "pure", (
+            f"compiled for another Python ({manifest.get('ext_suffix')!r}, this one needs "
+            f"{suffix!r}): rebuild with python -m nomercy.core.build"
+        )
+    modules = [name[:-3] for name in compiled_module_files()]
+    missing = [m for m in modules if not os.path.exists(os.path.join(COMPILED_DIR, m + suffix))]
+    if missing or manifest.get("modules") != modules:
+        return "pure", "the compiled build does not cover every module: rebuild it"
+    if manifest.get("source_sha256") != source_digest():
+        return "pure", "the source changed since it was compiled: rebuild it"
+    return "compiled", f"mypyc {manifest.get('mypy_version', '?')}"
+
+
+BUILD, BUILD_REASON = _choose()
+if BUILD == "compiled":
+    # The extensions carry the modules' real names, so putting their directory first makes
+    # ``import nomercy.core.game`` load the compiled one; every module of the core then comes
+    # from the same build (the compiled modules call each other natively).
+    __path__.insert(0, COMPILED_DIR)
+
+
+def build_description() -> str:
+    """One line for ``nomercy --version``: which build runs and why."""
+    return f"core: {BUILD} ({BUILD_REASON})"

@@ -6,8 +6,9 @@ cards compare and hash by identity, which keeps the engine fast.
 
 from __future__ import annotations
 
+import contextlib
 from enum import StrEnum, unique
-from typing import Any, ClassVar
+from typing import Any
 
 from nomercy.core.errors import NotationError
 
@@ -102,6 +103,21 @@ _WILD_CODES: dict[str, tuple[Kind, int, str]] = {
 }
 
 
+# code -> (colour, face, kind, draw value, display name), in the table's order (ALL_CODES).
+_SPECS: dict[str, tuple[Colour | None, str, Kind, int, str]] = {
+    **{
+        colour.value + face: (colour, face, kind, value, label)
+        for colour in COLOURS
+        for face, (kind, value, label) in _COLOURED_FACES.items()
+    },
+    **{
+        code: (None, code, kind, value, label) for code, (kind, value, label) in _WILD_CODES.items()
+    },
+}
+# code -> the one Card object for it; filled below, once, by calling Card on every code.
+_INTERNED: dict[str, Card] = {}
+
+
 class Card:
     """One card. Use ``Card("R7")`` or :func:`parse_card`; both return the interned object.
 
@@ -143,35 +159,41 @@ class Card:
     is_wild: bool
     name: str
 
-    _interned: ClassVar[dict[str, Card]] = {}
-
-    def __new__(cls, code: str) -> Card:
-        card = cls._interned.get(code)
-        if card is not None:
-            return card
+    # ``code`` is typed object, as in parse_card: a non-str is a NotationError, which a
+    # mypyc-compiled build would otherwise pre-empt with its own TypeError.
+    def __new__(cls, code: object) -> Card:
+        if isinstance(code, str):
+            card = _INTERNED.get(code)
+            if card is not None:
+                return card
+            spec = _SPECS.get(code)
+            if spec is not None:
+                # Only reached while the module fills the table. The object is made here,
+                # inside __new__: a mypyc-compiled class refuses object.__new__(Card) elsewhere.
+                colour, face, kind, value, label = spec
+                card = object.__new__(cls)
+                number = int(face) if kind is Kind.NUMBER else None
+                object.__setattr__(card, "code", code)
+                object.__setattr__(card, "colour", colour)
+                object.__setattr__(card, "face", face)
+                object.__setattr__(card, "kind", kind)
+                object.__setattr__(card, "number", number)
+                object.__setattr__(card, "draw_value", value)
+                object.__setattr__(card, "is_wild", colour is None)
+                points = 50 if colour is None else (number if number is not None else 20)
+                object.__setattr__(card, "points", points)
+                name = label if colour is None else f"{colour.word} {label}"
+                object.__setattr__(card, "name", name)
+                _INTERNED[code] = card
+                return card
+        # Not an exact code: parse_card normalises ("r7") or raises NotationError.
         return parse_card(code)
 
-    @classmethod
-    def _make(
-        cls, code: str, colour: Colour | None, face: str, kind: Kind, value: int, label: str
-    ) -> Card:
-        card = object.__new__(cls)
-        number = int(face) if kind is Kind.NUMBER else None
-        fields: dict[str, Any] = {
-            "code": code,
-            "colour": colour,
-            "face": face,
-            "kind": kind,
-            "number": number,
-            "draw_value": value,
-            "is_wild": colour is None,
-            "points": 50 if colour is None else (number if number is not None else 20),
-            "name": label if colour is None else f"{colour.word} {label}",
-        }
-        for key, item in fields.items():
-            object.__setattr__(card, key, item)
-        cls._interned[code] = card
-        return card
+    def __hash__(self) -> int:
+        # By identity, as object hashes. Spelled out because a class that mypyc compiles with
+        # a comparison method (__lt__) does not inherit object's hash. Below, the module
+        # swaps in object's own (C) hash, the same value without a Python call per hash.
+        return object.__hash__(self)
 
     def __setattr__(self, key: str, value: object) -> None:
         raise AttributeError("Card is immutable")
@@ -205,24 +227,25 @@ class Card:
         return self.draw_value > 0
 
 
-for _colour in COLOURS:
-    for _face, (_kind, _value, _label) in _COLOURED_FACES.items():
-        Card._make(_colour.value + _face, _colour, _face, _kind, _value, _label)
-for _code, (_kind, _value, _label) in _WILD_CODES.items():
-    Card._make(_code, None, _code, _kind, _value, _label)
+# A type that refuses this keeps the method above: the same hash, one call slower.
+with contextlib.suppress(TypeError):
+    Card.__hash__ = object.__hash__  # type: ignore[method-assign]
 
-ALL_CODES: tuple[str, ...] = tuple(Card._interned)
+for _code in _SPECS:
+    Card(_code)
+
+ALL_CODES: tuple[str, ...] = tuple(_INTERNED)
 _ORDER = {code: i for i, code in enumerate(ALL_CODES)}
 
 
-def parse_card(code: str) -> Card:
+def parse_card(code: object) -> Card:
     """Parse a card code such as ``R7``, ``G+2``, ``BSE``, ``YDA``, ``WR+4``, ``WCR`` (any case).
 
     Raises:
         NotationError: the code names no card.
     """
     key = code.strip().upper() if isinstance(code, str) else code
-    card = Card._interned.get(key) if isinstance(key, str) else None
+    card = _INTERNED.get(key) if isinstance(key, str) else None
     if card is None:
         raise NotationError(
             f"unknown card code {code!r}: expected a colour R/Y/G/B plus a face "

@@ -73,6 +73,11 @@ class Event:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __reduce__(self) -> tuple[type[Event], tuple[Any, ...]]:
+        # Copies and pickles rebuild through __init__: the mypyc-compiled class has no
+        # constructor without arguments.
+        return (Event, (self.kind, self.text, self.seat, self.data, self.secret, self.public_text))
+
     def __repr__(self) -> str:
         return f"Event({self.kind!r}, {self.text!r}, seat={self.seat!r})"
 

@@ -17,7 +17,7 @@ import json
 import random
 from collections.abc import Iterable, Mapping
 from enum import StrEnum, unique
-from typing import Any
+from typing import Any, cast
 
 from nomercy.core.actions import (
     Action,
@@ -183,6 +183,11 @@ class Game:
     """
 
     # ------------------------------------------------------------------ construction
+    def __new__(cls, *args: Any, **kwargs: Any) -> Game:
+        # Spelled out so that Game.__new__(Game) (copy()) makes a blank game without
+        # __init__ in the mypyc-compiled build too, whose own constructor would run __init__.
+        return object.__new__(cls)
+
     def __init__(self, rules: RuleSet, names: list[str]) -> None:
         """Low level: an empty table. Use :func:`new_game` or :meth:`from_position`."""
         self.rules = rules
@@ -268,7 +273,7 @@ class Game:
     def copy(self) -> Game:
         """An independent copy that continues exactly like this game."""
         g = Game.__new__(Game)
-        d = self.__dict__.copy()
+        d = _get_fields(self)
         d["names"] = list(self.names)
         d["hands"] = [list(h) for h in self.hands]
         d["out"] = list(self.out)
@@ -287,7 +292,7 @@ class Game:
         d["history"] = list(self.history)
         d["_events"] = []
         d["_legal"] = {}
-        g.__dict__.update(d)
+        _set_fields(g, d)
         return g
 
     # ------------------------------------------------------------------ search support
@@ -383,18 +388,22 @@ class Game:
         """Seats not knocked out, in seat order."""
         return [s for s in range(self.n) if not self.out[s]]
 
-    def next_seat(self, seat: int, direction: int | None = None) -> int:
+    # The seat parameters of next_seat, legal_actions and view are typed ``object``: they
+    # check their argument themselves (NoMercyError), which a mypyc-compiled build would
+    # otherwise pre-empt with its own TypeError for a non-int argument.
+    def next_seat(self, seat: object, direction: object = None) -> int:
         """The first active seat after ``seat`` in the (current) direction (RULES.md §2 next).
 
         Raises:
             NoMercyError: ``seat`` or ``direction`` is not an integer.
         """
-        d = self.direction if direction is None else direction
         n = self.n
         out = self.out
         try:
             if type(seat) is not int:
                 raise TypeError
+            # A cast, not a check: compiled, a non-int raises TypeError here, as + does below.
+            d = self.direction if direction is None else cast(int, direction)
             q = (seat + d) % n
             while out[q]:
                 q = (q + d) % n
@@ -405,7 +414,7 @@ class Game:
         return q
 
     # ------------------------------------------------------------------ legality
-    def legal_actions(self, seat: int | None = None) -> list[Action]:
+    def legal_actions(self, seat: object = None) -> list[Action]:
         """Every action ``seat`` (default: the seat to act) may take now.
 
         Includes out-of-turn actions (UNO calls and catches, classic jump-ins) for that seat.
@@ -655,7 +664,8 @@ class Game:
             action.colour, (Colour, type(None))
         ):
             raise NotationError(f"a colour must be a Colour, not {action.colour!r}")
-        seat = action.seat
+        # ``seat`` is action.seat, read untyped above: compiled, reading it as an int would
+        # raise TypeError for Draw("0") instead of the IllegalActionError below.
         if type(seat) is not int or not 0 <= seat < self.n:
             raise IllegalActionError(f"there is no seat {seat!r} in a {self.n}-player game")
         legal = self._legal.get(seat)
@@ -686,7 +696,7 @@ class Game:
             self._dispatch(action)
         except EngineError:
             assert snapshot is not None
-            self.__dict__.update(snapshot.__dict__)
+            _set_fields(self, _get_fields(snapshot))
             raise
         self.history.append(action)
         if self._deferred_mercy and self.phase is not _OVER:
@@ -2006,7 +2016,7 @@ class Game:
         return f"{action} is not legal now", "NM-7"
 
     # ------------------------------------------------------------------ views
-    def view(self, seat: int | None, *, history: bool = True) -> dict[str, Any]:
+    def view(self, seat: object, *, history: bool = True) -> dict[str, Any]:
         """What ``seat`` may know (``None``: a spectator). JSON-serialisable; cards as codes.
 
         Own hand, every hand size, the discard pile, active colour, direction, the pending
@@ -2463,6 +2473,26 @@ def _wd4_key(pos: Mapping[str, Any], rules: RuleSet, n: int) -> dict[str, Any] |
         raise NotationError("'wd4' waits for its target's stack decision: phase 'stack_or_absorb'")
     colour = _colour_key(wd4, "colour")
     return {"seat": seat, "guilty": guilty, "colour": colour.value if colour else None}
+
+
+# Compiled by mypyc, Game is a native class: no instance __dict__, but it lists its fields.
+_NATIVE_FIELDS: tuple[str, ...] | None = getattr(Game, "__mypyc_attrs__", None)
+
+
+def _get_fields(game: Game) -> dict[str, Any]:
+    """A new dict of every attribute of ``game`` (its ``__dict__`` in pure Python)."""
+    if _NATIVE_FIELDS is None:
+        return game.__dict__.copy()
+    # mypyc's generated __getstate__ builds that dict in C.
+    return cast(dict[str, Any], game.__getstate__())
+
+
+def _set_fields(game: Game, fields: dict[str, Any]) -> None:
+    """Set the attributes in ``fields`` on ``game``."""
+    if _NATIVE_FIELDS is None:
+        game.__dict__.update(fields)
+        return
+    game.__setstate__(fields)  # type: ignore[attr-defined]  # generated by mypyc
 
 
 def new_game(

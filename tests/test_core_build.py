@@ -1,0 +1,215 @@
+"""The two builds of the rules engine: how one is chosen, and what must hold in both.
+
+The core's own tests (scenarios, invariants, the golden corpus) run on whichever build
+``nomercy.core`` chose; ``--core-build`` (tests/conftest.py) picks it. These tests check the
+choice itself, in fresh interpreters, and the things the compiled build had to change in
+the source: card interning, hashing, pickling and ``Game.copy``.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import nomercy
+import nomercy.core as core
+from nomercy.core.cards import ALL_CODES, Card, parse_card
+from nomercy.core.errors import IllegalActionError, NotationError
+from nomercy.core.records import GameRecord
+from nomercy.core.rules import OPTIONS, make_rules
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+_PROBE = (
+    "import nomercy.core as c, nomercy.core.game as g, nomercy.core.cards as k; "
+    "print(c.BUILD); print(c.BUILD_REASON); print(g.__file__); print(k.__file__)"
+)
+
+
+def _probe(pythonpath: Path | None = None, **env: str) -> list[str]:
+    """Which build a fresh interpreter picks: [build, reason, game file, cards file]."""
+    environ = {k: v for k, v in os.environ.items() if k != "NOMERCY_PURE"}
+    environ.update(env)
+    if pythonpath is not None:
+        environ["PYTHONPATH"] = str(pythonpath)
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=environ,
+        cwd=pythonpath or SRC,
+        timeout=60,
+    )
+    return out.stdout.splitlines()
+
+
+def _compiled_is_current() -> bool:
+    return _probe()[0] == "compiled"
+
+
+def test_the_build_running_here_is_described() -> None:
+    assert core.BUILD in ("compiled", "pure")
+    assert core.build_description() == f"core: {core.BUILD} ({core.BUILD_REASON})"
+    game_file = sys.modules["nomercy.core.game"].__file__ or ""
+    if core.BUILD == "compiled":
+        assert game_file.startswith(core.COMPILED_DIR)
+    else:
+        assert game_file.endswith("game.py")
+
+
+def test_ci_tests_the_compiled_core() -> None:
+    """CI builds the core (.ci/run); only an explicit NOMERCY_PURE may run it pure there."""
+    if os.environ.get("CI") and os.environ.get("NOMERCY_PURE", "") in ("", "0"):
+        assert core.BUILD == "compiled", core.BUILD_REASON
+
+
+@pytest.mark.parametrize("value", ["1", "yes"])
+def test_nomercy_pure_selects_the_pure_modules(value: str) -> None:
+    build, reason, game_file, cards_file = _probe(NOMERCY_PURE=value)
+    assert (build, reason) == ("pure", "NOMERCY_PURE is set")
+    assert game_file.endswith(os.path.join("core", "game.py"))
+    assert cards_file.endswith(os.path.join("core", "cards.py"))
+
+
+@pytest.mark.parametrize("value", ["", "0"])
+def test_an_empty_or_zero_nomercy_pure_does_not_force_pure(value: str) -> None:
+    assert _probe(NOMERCY_PURE=value)[:2] == _probe()[:2]
+
+
+def test_the_compiled_build_is_chosen_when_current() -> None:
+    if not _compiled_is_current():
+        pytest.skip(f"the core is not compiled here ({_probe()[1]}): python -m nomercy.core.build")
+    build, _, game_file, cards_file = _probe()
+    assert build == "compiled"
+    for path in (game_file, cards_file):
+        assert path.startswith(core.COMPILED_DIR) and not path.endswith(".py")
+
+
+def test_a_stale_or_partial_build_falls_back_to_pure(tmp_path: Path) -> None:
+    """A copy of the package with the build: edit the source, or lose a module, and it's pure."""
+    if not _compiled_is_current():
+        pytest.skip("the core is not compiled here: python -m nomercy.core.build")
+    shutil.copytree(SRC / "nomercy", tmp_path / "nomercy", ignore=shutil.ignore_patterns("*.pyc"))
+    assert _probe(tmp_path)[0] == "compiled"
+    source = tmp_path / "nomercy" / "core" / "game.py"
+    source.write_text(source.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    build, reason, game_file, _ = _probe(tmp_path)
+    assert (build, reason) == ("pure", "the source changed since it was compiled: rebuild it")
+    assert game_file == str(tmp_path / "nomercy" / "core" / "game.py")
+    compiled = tmp_path / "nomercy" / "core" / "_compiled"
+    next(compiled.glob("events.*")).unlink()
+    assert _probe(tmp_path)[:2] == [
+        "pure",
+        "the compiled build does not cover every module: rebuild it",
+    ]
+    shutil.rmtree(compiled)
+    assert _probe(tmp_path)[:2] == ["pure", "not compiled (python -m nomercy.core.build)"]
+
+
+def test_nomercy_version_names_the_build() -> None:
+    for env in ({}, {"NOMERCY_PURE": "1"}):
+        environ = {k: v for k, v in os.environ.items() if k != "NOMERCY_PURE"} | env
+        out = subprocess.run(
+            [sys.executable, "-m", "nomercy", "--version"],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=environ,
+            timeout=60,
+        ).stdout
+        expected = "pure (NOMERCY_PURE is set)" if env else _probe()[0]
+        assert out.startswith(f"nomercy {nomercy.__version__}\ncore: {expected}")
+
+
+def test_build_help() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "nomercy.core.build", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    assert "mypyc" in out and "NOMERCY_PURE" in out
+
+
+# ---------------------------------------------------------------- what the source had to keep
+
+
+def test_cards_are_interned_in_this_build() -> None:
+    assert len(ALL_CODES) == 70 and ALL_CODES[0] == "R0" and ALL_CODES[-1] == "W+4"
+    for code in ALL_CODES:
+        card = Card(code)
+        assert card is Card(code) is parse_card(code.lower()) is Card(f" {code.lower()} ")
+        assert card.code == code and str(card) == code and repr(card) == f"Card({code!r})"
+        assert pickle.loads(pickle.dumps(card)) is card
+        assert copy.copy(card) is card and copy.deepcopy([card])[0] is card
+        assert hash(card) == object.__hash__(card)
+        assert card == Card(code) and {card: 1}[Card(code)] == 1
+    assert sorted([Card("W+4"), Card("B9"), Card("R0")]) == [Card("R0"), Card("B9"), Card("W+4")]
+    assert Card("Y7").points == 7 and Card("GSE").points == 20 and Card("W+6").points == 50
+    assert Card("B+2").name == "blue +2" and Card("WCR").colour is None
+
+
+@pytest.mark.parametrize("bad", ["X9", "", 5, None])
+def test_unknown_cards_are_notation_errors(bad: object) -> None:
+    with pytest.raises(NotationError, match="unknown card code"):
+        Card(bad)
+    with pytest.raises(NotationError, match="unknown card code"):
+        parse_card(bad)
+
+
+def test_cards_are_immutable() -> None:
+    with pytest.raises(AttributeError):
+        Card("R7").code = "R8"
+
+
+def test_a_game_copy_has_every_field_and_plays_on_identically() -> None:
+    game = nomercy.new_game(4, seed=11)
+    for _ in range(40):
+        game.apply(game.legal_actions()[0])
+    twin = game.copy()
+    if core.BUILD == "pure":
+        assert vars(twin).keys() == vars(game).keys()
+    assert twin.to_position() == game.to_position()
+    assert twin.hands is not game.hands and twin.hands[0] is not game.hands[0]
+    while not game.is_over:
+        action = game.legal_actions()[-1]
+        assert str(twin.legal_actions()[-1]) == str(action)
+        assert [e.text for e in twin.apply(str(action))] == [e.text for e in game.apply(action)]
+    assert twin.is_over and twin.to_position() == game.to_position()
+
+
+_CLONES: dict[str, Callable[[Any], Any]] = {
+    "copy": copy.copy,
+    "deepcopy": copy.deepcopy,
+    "pickle": lambda value: pickle.loads(pickle.dumps(value)),
+}
+
+
+@pytest.mark.parametrize("how", sorted(_CLONES))
+def test_engine_values_copy_and_pickle_alike_in_both_builds(how: str) -> None:
+    clone = _CLONES[how]
+    rules = make_rules("no-mercy", {"hand_size": 5, "mercy_threshold": 20})
+    assert clone(rules) == rules and clone(OPTIONS[0]) == OPTIONS[0]
+    assert hash(clone(make_rules("classic"))) == hash(make_rules("classic"))
+    game = nomercy.new_game(3, seed=2, options={"hand_size": 5})
+    event = game.apply(game.legal_actions()[0])[0]
+    assert clone(game).to_position() == game.to_position()
+    assert clone(event) == event and clone(event).to_dict() == event.to_dict()
+    error = clone(IllegalActionError("illegal 'draw'", "NM-18"))
+    assert isinstance(error, IllegalActionError) and error.rule == "NM-18"
+    assert str(error) == "illegal 'draw' [NM-18]"
+    record = GameRecord.from_game(game)
+    assert clone(record) == record
+    play = game.legal_actions()[0]
+    assert clone(play) == play
