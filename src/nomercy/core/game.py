@@ -34,7 +34,7 @@ from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, Kind, parse_car
 from nomercy.core.deck import build_deck
 from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError, RuleSetError
 from nomercy.core.events import Event
-from nomercy.core.redeal import Redealer, view_position
+from nomercy.core.redeal import Redealer, _seat_arg, view_position
 from nomercy.core.rules import OPTIONS, RuleSet, make_rules
 
 __all__ = ["EngineError", "Game", "Phase", "new_game"]
@@ -296,7 +296,7 @@ class Game:
         return g
 
     # ------------------------------------------------------------------ search support
-    def redeal(self, seat: int, rng: random.Random | int) -> Game:
+    def redeal(self, seat: object, rng: random.Random | int) -> Game:
         """A copy in which every card ``seat`` cannot see is dealt again at random.
 
         The copy agrees with everything ``seat`` knows: its own hand, every hand size, the
@@ -316,9 +316,9 @@ class Game:
             NoMercyError: there is no such seat.
             TypeError: ``rng`` is neither a ``random.Random`` nor an integer.
         """
-        return Redealer(self, seat).sample(rng)
+        return Redealer(self, _seat_arg(self, seat)).sample(rng)
 
-    def redealer(self, seat: int) -> Redealer:
+    def redealer(self, seat: object) -> Redealer:
         """``seat``'s information set in this game, for many :meth:`redeal` samples.
 
         ``g.redealer(seat).sample(rng)`` equals ``g.redeal(seat, rng)``; the redealer is a
@@ -327,7 +327,8 @@ class Game:
         Raises:
             NoMercyError: there is no such seat.
         """
-        return Redealer(self, seat)
+        # Checked here, before a compiled Redealer would coerce a bool to an int.
+        return Redealer(self, _seat_arg(self, seat))
 
     @classmethod
     def from_view(cls, view: Mapping[str, Any]) -> Game:
