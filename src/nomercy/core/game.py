@@ -296,7 +296,7 @@ class Game:
         return g
 
     # ------------------------------------------------------------------ search support
-    def redeal(self, seat: object, rng: random.Random | int) -> Game:
+    def redeal(self, seat: object, rng: object) -> Game:
         """A copy in which every card ``seat`` cannot see is dealt again at random.
 
         The copy agrees with everything ``seat`` knows: its own hand, every hand size, the

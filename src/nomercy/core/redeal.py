@@ -296,7 +296,7 @@ class Redealer:
         """The gaps the deals respect."""
         return self._gaps
 
-    def sample(self, rng: random.Random | int) -> Game:
+    def sample(self, rng: object) -> Game:
         """A new game with the unseen cards dealt at random (see the class docstring).
 
         Args:
@@ -306,7 +306,7 @@ class Redealer:
             if isinstance(rng, bool) or not isinstance(rng, int):
                 raise TypeError(f"rng must be a random.Random or an int seed, not {rng!r}")
             rng = random.Random(rng)
-        rand = rng.random
+        rand = rng.random  # typed ``object`` above so that both builds give this TypeError
         # A uniform shuffle by random sort keys: the generator's C-level random() makes it
         # faster than random.shuffle's per-card randbelow in pure Python.
         rest = sorted(self._pool, key=lambda _card: rand())
