@@ -64,11 +64,17 @@ def _compile() -> None:
     reason = _missing_tools()
     if reason is None:
         env = dict(os.environ)
-        # Keep pip's isolated build environment (where mypy is) on the path, after src.
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_SRC), env.get("PYTHONPATH")]))
         env.pop("NOMERCY_PURE", None)
+        # src goes first on sys.path from inside the child: pip's build environment drops
+        # from sys.path every entry the venv's .pth files add, an earlier editable install's
+        # src included, so PYTHONPATH alone would lose it on a reinstall. mypy comes from the
+        # build environment's own path, which stays.
+        start = (
+            f"import runpy, sys; sys.path.insert(0, {str(_SRC)!r}); "
+            "runpy.run_module('nomercy.core.build', run_name='__main__', alter_sys=True)"
+        )
         proc = subprocess.run(
-            [sys.executable, "-m", "nomercy.core.build", "--quiet"],
+            [sys.executable, "-c", start, "--quiet"],
             cwd=_ROOT,
             env=env,
             capture_output=True,

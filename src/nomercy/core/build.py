@@ -75,8 +75,12 @@ def build(*, quiet: bool = False) -> list[Path]:
         # and the chooser in the real __init__ must not run inside the build.
         (root / "nomercy" / "__init__.py").write_text("", encoding="utf-8")
         (package / "__init__.py").write_text("", encoding="utf-8")
-        for name in files:
-            shutil.copy2(_CORE_DIR / name, package / name)
+        # Every module goes into the copy, the pure-Python ones too (uncompiled), so mypy finds
+        # what the compiled ones import there, whatever sys.path the build runs with (pip's
+        # build environment drops an earlier editable install's src from it).
+        for source in _CORE_DIR.glob("*.py"):
+            if source.name not in ("__init__.py", "build.py"):
+                shutil.copy2(source, package / source.name)
         paths = [f"nomercy/core/{name}" for name in files]
         (root / "setup.py").write_text(_SETUP.format(paths=paths, group=_GROUP), encoding="utf-8")
         # No pyproject.toml or mypy.ini in the copy: the repository's [tool.mypy] files
@@ -158,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
         [
             sys.executable,
             "-c",
+            # This source tree first (pip's build environment may have dropped it from
+            # sys.path); then the check imports exactly what was just built.
+            f"import sys; sys.path.insert(0, {str(_CORE_DIR.parents[1])!r}); "
             "import nomercy.core as c, nomercy.core.game as g; "
             "print(c.BUILD, g.__file__, c.BUILD_REASON)",
         ],
