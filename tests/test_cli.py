@@ -34,7 +34,19 @@ def test_selfplay_narrates_every_event_and_the_result(capsys: pytest.CaptureFixt
     assert any("[NM-4]" in line for line in lines)  # the opening flip is narrated
     assert "1. P" in out and "[NM-12]" in out
     assert any(line.startswith("Result: P") and " wins after " in line for line in lines)
-    assert any(line.startswith("Scores: P0 ") for line in lines)
+    # NM-39: a single hand is not scored: the result says who held how many cards.
+    assert any(line.startswith("Cards left: P0 ") for line in lines)
+    assert not any(line.startswith("Scores:") for line in lines)
+
+
+def test_selfplay_match_prints_the_scores(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys, "selfplay", "--players", "2", "--seed", "3", "--quiet",
+        "--option", "scoring_enabled=true", "--option", "score_target=100",
+    )  # fmt: skip
+    assert code == 0, err
+    assert any(line.startswith("Scores: P0 ") for line in out.splitlines())
+    assert "Cards left" not in out
 
 
 def test_selfplay_quiet_prints_only_the_result(capsys: pytest.CaptureFixture[str]) -> None:

@@ -372,10 +372,14 @@ def _result_lines(game: Game, actions: int) -> list[str]:
         head = f"Result: {names[game.winner]} (seat {game.winner}) wins after {actions} actions"
     else:
         head = f"Result: not over after {actions} actions; seat {game.to_act} to act"
-    lines = [
-        head,
-        "Scores: " + ", ".join(f"{n} {s}" for n, s in zip(names, game.scores, strict=True)),
-    ]
+    lines = [head]
+    if game.rules.scoring_enabled:
+        lines.append(
+            "Scores: " + ", ".join(f"{n} {s}" for n, s in zip(names, game.scores, strict=True))
+        )
+    else:  # NM-39: a single hand is won, not scored; say who was left holding what
+        held = [f"{names[s]} {len(game.hands[s])}" for s in range(game.n) if not game.out[s]]
+        lines.append("Cards left: " + ", ".join(held))
     out = [names[s] for s in range(game.n) if game.out[s]]
     if out:
         where = f" in hand {game.hand_number}" if game.hand_number > 1 else ""
