@@ -2031,10 +2031,8 @@ class Game:
             NoMercyError: there is no such seat.
         """
         n = self.n
-        if seat is not None and (
-            isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n
-        ):
-            raise NoMercyError(f"there is no seat {seat!r} in a {n}-player game")
+        if seat is not None:
+            seat = _seat_arg(self, seat)
         r = self.rules
         players = []
         for s in range(n):
