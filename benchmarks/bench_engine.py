@@ -15,7 +15,6 @@ compare; games/s is shown for scale.
     python benchmarks/bench_engine.py                    # both sides, defaults
     python benchmarks/bench_engine.py --games 2000 --repeat 7
     python benchmarks/bench_engine.py --only rlcard --players 2
-    python benchmarks/bench_engine.py --kernel        # also the RL kernel (default rules)
     python benchmarks/bench_engine.py --builds both   # our engine pure and compiled, side by side
     python benchmarks/bench_engine.py --json > bench.json
 
@@ -107,29 +106,6 @@ def make_ours(players: int) -> Side:
         return steps, OK
 
     return Side("ours", "nomercy (No Mercy)", players, _version("uno-no-mercy", nomercy), play)
-
-
-def make_kernel(players: int) -> Side:
-    """The RL kernel (nomercy.rl.kernel): the default No Mercy rules over integers, no events."""
-    from nomercy.core.rules import make_rules
-    from nomercy.rl.kernel import COMPILED_MODULE, kernel_class
-
-    cls = kernel_class()
-    kernel = cls(make_rules("no-mercy"), players)
-
-    def play(seed: int) -> tuple[int, str]:
-        choice = random.Random(seed).choice
-        kernel.reset(seed)
-        steps = 0
-        while not kernel.is_over:
-            kernel.apply(choice(kernel.legal()))
-            steps += 1
-            if steps >= MAX_STEPS:
-                return steps, TRUNCATED
-        return steps, OK
-
-    build = "mypyc" if cls.__module__ == COMPILED_MODULE else "python"
-    return Side("kernel", f"kernel ({build})", players, _version("uno-no-mercy"), play)
 
 
 def make_rlcard(players: int) -> Side:
@@ -307,8 +283,6 @@ def print_table(result: dict[str, Any]) -> None:
     if "ratio_steps_per_s" in result:
         print(f"\nratio ours/rlcard, steps/s: {result['ratio_steps_per_s']:.2f}x")
         print(f"ratio ours/rlcard, games/s: {result['ratio_games_per_s']:.2f}x")
-    if "ratio_kernel_steps_per_s" in result:
-        print(f"ratio kernel/rlcard, steps/s: {result['ratio_kernel_steps_per_s']:.2f}x")
     for build in ("pure", "compiled"):
         if f"ratio_{build}_steps_per_s" in result:
             print(f"ratio {build}/rlcard, steps/s: {result[f'ratio_{build}_steps_per_s']:.2f}x")
@@ -331,11 +305,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--seed", type=int, default=0, help="first seed; game i uses seed+i")
     p.add_argument("--only", choices=["both", "ours", "rlcard"], default="both")
-    p.add_argument(
-        "--kernel",
-        action="store_true",
-        help="add the RL kernel (nomercy.rl.kernel: default rules, no events) as a side",
-    )
     p.add_argument(
         "--builds",
         choices=["current", "both"],
@@ -377,12 +346,6 @@ def main(argv: list[str] | None = None) -> int:
         import nomercy.core
 
         notes.append(f"our engine runs the {nomercy.core.build_description()}.")
-    if args.kernel:
-        try:
-            sides.append(make_kernel(args.players))
-        except ImportError as exc:
-            print(f"cannot load the RL kernel ({exc})", file=sys.stderr)
-            return 2
     if args.only in ("both", "rlcard"):
         try:
             import rlcard.games.uno.game  # noqa: F401
@@ -428,9 +391,6 @@ def main(argv: list[str] | None = None) -> int:
         ours, theirs = result["sides"]["ours"], result["sides"]["rlcard"]
         result["ratio_steps_per_s"] = ours["median_steps_per_s"] / theirs["median_steps_per_s"]
         result["ratio_games_per_s"] = ours["median_games_per_s"] / theirs["median_games_per_s"]
-        if "kernel" in runs:
-            kernel = result["sides"]["kernel"]["median_steps_per_s"]
-            result["ratio_kernel_steps_per_s"] = kernel / theirs["median_steps_per_s"]
         if ours["players"] != theirs["players"]:
             notes.append(f"seat counts differ: ours {ours['players']}, rlcard {theirs['players']}.")
     if "pure" in runs:

@@ -1,24 +1,26 @@
 """RL environment throughput: our PettingZoo AEC env against RLCard's UNO env, in one run.
 
-Both sides play random games through their RL interface: ours is ``nomercy.rl.env`` (No
-Mercy, every rule at its default, 2 players); at every step the agent to act reads its
-observation with ``env.last()`` (observation vector + action mask) and picks uniformly among
-the legal ids of the mask. RLCard's is ``rlcard.make('uno')`` (classic UNO, 2 players) in a
-manual ``reset()``/``step()`` loop, picking uniformly among ``state['legal_actions']`` (its
-``step`` builds the next player's encoded state). One step is one action; resets count in
-the time. Choices come from ``random.Random(seed)`` on both sides. Each repetition times both
-sides on the same seeds, alternating which goes first; medians over repetitions.
+Both sides play random games through their RL interface: ours is ``nomercy.rl.env`` (2
+players by default); at every step the agent to act reads its observation with ``env.last()``
+(observation vector + action mask) and picks uniformly among the legal ids of the mask.
+RLCard's is ``rlcard.make('uno')`` (classic UNO, 2 players) in a manual ``reset()``/``step()``
+loop, picking uniformly among ``state['legal_actions']`` (its ``step`` builds the next
+player's encoded state). One step is one action; resets count in the time. Choices come from
+``random.Random(seed)`` on both sides. Each repetition times every side on the same seeds,
+rotating which goes first; medians over repetitions.
 
-Our env runs on the integer kernel (``nomercy.rl.kernel``) for the default rules; it uses the
-mypyc build of the kernel when ``python -m nomercy.rl.build_kernel`` has made one, and the
-side's label says which. ``--engines default,python,reference`` adds our env on the
-pure-Python kernel and on the reference engine as further sides of the same run.
+Our env runs on the one rules engine, ``nomercy.core``. Our sides are every pair of a rule
+configuration (``--configs``: ``default`` No Mercy, ``options`` No Mercy with the non-default
+option set :data:`OPTIONS` below, ``classic`` the classic preset) and a build of the core
+(``--builds``: ``current``, what this process loads; ``both``: ``pure`` and ``compiled``, each
+side in a child process started with and without ``NOMERCY_PURE``, since a process loads one
+build).
 
-    python benchmarks/bench_rl.py                      # defaults: 300 games x 5 repeats
-    python benchmarks/bench_rl.py --games 500 --repeat 7
-    python benchmarks/bench_rl.py --engines default,python,reference --breakdown
+    python benchmarks/bench_rl.py                                  # defaults, current build
+    python benchmarks/bench_rl.py --configs default,options,classic --builds both --repeat 5
 
-Needs the rl and bench extras: ``pip install -e '.[rl,bench]'``.
+Needs the rl and bench extras: ``pip install -e '.[rl,bench]'``; ``--builds both`` needs the
+compiled core (``python -m nomercy.core.build``).
 """
 
 from __future__ import annotations
@@ -26,16 +28,33 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import json
+import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
-# Plays one game from a seed; returns the number of actions taken.
-PlayFn = Callable[[int], int]
+#: Plays the games of some seeds; returns (actions taken, seconds).
+TimeFn = Callable[[range], tuple[int, float]]
+
+CONFIGS = ("default", "options", "classic")
+#: The non-default option set of the ``options`` configuration (RULES.md §6 names): a
+#: running-total stack threshold, stacking only on a match, a Discard All whose player picks
+#: the top card, Roulette's player naming the colour, Mercy checked at the end of the turn,
+#: a voluntary draw of one card that may be passed, and one draw then pass when stuck.
+OPTIONS: dict[str, Any] = {
+    "stack_threshold": "running_total",
+    "stack_requires_match": True,
+    "discard_all_mode": "choose_top_and_fire",
+    "roulette_chooser": "player",
+    "mercy_timing": "end_of_turn",
+    "voluntary_draw": "draw_one_may_pass",
+    "no_playable_action": "draw_one_pass",
+}
 
 
 def _version(dist: str) -> str:
@@ -45,33 +64,19 @@ def _version(dist: str) -> str:
         return "unknown"
 
 
-ENGINES = ("default", "python", "reference")
-
-
-def make_env(players: int, engine: str) -> Any:
-    """Our env: ``default`` as ``nomercy.rl.env`` builds it (the compiled kernel when it is
-    built), ``python`` the pure-Python kernel, ``reference`` the reference engine."""
+def make_env(players: int, config: str) -> Any:
     import nomercy.rl
-    from nomercy.rl.kernel import Kernel
 
-    if engine == "reference":
-        return nomercy.rl.env(num_players=players, engine="reference")
-    env = nomercy.rl.env(num_players=players)
-    if engine == "python" and env.kernel_build != "python":
-        # Swap in the pure-Python kernel (benchmark only: the env picks its kernel itself).
-        env._kernel = Kernel(env.rules, players)
-        env.kernel_build = "python"
-    return env
+    if config == "classic":
+        return nomercy.rl.env(num_players=players, preset="classic")
+    if config == "options":
+        return nomercy.rl.env(num_players=players, options=OPTIONS)
+    return nomercy.rl.env(num_players=players)
 
 
-def label(env: Any, players: int) -> str:
-    build = env.kernel_build or "reference engine"
-    if build in ("mypyc", "python"):
-        build = f"{build} kernel"
-    return f"nomercy.rl.env (No Mercy, {players}p, {build})"
+def make_ours(players: int, config: str) -> TimeFn:
+    env = make_env(players, config)
 
-
-def make_ours(env: Any) -> PlayFn:
     def play(seed: int) -> int:
         randrange = random.Random(seed).randrange
         env.reset(seed=seed)
@@ -86,10 +91,10 @@ def make_ours(env: Any) -> PlayFn:
             steps += 1
         return steps
 
-    return play
+    return _timed(play)
 
 
-def make_rlcard() -> PlayFn:
+def make_rlcard() -> TimeFn:
     import rlcard
 
     env = rlcard.make("uno", config={"seed": 0})
@@ -104,46 +109,63 @@ def make_rlcard() -> PlayFn:
             steps += 1
         return steps
 
-    return play
+    return _timed(play)
 
 
-def breakdown(env: Any, games: int, seed: int) -> dict[str, float]:
-    """Microseconds per step in each part of a kernel env's work, outside the env loop."""
-    import numpy as np
+def _timed(play: Callable[[int], int]) -> TimeFn:
+    def run(seeds: range) -> tuple[int, float]:
+        start = time.perf_counter()
+        steps = sum(play(seed) for seed in seeds)
+        return steps, time.perf_counter() - start
 
-    kernel = env._kernel
-    if kernel is None:
-        raise SystemExit("--breakdown needs a kernel engine (not --engines reference)")
-    clock = time.perf_counter
-    parts = dict.fromkeys(("reset", "observation", "legal ids", "mask", "choice", "apply"), 0.0)
-    steps = 0
-    for k in range(games):
-        rng = random.Random(seed + k)
-        t0 = clock()
-        kernel.reset(seed + k)
-        parts["reset"] += clock() - t0
-        while not kernel.is_over:
-            t0 = clock()
-            np.frombuffer(kernel.observation(kernel.turn), np.float32)
-            t1 = clock()
-            ids = kernel.legal()
-            t2 = clock()
-            buf = bytearray(469)
-            for i in ids:
-                buf[i] = 1
-            np.frombuffer(buf, np.int8)
-            t3 = clock()
-            action = ids[rng.randrange(len(ids))]
-            t4 = clock()
-            kernel.apply(action)
-            t5 = clock()
-            parts["observation"] += t1 - t0
-            parts["legal ids"] += t2 - t1
-            parts["mask"] += t3 - t2
-            parts["choice"] += t4 - t3
-            parts["apply"] += t5 - t4
-            steps += 1
-    return {k: v / steps * 1e6 for k, v in parts.items()}
+    return run
+
+
+def make_child(build: str, players: int, config: str) -> TimeFn:
+    """Our env on one core build ("pure" or "compiled"), timed in a child process."""
+    env = {k: v for k, v in os.environ.items() if k != "NOMERCY_PURE"}
+    if build == "pure":
+        env["NOMERCY_PURE"] = "1"
+    proc = subprocess.Popen(
+        [sys.executable, __file__, "--worker", config, "--players", str(players)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+    info = json.loads(stdout.readline())
+    if info["build"] != build:
+        proc.kill()
+        proc.wait()
+        raise RuntimeError(f"the {build} core is not available: {info['description']}")
+
+    def run(seeds: range) -> tuple[int, float]:
+        stdin.write(f"{seeds.start} {seeds.stop}\n")
+        stdin.flush()
+        line = stdout.readline()
+        if not line:
+            raise RuntimeError(f"the {build} worker exited ({proc.wait()})")
+        steps, seconds = json.loads(line)
+        return int(steps), float(seconds)
+
+    return run
+
+
+def worker(players: int, config: str) -> int:
+    """Child of --builds both: time what the parent asks on this process's core build."""
+    import nomercy.core
+
+    run = make_ours(players, config)
+    print(
+        json.dumps({"build": nomercy.core.BUILD, "description": nomercy.core.build_description()}),
+        flush=True,
+    )
+    for line in sys.stdin:
+        start, stop = line.split()
+        print(json.dumps(run(range(int(start), int(stop)))), flush=True)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,47 +175,63 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="first seed; game i uses seed+i")
     p.add_argument("--players", type=int, default=2, help="seats in our games (RLCard: 2)")
     p.add_argument(
-        "--engines",
+        "--configs",
         default="default",
-        help="our sides, comma-separated from: default (what nomercy.rl.env picks), python "
-        "(the pure-Python kernel), reference (the reference engine); default: default",
+        help=f"our rule configurations, comma-separated from: {', '.join(CONFIGS)}",
     )
-    p.add_argument("--breakdown", action="store_true", help="also time the kernel's parts")
+    p.add_argument(
+        "--builds",
+        choices=("current", "both"),
+        default="current",
+        help="the core build this process loads, or pure and compiled side by side",
+    )
+    p.add_argument("--worker", metavar="CONFIG", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print one JSON object instead")
     args = p.parse_args(argv)
+    if args.worker:
+        return worker(args.players, args.worker)
     if args.games < 1 or args.repeat < 1:
         p.error("--games and --repeat must be at least 1")
     if not 2 <= args.players <= 6:
         p.error("--players must be 2-6")
-    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
-    bad = [e for e in engines if e not in ENGINES]
-    if bad or not engines or len(set(engines)) != len(engines):
-        p.error(f"--engines takes distinct names from {', '.join(ENGINES)}, not {args.engines!r}")
+    configs = [c.strip() for c in args.configs.split(",") if c.strip()]
+    bad = [c for c in configs if c not in CONFIGS]
+    if bad or not configs or len(set(configs)) != len(configs):
+        p.error(f"--configs takes distinct names from {', '.join(CONFIGS)}, not {args.configs!r}")
+    import nomercy.core
+
+    builds = ["pure", "compiled"] if args.builds == "both" else [nomercy.core.BUILD]
+    sides: dict[str, TimeFn] = {}
     try:
-        envs = {f"ours:{e}": make_env(args.players, e) for e in engines}
-        sides = {key: make_ours(env) for key, env in envs.items()}
+        for config in configs:
+            for build in builds:
+                key = f"{config} ({build})"
+                if args.builds == "both":
+                    sides[key] = make_child(build, args.players, config)
+                else:
+                    sides[key] = make_ours(args.players, config)
         sides["rlcard"] = make_rlcard()
     except ImportError as exc:
         print(f"missing dependency ({exc}): pip install -e '.[rl,bench]'", file=sys.stderr)
         return 2
+    except RuntimeError as exc:
+        print(f"{exc}: build it with python -m nomercy.core.build", file=sys.stderr)
+        return 2
     log = sys.stderr if args.json else sys.stdout
     seeds = range(args.seed, args.seed + args.games)
-    for play in sides.values():  # warm-up: caches, imports
-        for seed in range(args.seed, args.seed + min(20, args.games)):
-            play(seed)
+    for run in sides.values():  # warm-up: caches, imports
+        run(range(args.seed, args.seed + min(20, args.games)))
     rates: dict[str, list[float]] = {k: [] for k in sides}
     steps: dict[str, int] = {}
+    keys = list(sides)
     for rep in range(args.repeat):
-        order = list(sides) if rep % 2 == 0 else list(sides)[::-1]
-        for key in order:
-            play = sides[key]
-            start = time.perf_counter()
-            total = sum(play(seed) for seed in seeds)
-            seconds = time.perf_counter() - start
+        shift = rep % len(keys)
+        for key in keys[shift:] + keys[:shift]:
+            total, seconds = sides[key](seeds)
             steps[key] = total
             rates[key].append(total / seconds)
             print(
-                f"  rep {rep + 1}/{args.repeat} {key:<16} {total:>8,} steps {seconds:7.3f}s "
+                f"  rep {rep + 1}/{args.repeat} {key:<22} {total:>8,} steps {seconds:7.3f}s "
                 f"{total / seconds:>10,.0f} steps/s",
                 file=log,
                 flush=True,
@@ -201,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     med = {k: statistics.median(v) for k, v in rates.items()}
     result: dict[str, Any] = {
         "config": vars(args),
+        "options": OPTIONS,
         "python": f"Python {platform.python_version()} ({platform.python_implementation()})",
         "versions": {
             "uno-no-mercy": _version("uno-no-mercy"),
@@ -209,42 +248,30 @@ def main(argv: list[str] | None = None) -> int:
         },
         "sides": {
             key: {
-                "label": label(envs[key], args.players)
-                if key in envs
-                else "rlcard.make('uno') (2p)",
                 "steps_per_game": steps[key] / args.games,
                 "median_steps_per_s": med[key],
                 "runs": rates[key],
             }
             for key in sides
         },
-        "ratios_to_rlcard": {key: med[key] / med["rlcard"] for key in envs},
+        "ratios_to_rlcard": {key: med[key] / med["rlcard"] for key in sides if key != "rlcard"},
     }
-    if args.breakdown:
-        result["breakdown_us_per_step"] = breakdown(envs[next(iter(envs))], args.games, args.seed)
     if args.json:
         json.dump(result, sys.stdout, indent=2)
         print()
         return 0
     print(f"\nRL env throughput, random legal play: {args.games} games x {args.repeat} repeats")
     print(f"{result['python']}; versions {result['versions']}")
-    print(f"{'side':<52} {'steps/game':>10} {'steps/s (median)':>17} {'range':>19}")
-    for s in result["sides"].values():
+    print(f"{'side':<32} {'steps/game':>10} {'steps/s (median)':>17} {'range':>19} {'ratio':>6}")
+    for key, s in result["sides"].items():
         spread = f"{min(s['runs']):,.0f}-{max(s['runs']):,.0f}"
+        label = "rlcard.make('uno') (2p)" if key == "rlcard" else f"nomercy.rl.env {key}"
+        ratio = result["ratios_to_rlcard"].get(key)
         print(
-            f"{s['label']:<52} {s['steps_per_game']:>10.1f} "
-            f"{s['median_steps_per_s']:>17,.0f} {spread:>19}"
+            f"{label:<32} {s['steps_per_game']:>10.1f} {s['median_steps_per_s']:>17,.0f} "
+            f"{spread:>19} {'' if ratio is None else f'{ratio:.2f}x':>6}"
         )
-    print()
-    for key, ratio in result["ratios_to_rlcard"].items():
-        print(f"ratio {result['sides'][key]['label']} / rlcard, steps/s: {ratio:.2f}x (bar: 2x)")
-    if args.breakdown:
-        parts = result["breakdown_us_per_step"]
-        total = sum(parts.values())
-        print("\nthe kernel, microseconds per step (outside the env loop, no PettingZoo calls):")
-        for name, value in parts.items():
-            print(f"  {name:<14} {value:6.2f} us  {100 * value / total:5.1f}%")
-        print(f"  {'total':<14} {total:6.2f} us")
+    print("\nbars: compiled >= 2.5x, pure >= 1.5x RLCard (issue 12)")
     return 0
 
 

@@ -27,7 +27,7 @@ def _backend_copy(tmp_path: Path) -> ModuleType:
     shutil.copytree(
         ROOT / "src" / "nomercy",
         tmp_path / "src" / "nomercy",
-        ignore=shutil.ignore_patterns("__pycache__", "_compiled", "_kernel_mypyc*"),
+        ignore=shutil.ignore_patterns("__pycache__", "_compiled"),
     )
     spec = importlib.util.spec_from_file_location(
         f"nomercy_backend_{tmp_path.name}", tmp_path / "buildtools" / "nomercy_backend.py"

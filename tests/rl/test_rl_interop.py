@@ -17,19 +17,17 @@ import nomercy.rl as rl
 # A low Mercy threshold knocks seats out within a few turns (NM-33), so that 3+ seat games
 # have agents terminated mid-game.
 KNOCKOUTS = {"mercy_threshold": 12}
-ENGINES = ("kernel", "reference")
 
 
 def _masked_choice(rng: np.random.Generator, mask: np.ndarray) -> int:
     return int(rng.choice(np.flatnonzero(mask)))
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("players", [3, 4, 5, 6])
-def test_observe_is_unchanged_across_a_dead_agents_step(players: int, engine: str) -> None:
+def test_observe_is_unchanged_across_a_dead_agents_step(players: int) -> None:
     # The mask belongs to the seat to act, not to agent_selection: while a knocked-out agent
     # waits for its step(None), the seat to act already sees its mask, and nothing changes.
-    env = rl.env(num_players=players, options=KNOCKOUTS, engine=engine)
+    env = rl.env(num_players=players, options=KNOCKOUTS)
     dead_steps = 0
     for seed in range(4):
         env.reset(seed=seed)
@@ -53,10 +51,9 @@ def test_observe_is_unchanged_across_a_dead_agents_step(players: int, engine: st
     assert dead_steps > players  # knock-outs happened mid-game, not only at the end
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("players", [3, 4, 5, 6])
-def test_masked_random_play_through_turn_based_aec_to_parallel(players: int, engine: str) -> None:
-    par = turn_based_aec_to_parallel(rl.env(num_players=players, options=KNOCKOUTS, engine=engine))
+def test_masked_random_play_through_turn_based_aec_to_parallel(players: int) -> None:
+    par = turn_based_aec_to_parallel(rl.env(num_players=players, options=KNOCKOUTS))
     knocked_mid_game = 0
     for seed in range(4):
         obs, _ = par.reset(seed=seed)
@@ -77,14 +74,11 @@ def test_masked_random_play_through_turn_based_aec_to_parallel(players: int, eng
     assert knocked_mid_game > 0
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
-def test_parallel_api_test_through_turn_based_aec_to_parallel(players: int, engine: str) -> None:
+def test_parallel_api_test_through_turn_based_aec_to_parallel(players: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # parallel_api_test reports problems as warnings
-        par = turn_based_aec_to_parallel(
-            rl.env(num_players=players, options=KNOCKOUTS, engine=engine)
-        )
+        par = turn_based_aec_to_parallel(rl.env(num_players=players, options=KNOCKOUTS))
         parallel_api_test(par, num_cycles=1000)  # it seeds its own first reset (0)
 
 
@@ -120,7 +114,7 @@ def test_human_prints_what_ansi_returns(make: str, capsys: pytest.CaptureFixture
 def test_rgb_array_shows_the_view_and_hides_the_rest() -> None:
     from nomercy.rl._common import render_rgb
 
-    env = rl.env(num_players=4, options=KNOCKOUTS, render_mode="rgb_array", engine="reference")
+    env = rl.env(num_players=4, options=KNOCKOUTS, render_mode="rgb_array")
     env.reset(seed=1)
     rng = np.random.default_rng(1)
     shapes = set()
@@ -201,13 +195,10 @@ def test_gym_make_with_rgb_array_as_sb3_make_vec_env_does() -> None:
 
 
 # ---------------------------------------------------------------------------- flat observations
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("players", [2, 3, 5, 6])
-def test_flat_observation_is_the_scaled_vector_with_masks_in_infos(
-    players: int, engine: str
-) -> None:
-    flat = rl.env(num_players=players, options=KNOCKOUTS, engine=engine, obs_format="flat")
-    ref = rl.env(num_players=players, options=KNOCKOUTS, engine=engine)
+def test_flat_observation_is_the_scaled_vector_with_masks_in_infos(players: int) -> None:
+    flat = rl.env(num_players=players, options=KNOCKOUTS, obs_format="flat")
+    ref = rl.env(num_players=players, options=KNOCKOUTS)
     space = flat.observation_space("player_0")
     assert isinstance(space, gym.spaces.Box) and space.shape == (rl.OBS_SIZE,)
     assert space.low.min() >= -1.0 and space.high.max() <= 1.0

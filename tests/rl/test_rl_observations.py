@@ -41,6 +41,26 @@ def test_hand_counts_use_the_deck_table() -> None:
 
 
 @pytest.mark.parametrize("preset", ["no-mercy", "classic"])
+def test_snapshot_encoding_equals_view_encoding(preset: str) -> None:
+    """The envs encode Game.snapshot(seat); bots and users encode views: one vector."""
+    by_view: dict[int, ObservationEncoder] = {}
+    by_snap: dict[int, ObservationEncoder] = {}
+    checked = 0
+    for game, _ in random_states(preset, 40, seed=12):
+        if id(game) not in by_view:
+            by_view.clear()
+            by_snap.clear()
+            by_view[id(game)] = ObservationEncoder(game.rules, game.n)
+            by_snap[id(game)] = ObservationEncoder(game.rules, game.n)
+        for seat in range(game.n):
+            expected = by_view[id(game)].encode(game.view(seat, history=False))
+            got = by_snap[id(game)].encode_snapshot(game.snapshot(seat))
+            np.testing.assert_array_equal(got, expected)
+            checked += 1
+    assert checked > 1000
+
+
+@pytest.mark.parametrize("preset", ["no-mercy", "classic"])
 def test_observations_stay_inside_the_box(preset: str) -> None:
     encoders: dict[int, ObservationEncoder] = {}
     for game, _ in random_states(preset, 30, seed=11):

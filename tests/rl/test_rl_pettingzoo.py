@@ -114,9 +114,8 @@ def test_mask_is_the_engines_legal_actions_for_the_agent_to_act() -> None:
         env.step(int(ids[rng.randrange(len(ids))]))
 
 
-@pytest.mark.parametrize("engine", ["kernel", "reference"])
-def test_illegal_action_raises_naming_the_id_and_the_reason(engine: str) -> None:
-    env = raw_env(num_players=2, engine=engine)
+def test_illegal_action_raises_naming_the_id_and_the_reason() -> None:
+    env = raw_env(num_players=2)
     env.reset(seed=1)
     mask = env.observe(env.agent_selection)["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[-1])

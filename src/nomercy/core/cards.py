@@ -126,6 +126,7 @@ class Card:
         colour: the printed colour, or ``None`` for a wild.
         face: the face code without colour (``"7"``, ``"+2"``, ``"W+6"``).
         kind: what the card does.
+        index: its position in :data:`ALL_CODES` (compact encodings: counts, masks).
         number: the number of a number card, else ``None``.
         draw_value: the penalty it adds to a stack (RULES.md NM-15), 0 if it is no Draw Card.
         points: its value when a hand is scored (RULES.md §1.3).
@@ -143,6 +144,7 @@ class Card:
         "colour",
         "draw_value",
         "face",
+        "index",
         "is_wild",
         "kind",
         "name",
@@ -152,6 +154,7 @@ class Card:
     code: str
     colour: Colour | None
     face: str
+    index: int
     kind: Kind
     number: int | None
     draw_value: int
@@ -176,6 +179,7 @@ class Card:
                 object.__setattr__(card, "code", code)
                 object.__setattr__(card, "colour", colour)
                 object.__setattr__(card, "face", face)
+                object.__setattr__(card, "index", len(_INTERNED))
                 object.__setattr__(card, "kind", kind)
                 object.__setattr__(card, "number", number)
                 object.__setattr__(card, "draw_value", value)

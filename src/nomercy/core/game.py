@@ -17,7 +17,7 @@ import json
 import random
 from collections.abc import Iterable, Mapping
 from enum import StrEnum, unique
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from nomercy.core.actions import (
     Action,
@@ -37,7 +37,7 @@ from nomercy.core.events import Event
 from nomercy.core.redeal import Redealer, _seat_arg, view_position
 from nomercy.core.rules import OPTIONS, RuleSet, make_rules
 
-__all__ = ["EngineError", "Game", "Phase", "new_game"]
+__all__ = ["EngineError", "Game", "Phase", "Snapshot", "new_game"]
 
 _MASK = (1 << 64) - 1
 
@@ -99,7 +99,7 @@ _K_WILD_DRAW_FOUR = Kind.WILD_DRAW_FOUR
 _K_WILD_REVERSE_DRAW_FOUR = Kind.WILD_REVERSE_DRAW_FOUR
 _ALL_CARDS: tuple[Card, ...] = tuple(Card(code) for code in ALL_CODES)
 _PLAYABLE: dict[tuple[bool, bool], dict[tuple[Card, Colour | None], frozenset[Card]]] = {}
-_VARIANTS: dict[tuple[str, str, str], dict[tuple[int, Card], list[Action]]] = {}
+_VARIANTS: dict[tuple[str, str, str], dict[int, dict[Card, list[Action]]]] = {}
 _PLAYING_PHASES = (_PLAY_DRAWN, _DISCARD_ALL_TOP, _DISCARD_ALL_SUBSET)
 _ACTION_CACHE: dict[tuple[Any, ...], Action] = {}
 
@@ -167,6 +167,38 @@ def _chain_text(chain: list[int], total: int) -> str:
     if len(chain) > 1 and sum(chain) == total:
         return " (" + " ".join(f"+{v}" for v in chain) + ")"
     return ""
+
+
+class Snapshot(NamedTuple):
+    """One seat's compact view (:meth:`Game.snapshot`); ``-1`` means none."""
+
+    seat: int
+    phase: Phase
+    hand: list[int]
+    """Card indices in hand order."""
+    known: list[tuple[int, list[int]]]
+    """(holder, card indices) the seat knows another seat holds (NM-30, swaps)."""
+    hand_sizes: list[int]
+    out: list[bool]
+    uno: list[bool]
+    """Whether each seat has called UNO for its one card (NM-37)."""
+    uno_window: list[int]
+    """Seats that may be caught, sorted (NM-37)."""
+    direction: int
+    draw_pile_size: int
+    pending_total: int
+    pending_last: int
+    top: int
+    colour: int
+    drawn: int
+    """The drawn card the seat may play now (phase ``play_drawn``)."""
+    to_act: int
+    wd4_challengeable: bool
+    discard: list[Card]
+    """The discard pile itself, bottom first (not a copy: read only)."""
+
+
+_COLOUR_INDEX: dict[Colour, int] = {c: i for i, c in enumerate(COLOURS)}
 
 
 class Game:
@@ -246,10 +278,13 @@ class Game:
         self._pcache = _PLAYABLE.setdefault(
             (r.discard_all_symbol_match, r.plus4_symbols_shared), {}
         )
-        # Plain variants (no UNO call, no 7/0, not the last card) depend only on these options.
-        self._base = _VARIANTS.setdefault(
+        # Plain variants (no UNO call, no 7/0, not the last card) depend only on these options
+        # and the seat: one table per seat, keyed by card.
+        base = _VARIANTS.setdefault(
             (r.roulette_chooser, r.roulette_active_colour, r.wild_colour_timing), {}
         )
+        self._base = [base.setdefault(s, {}) for s in range(self.n)]
+        self._draw_acts: list[Action] = [_simple(Draw, s) for s in range(self.n)]
         seven_zero = not r.is_classic or r.classic_seven_zero
         self._special = frozenset(
             c for c in _ALL_CARDS if c.kind is _K_DISCARD_ALL or (seven_zero and c.number in (0, 7))
@@ -509,9 +544,13 @@ class Game:
         if phase is _PLAY:
             playable = self._playable_set()
             restricted = self._restricted
+            special = self._special
+            base = self._base[seat] if len(hand) > 2 else None  # _variants' cache, inlined
             found = False
-            for card in dict.fromkeys(hand):
-                if card in playable:
+            seen: list[Card] = []  # each card once, in hand order
+            for card in hand:
+                if card in playable and card not in seen:
+                    seen.append(card)
                     if (
                         restricted
                         and card in restricted
@@ -519,9 +558,10 @@ class Game:
                     ):
                         continue
                     found = True
-                    acts.extend(self._variants(seat, card))
+                    cached = base.get(card) if base is not None and card not in special else None
+                    acts.extend(cached if cached is not None else self._variants(seat, card))
             if not found or self.rules.voluntary_draw != "off":
-                acts.append(_simple(Draw, seat))
+                acts.append(self._draw_acts[seat])
         elif phase is _STACK_OR_ABSORB:
             acts = self._stack_actions(seat)
         elif phase is _PLAY_DRAWN:
@@ -566,23 +606,28 @@ class Game:
                 self.pending_total if r.stack_threshold == "running_total" else (self.pending_last)
             )
             top = self.discard[-1]
-            for card in dict.fromkeys(self.hands[seat]):
+            deflect = r.stack_deflection == "skip_reverse_deflect"
+            match = r.stack_requires_match
+            seen: list[Card] = []  # each card once, in hand order
+            for card in self.hands[seat]:
                 if card.draw_value >= threshold:
-                    if r.stack_requires_match and not (
+                    if match and not (
                         card.is_wild or card.colour is self.colour or card.kind is top.kind
                     ):
                         continue
-                    acts.extend(self._variants(seat, card, stacking=True))
-                elif (
-                    r.stack_deflection == "skip_reverse_deflect"
+                elif not (
+                    deflect
                     and card.kind in (_K_SKIP, _K_REVERSE)
                     and (card.colour is self.colour or card.kind is top.kind)
                 ):
+                    continue
+                if card not in seen:
+                    seen.append(card)
                     acts.extend(self._variants(seat, card, stacking=True))
         if self.wd4 is not None and r.wd4_challenge:
             acts.append(_simple(Challenge, seat))
         if not (acts and r.stack_mandatory and not r.is_classic):
-            acts.append(_simple(Draw, seat))
+            acts.append(self._draw_acts[seat])
         return acts
 
     def _variants(
@@ -599,7 +644,7 @@ class Game:
         hand = self.hands[seat]
         cacheable = len(hand) > 2 and not on_da and not jump and card not in self._special
         if cacheable:
-            cached = self._base.get((seat, card))
+            cached = self._base[seat].get(card)
             if cached is not None:
                 return cached
         # Cards left once the play (and any Discard All shedding) is done.
@@ -643,7 +688,7 @@ class Game:
                 if size == 1:
                     acts.append(_play(seat, card, colour, target, True, jump))
         if cacheable:  # depends only on the rules, the seat and the card
-            self._base[seat, card] = acts
+            self._base[seat][card] = acts
         return acts
 
     # ------------------------------------------------------------------ apply
@@ -2096,6 +2141,54 @@ class Game:
                 "hand_log_start": self._hand_start,
             },
         }
+
+    def snapshot(self, seat: object) -> Snapshot:
+        """What ``seat`` may know, compact: for encoders that run every step (RL).
+
+        The same information as :meth:`view` without history, names, rules or scores, as
+        integers: cards are :attr:`Card.index` values, colours indices into ``COLOURS``,
+        ``-1`` stands for none. ``discard`` is the game's own list of cards (bottom first),
+        not a copy: read it, never change it, and do not keep it across :meth:`apply`.
+
+        Raises:
+            NoMercyError: there is no such seat.
+        """
+        s = _seat_arg(self, seat)
+        n = self.n
+        hands = self.hands
+        known: list[tuple[int, list[int]]] = []
+        if self.known:
+            for t in range(n):
+                cards = self.known.get((s, t))
+                if cards and t != s:
+                    known.append((t, [c.index for c in cards]))
+        colour = self.colour
+        drawn = self.drawn
+        turn = self.turn
+        # tuple.__new__: a NamedTuple's own __new__ is a Python function, a step's worth.
+        return tuple.__new__(
+            Snapshot,
+            (
+                s,
+                self.phase,
+                [c.index for c in hands[s]],
+                known,
+                [len(h) for h in hands],
+                list(self.out),
+                list(self.uno_called),
+                sorted(self.uno_window),
+                self.direction,
+                len(self._draw),
+                self.pending_total,
+                self.pending_last,
+                self.discard[-1].index if self.discard else -1,
+                _COLOUR_INDEX[colour] if colour is not None else -1,
+                drawn.index if drawn is not None and s == turn else -1,
+                -1 if turn is None or self.phase is _OVER else turn,
+                self.wd4 is not None,
+                self.discard,
+            ),
+        )
 
     def public_history(self, *, whole_game: bool = False) -> list[dict[str, Any]]:
         """Public event dicts (what every seat saw) of the current hand, or of the game."""

@@ -254,7 +254,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
 
     def _observe(self) -> Obs:
         game = self._require_game()
-        vector = self._encoder.encode(game.view(self.seat, history=False), self._tracker.void)
+        vector = self._encoder.encode_snapshot(game.snapshot(self.seat), self._tracker.void)
         if self._flat:
             return vector * self._scale
         return {"observation": vector, "action_mask": mask_of(self._ids)}

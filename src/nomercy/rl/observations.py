@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from nomercy.core.cards import ALL_CODES, COLOURS, Card
 from nomercy.core.events import Event
-from nomercy.core.game import Phase
+from nomercy.core.game import Phase, Snapshot
 from nomercy.core.rules import RuleSet
 from nomercy.rl.actions import MAX_PLAYERS
 
@@ -37,7 +37,7 @@ _K = len(ALL_CODES)
 _CODE_INDEX: dict[str, int] = {code: i for i, code in enumerate(ALL_CODES)}
 _COLOUR_INDEX: dict[str, int] = {c.value: i for i, c in enumerate(COLOURS)}
 _PHASES: tuple[Phase, ...] = tuple(Phase)
-_PHASE_INDEX: dict[str, int] = {p.value: i for i, p in enumerate(_PHASES)}
+_PHASE_INDEX: dict[Phase, int] = {p: i for i, p in enumerate(_PHASES)}
 _OPP = MAX_PLAYERS - 1
 
 # (name, width, meaning) in vector order; docs/rl.md lists the same rows (checked by a test).
@@ -202,82 +202,135 @@ class ObservationEncoder:
         self.n = n
         self._mercy = rules.mercy_enabled
         self.low, self.high = _bounds(rules)
-        self._discard: list[str] = []
+        self._threshold = rules.mercy_threshold if rules.mercy_enabled else 0
+        self._discard: list[Card] = []
         self._discard_counts = array("f", bytes(4 * _K))
 
     def encode(
         self, view: Mapping[str, Any], void: list[list[int]] | None = None
     ) -> npt.NDArray[np.float32]:
         """The observation vector of ``view`` (plus the tracker's ``void`` flags, if given)."""
+        seat = view["seat"]
+        idx = _CODE_INDEX
+        players = view["players"]
+        top = view["top"]
+        colour = view["colour"]
+        drawn = view["drawn"]
+        to_act = view["to_act"]
+        pending = view["pending"] or {"total": 0, "last": 0}
+        snap = Snapshot(
+            seat,
+            Phase(view["phase"]),
+            [idx[c] for c in view["hand"]],
+            [(int(s), [idx[c] for c in cards]) for s, cards in view["known"].items()],
+            [p["hand_size"] for p in players],
+            [p["out"] for p in players],
+            [p["uno"] for p in players],
+            list(view["uno_window"]),
+            view["direction"],
+            view["draw_pile_size"],
+            pending["total"],
+            pending["last"],
+            -1 if top is None else idx[top],
+            -1 if colour is None else _COLOUR_INDEX[colour],
+            -1 if drawn is None else idx[drawn],
+            -1 if to_act is None else to_act,
+            view["wd4_challengeable"],
+            [Card(c) for c in view["discard"]],
+        )
+        return self.encode_snapshot(snap, void)
+
+    def encode_snapshot(
+        self, snap: Snapshot, void: list[list[int]] | None = None
+    ) -> npt.NDArray[np.float32]:
+        """The observation vector of ``Game.snapshot(seat)`` (plus ``void`` flags, if given).
+
+        :meth:`encode` gives the same vector from ``Game.view(seat, history=False)``.
+        """
         # Written entry by entry into a zeroed array.array, then wrapped without a copy: for
         # the ~40 scattered entries this is cheaper than numpy fancy indexing.
         obs = array("f")
         obs.frombytes(_ZERO_BYTES)
-        seat = view["seat"]
+        (
+            seat,
+            phase,
+            hand,
+            known,
+            sizes,
+            out,
+            uno,
+            window,
+            direction,
+            pile,
+            pending_total,
+            pending_last,
+            top,
+            colour,
+            drawn,
+            to_act,
+            wd4,
+            discard,
+        ) = snap
         n = self.n
-        idx = _CODE_INDEX
-        for c in view["hand"]:
-            obs[_HAND + idx[c]] += 1
-        for rel_s, cards in view["known"].items():
-            base = _KNOWN + ((int(rel_s) - seat) % n - 1) * _K
-            for c in cards:
-                obs[base + idx[c]] += 1
-        players = view["players"]
-        me = players[seat]
-        obs[_DIRECTION] = view["direction"]
-        obs[_SELF] = me["hand_size"]
-        obs[_SELF + 1] = me["mercy_distance"] or 0
-        obs[_SELF + 2] = me["uno"]
-        obs[_PILE] = view["draw_pile_size"]
-        obs[_PHASE + _PHASE_INDEX[view["phase"]]] = 1
-        pending = view["pending"]
-        if pending:
-            obs[_PENDING] = pending["total"]
-            obs[_PENDING + 1] = pending["last"]
-        top = view["top"]
-        if top is not None:
-            obs[_TOP + idx[top]] = 1
-        drawn = view["drawn"]
-        if drawn is not None:
-            obs[_DRAWN + idx[drawn]] = 1
-        colour = view["colour"]
-        if colour is not None:
-            obs[_COLOUR + _COLOUR_INDEX[colour]] = 1
-        to_act = view["to_act"]
-        if to_act is not None:
+        for i in hand:
+            obs[_HAND + i] += 1
+        for holder, cards in known:
+            base = _KNOWN + ((holder - seat) % n - 1) * _K
+            for i in cards:
+                obs[base + i] += 1
+        threshold = self._threshold
+        obs[_DIRECTION] = direction
+        obs[_SELF] = sizes[seat]
+        if threshold and not out[seat]:
+            obs[_SELF + 1] = threshold - sizes[seat]
+        obs[_SELF + 2] = uno[seat]
+        obs[_PILE] = pile
+        obs[_PHASE + _PHASE_INDEX[phase]] = 1
+        if pending_total:
+            obs[_PENDING] = pending_total
+            obs[_PENDING + 1] = pending_last
+        if top >= 0:
+            obs[_TOP + top] = 1
+        if drawn >= 0:
+            obs[_DRAWN + drawn] = 1
+        if colour >= 0:
+            obs[_COLOUR + colour] = 1
+        if to_act >= 0:
             obs[_TO_ACT + (to_act - seat) % n] = 1
-        for t in view["uno_window"]:
+        for t in window:
             if t != seat:
                 obs[_CATCH + (t - seat) % n - 1] = 1
-        if view["wd4_challengeable"]:
+        if wd4:
             obs[_WD4] = 1
         for k in range(1, n):
             other = (seat + k) % n
-            p = players[other]
             j = k - 1
             obs[_PRESENT + j] = 1
-            obs[_SIZE + j] = p["hand_size"]
-            obs[_MERCY + j] = p["mercy_distance"] or 0
-            obs[_OUT + j] = p["out"]
-            obs[_UNO + j] = p["uno"]
+            obs[_SIZE + j] = sizes[other]
+            if threshold and not out[other]:
+                obs[_MERCY + j] = threshold - sizes[other]
+            obs[_OUT + j] = out[other]
+            obs[_UNO + j] = uno[other]
             if void is not None:
                 flags = void[other]
                 if flags[0] or flags[1] or flags[2] or flags[3]:
                     v = _VOID + 4 * j
                     obs[v : v + 4] = array("f", flags)
-        obs[_DISCARD : _DISCARD + _K] = self._discard_counts_of(view["discard"])
+        obs[_DISCARD : _DISCARD + _K] = self._discard_counts_of(discard)
         return np.frombuffer(obs, dtype=np.float32)
 
-    def _discard_counts_of(self, pile: list[str]) -> array[float]:
+    def _discard_counts_of(self, pile: list[Card]) -> array[float]:
+        # Only the new tail is counted, once the previous pile is checked to be its prefix
+        # (a reshuffle or a Discard All burying cards under its top restarts the count).
         old = self._discard
         size = len(old)
         counts = self._discard_counts
         if len(pile) < size or pile[:size] != old:
             counts = self._discard_counts = array("f", bytes(4 * _K))
             size = 0
-        for code in pile[size:]:
-            counts[_CODE_INDEX[code]] += 1
-        self._discard = pile
+        for card in pile[size:]:
+            counts[card.index] += 1
+        self._discard = pile[:]
         return counts
 
 

@@ -25,7 +25,6 @@ from pettingzoo import AECEnv
 
 from nomercy.core.actions import Action, CallUno, Catch
 from nomercy.core.game import Game, new_game
-from nomercy.core.rules import RuleSet
 from nomercy.rl._common import (
     IllegalActionIdError,
     apply_tracked,
@@ -38,37 +37,31 @@ from nomercy.rl._common import (
     flat_scale,
     legal_id_map,
     make_ruleset,
-    mask_of,
     next_decider,
     observation_space,
     render,
     start_tracking,
 )
-from nomercy.rl.actions import NUM_ACTIONS, PASS_ID, id_to_action
-from nomercy.rl.kernel import COMPILED_MODULE, Kernel, kernel_class, kernel_supports
+from nomercy.rl.actions import NUM_ACTIONS, PASS_ID
 from nomercy.rl.observations import ObservationEncoder, PublicTracker
 
 __all__ = ["env", "raw_env"]
 
 _NO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 _NO_MASK.setflags(write=False)
-_KERNEL_OVER = Kernel.OVER
-_F32 = np.dtype(np.float32)
 _I8 = np.dtype(np.int8)
 _DECLINE = CallUno(-1)  # stands for "pass" on an offered out-of-turn turn (never applied)
-ENGINES = ("auto", "kernel", "reference")
+ENGINES = ("auto", "reference")
 
 
-def _pick_engine(engine: str, rules: RuleSet, out_of_turn: str) -> str:
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be 'auto', 'kernel' or 'reference', not {engine!r}")
-    if engine == "reference":
-        return engine
-    why = kernel_supports(rules, out_of_turn)
-    if why is None:
-        return "kernel"
+def _check_engine(engine: str) -> str:
     if engine == "kernel":
-        raise ValueError(f"engine='kernel' cannot run this environment: {why}")
+        raise ValueError(
+            "engine='kernel' is gone: the separate RL kernel was retired and every "
+            "environment runs on the one rules engine, nomercy.core (docs/rl.md#speed)"
+        )
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be 'auto' or 'reference', not {engine!r}")
     return "reference"
 
 
@@ -97,11 +90,10 @@ class raw_env(AECEnv[str, Obs, int]):
             text; ``"human"``: that text is printed after every ``reset()`` and ``step()``
             (and by ``render()``, which returns ``None``); ``"rgb_array"``: ``render()``
             returns a picture of that view (:func:`nomercy.rl._common.render_rgb`).
-        engine: ``"auto"`` (default): the fast integer kernel (:mod:`nomercy.rl.kernel`) when
-            it supports the rule set and ``out_of_turn``, else the reference engine;
-            ``"kernel"``: the kernel or a ``ValueError`` saying why not; ``"reference"``:
-            always :class:`~nomercy.core.game.Game`. Both give the same games, observations
-            and rewards; :attr:`engine` tells which one runs.
+        engine: ``"auto"`` (default) or ``"reference"``, the same thing: the game runs on
+            :class:`~nomercy.core.game.Game` (compiled when the core's compiled build is
+            installed, ``nomercy --version`` says). Kept for compatibility; ``"kernel"``
+            (the retired RL kernel) is a ``ValueError``.
 
     Rewards: when the game ends the winner gets +1 and every other agent −1. A seat knocked
     out by the Mercy rule (NM-33) is terminated at once with −1 (in a match with scoring on,
@@ -133,7 +125,7 @@ class raw_env(AECEnv[str, Obs, int]):
         super().__init__()
         self.out_of_turn = check_out_of_turn(out_of_turn)
         self.rules = make_ruleset(preset, options, num_players)
-        self.engine = _pick_engine(engine, self.rules, self.out_of_turn)
+        self.engine = _check_engine(engine)
         self.num_players = num_players
         self.illegal_action = check_illegal_mode(illegal_action)
         self.illegal_reward = float(illegal_reward)
@@ -160,20 +152,15 @@ class raw_env(AECEnv[str, Obs, int]):
         self._seed_rng: np.random.Generator | None = None
         self._seed_base: int | None = None  # None: fresh entropy
         self._game: Game | None = None
-        self._kernel = kernel_class()(self.rules, num_players) if self.engine == "kernel" else None
-        #: ``"mypyc"`` (the compiled kernel), ``"python"`` or ``None`` (reference engine).
-        self.kernel_build = (
-            None
-            if self._kernel is None
-            else "mypyc"
-            if type(self._kernel).__module__ == COMPILED_MODULE
-            else "python"
-        )
+        #: Always ``None``: the RL kernel this named is retired (kept for compatibility).
+        self.kernel_build: str | None = None
         self._started = False
         self._game_seed = 0
-        self._history: list[int] = []  # kernel path: the ids taken, to rebuild `game`
-        self._active = num_players  # kernel path: active seats when last settled
-        self._rewarded = True  # kernel path: `rewards` may hold non-zero values
+        self._rewarded = True  # `rewards` may hold non-zero values
+        # step()'s short path needs no _settle(): turn-taking, no truncation, no scoring.
+        self._plain = (
+            self.out_of_turn == "to_act" and max_steps is None and not self.rules.scoring_enabled
+        )
         self._ids: dict[int, Action] | None = None
         self._steps = 0
         self._decider = 0  # the seat whose decision agent_selection is (when it is live)
@@ -203,21 +190,13 @@ class raw_env(AECEnv[str, Obs, int]):
                 self._seed_rng = np.random.default_rng(base)
             game_seed = int(self._seed_rng.integers(0, 2**63))
         self._game_seed = game_seed
-        if self._kernel is not None:
-            self._started = False  # until the deal succeeds (it may refuse, NM-4)
-            self._game = None
-            self._kernel.reset(game_seed)
-            self._started = True
-            self._history = []
-        else:
-            self._started = False  # until the deal succeeds (it may refuse, NM-4)
-            self._game = None
-            self._game = new_game(self.num_players, rules=self.rules, seed=game_seed)
-            self._started = True
-            start_tracking(self._game, self._tracker)
+        self._started = False  # until the deal succeeds (it may refuse, NM-4)
+        self._game = None
+        self._game = new_game(self.num_players, rules=self.rules, seed=game_seed)
+        self._started = True
+        start_tracking(self._game, self._tracker)
         self._steps = 0
         self._ids = None
-        self._active = self.num_players
         self._rewarded = True
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -235,36 +214,12 @@ class raw_env(AECEnv[str, Obs, int]):
 
     @property
     def game(self) -> Game | None:
-        """The game as a reference :class:`~nomercy.core.game.Game` (``None`` before
-        ``reset()``). On the kernel path it is a copy rebuilt from the seed and the ids taken
-        so far, for inspection: changing it does not change the environment."""
-        if self._kernel is None:
-            return self._game
-        replayed = self._replayed()
-        return None if replayed is None else replayed.copy()
-
-    def _replayed(self) -> Game | None:
-        """Kernel path: the reference game of the current state (kept, caught up on demand)."""
-        if not self._started:
-            return None
-        game = self._game
-        history = self._history
-        if game is None or len(game.history) > len(history):
-            game = self._game = new_game(self.num_players, rules=self.rules, seed=self._game_seed)
-        n = self.num_players
-        for action_id in history[len(game.history) :]:
-            seat = game.to_act
-            assert seat is not None
-            game.apply(id_to_action(action_id, seat, n))
-        return game
+        """The environment's :class:`~nomercy.core.game.Game` (``None`` before ``reset()``).
+        Read it; changing it changes the environment."""
+        return self._game
 
     def _choose_decider(self) -> None:
         """Point ``agent_selection`` at the seat to decide next (module docstring)."""
-        kernel = self._kernel
-        if kernel is not None:
-            self._decider = kernel.turn
-            self.agent_selection = self.possible_agents[kernel.turn]
-            return
         game = self._require_game()
         decider = next_decider(game, self.out_of_turn == "offered", self._declined)
         self._decider = decider
@@ -282,7 +237,7 @@ class raw_env(AECEnv[str, Obs, int]):
         return ids
 
     def _require_game(self) -> Game:
-        game = self._game if self._kernel is None else self._replayed()
+        game = self._game
         if game is None:
             raise RuntimeError("call reset() before using the environment")
         return game
@@ -292,26 +247,17 @@ class raw_env(AECEnv[str, Obs, int]):
         ``obs_format="flat"`` the scaled vector alone."""
         if self._flat:
             return self._vector(agent) * self._scale
-        kernel = self._kernel
-        if kernel is not None and self._started:
-            return self._observe_kernel(kernel, agent)
-        return self._observe_reference(agent)
+        game = self._require_game()
+        return {"observation": self._vector(agent), "action_mask": self._mask(game, agent)}
 
     def action_mask(self, agent: str) -> npt.NDArray[np.int8]:
         """The agent's legal-action mask now: its legal ids if it is the seat to act (or is
         offered an out-of-turn action), else zeros. The same in both ``obs_format``s."""
-        kernel = self._kernel
-        if kernel is not None and self._started:
-            return self._kernel_mask(kernel, agent, None)
-        return self._reference_mask(self._require_game(), agent)
+        return self._mask(self._require_game(), agent)
 
     def _vector(self, agent: str) -> npt.NDArray[np.float32]:
-        kernel = self._kernel
-        if kernel is not None and self._started:
-            return np.frombuffer(kernel.observation(self._seat[agent]), _F32)
         game = self._require_game()
-        view = game.view(self._seat[agent], history=False)
-        return self._encoder.encode(view, self._tracker.void)
+        return self._encoder.encode_snapshot(game.snapshot(self._seat[agent]), self._tracker.void)
 
     def _publish_masks(self) -> None:
         """``obs_format="flat"``: every agent's current mask into its ``infos`` entry."""
@@ -320,60 +266,32 @@ class raw_env(AECEnv[str, Obs, int]):
 
     # The mask belongs to the seat to decide, not to agent_selection: while a knocked-out
     # agent waits for its step(None), the live seat's mask must not change.
-    def _reference_mask(self, game: Game, agent: str) -> npt.NDArray[np.int8]:
-        if (
-            self._seat[agent] == self._decider
-            and not game.is_over
-            and not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
-        ):
-            return mask_of(self._legal())
-        return _NO_MASK.copy()
-
-    def _kernel_mask(self, kernel: Kernel, agent: str, dead: bool | None) -> npt.NDArray[np.int8]:
+    def _mask(self, game: Game, agent: str, dead: bool | None = None) -> npt.NDArray[np.int8]:
         if dead is None:
             dead = self.terminations.get(agent, True) or self.truncations.get(agent, True)
-        if self._seat[agent] == self._decider and not dead and kernel.phase != _KERNEL_OVER:
-            buf = bytearray(NUM_ACTIONS)
-            for i in kernel.legal():
+        if self._seat[agent] == self._decider and not dead and not game.is_over:
+            buf = bytearray(NUM_ACTIONS)  # a few ids: cheaper than numpy fancy indexing
+            for i in self._legal():
                 buf[i] = 1
             return np.frombuffer(buf, _I8)
         return _NO_MASK.copy()
 
-    def _observe_reference(self, agent: str) -> dict[str, npt.NDArray[Any]]:
-        game = self._require_game()
-        seat = self._seat[agent]
-        obs = self._encoder.encode(game.view(seat, history=False), self._tracker.void)
-        return {"observation": obs, "action_mask": self._reference_mask(game, agent)}
-
-    def _observe_kernel(
-        self, kernel: Kernel, agent: str, dead: bool | None = None
-    ) -> dict[str, npt.NDArray[Any]]:
-        obs = np.frombuffer(kernel.observation(self._seat[agent]), _F32)
-        # _kernel_mask inlined: this runs at every last() of the kernel path.
-        if dead is None:
-            dead = self.terminations.get(agent, True) or self.truncations.get(agent, True)
-        if self._seat[agent] == self._decider and not dead and kernel.phase != _KERNEL_OVER:
-            buf = bytearray(NUM_ACTIONS)
-            for i in kernel.legal():
-                buf[i] = 1
-            mask = np.frombuffer(buf, _I8)
-        else:
-            mask = _NO_MASK.copy()
-        return {"observation": obs, "action_mask": mask}
-
     def last(self, observe: bool = True) -> tuple[Obs | None, float, bool, bool, dict[str, Any]]:
         """``AECEnv.last``: the acting agent's observation, cumulative reward, flags, info."""
         agent = self.agent_selection
-        kernel = self._kernel
         terminated = self.terminations[agent]
         truncated = self.truncations[agent]
         obs: Obs | None
         if not observe:
             obs = None
-        elif kernel is not None and self._started and not self._flat:
-            obs = self._observe_kernel(kernel, agent, terminated or truncated)
-        else:
+        elif self._flat:
             obs = self.observe(agent)
+        else:
+            game = self._require_game()
+            obs = {
+                "observation": self._vector(agent),
+                "action_mask": self._mask(game, agent, terminated or truncated),
+            }
         return obs, self._cumulative_rewards[agent], terminated, truncated, self.infos[agent]
 
     def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
@@ -390,72 +308,42 @@ class raw_env(AECEnv[str, Obs, int]):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        kernel = self._kernel
-        if kernel is not None:  # the kernel path, with the common case kept short
-            self._cumulative_rewards[agent] = 0.0
-            if self._rewarded:  # rewards are non-zero only after a knock-out, end, penalty
-                self._clear_rewards()
-                self._rewarded = False
-            action_id = action
-            if type(action_id) is not int:
-                if isinstance(action, np.integer):
-                    action_id = int(action)
-                elif not isinstance(action, int) or isinstance(action, bool):
-                    action_id = -1
-            if action_id not in kernel.legal():
-                self._refuse(agent, action)
-                return
-            if self.infos[agent]:
-                self.infos[agent] = {}
-            kernel.apply(action_id)
-            self._history.append(action_id)
-            self._steps += 1
-            if (
-                kernel.n_active == self._active
-                and kernel.phase != _KERNEL_OVER
-                and self.max_steps is None
-            ):
-                turn = kernel.turn
-                self._decider = turn
-                self.agent_selection = self.possible_agents[turn]
-                if self._after_steps:
-                    self._after_step()
-                return
-            self._active = kernel.n_active
-            self._rewarded = True
-            self._settle()
-            self._accumulate_rewards()
-            if self._after_steps:
-                self._after_step()
-            return
         game = self._require_game()
-        seat = self._seat[agent]
         self._cumulative_rewards[agent] = 0.0
-        self._clear_rewards()
+        if self._rewarded:  # rewards are non-zero only after a knock-out, the end, a penalty
+            self._clear_rewards()
+            self._rewarded = False
         chosen = None
-        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
+        if type(action) is int or (
+            isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+        ):
             chosen = self._legal().get(int(action))
         if chosen is None:
-            why = explain_illegal(game, seat, action, agent)
-            if self.illegal_action == "raise":
-                raise IllegalActionIdError(why)
-            self.rewards[agent] = self.illegal_reward
-            self.infos[agent] = {"illegal_action": True, "reason": why}
-            self._accumulate_rewards()
-            if self._flat:
-                self._publish_masks()
+            self._refuse(agent, action)
             return
         if self.infos[agent]:
             self.infos[agent] = {}
         self._ids = None
         if chosen is _DECLINE:
-            self._declined.add(seat)
+            self._declined.add(self._seat[agent])
+            self._steps += 1
         else:
+            was_out = list(game.out)
             apply_tracked(game, chosen, self._tracker)
             kind = type(chosen)
             if kind is not CallUno and kind is not Catch:
                 self._declined.clear()  # an in-turn action or a jump-in: new chances for all
-        self._steps += 1
+            self._steps += 1
+            if self._plain and not game.is_over and game.out == was_out:
+                # The common case: nobody is out or rewarded, the seat to act decides next.
+                turn = game.turn
+                assert turn is not None
+                self._decider = turn
+                self.agent_selection = self.possible_agents[turn]
+                if self._after_steps:
+                    self._after_step()
+                return
+        self._rewarded = True
         self._settle()
         self._accumulate_rewards()
         if self._after_steps:
@@ -471,7 +359,7 @@ class raw_env(AECEnv[str, Obs, int]):
             self.render()
 
     def _refuse(self, agent: str, action: Any) -> None:
-        """An illegal id on the kernel path: raise, or penalise (the game is unchanged)."""
+        """An illegal id: raise, or penalise (the game is unchanged)."""
         why = explain_illegal(self._require_game(), self._seat[agent], action, agent)
         if self.illegal_action == "raise":
             raise IllegalActionIdError(why)
@@ -484,9 +372,8 @@ class raw_env(AECEnv[str, Obs, int]):
 
     def _settle(self) -> None:
         """Rewards, terminations and the next agent after a step."""
-        kernel = self._kernel
-        state: Game | Kernel = self._require_game() if kernel is None else kernel
-        scoring = kernel is None and self.rules.scoring_enabled
+        state = self._require_game()
+        scoring = self.rules.scoring_enabled
         agents = self.possible_agents
         dead = False
         over = state.is_over
