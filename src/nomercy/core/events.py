@@ -2,9 +2,36 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-__all__ = ["Event"]
+__all__ = ["Event", "Text"]
+
+
+#: Classic cites its own rules (RULES.md §5) where a shared event text cites a No Mercy one:
+#: the deal, UNO, reshuffles, and the house rules of C04 (7-0, stacking, draw until playable).
+_CLASSIC_IDS = {
+    "NM-2": "CL-2",
+    "NM-37": "CL-9",
+    "NM-35": "CL-11",
+    "A13": "CL-11",
+    "NM-9": "C04",
+    "NM-16": "C04",
+    "NM-29": "C04",
+    "NM-31": "C04",
+    "A17": "C07",
+}
+
+#: A text, or the parts it is joined from when first read.
+Text = str | tuple[str, ...]
+
+
+def _classic_ids(text: str) -> str:
+    """``text`` with its trailing rule ids in classic's terms (``[NM-37]`` -> ``[CL-9]``)."""
+    start = text.rfind(" [")
+    if start < 0 or not text.endswith("]"):
+        return text
+    ids = text[start + 2 : -1].split(", ")
+    return text[: start + 2] + ", ".join(_CLASSIC_IDS.get(i, i) for i in ids) + "]"
 
 
 class Event:
@@ -18,25 +45,59 @@ class Event:
         data: machine-readable details (card codes, counts, seats).
         secret: ``public_text`` replaces ``text`` for every seat but ``seat``.
         public_text: the censored text for other seats when ``secret``.
+
+    The engine builds texts when they are first read: it may pass ``text`` and
+    ``public_text`` as tuples of parts (joined on first read), and ``classic=True`` turns
+    the cited No Mercy rule ids into classic ones (``[NM-37]`` -> ``[CL-9]``) at that moment.
     """
 
-    __slots__ = ("data", "kind", "public_text", "seat", "secret", "text")
+    __slots__ = ("_classic", "_public", "_text", "data", "kind", "seat", "secret")
 
     def __init__(
         self,
         kind: str,
-        text: str,
+        text: Text,
         seat: int | None = None,
         data: dict[str, Any] | None = None,
         secret: bool = False,
-        public_text: str = "",
+        public_text: Text = "",
+        classic: bool = False,
     ) -> None:
         self.kind = kind
-        self.text = text
+        self._text: Text = text
         self.seat = seat
         self.data = data if data is not None else {}
         self.secret = secret
-        self.public_text = public_text
+        self._public: Text = public_text
+        self._classic = classic
+
+    @property
+    def text(self) -> str:
+        """The event in words (built on first read)."""
+        text = self._text
+        if isinstance(text, str) and not self._classic:
+            return text
+        self._build()
+        return cast(str, self._text)
+
+    @property
+    def public_text(self) -> str:
+        """The text other seats read when ``secret`` (built on first read)."""
+        text = self._public
+        if isinstance(text, str) and not self._classic:
+            return text
+        self._build()
+        return cast(str, self._public)
+
+    def _build(self) -> None:
+        """Join both texts' parts and map classic's rule ids, once."""
+        self._text = self._final(self._text)
+        self._public = self._final(self._public)
+        self._classic = False
+
+    def _final(self, text: Text) -> str:
+        joined = text if isinstance(text, str) else "".join(text)
+        return _classic_ids(joined) if self._classic and joined else joined
 
     def for_seat(self, seat: int | None) -> Event:
         """This event as ``seat`` may see it (``None``: a spectator)."""

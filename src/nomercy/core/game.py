@@ -33,7 +33,7 @@ from nomercy.core.actions import (
 from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, Kind, parse_card, parse_colour
 from nomercy.core.deck import build_deck
 from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError, RuleSetError
-from nomercy.core.events import Event
+from nomercy.core.events import Event, Text
 from nomercy.core.redeal import Redealer, _seat_arg, view_position
 from nomercy.core.rules import OPTIONS, RuleSet, make_rules
 
@@ -139,30 +139,6 @@ def _fresh_deck(rules: RuleSet) -> list[Card]:
     return list(deck)
 
 
-#: Classic cites its own rules (RULES.md §5) where a shared event text cites a No Mercy one:
-#: the deal, UNO, reshuffles, and the house rules of C04 (7-0, stacking, draw until playable).
-_CLASSIC_IDS = {
-    "NM-2": "CL-2",
-    "NM-37": "CL-9",
-    "NM-35": "CL-11",
-    "A13": "CL-11",
-    "NM-9": "C04",
-    "NM-16": "C04",
-    "NM-29": "C04",
-    "NM-31": "C04",
-    "A17": "C07",
-}
-
-
-def _classic_ids(text: str) -> str:
-    """``text`` with its trailing rule ids in classic's terms (``[NM-37]`` -> ``[CL-9]``)."""
-    start = text.rfind(" [")
-    if start < 0 or not text.endswith("]"):
-        return text
-    ids = text[start + 2 : -1].split(", ")
-    return text[: start + 2] + ", ".join(_CLASSIC_IDS.get(i, i) for i in ids) + "]"
-
-
 def _chain_text(chain: list[int], total: int) -> str:
     if len(chain) > 1 and sum(chain) == total:
         return " (" + " ".join(f"+{v}" for v in chain) + ")"
@@ -262,6 +238,9 @@ class Game:
         self.start: dict[str, Any] | None = None  # position the game started from, if any
         self.seed = 0  # the seed new_game was given
         self._events: list[Event] = []
+        #: Whether apply() builds events (and keeps the log). Turn it off on copies used for
+        #: search or fast simulation: apply() then returns [] and views have no new history.
+        self.record_events = True
         self._legal: dict[int, list[Action]] = {}
         self._n_active = self.n
         self._draw_mode = "draw_until_playable"
@@ -753,18 +732,24 @@ class Game:
     def _emit(
         self,
         kind: str,
-        text: str,
+        text: Text,
         seat: int | None = None,
         data: dict[str, Any] | None = None,
-        public_text: str = "",
+        public_text: Text = "",
     ) -> None:
-        if self._cites_classic:
-            text, public_text = _classic_ids(text), _classic_ids(public_text)
-        self._events.append(
-            Event(
-                kind, text, seat, data if data is not None else {}, bool(public_text), public_text
+        """Record an event. ``text`` may be the parts of the text: joined when first read."""
+        if self.record_events:
+            self._events.append(
+                Event(
+                    kind,
+                    text,
+                    seat,
+                    data if data is not None else {},
+                    bool(public_text),
+                    public_text,
+                    self._cites_classic,
+                )
             )
-        )
 
     def _dispatch(self, action: Action) -> None:
         seat = action.seat
@@ -944,17 +929,19 @@ class Game:
             self.colour = None
         if card.is_wild and card.draw_value:
             self.chain_wild = seat
-        how = "stacks" if stacking else "plays"
-        named = f", naming {colour.word}" if colour is not None else ""
-        rule = "NM-18" if stacking else "NM-12"
-        if r.is_classic:
-            rule = "CL-4"
-        self._emit(
-            "play",
-            f"{name} {how} {card.name}{named} [{rule}]",
-            seat,
-            {"card": card.code, "colour": colour.value if colour else None},
-        )
+        if self.record_events:  # the most frequent event: its text is joined when read
+            self._emit(
+                "play",
+                (
+                    name,
+                    " stacks " if stacking else " plays ",
+                    card.name,
+                    "" if colour is None else ", naming " + colour.word,
+                    " [CL-4]" if r.is_classic else " [NM-18]" if stacking else " [NM-12]",
+                ),
+                seat,
+                {"card": card.code, "colour": colour.value if colour else None},
+            )
         if card.kind is _K_DISCARD_ALL and not stacking:
             mode = r.discard_all_mode
             same = [c for c in hand if c.colour is card.colour]
@@ -1234,13 +1221,14 @@ class Game:
                 why = f"{self.names[target]} must draw [CL-6]"
         self.turn = target
         self.phase = _STACK_OR_ABSORB
-        chain = _chain_text(self.pending_chain, self.pending_total)
-        self._emit(
-            "stack",
-            f"Penalty {self.pending_total}{chain}, last +{value}: {why}",
-            target,
-            {"total": self.pending_total, "last": value},
-        )
+        if self.record_events:
+            chain = _chain_text(self.pending_chain, self.pending_total)
+            self._emit(
+                "stack",
+                f"Penalty {self.pending_total}{chain}, last +{value}: {why}",
+                target,
+                {"total": self.pending_total, "last": value},
+            )
 
     def _clear_pending(self) -> None:
         self.pending_total = 0
@@ -1250,27 +1238,28 @@ class Game:
     def _absorb(self, seat: int) -> None:
         """NM-17 / CL-6: take the whole pending penalty and lose the turn."""
         total = self.pending_total
-        chain = _chain_text(self.pending_chain, total)
+        chain = _chain_text(self.pending_chain, total) if self.record_events else ""
         r = self.rules
         per_card = self._immediate() and r.mercy_absorb == "stop_at_threshold"
         self.wd4 = None
         drawn, knocked = self._draw_cards(seat, total, per_card_mercy=per_card)
         self._clear_pending()
-        codes = [c.code for c in drawn]
-        name = self.names[seat]
-        rule = "CL-6" if r.is_classic else "NM-17"
-        if knocked:  # A15: the draw stopped at the Mercy limit
-            said = f"{name} draws {len(drawn)} of {total}{chain} and reaches the Mercy limit"
-            rule = f"{rule}, A15"
-        else:
-            said = f"{name} draws {len(drawn)}{chain} and loses the turn"
-        self._emit(
-            "absorb",
-            f"{said} [{rule}]: {', '.join(codes)}",
-            seat,
-            {"cards": codes, "count": len(drawn), "total": total},
-            public_text=f"{said} [{rule}]",
-        )
+        if self.record_events:
+            codes = [c.code for c in drawn]
+            name = self.names[seat]
+            rule = "CL-6" if r.is_classic else "NM-17"
+            if knocked:  # A15: the draw stopped at the Mercy limit
+                said = f"{name} draws {len(drawn)} of {total}{chain} and reaches the Mercy limit"
+                rule = f"{rule}, A15"
+            else:
+                said = f"{name} draws {len(drawn)}{chain} and loses the turn"
+            self._emit(
+                "absorb",
+                (said, " [", rule, "]: ", ", ".join(codes)),
+                seat,
+                {"cards": codes, "count": len(drawn), "total": total},
+                public_text=(said, " [", rule, "]"),
+            )
         win = self.pending_win
         if win is not None:  # a challengeable winning Wild +4 was accepted (C08)
             self.pending_win = None

@@ -1,0 +1,129 @@
+"""The engine's fast paths play the same games: events off, lazily built texts, snapshots."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+import nomercy
+from nomercy import Event, Game
+from nomercy.core.cards import ALL_CODES, COLOURS, Card
+
+_SKIPPED = ("deck", "deck_variant", "deck_counts", "min_players", "max_players")
+
+
+def _random_game(k: int) -> Game:
+    rng = random.Random(7_000 + k)
+    preset = "classic" if k % 3 == 0 else "no-mercy"
+    options: dict[str, Any] = {}
+    if k % 2:
+        for spec in nomercy.OPTIONS:
+            usable = preset in spec.presets and spec.name not in _SKIPPED and spec.values
+            if usable and spec.kind != "int" and rng.random() < 0.5:
+                options[spec.name] = rng.choice(spec.values)
+    return nomercy.new_game(rng.randint(2, 6), rules=preset, options=options, seed=k)
+
+
+def _state(game: Game) -> dict[str, Any]:
+    position = game.to_position()
+    for key in ("log", "hand_log_start"):
+        position.pop(key, None)
+    return position
+
+
+@pytest.mark.parametrize("k", range(60))
+def test_events_off_plays_the_same_game(k: int) -> None:
+    loud = _random_game(k)
+    quiet = loud.copy()
+    quiet.record_events = False
+    log_length = len(quiet.log)
+    rng = random.Random(k)
+    for _ in range(250):
+        if loud.is_over:
+            break
+        seat = loud.to_act
+        action = rng.choice(loud.legal_actions(seat))
+        assert quiet.legal_actions(seat) == loud.legal_actions(seat)
+        assert loud.apply(action)
+        assert quiet.apply(action) == []
+        assert _state(quiet) == _state(loud)
+    assert quiet.is_over == loud.is_over
+    assert len(quiet.log) == log_length  # nothing recorded while off
+
+
+def test_events_off_survives_copy_and_can_be_turned_back_on() -> None:
+    game = nomercy.new_game(3, seed=5)
+    game.record_events = False
+    clone = game.copy()
+    assert clone.record_events is False
+    assert clone.apply(clone.legal_actions()[0]) == []
+    clone.record_events = True
+    assert clone.apply(clone.legal_actions()[0])
+
+
+def test_event_texts_built_from_parts_on_first_read() -> None:
+    event = Event("play", ("P0", " plays ", "red 7", " [NM-12]"), 0, {"card": "R7"})
+    assert event.text == "P0 plays red 7 [NM-12]"
+    assert str(event) == event.text and event.to_dict()["text"] == event.text
+    secret = Event("draw", ("P1 draws 1 (R7) [NM-9]",), 1, {}, True, ("P1 draws 1 ", "[NM-9]"))
+    assert secret.for_seat(0).text == "P1 draws 1 [NM-9]"
+    assert secret.for_seat(1).text == "P1 draws 1 (R7) [NM-9]"
+    assert secret == Event("draw", "P1 draws 1 (R7) [NM-9]", 1, {}, True, "P1 draws 1 [NM-9]")
+
+
+def test_classic_ids_are_mapped_when_the_text_is_read() -> None:
+    # Public text first, then text: each is mapped once, whichever is read first.
+    event = Event("uno", ("P0 calls UNO [NM-37]",), 0, {}, True, "P0 calls [NM-37]", True)
+    assert event.public_text == "P0 calls [CL-9]"
+    assert event.text == "P0 calls UNO [CL-9]"
+    assert event.text == "P0 calls UNO [CL-9]"
+
+
+def test_card_index_is_its_place_in_all_codes() -> None:
+    assert [Card(code).index for code in ALL_CODES] == list(range(len(ALL_CODES)))
+
+
+@pytest.mark.parametrize("preset", ["no-mercy", "classic"])
+def test_snapshot_agrees_with_the_view(preset: str) -> None:
+    rng = random.Random(3)
+    for k in range(20):
+        game = nomercy.new_game(2 + k % 5, rules=preset, seed=k)
+        for _ in range(120):
+            if game.is_over:
+                break
+            for seat in range(game.n):
+                view = game.view(seat, history=False)
+                snap = game.snapshot(seat)
+                assert [ALL_CODES[i] for i in snap.hand] == view["hand"]
+                assert {str(t): [ALL_CODES[i] for i in c] for t, c in snap.known} == view["known"]
+                assert snap.hand_sizes == [p["hand_size"] for p in view["players"]]
+                assert snap.out == [p["out"] for p in view["players"]]
+                assert snap.uno == [p["uno"] for p in view["players"]]
+                assert snap.uno_window == view["uno_window"]
+                assert snap.phase == view["phase"] and snap.direction == view["direction"]
+                assert snap.draw_pile_size == view["draw_pile_size"]
+                pending = view["pending"] or {"total": 0, "last": 0}
+                assert (snap.pending_total, snap.pending_last) == (
+                    pending["total"],
+                    pending["last"],
+                )
+                assert snap.top == (-1 if view["top"] is None else ALL_CODES.index(view["top"]))
+                colour = view["colour"]
+                assert snap.colour == (
+                    -1 if colour is None else [c.value for c in COLOURS].index(colour)
+                )
+                drawn = view["drawn"]
+                assert snap.drawn == (-1 if drawn is None else ALL_CODES.index(drawn))
+                assert snap.to_act == (-1 if view["to_act"] is None else view["to_act"])
+                assert snap.wd4_challengeable == view["wd4_challengeable"]
+                assert [c.code for c in snap.discard] == view["discard"]
+            game.apply(rng.choice(game.legal_actions()))
+
+
+def test_snapshot_refuses_a_bad_seat() -> None:
+    game = nomercy.new_game(2, seed=1)
+    for bad in (2, -1, "0", None, True):
+        with pytest.raises(nomercy.NoMercyError, match="no seat"):
+            game.snapshot(bad)
