@@ -250,7 +250,9 @@ class Game:
     def _setup_caches(self) -> None:
         """Per-rule-set lookup tables for the hot paths (legal actions)."""
         r = self.rules
-        self._cites_classic = r.is_classic
+        self._classic = r.is_classic
+        self._mercy_limit = r.mercy_threshold if r.mercy_enabled else 0  # 0: Mercy off (NM-33)
+        self._immediate_mercy = r.mercy_enabled and r.mercy_timing == "immediate"
         # The matching table depends only on these two options (A08, A11): share it.
         self._raise_on_exhaustion = r.exhaustion_fallback == "raise"
         self._deferred_mercy = r.mercy_enabled and r.mercy_timing != "immediate"
@@ -506,7 +508,7 @@ class Game:
     def _wild_draw_allowed(self, seat: int, card: Card) -> bool:
         """A34 / CL-4: a restricted wild draw needs no card of the active colour in hand."""
         r = self.rules
-        if r.is_classic:
+        if self._classic:
             if card.kind is not _K_WILD_DRAW_FOUR or not r.wd4_restriction or r.wd4_challenge:
                 return True
         elif not (r.wild_draw_restriction and card.is_wild and card.draw_value):
@@ -569,7 +571,7 @@ class Game:
 
     def _may_keep_drawn(self) -> bool:
         r = self.rules
-        if r.is_classic:
+        if self._classic:
             return not r.drawn_card_must_be_played
         if self._draw_mode == "draw_until_playable":
             return not r.drawn_card_must_be_played
@@ -579,7 +581,7 @@ class Game:
         r = self.rules
         acts: list[Action] = []
         final = self.pending_win is not None  # A17: no stacking on a last-card penalty
-        can_stack = not final and (not r.is_classic or r.classic_stacking)
+        can_stack = not final and (not self._classic or r.classic_stacking)
         if can_stack:
             threshold = (
                 self.pending_total if r.stack_threshold == "running_total" else (self.pending_last)
@@ -605,7 +607,7 @@ class Game:
                     acts.extend(self._variants(seat, card, stacking=True))
         if self.wd4 is not None and r.wd4_challenge:
             acts.append(_simple(Challenge, seat))
-        if not (acts and r.stack_mandatory and not r.is_classic):
+        if not (acts and r.stack_mandatory and not self._classic):
             acts.append(self._draw_acts[seat])
         return acts
 
@@ -643,7 +645,7 @@ class Game:
                 if (
                     card.kind is _K_WILD_DRAW_FOUR
                     and r.challenge_on_winning_card
-                    and (r.wd4_challenge and r.is_classic)
+                    and (r.wd4_challenge and self._classic)
                 ):
                     colours = COLOURS
             elif card.kind is _K_WILD_COLOUR_ROULETTE:
@@ -653,7 +655,7 @@ class Game:
                 colours = COLOURS
         targets: list[int | None] = [None]
         sizes = [remaining]
-        if card.number is not None and not ends and (not r.is_classic or r.classic_seven_zero):
+        if card.number is not None and not ends and (not self._classic or r.classic_seven_zero):
             if card.number == 7:
                 targets = [s for s in range(self.n) if s != seat and not self.out[s]]
                 sizes = [len(self.hands[t]) for t in targets if t is not None]
@@ -747,7 +749,7 @@ class Game:
                     data if data is not None else {},
                     bool(public_text),
                     public_text,
-                    self._cites_classic,
+                    self._classic,
                 )
             )
 
@@ -792,7 +794,7 @@ class Game:
     # ------------------------------------------------------------------ helpers
     def _two_player(self) -> bool:
         """A29: whether the 2-player rules apply now."""
-        if self.rules.is_classic and not self.rules.two_player_rules:
+        if self._classic and not self.rules.two_player_rules:
             return False
         if self.rules.two_player_basis == "initial":
             return self.n == 2
@@ -842,8 +844,8 @@ class Game:
             self.uno_window.discard(seat)
 
     def _over_limit(self, seat: int) -> bool:
-        r = self.rules
-        return r.mercy_enabled and len(self.hands[seat]) >= r.mercy_threshold
+        limit = self._mercy_limit
+        return limit > 0 and len(self.hands[seat]) >= limit
 
     def _draw_cards(
         self, seat: int, count: int, *, per_card_mercy: bool
@@ -861,7 +863,7 @@ class Game:
         return drawn, False
 
     def _immediate(self) -> bool:
-        return self.rules.mercy_enabled and self.rules.mercy_timing == "immediate"
+        return self._immediate_mercy
 
     def _forget(self, seat: int, card: Card) -> None:
         for (_, holder), cards in self.known.items():
@@ -902,7 +904,12 @@ class Game:
         name = self.names[seat]
         colour = action.colour
         r = self.rules
-        if self.wd4 is None and card.kind is _K_WILD_DRAW_FOUR and r.is_classic and r.wd4_challenge:
+        if (
+            self.wd4 is None
+            and card.kind is _K_WILD_DRAW_FOUR
+            and self._classic
+            and r.wd4_challenge
+        ):
             # CL-8: remember whether the play was honest, for a challenge.
             guilty = any(c.colour is self.colour for c in hand)
             self.wd4 = {
@@ -937,7 +944,7 @@ class Game:
                     " stacks " if stacking else " plays ",
                     card.name,
                     "" if colour is None else ", naming " + colour.word,
-                    " [CL-4]" if r.is_classic else " [NM-18]" if stacking else " [NM-12]",
+                    " [CL-4]" if self._classic else " [NM-18]" if stacking else " [NM-12]",
                 ),
                 seat,
                 {"card": card.code, "colour": colour.value if colour else None},
@@ -1022,7 +1029,7 @@ class Game:
     def _pass(self, seat: int) -> None:
         if self.phase is _PLAY_DRAWN:
             self.drawn = None
-            rule = "CL-5" if self.rules.is_classic else "NM-9"
+            rule = "CL-5" if self._classic else "NM-9"
             self._emit("pass", f"{self.names[seat]} keeps the drawn card and passes [{rule}]", seat)
             self.phase = _PLAY
             self.turn = self.next_seat(seat)
@@ -1126,7 +1133,7 @@ class Game:
             )
             return False
         r = self.rules
-        seven_zero = not r.is_classic or r.classic_seven_zero
+        seven_zero = not self._classic or r.classic_seven_zero
         exchanged = False
         if kind is _K_NUMBER:
             if seven_zero and card.number == 7 and target is not None:
@@ -1139,11 +1146,11 @@ class Game:
         elif kind is _K_SKIP:
             skipped = self.next_seat(seat)
             self.turn = self.next_seat(skipped)
-            rule = "CL-6" if r.is_classic else "NM-23"
+            rule = "CL-6" if self._classic else "NM-23"
             self._emit("skip", f"{self.names[skipped]} is skipped [{rule}]", skipped)
         elif kind is _K_REVERSE:
             self.direction = -self.direction
-            rule = "CL-12" if r.is_classic else "NM-25"
+            rule = "CL-12" if self._classic else "NM-25"
             if self._two_player():
                 self.turn = seat
                 self._emit(
@@ -1156,7 +1163,7 @@ class Game:
                 self._emit(
                     "reverse",
                     f"Direction reverses; {self.names[self.turn]} is next "
-                    f"[{'CL-6' if r.is_classic else 'NM-25'}]",
+                    f"[{'CL-6' if self._classic else 'NM-25'}]",
                     seat,
                 )
         elif kind is _K_SKIP_EVERYONE:
@@ -1217,7 +1224,7 @@ class Game:
         else:
             target = self.next_seat(seat)
             why = f"{self.names[target]} must stack or draw [NM-16]"
-            if self.rules.is_classic and not self.rules.classic_stacking:
+            if self._classic and not self.rules.classic_stacking:
                 why = f"{self.names[target]} must draw [CL-6]"
         self.turn = target
         self.phase = _STACK_OR_ABSORB
@@ -1247,7 +1254,7 @@ class Game:
         if self.record_events:
             codes = [c.code for c in drawn]
             name = self.names[seat]
-            rule = "CL-6" if r.is_classic else "NM-17"
+            rule = "CL-6" if self._classic else "NM-17"
             if knocked:  # A15: the draw stopped at the Mercy limit
                 said = f"{name} draws {len(drawn)} of {total}{chain} and reaches the Mercy limit"
                 rule = f"{rule}, A15"
@@ -1352,7 +1359,7 @@ class Game:
             self.turn = self.next_seat(seat)
             return
         self._receive(seat, card)
-        rule = "CL-5" if r.is_classic else "A02"
+        rule = "CL-5" if self._classic else "A02"
         playable = self._is_playable(card) and self._wild_draw_allowed(seat, card)
         knocked = immediate and self._over_limit(seat)
         keeps = playable and mode != "draw_one_pass" and not knocked
@@ -1388,7 +1395,7 @@ class Game:
         self._emit(
             "colour",
             f"{self.names[seat]} names {colour.word} [CL-3]"
-            if self.rules.is_classic
+            if self._classic
             else f"{self.names[seat]} names {colour.word} [A18]",
             seat,
             {"colour": colour.value},
@@ -1671,7 +1678,7 @@ class Game:
             if s != winner and not self.out[s]:
                 per_seat[s] = sum(c.points for c in self.hands[s])
         knocked = sum(self.out)
-        bonus = 0 if self.rules.is_classic else self.rules.knockout_bonus * knocked
+        bonus = 0 if self._classic else self.rules.knockout_bonus * knocked
         return sum(per_seat.values()) + bonus, per_seat
 
     def _end_hand(self, winner: int, how: str) -> None:
@@ -1682,20 +1689,20 @@ class Game:
         self._clear_pending()
         self.wd4 = None  # CL-8: nothing is left to challenge once the hand is over
         name = self.names[winner]
-        rule = "CL-13" if r.is_classic else "NM-40"
+        rule = "CL-13" if self._classic else "NM-40"
         parts = ", ".join(f"{self.names[s]} {p}" for s, p in per_seat.items())
         bonus = (
             f" + {knocked} knock-out(s) x {r.knockout_bonus}"
-            if knocked and not r.is_classic
+            if knocked and not self._classic
             else ""
         )
         how_text, how_rule = (
             ("is the last player standing", "NM-34")
             if how == "last standing"
-            else ("empties their hand", "CL-10" if r.is_classic else "NM-38")
+            else ("empties their hand", "CL-10" if self._classic else "NM-38")
         )
         cards = {str(s): p for s, p in per_seat.items()}  # JSON object keys are strings
-        if r.is_classic and r.classic_scoring == "lowest_wins":
+        if self._classic and r.classic_scoring == "lowest_wins":
             for s, p in per_seat.items():
                 self.scores[s] += p
             self._emit(
@@ -1738,7 +1745,7 @@ class Game:
             self._emit(
                 "match_end",
                 f"{self.names[match_winner]} wins the match with "
-                f"{self.scores[match_winner]} points [{'CL-13' if r.is_classic else 'NM-41'}]",
+                f"{self.scores[match_winner]} points [{'CL-13' if self._classic else 'NM-41'}]",
                 match_winner,
                 {"scores": list(self.scores)},
             )
@@ -1834,21 +1841,21 @@ class Game:
         name = "NM-4"
         # The flip only ever turns up cards of the pile left after the deal (flipped cards
         # return to it at a reshuffle), so without a card that may start it would never end.
-        if r.is_classic and r.start_card_effects:
+        if self._classic and r.start_card_effects:
             can_start = any(c.kind is not _K_WILD_DRAW_FOUR for c in self._draw)
         else:
             can_start = any(c.is_number for c in self._draw)
         if not can_start:
             raise RuleSetError(
                 f"no card left after dealing {r.hand_size} cards to {self.n} players can start "
-                f"the discard pile ({'CL-3' if r.is_classic and r.start_card_effects else name}"
+                f"the discard pile ({'CL-3' if self._classic and r.start_card_effects else name}"
                 f": the {len(self._draw)} left are all action or wild cards); deal fewer cards"
             )
         while True:
             if not self._draw:
                 self._reshuffle()
             card = self._draw.pop()
-            if r.is_classic and r.start_card_effects:
+            if self._classic and r.start_card_effects:
                 if card.kind is _K_WILD_DRAW_FOUR:
                     self._draw.append(card)
                     self._shuffle(self._draw)
@@ -1998,7 +2005,7 @@ class Game:
             assert self.drawn is not None
             return f"only the drawn card {self.drawn.code} may be played", "NM-9"
         if phase is _STACK_OR_ABSORB:
-            if self.rules.is_classic and not self.rules.classic_stacking:
+            if self._classic and not self.rules.classic_stacking:
                 return "no stacking in classic: take the penalty with 'draw'", "CL-7"
             if not card.draw_value:
                 return f"only a Draw Card may answer a pending penalty, not {card.name}", "NM-19"
@@ -2022,12 +2029,12 @@ class Game:
                 return (
                     f"{card.name} matches neither the top card {self.top.name} nor the "
                     f"active colour ({colour})",
-                    "CL-4" if self.rules.is_classic else "NM-12",
+                    "CL-4" if self._classic else "NM-12",
                 )
             if not self._wild_draw_allowed(seat, card):
                 return (
                     f"{card.name} may not be played while holding the active colour",
-                    "CL-4" if self.rules.is_classic else "A34",
+                    "CL-4" if self._classic else "A34",
                 )
         options = [a for a in self._variants(seat, card) if isinstance(a, Play)]
         if any(a.colour is not None for a in options) and action.colour is None:
