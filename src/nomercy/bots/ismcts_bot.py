@@ -136,6 +136,7 @@ class ISMCTSBot:
             if iteration and time.perf_counter() > deadline:
                 break
             game = sample(rng)
+            game.record_events = False  # nobody reads a simulated game's events
             path: list[tuple[_Node, int]] = []
             node = root
             first = True
