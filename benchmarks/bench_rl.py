@@ -262,13 +262,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"\nRL env throughput, random legal play: {args.games} games x {args.repeat} repeats")
     print(f"{result['python']}; versions {result['versions']}")
-    print(f"{'side':<32} {'steps/game':>10} {'steps/s (median)':>17} {'range':>19} {'ratio':>6}")
+    print(f"{'side':<36} {'steps/game':>10} {'steps/s (median)':>17} {'range':>19} {'ratio':>6}")
     for key, s in result["sides"].items():
         spread = f"{min(s['runs']):,.0f}-{max(s['runs']):,.0f}"
         label = "rlcard.make('uno') (2p)" if key == "rlcard" else f"nomercy.rl.env {key}"
         ratio = result["ratios_to_rlcard"].get(key)
         print(
-            f"{label:<32} {s['steps_per_game']:>10.1f} {s['median_steps_per_s']:>17,.0f} "
+            f"{label:<36} {s['steps_per_game']:>10.1f} {s['median_steps_per_s']:>17,.0f} "
             f"{spread:>19} {'' if ratio is None else f'{ratio:.2f}x':>6}"
         )
     print("\nbars: compiled >= 2.5x, pure >= 1.5x RLCard (issue 12)")

@@ -18,7 +18,7 @@ from nomercy.rl.actions import (
     NUM_ACTIONS,
     ActionIdError,
     action_name,
-    fast_id,
+    fast_ids,
     id_to_action,
 )
 from nomercy.rl.observations import OBS_SIZE, ObservationEncoder, PublicTracker
@@ -85,8 +85,7 @@ def flat_observation_space(encoder: ObservationEncoder) -> spaces.Box:
 
 def legal_id_map(game: Game, seat: int) -> dict[int, Action]:
     """Legal ids of ``seat`` (the seat to act) mapped to the engine's own action objects."""
-    n = game.n
-    return {fast_id(a, n): a for a in game.legal_actions(seat)}
+    return fast_ids(game.legal_actions(seat), game.n)
 
 
 def mask_of(ids: Mapping[int, Action]) -> npt.NDArray[np.int8]:
