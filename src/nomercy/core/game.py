@@ -13,11 +13,10 @@ always gives the same game.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterable, Mapping
 from enum import StrEnum, unique
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from nomercy.core.actions import (
     Action,
@@ -30,14 +29,17 @@ from nomercy.core.actions import (
     Play,
     parse_action,
 )
-from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, Kind, parse_card, parse_colour
+from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, Kind
 from nomercy.core.deck import build_deck
 from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError, RuleSetError
 from nomercy.core.events import Event, Text
 from nomercy.core.redeal import Redealer, _seat_arg, view_position
-from nomercy.core.rules import OPTIONS, RuleSet, make_rules
+from nomercy.core.rules import RuleSet, make_rules
 
-__all__ = ["EngineError", "Game", "Phase", "Snapshot", "new_game"]
+if TYPE_CHECKING:
+    from nomercy.core.views import Snapshot
+
+__all__ = ["EngineError", "Game", "Phase", "new_game"]
 
 _MASK = (1 << 64) - 1
 
@@ -143,38 +145,6 @@ def _chain_text(chain: list[int], total: int) -> str:
     if len(chain) > 1 and sum(chain) == total:
         return " (" + " ".join(f"+{v}" for v in chain) + ")"
     return ""
-
-
-class Snapshot(NamedTuple):
-    """One seat's compact view (:meth:`Game.snapshot`); ``-1`` means none."""
-
-    seat: int
-    phase: Phase
-    hand: list[int]
-    """Card indices in hand order."""
-    known: list[tuple[int, list[int]]]
-    """(holder, card indices) the seat knows another seat holds (NM-30, swaps)."""
-    hand_sizes: list[int]
-    out: list[bool]
-    uno: list[bool]
-    """Whether each seat has called UNO for its one card (NM-37)."""
-    uno_window: list[int]
-    """Seats that may be caught, sorted (NM-37)."""
-    direction: int
-    draw_pile_size: int
-    pending_total: int
-    pending_last: int
-    top: int
-    colour: int
-    drawn: int
-    """The drawn card the seat may play now (phase ``play_drawn``)."""
-    to_act: int
-    wd4_challengeable: bool
-    discard: list[Card]
-    """The discard pile itself, bottom first (not a copy: read only)."""
-
-
-_COLOUR_INDEX: dict[Colour, int] = {c: i for i, c in enumerate(COLOURS)}
 
 
 class Game:
@@ -2071,72 +2041,7 @@ class Game:
         Raises:
             NoMercyError: there is no such seat.
         """
-        n = self.n
-        if seat is not None:
-            seat = _seat_arg(self, seat)
-        r = self.rules
-        players = []
-        for s in range(n):
-            size = len(self.hands[s])
-            players.append(
-                {
-                    "seat": s,
-                    "name": self.names[s],
-                    "hand_size": size,
-                    "out": self.out[s],
-                    "uno": self.uno_called[s],
-                    "mercy_distance": (r.mercy_threshold - size)
-                    if r.mercy_enabled and not self.out[s]
-                    else None,
-                    "score": self.scores[s],
-                }
-            )
-        viewer = -1 if seat is None else seat
-        known: dict[str, list[str]] = {}
-        for s in range(n):
-            cards = self.known.get((viewer, s))
-            if cards and s != seat:
-                known[str(s)] = [c.code for c in cards]
-        pending = self.pending
-        wd4_public = self.wd4 is not None
-        return {
-            "seat": seat,
-            "rules": r.to_json(),
-            "phase": self.phase.value,
-            "to_act": self.to_act,
-            "direction": self.direction,
-            "top": self.discard[-1].code if self.discard else None,
-            "colour": self.colour.value if self.colour else None,
-            "discard": [c.code for c in self.discard],
-            "draw_pile_size": len(self._draw),
-            "set_aside_size": len(self.set_aside),
-            "pending": pending,
-            "hand": [c.code for c in self.hands[seat]] if seat is not None else [],
-            "drawn": self.drawn.code if self.drawn is not None and seat == self.turn else None,
-            "players": players,
-            "known": known,
-            "uno_window": sorted(self.uno_window),
-            "wd4_challengeable": wd4_public,
-            "dealer": self.dealer,
-            "hand_number": self.hand_number,
-            "scores": list(self.scores),
-            "score_target": r.score_target,
-            "winner": self.winner,
-            "hand_winner": self.hand_winner,
-            "history": self.public_history() if history else [],
-            "engine": {
-                "turn": self.turn,
-                "draw_mode": self._draw_mode,
-                "chain_wild": self.chain_wild,
-                "pending_win": self.pending_win,
-                "resume": self.resume,
-                "roulette_colour": self.roulette_colour.value if self.roulette_colour else None,
-                # CL-8: whether the Wild +4 was played dishonestly is hidden until challenged.
-                "wd4": {k: v for k, v in self.wd4.items() if k != "guilty"} if self.wd4 else None,
-                "total_cards": self.total_cards,
-                "hand_log_start": self._hand_start,
-            },
-        }
+        return _views.view(self, seat, history=history)
 
     def snapshot(self, seat: object) -> Snapshot:
         """What ``seat`` may know, compact: for encoders that run every step (RL).
@@ -2149,42 +2054,7 @@ class Game:
         Raises:
             NoMercyError: there is no such seat.
         """
-        s = _seat_arg(self, seat)
-        n = self.n
-        hands = self.hands
-        known: list[tuple[int, list[int]]] = []
-        if self.known:
-            for t in range(n):
-                cards = self.known.get((s, t))
-                if cards and t != s:
-                    known.append((t, [c.index for c in cards]))
-        colour = self.colour
-        drawn = self.drawn
-        turn = self.turn
-        # tuple.__new__: a NamedTuple's own __new__ is a Python function, a step's worth.
-        return tuple.__new__(
-            Snapshot,
-            (
-                s,
-                self.phase,
-                [c.index for c in hands[s]],
-                known,
-                [len(h) for h in hands],
-                list(self.out),
-                list(self.uno_called),
-                sorted(self.uno_window),
-                self.direction,
-                len(self._draw),
-                self.pending_total,
-                self.pending_last,
-                self.discard[-1].index if self.discard else -1,
-                _COLOUR_INDEX[colour] if colour is not None else -1,
-                drawn.index if drawn is not None and s == turn else -1,
-                -1 if turn is None or self.phase is _OVER else turn,
-                self.wd4 is not None,
-                self.discard,
-            ),
-        )
+        return _views.snapshot(self, seat)
 
     def public_history(self, *, whole_game: bool = False) -> list[dict[str, Any]]:
         """Public event dicts (what every seat saw) of the current hand, or of the game."""
@@ -2200,45 +2070,7 @@ class Game:
 
         ``Game.from_position(g.to_position())`` continues exactly like ``g``, draws included.
         """
-        return {
-            "rules": self.rules.to_json(),
-            "players": [
-                {
-                    "name": self.names[s],
-                    "hand": [c.code for c in self.hands[s]],
-                    "out": self.out[s],
-                    "uno": self.uno_called[s],
-                }
-                for s in range(self.n)
-            ],
-            "turn": self.turn,
-            "direction": self.direction,
-            "discard": [c.code for c in self.discard],
-            "colour": self.colour.value if self.colour else None,
-            "draw_pile": [c.code for c in reversed(self._draw)],
-            "set_aside": [c.code for c in self.set_aside],
-            "pending": self.pending,
-            "seed": self.key,
-            "fill": "none",
-            "phase": self.phase.value,
-            "drawn": self.drawn.code if self.drawn else None,
-            "draw_mode": self._draw_mode,
-            "uno_window": sorted(self.uno_window),
-            "chain_wild": self.chain_wild,
-            "wd4": self.wd4,
-            "pending_win": self.pending_win,
-            "resume": self.resume,
-            "roulette_colour": self.roulette_colour.value if self.roulette_colour else None,
-            "known": {f"{v},{s}": [c.code for c in cards] for (v, s), cards in self.known.items()},
-            "dealer": self.dealer,
-            "scores": list(self.scores),
-            "hand_number": self.hand_number,
-            "hand_winner": self.hand_winner,
-            "winner": self.winner,
-            "total_cards": self.total_cards,
-            "log": self.public_history(whole_game=True),
-            "hand_log_start": self._hand_start,
-        }
+        return _positions.to_position(self)
 
     @classmethod
     def from_position(cls, position: Mapping[str, Any] | str) -> Game:
@@ -2248,233 +2080,7 @@ class Game:
             NotationError: malformed position, unknown card, or more copies than the deck holds.
             RuleSetError: unknown preset or option.
         """
-        if isinstance(position, str):
-            try:
-                position = json.loads(position)
-            except json.JSONDecodeError as exc:
-                raise NotationError(f"a position string must be JSON: {exc}") from None
-        if not isinstance(position, Mapping):
-            raise NotationError("a position must be a JSON object")
-        try:
-            return cls._from_position(position)
-        except NoMercyError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-            raise NotationError(f"malformed position: {exc!r}") from None
-
-    @classmethod
-    def _from_position(cls, pos: Mapping[str, Any]) -> Game:
-        rules_value = pos.get("rules", "no-mercy")
-        rules = make_rules(rules_value)
-        if rules.scoring_enabled:
-            _check_deal(rules)  # a match deals again after this hand
-        players = pos.get("players")
-        if not isinstance(players, list) or len(players) < 2:
-            raise NotationError("'players' must list at least two players")
-        for i, p in enumerate(players):
-            if not isinstance(p, Mapping):
-                raise NotationError(f"players[{i}] must be an object with 'hand', 'out', 'uno'")
-        names = [str(p.get("name", f"P{i}")) for i, p in enumerate(players)]
-        g = cls(rules, names)
-        n = g.n
-
-        def cards(value: Any, what: str) -> list[Card]:
-            if value is None:
-                return []
-            if not isinstance(value, list):
-                raise NotationError(f"'{what}' must be a list of card codes")
-            return [parse_card(str(c)) for c in value]
-
-        def flag(value: Any, what: str) -> bool:
-            if not isinstance(value, bool):
-                raise NotationError(f"'{what}' must be true or false, not {value!r}")
-            return value
-
-        g.hands = [cards(p.get("hand", []), f"players[{i}].hand") for i, p in enumerate(players)]
-        g.out = [flag(p.get("out", False), f"players[{i}].out") for i, p in enumerate(players)]
-        g.uno_called = [
-            flag(p.get("uno", False), f"players[{i}].uno") for i, p in enumerate(players)
-        ]
-        for i in range(n):
-            if g.out[i] and g.hands[i]:
-                # NM-34.1: a knocked-out hand is set aside, never held.
-                raise NotationError(f"players[{i}] is out but holds cards: put them in 'set_aside'")
-        g._n_active = n - sum(g.out)
-        if g._n_active < 1:
-            raise NotationError("at least one player must be in the game")
-        g.discard = cards(pos.get("discard"), "discard")
-        draw_top_first = cards(pos.get("draw_pile", []), "draw_pile")
-        g.set_aside = cards(pos.get("set_aside", []), "set_aside")
-        g.key = _int_key(pos, "seed", 0)
-        fill = pos.get("fill", "draw_pile")
-        if fill not in ("draw_pile", "none"):
-            raise NotationError(f"'fill' must be 'draw_pile' or 'none', not {fill!r}")
-        table = rules.deck_table()
-        placed: dict[Card, int] = {}
-        for group in (*g.hands, g.discard, draw_top_first, g.set_aside):
-            for c in group:
-                placed[c] = placed.get(c, 0) + 1
-        for c, count in placed.items():
-            if count > table.get(c.code, 0):
-                raise NotationError(
-                    f"the position has {count} copies of {c.code} but the deck "
-                    f"holds {table.get(c.code, 0)}"
-                )
-        rest: list[Card] = []
-        if fill == "draw_pile":
-            for code, count in table.items():
-                card = Card(code)
-                rest.extend([card] * (count - placed.get(card, 0)))
-            g._shuffle(rest)
-        # internal pile: top at the end; the filled cards go under the listed pile
-        g._draw = rest + draw_top_first[::-1]
-        held = sum(placed.values()) + len(rest)
-        g.total_cards = _int_key(pos, "total_cards", held)
-        if g.total_cards != held:
-            raise NotationError(
-                f"'total_cards' is {g.total_cards} but the position holds {held} cards"
-            )
-        if not g.discard:
-            raise NotationError("the discard pile must hold at least one card")
-        if "colour" in pos:  # null is kept: a wild's colour may still be owed (A18)
-            g.colour = _colour_key(pos, "colour")
-        else:
-            g.colour = g.discard[-1].colour
-        direction = pos.get("direction", 1)
-        if direction not in (1, -1) or isinstance(direction, bool):
-            raise NotationError(f"'direction' must be 1 or -1, not {direction!r}")
-        g.direction = direction
-        turn = pos.get("turn", 0)
-        phase_value = pos.get("phase", "play")
-        try:
-            phase = Phase(phase_value)
-        except ValueError:
-            raise NotationError(
-                f"'phase' must be one of {', '.join(p.value for p in Phase)}, not {phase_value!r}"
-            ) from None
-        pending = pos.get("pending")
-        if pending:
-            if not isinstance(pending, Mapping):
-                raise NotationError("'pending' must be null or an object with 'total', 'last'")
-            g.pending_total = _int_key(pending, "total", None, minimum=1, where="pending.")
-            g.pending_last = _int_key(pending, "last", g.pending_total, minimum=1, where="pending.")
-            if g.pending_last > g.pending_total:
-                raise NotationError("'pending.last' must not exceed 'pending.total'")
-            chain = pending.get("chain")
-            if chain is not None and not isinstance(chain, list):
-                raise NotationError("'pending.chain' must be a list of Draw Card values")
-            g.pending_chain = (
-                [_int_value(v, "pending.chain", 1) for v in chain]
-                if chain
-                else ([g.pending_total] if g.pending_total == g.pending_last else [])
-            )
-            if "phase" not in pos:
-                phase = _STACK_OR_ABSORB
-            if phase is not _STACK_OR_ABSORB:
-                raise NotationError(
-                    f"a pending penalty needs phase 'stack_or_absorb', not {phase.value!r}"
-                )
-        elif phase is _STACK_OR_ABSORB:
-            raise NotationError("phase 'stack_or_absorb' needs a 'pending' penalty (NM-17)")
-        g.phase = phase
-        if phase is not _OVER:
-            if _seat_value(turn, "turn", n) is None or g.out[turn]:
-                raise NotationError(f"'turn' must be an active seat, not {turn!r}")
-            if g._n_active < 2:
-                raise NotationError(
-                    "only one player is in the game: the phase must be 'over' (NM-34.5)"
-                )
-            if g.colour is None and phase not in (_CHOOSE_COLOUR, _STACK_OR_ABSORB):
-                raise NotationError("'colour' must name the active colour (R, Y, G or B)")
-        else:
-            turn = _seat_key(pos, "turn", n)
-        g.turn = turn
-        drawn = pos.get("drawn")
-        g.drawn = parse_card(str(drawn)) if drawn else None
-        if phase is _PLAY_DRAWN:
-            if g.drawn is None:
-                raise NotationError("phase 'play_drawn' needs the 'drawn' card (NM-9)")
-            if g.drawn not in g.hands[turn]:
-                raise NotationError(
-                    f"the 'drawn' card {g.drawn.code} is not in the hand of seat {turn}"
-                )
-        if phase in (_DISCARD_ALL_TOP, _DISCARD_ALL_SUBSET) and (
-            g.discard[-1].kind is not _K_DISCARD_ALL
-        ):
-            raise NotationError(f"phase {phase.value!r} needs a Discard All on top (A09)")
-        draw_mode = pos.get("draw_mode", "draw_until_playable")
-        if draw_mode not in _DRAW_MODES:
-            raise NotationError(
-                f"'draw_mode' must be one of {', '.join(_DRAW_MODES)}, not {draw_mode!r}"
-            )
-        g._draw_mode = draw_mode
-        window = pos.get("uno_window", [])
-        if not isinstance(window, list):
-            raise NotationError("'uno_window' must be a list of seats")
-        g.uno_window = set()
-        for s in window:
-            seat = _seat_value(s, "uno_window", n)
-            if seat is None or g.out[seat]:
-                raise NotationError(f"'uno_window' must list active seats, not {s!r}")
-            g.uno_window.add(seat)
-        g.chain_wild = _seat_key(pos, "chain_wild", n)
-        if (
-            g.colour is None
-            and phase is _STACK_OR_ABSORB
-            and (g.chain_wild is None or rules.wild_colour_timing != "on_resolution")
-        ):
-            # A18 on_resolution: only then is a colour still owed, by the seat that owes it.
-            raise NotationError(
-                "'colour' may be null in a stack only with wild_colour_timing='on_resolution' "
-                "and 'chain_wild' naming who owes it (A18)"
-            )
-        g.wd4 = _wd4_key(pos, rules, n)
-        g.pending_win = _seat_key(pos, "pending_win", n)
-        g.resume = _seat_key(pos, "resume", n)
-        if phase is _CHOOSE_COLOUR and g.resume is not None and g.out[g.resume]:
-            raise NotationError(f"'resume' must be an active seat, not {g.resume}")
-        g.roulette_colour = _colour_key(pos, "roulette_colour")
-        g.known = {}
-        known = pos.get("known") or {}
-        if not isinstance(known, Mapping):
-            raise NotationError("'known' must map 'viewer,seat' to card codes")
-        for k, v in known.items():
-            try:
-                viewer, s = (int(x) for x in str(k).split(","))
-            except ValueError:
-                raise NotationError(f"'known' keys are 'viewer,seat', not {k!r}") from None
-            if not (-1 <= viewer < n and 0 <= s < n) or viewer == s:
-                raise NotationError(f"'known' key {k!r} names no other seat")
-            known_cards = cards(v, f"known.{k}")
-            left = list(g.hands[s])
-            for c in known_cards:
-                if c not in left:
-                    raise NotationError(f"'known.{k}' lists {c.code}, not in seat {s}'s hand")
-                left.remove(c)
-            g.known[viewer, s] = known_cards
-        default_dealer = (turn - 1) % n if isinstance(turn, int) else 0
-        dealer = _seat_key(pos, "dealer", n)
-        g.dealer = default_dealer if dealer is None else dealer
-        scores = pos.get("scores")
-        if scores is not None and (not isinstance(scores, list) or len(scores) != n):
-            raise NotationError(f"'scores' must list {n} integers")
-        g.scores = [_int_value(v, "scores", None) for v in scores] if scores else [0] * n
-        g.hand_number = _int_key(pos, "hand_number", 1, minimum=1)
-        g.hand_winner = _seat_key(pos, "hand_winner", n)
-        g.winner = _seat_key(pos, "winner", n)
-        log = pos.get("log", [])
-        if not isinstance(log, list) or not all(
-            isinstance(e, Mapping) and "kind" in e and "text" in e for e in log
-        ):
-            raise NotationError("'log' must be a list of events with 'kind' and 'text'")
-        g.log = [Event.from_dict(dict(e)) for e in log]
-        g._hand_start = _int_key(pos, "hand_log_start", 0)
-        if not 0 <= g._hand_start <= len(g.log):
-            raise NotationError(f"'hand_log_start' must be between 0 and {len(g.log)}")
-        g.start = dict(pos)
-        g.start.pop("log", None)
-        g.start.pop("history", None)
-        return g
+        return _positions.from_position(cls, position)
 
 
 def _check_deal(rules: RuleSet) -> None:
@@ -2484,83 +2090,6 @@ def _check_deal(rules: RuleSet) -> None:
             f"hand_size {rules.hand_size} would deal every player at or over mercy_threshold "
             f"{rules.mercy_threshold}: the hand size must be below it (NM-2, NM-33)"
         )
-
-
-#: Every value ``draw_mode`` may hold: how the last draw was made (A02, A03, CL-5).
-_DRAW_MODES: tuple[str, ...] = tuple(
-    dict.fromkeys(
-        v
-        for spec in OPTIONS
-        if spec.name in ("no_playable_action", "voluntary_draw")
-        for v in spec.values or ()
-        if v != "off"
-    )
-)
-
-
-def _int_value(value: Any, what: str, minimum: int | None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise NotationError(f"'{what}' must be an integer, not {value!r}")
-    if minimum is not None and value < minimum:
-        raise NotationError(f"'{what}' must be at least {minimum}, not {value}")
-    return value
-
-
-def _int_key(
-    data: Mapping[str, Any],
-    key: str,
-    default: int | None,
-    *,
-    minimum: int | None = None,
-    where: str = "",
-) -> int:
-    """An integer position key (``default`` when absent; ``None``: the key is required)."""
-    if key not in data or data[key] is None:
-        if default is None:
-            raise NotationError(f"'{where}{key}' is required")
-        return default
-    return _int_value(data[key], where + key, minimum)
-
-
-def _seat_value(value: Any, what: str, n: int) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
-        raise NotationError(f"'{what}' must be a seat from 0 to {n - 1} or null, not {value!r}")
-    return value
-
-
-def _seat_key(data: Mapping[str, Any], key: str, n: int) -> int | None:
-    return _seat_value(data.get(key), key, n)
-
-
-def _colour_key(data: Mapping[str, Any], key: str) -> Colour | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise NotationError(f"'{key}' must be a colour (R, Y, G or B) or null, not {value!r}")
-    try:
-        return parse_colour(value)
-    except NotationError as exc:
-        raise NotationError(f"'{key}': {exc}") from None
-
-
-def _wd4_key(pos: Mapping[str, Any], rules: RuleSet, n: int) -> dict[str, Any] | None:
-    """CL-8: the classic Wild +4 awaiting a challenge: who played it, honestly or not."""
-    wd4 = pos.get("wd4")
-    if not wd4:
-        return None
-    if not rules.is_classic or not isinstance(wd4, Mapping):
-        raise NotationError("'wd4' is a classic Wild +4 awaiting a challenge (CL-8) or null")
-    seat = _seat_value(wd4.get("seat"), "wd4.seat", n)
-    guilty = wd4.get("guilty")
-    if seat is None or not isinstance(guilty, bool):
-        raise NotationError("'wd4' needs 'seat' (the player of the Wild +4) and 'guilty' (bool)")
-    if pos.get("phase", "stack_or_absorb") != "stack_or_absorb" or seat == pos.get("turn"):
-        raise NotationError("'wd4' waits for its target's stack decision: phase 'stack_or_absorb'")
-    colour = _colour_key(wd4, "colour")
-    return {"seat": seat, "guilty": guilty, "colour": colour.value if colour else None}
 
 
 # Compiled by mypyc, Game is a native class: no instance __dict__, but it lists its fields.
@@ -2627,3 +2156,9 @@ def new_game(
     g.log = list(events)
     g.opening_events = events
     return g
+
+
+# Views and positions live in their own modules, which import this one: bound here, once
+# Game exists, and read at call time.
+from nomercy.core import positions as _positions  # noqa: E402
+from nomercy.core import views as _views  # noqa: E402

@@ -19,8 +19,9 @@ import numpy.typing as npt
 
 from nomercy.core.cards import ALL_CODES, COLOURS, Card
 from nomercy.core.events import Event
-from nomercy.core.game import Phase, Snapshot
+from nomercy.core.game import Phase
 from nomercy.core.rules import RuleSet
+from nomercy.core.views import Snapshot
 from nomercy.rl.actions import MAX_PLAYERS
 
 __all__ = [

@@ -1,0 +1,388 @@
+"""Positions: a whole game state as a JSON-serialisable dict, and a game from one.
+
+:meth:`Game.to_position <nomercy.core.game.Game.to_position>` and
+:meth:`Game.from_position <nomercy.core.game.Game.from_position>` are the public names; the
+format is documented in docs/notation.md. ``from_position`` checks every key and names the
+one that is wrong (an inconsistent position is a :class:`NotationError`, never a game that
+misbehaves later).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from nomercy.core.cards import Card, Colour, parse_card, parse_colour
+from nomercy.core.errors import NoMercyError, NotationError
+from nomercy.core.events import Event
+from nomercy.core.game import (
+    _CHOOSE_COLOUR,
+    _DISCARD_ALL_SUBSET,
+    _DISCARD_ALL_TOP,
+    _K_DISCARD_ALL,
+    _OVER,
+    _PLAY_DRAWN,
+    _STACK_OR_ABSORB,
+    Game,
+    Phase,
+    _check_deal,
+)
+from nomercy.core.rules import OPTIONS, RuleSet, make_rules
+
+__all__ = ["from_position", "to_position"]
+
+
+def to_position(game: Game) -> dict[str, Any]:
+    """The whole state as a JSON-serialisable dict (docs/notation.md).
+
+    ``Game.from_position(g.to_position())`` continues exactly like ``g``, draws included.
+    """
+    return {
+        "rules": game.rules.to_json(),
+        "players": [
+            {
+                "name": game.names[s],
+                "hand": [c.code for c in game.hands[s]],
+                "out": game.out[s],
+                "uno": game.uno_called[s],
+            }
+            for s in range(game.n)
+        ],
+        "turn": game.turn,
+        "direction": game.direction,
+        "discard": [c.code for c in game.discard],
+        "colour": game.colour.value if game.colour else None,
+        "draw_pile": [c.code for c in reversed(game._draw)],
+        "set_aside": [c.code for c in game.set_aside],
+        "pending": game.pending,
+        "seed": game.key,
+        "fill": "none",
+        "phase": game.phase.value,
+        "drawn": game.drawn.code if game.drawn else None,
+        "draw_mode": game._draw_mode,
+        "uno_window": sorted(game.uno_window),
+        "chain_wild": game.chain_wild,
+        "wd4": game.wd4,
+        "pending_win": game.pending_win,
+        "resume": game.resume,
+        "roulette_colour": game.roulette_colour.value if game.roulette_colour else None,
+        "known": {f"{v},{s}": [c.code for c in cards] for (v, s), cards in game.known.items()},
+        "dealer": game.dealer,
+        "scores": list(game.scores),
+        "hand_number": game.hand_number,
+        "hand_winner": game.hand_winner,
+        "winner": game.winner,
+        "total_cards": game.total_cards,
+        "log": game.public_history(whole_game=True),
+        "hand_log_start": game._hand_start,
+    }
+
+
+def from_position(cls: type[Game], position: Mapping[str, Any] | str) -> Game:
+    """A game from a position (a dict or its JSON text); see docs/notation.md.
+
+    Raises:
+        NotationError: malformed position, unknown card, or more copies than the deck holds.
+        RuleSetError: unknown preset or option.
+    """
+    if isinstance(position, str):
+        try:
+            position = json.loads(position)
+        except json.JSONDecodeError as exc:
+            raise NotationError(f"a position string must be JSON: {exc}") from None
+    if not isinstance(position, Mapping):
+        raise NotationError("a position must be a JSON object")
+    try:
+        return _build(cls, position)
+    except NoMercyError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        raise NotationError(f"malformed position: {exc!r}") from None
+
+
+def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
+    rules_value = pos.get("rules", "no-mercy")
+    rules = make_rules(rules_value)
+    if rules.scoring_enabled:
+        _check_deal(rules)  # a match deals again after this hand
+    players = pos.get("players")
+    if not isinstance(players, list) or len(players) < 2:
+        raise NotationError("'players' must list at least two players")
+    for i, p in enumerate(players):
+        if not isinstance(p, Mapping):
+            raise NotationError(f"players[{i}] must be an object with 'hand', 'out', 'uno'")
+    names = [str(p.get("name", f"P{i}")) for i, p in enumerate(players)]
+    g = cls(rules, names)
+    n = g.n
+
+    def cards(value: Any, what: str) -> list[Card]:
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise NotationError(f"'{what}' must be a list of card codes")
+        return [parse_card(str(c)) for c in value]
+
+    def flag(value: Any, what: str) -> bool:
+        if not isinstance(value, bool):
+            raise NotationError(f"'{what}' must be true or false, not {value!r}")
+        return value
+
+    g.hands = [cards(p.get("hand", []), f"players[{i}].hand") for i, p in enumerate(players)]
+    g.out = [flag(p.get("out", False), f"players[{i}].out") for i, p in enumerate(players)]
+    g.uno_called = [flag(p.get("uno", False), f"players[{i}].uno") for i, p in enumerate(players)]
+    for i in range(n):
+        if g.out[i] and g.hands[i]:
+            # NM-34.1: a knocked-out hand is set aside, never held.
+            raise NotationError(f"players[{i}] is out but holds cards: put them in 'set_aside'")
+    g._n_active = n - sum(g.out)
+    if g._n_active < 1:
+        raise NotationError("at least one player must be in the game")
+    g.discard = cards(pos.get("discard"), "discard")
+    draw_top_first = cards(pos.get("draw_pile", []), "draw_pile")
+    g.set_aside = cards(pos.get("set_aside", []), "set_aside")
+    g.key = _int_key(pos, "seed", 0)
+    fill = pos.get("fill", "draw_pile")
+    if fill not in ("draw_pile", "none"):
+        raise NotationError(f"'fill' must be 'draw_pile' or 'none', not {fill!r}")
+    table = rules.deck_table()
+    placed: dict[Card, int] = {}
+    for group in (*g.hands, g.discard, draw_top_first, g.set_aside):
+        for c in group:
+            placed[c] = placed.get(c, 0) + 1
+    for c, count in placed.items():
+        if count > table.get(c.code, 0):
+            raise NotationError(
+                f"the position has {count} copies of {c.code} but the deck "
+                f"holds {table.get(c.code, 0)}"
+            )
+    rest: list[Card] = []
+    if fill == "draw_pile":
+        for code, count in table.items():
+            card = Card(code)
+            rest.extend([card] * (count - placed.get(card, 0)))
+        g._shuffle(rest)
+    # internal pile: top at the end; the filled cards go under the listed pile
+    g._draw = rest + draw_top_first[::-1]
+    held = sum(placed.values()) + len(rest)
+    g.total_cards = _int_key(pos, "total_cards", held)
+    if g.total_cards != held:
+        raise NotationError(f"'total_cards' is {g.total_cards} but the position holds {held} cards")
+    if not g.discard:
+        raise NotationError("the discard pile must hold at least one card")
+    if "colour" in pos:  # null is kept: a wild's colour may still be owed (A18)
+        g.colour = _colour_key(pos, "colour")
+    else:
+        g.colour = g.discard[-1].colour
+    direction = pos.get("direction", 1)
+    if direction not in (1, -1) or isinstance(direction, bool):
+        raise NotationError(f"'direction' must be 1 or -1, not {direction!r}")
+    g.direction = direction
+    turn = pos.get("turn", 0)
+    phase_value = pos.get("phase", "play")
+    try:
+        phase = Phase(phase_value)
+    except ValueError:
+        raise NotationError(
+            f"'phase' must be one of {', '.join(p.value for p in Phase)}, not {phase_value!r}"
+        ) from None
+    pending = pos.get("pending")
+    if pending:
+        if not isinstance(pending, Mapping):
+            raise NotationError("'pending' must be null or an object with 'total', 'last'")
+        g.pending_total = _int_key(pending, "total", None, minimum=1, where="pending.")
+        g.pending_last = _int_key(pending, "last", g.pending_total, minimum=1, where="pending.")
+        if g.pending_last > g.pending_total:
+            raise NotationError("'pending.last' must not exceed 'pending.total'")
+        chain = pending.get("chain")
+        if chain is not None and not isinstance(chain, list):
+            raise NotationError("'pending.chain' must be a list of Draw Card values")
+        g.pending_chain = (
+            [_int_value(v, "pending.chain", 1) for v in chain]
+            if chain
+            else ([g.pending_total] if g.pending_total == g.pending_last else [])
+        )
+        if "phase" not in pos:
+            phase = _STACK_OR_ABSORB
+        if phase is not _STACK_OR_ABSORB:
+            raise NotationError(
+                f"a pending penalty needs phase 'stack_or_absorb', not {phase.value!r}"
+            )
+    elif phase is _STACK_OR_ABSORB:
+        raise NotationError("phase 'stack_or_absorb' needs a 'pending' penalty (NM-17)")
+    g.phase = phase
+    if phase is not _OVER:
+        if _seat_value(turn, "turn", n) is None or g.out[turn]:
+            raise NotationError(f"'turn' must be an active seat, not {turn!r}")
+        if g._n_active < 2:
+            raise NotationError(
+                "only one player is in the game: the phase must be 'over' (NM-34.5)"
+            )
+        if g.colour is None and phase not in (_CHOOSE_COLOUR, _STACK_OR_ABSORB):
+            raise NotationError("'colour' must name the active colour (R, Y, G or B)")
+    else:
+        turn = _seat_key(pos, "turn", n)
+    g.turn = turn
+    drawn = pos.get("drawn")
+    g.drawn = parse_card(str(drawn)) if drawn else None
+    if phase is _PLAY_DRAWN:
+        if g.drawn is None:
+            raise NotationError("phase 'play_drawn' needs the 'drawn' card (NM-9)")
+        if g.drawn not in g.hands[turn]:
+            raise NotationError(
+                f"the 'drawn' card {g.drawn.code} is not in the hand of seat {turn}"
+            )
+    if phase in (_DISCARD_ALL_TOP, _DISCARD_ALL_SUBSET) and (
+        g.discard[-1].kind is not _K_DISCARD_ALL
+    ):
+        raise NotationError(f"phase {phase.value!r} needs a Discard All on top (A09)")
+    draw_mode = pos.get("draw_mode", "draw_until_playable")
+    if draw_mode not in _DRAW_MODES:
+        raise NotationError(
+            f"'draw_mode' must be one of {', '.join(_DRAW_MODES)}, not {draw_mode!r}"
+        )
+    g._draw_mode = draw_mode
+    window = pos.get("uno_window", [])
+    if not isinstance(window, list):
+        raise NotationError("'uno_window' must be a list of seats")
+    g.uno_window = set()
+    for s in window:
+        seat = _seat_value(s, "uno_window", n)
+        if seat is None or g.out[seat]:
+            raise NotationError(f"'uno_window' must list active seats, not {s!r}")
+        g.uno_window.add(seat)
+    g.chain_wild = _seat_key(pos, "chain_wild", n)
+    if (
+        g.colour is None
+        and phase is _STACK_OR_ABSORB
+        and (g.chain_wild is None or rules.wild_colour_timing != "on_resolution")
+    ):
+        # A18 on_resolution: only then is a colour still owed, by the seat that owes it.
+        raise NotationError(
+            "'colour' may be null in a stack only with wild_colour_timing='on_resolution' "
+            "and 'chain_wild' naming who owes it (A18)"
+        )
+    g.wd4 = _wd4_key(pos, rules, n)
+    g.pending_win = _seat_key(pos, "pending_win", n)
+    g.resume = _seat_key(pos, "resume", n)
+    if phase is _CHOOSE_COLOUR and g.resume is not None and g.out[g.resume]:
+        raise NotationError(f"'resume' must be an active seat, not {g.resume}")
+    g.roulette_colour = _colour_key(pos, "roulette_colour")
+    g.known = {}
+    known = pos.get("known") or {}
+    if not isinstance(known, Mapping):
+        raise NotationError("'known' must map 'viewer,seat' to card codes")
+    for k, v in known.items():
+        try:
+            viewer, s = (int(x) for x in str(k).split(","))
+        except ValueError:
+            raise NotationError(f"'known' keys are 'viewer,seat', not {k!r}") from None
+        if not (-1 <= viewer < n and 0 <= s < n) or viewer == s:
+            raise NotationError(f"'known' key {k!r} names no other seat")
+        known_cards = cards(v, f"known.{k}")
+        left = list(g.hands[s])
+        for c in known_cards:
+            if c not in left:
+                raise NotationError(f"'known.{k}' lists {c.code}, not in seat {s}'s hand")
+            left.remove(c)
+        g.known[viewer, s] = known_cards
+    default_dealer = (turn - 1) % n if isinstance(turn, int) else 0
+    dealer = _seat_key(pos, "dealer", n)
+    g.dealer = default_dealer if dealer is None else dealer
+    scores = pos.get("scores")
+    if scores is not None and (not isinstance(scores, list) or len(scores) != n):
+        raise NotationError(f"'scores' must list {n} integers")
+    g.scores = [_int_value(v, "scores", None) for v in scores] if scores else [0] * n
+    g.hand_number = _int_key(pos, "hand_number", 1, minimum=1)
+    g.hand_winner = _seat_key(pos, "hand_winner", n)
+    g.winner = _seat_key(pos, "winner", n)
+    log = pos.get("log", [])
+    if not isinstance(log, list) or not all(
+        isinstance(e, Mapping) and "kind" in e and "text" in e for e in log
+    ):
+        raise NotationError("'log' must be a list of events with 'kind' and 'text'")
+    g.log = [Event.from_dict(dict(e)) for e in log]
+    g._hand_start = _int_key(pos, "hand_log_start", 0)
+    if not 0 <= g._hand_start <= len(g.log):
+        raise NotationError(f"'hand_log_start' must be between 0 and {len(g.log)}")
+    g.start = dict(pos)
+    g.start.pop("log", None)
+    g.start.pop("history", None)
+    return g
+
+
+#: Every value ``draw_mode`` may hold: how the last draw was made (A02, A03, CL-5).
+_DRAW_MODES: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        v
+        for spec in OPTIONS
+        if spec.name in ("no_playable_action", "voluntary_draw")
+        for v in spec.values or ()
+        if v != "off"
+    )
+)
+
+
+def _int_value(value: Any, what: str, minimum: int | None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise NotationError(f"'{what}' must be an integer, not {value!r}")
+    if minimum is not None and value < minimum:
+        raise NotationError(f"'{what}' must be at least {minimum}, not {value}")
+    return value
+
+
+def _int_key(
+    data: Mapping[str, Any],
+    key: str,
+    default: int | None,
+    *,
+    minimum: int | None = None,
+    where: str = "",
+) -> int:
+    """An integer position key (``default`` when absent; ``None``: the key is required)."""
+    if key not in data or data[key] is None:
+        if default is None:
+            raise NotationError(f"'{where}{key}' is required")
+        return default
+    return _int_value(data[key], where + key, minimum)
+
+
+def _seat_value(value: Any, what: str, n: int) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
+        raise NotationError(f"'{what}' must be a seat from 0 to {n - 1} or null, not {value!r}")
+    return value
+
+
+def _seat_key(data: Mapping[str, Any], key: str, n: int) -> int | None:
+    return _seat_value(data.get(key), key, n)
+
+
+def _colour_key(data: Mapping[str, Any], key: str) -> Colour | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise NotationError(f"'{key}' must be a colour (R, Y, G or B) or null, not {value!r}")
+    try:
+        return parse_colour(value)
+    except NotationError as exc:
+        raise NotationError(f"'{key}': {exc}") from None
+
+
+def _wd4_key(pos: Mapping[str, Any], rules: RuleSet, n: int) -> dict[str, Any] | None:
+    """CL-8: the classic Wild +4 awaiting a challenge: who played it, honestly or not."""
+    wd4 = pos.get("wd4")
+    if not wd4:
+        return None
+    if not rules.is_classic or not isinstance(wd4, Mapping):
+        raise NotationError("'wd4' is a classic Wild +4 awaiting a challenge (CL-8) or null")
+    seat = _seat_value(wd4.get("seat"), "wd4.seat", n)
+    guilty = wd4.get("guilty")
+    if seat is None or not isinstance(guilty, bool):
+        raise NotationError("'wd4' needs 'seat' (the player of the Wild +4) and 'guilty' (bool)")
+    if pos.get("phase", "stack_or_absorb") != "stack_or_absorb" or seat == pos.get("turn"):
+        raise NotationError("'wd4' waits for its target's stack decision: phase 'stack_or_absorb'")
+    colour = _colour_key(wd4, "colour")
+    return {"seat": seat, "guilty": guilty, "colour": colour.value if colour else None}
