@@ -141,6 +141,18 @@ def _fresh_deck(rules: RuleSet) -> list[Card]:
     return list(deck)
 
 
+def _remove_card(cards: list[Card], card: Card, *, missing_ok: bool = False) -> None:
+    """``cards.remove(card)`` by identity (cards are interned). ``list.remove`` compares with
+    ``==``, which costs a slow rich comparison per card in pure Python (``Card`` defines
+    ``__lt__``, so it has no C-level equality)."""
+    for i, held in enumerate(cards):
+        if held is card:
+            del cards[i]
+            return
+    if not missing_ok:
+        raise ValueError(f"{card} is not in the list")
+
+
 def _chain_text(chain: list[int], total: int) -> str:
     if len(chain) > 1 and sum(chain) == total:
         return " (" + " ".join(f"+{v}" for v in chain) + ")"
@@ -498,10 +510,10 @@ class Game:
             special = self._special
             base = self._base[seat] if len(hand) > 2 else None  # _variants' cache, inlined
             found = False
-            seen: list[Card] = []  # each card once, in hand order
+            seen: set[Card] = set()  # each card once, in hand order
             for card in hand:
                 if card in playable and card not in seen:
-                    seen.append(card)
+                    seen.add(card)
                     if (
                         restricted
                         and card in restricted
@@ -559,7 +571,7 @@ class Game:
             top = self.discard[-1]
             deflect = r.stack_deflection == "skip_reverse_deflect"
             match = r.stack_requires_match
-            seen: list[Card] = []  # each card once, in hand order
+            seen: set[Card] = set()  # each card once, in hand order
             for card in self.hands[seat]:
                 if card.draw_value >= threshold:
                     if match and not (
@@ -573,7 +585,7 @@ class Game:
                 ):
                     continue
                 if card not in seen:
-                    seen.append(card)
+                    seen.add(card)
                     acts.extend(self._variants(seat, card, stacking=True))
         if self.wd4 is not None and r.wd4_challenge:
             acts.append(_simple(Challenge, seat))
@@ -837,8 +849,8 @@ class Game:
 
     def _forget(self, seat: int, card: Card) -> None:
         for (_, holder), cards in self.known.items():
-            if holder == seat and card in cards:
-                cards.remove(card)
+            if holder == seat:
+                _remove_card(cards, card, missing_ok=True)
 
     def _open_uno(self, seat: int, *, received: bool = False) -> None:
         """NM-37: a hand of exactly one card must be called; re-arm otherwise.
@@ -866,7 +878,7 @@ class Game:
             self._emit(
                 "jump_in", f"{self.names[seat]} jumps in with an identical {card.name} [C04]", seat
             )
-        hand.remove(card)
+        _remove_card(hand, card)
         self.drawn = None
         if self.known:
             self._forget(seat, card)
@@ -953,7 +965,7 @@ class Game:
         hand = self.hands[seat]
         top = self.discard.pop()
         for c in cards:
-            hand.remove(c)
+            _remove_card(hand, c)
             if self.known:
                 self._forget(seat, c)
             self.discard.append(c)
