@@ -127,3 +127,18 @@ def test_snapshot_refuses_a_bad_seat() -> None:
     for bad in (2, -1, "0", None, True):
         with pytest.raises(nomercy.NoMercyError, match="no seat"):
             game.snapshot(bad)
+
+
+@pytest.mark.parametrize("k", range(0, 60, 3))
+def test_out_of_turn_possible_is_false_only_when_only_the_seat_to_act_may_act(k: int) -> None:
+    game = _random_game(k)
+    rng = random.Random(k)
+    for _ in range(300):
+        if game.is_over:
+            break
+        possible = game.out_of_turn_possible()
+        others = [s for s in range(game.n) if s != game.to_act and game.legal_actions(s)]
+        if not possible:
+            assert not others
+            assert not any(isinstance(a, nomercy.CallUno) for a in game.legal_actions())
+        game.apply(rng.choice(game.legal_actions()))

@@ -102,7 +102,7 @@ class Driver:
             raise ValueError("the game is over")
         # NM-37: UNO calls and catches need a one-card hand without a call; C04: jump-ins.
         # Otherwise no seat but the one to act has an action, and nobody else is asked.
-        if game.rules.classic_jump_in or (1 in map(len, game.hands) and _uncalled_one(game)):
+        if game.out_of_turn_possible():
             callers: list[tuple[int, list[Action]]] = []
             others: list[tuple[int, list[Action]]] = []
             oot = self._oot
@@ -169,12 +169,6 @@ def next_action(game: Game, bots: Sequence[Bot]) -> Action:
         RuntimeError: a bot returned an action that is not legal.
     """
     return Driver(bots).next_action(game)
-
-
-def _uncalled_one(game: Game) -> bool:
-    """Whether some seat holds one card and has not called UNO (NM-37)."""
-    called = game.uno_called
-    return any(len(hand) == 1 and not called[s] for s, hand in enumerate(game.hands))
 
 
 def _checked(bot: Bot, action: Action, legal: list[Action]) -> Action:

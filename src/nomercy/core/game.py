@@ -233,6 +233,7 @@ class Game:
         """Per-rule-set lookup tables for the hot paths (legal actions)."""
         r = self.rules
         self._classic = r.is_classic
+        self._jump_in = r.classic_jump_in
         self._mercy_limit = r.mercy_threshold if r.mercy_enabled else 0  # 0: Mercy off (NM-33)
         self._immediate_mercy = r.mercy_enabled and r.mercy_timing == "immediate"
         # The matching table depends only on these two options (A08, A11): share it.
@@ -432,6 +433,18 @@ class Game:
             cached = self._legal[seat] = self._compute_legal(seat)
         return list(cached)
 
+    def out_of_turn_possible(self) -> bool:
+        """Whether a seat other than the one to act may have an action now: a one-card hand
+        without an UNO call (its call, or a catch of it, NM-37) or classic jump-ins (C04).
+        When ``False``, only the seat to act has legal actions (a fast test for drivers)."""
+        if self._jump_in:
+            return True
+        called = self.uno_called
+        for s, hand in enumerate(self.hands):  # noqa: SIM110 (a loop: no generator per call)
+            if len(hand) == 1 and not called[s]:
+                return True
+        return False
+
     def is_legal(self, action: Action | str) -> bool:
         """Whether :meth:`apply` would accept ``action``."""
         try:
@@ -444,12 +457,7 @@ class Game:
         if self.phase is _OVER or not 0 <= seat < self.n or self.out[seat]:
             return []
         acts: list[Action] = self._turn_actions() if seat == self.turn else []
-        if (
-            self.rules.classic_jump_in
-            and seat != self.turn
-            and self.phase is _PLAY
-            and not self.pending_total
-        ):
+        if self._jump_in and seat != self.turn and self.phase is _PLAY and not self.pending_total:
             top = self.discard[-1]
             for card in dict.fromkeys(self.hands[seat]):
                 if card is top:

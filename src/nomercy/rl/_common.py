@@ -137,7 +137,11 @@ def next_decider(game: Game, offered: bool, declined: set[int]) -> int:
     """
     turn = game.to_act
     assert turn is not None
-    if not offered or any(type(a) is CallUno for a in game.legal_actions(turn)):
+    if (
+        not offered
+        or not game.out_of_turn_possible()
+        or any(type(a) is CallUno for a in game.legal_actions(turn))
+    ):
         return turn
     n = game.n
     out = game.out
