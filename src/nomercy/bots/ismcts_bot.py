@@ -140,9 +140,7 @@ class ISMCTSBot:
         (the one without is dominated)."""
         return _prune([a for a in legal if not _is_jump(a) and not isinstance(a, CallUno)])
 
-    def root_statistics(
-        self, view: dict[str, Any], candidates: list[Action]
-    ) -> list[ActionStats]:
+    def root_statistics(self, view: dict[str, Any], candidates: list[Action]) -> list[ActionStats]:
         """Search from ``view`` (the seat to act) over ``candidates`` with this bot's budget
         and return each candidate's visits and mean reward at the root, in ``candidates``'
         order. ``choose_action`` would take the most visited (ties: the better mean).

@@ -92,8 +92,10 @@ Keys: arrows + enter choose a legal action (mouse clicks work too); d draws (or 
 pending penalty), and says which rule forbids it when it cannot; u calls UNO (with two cards,
 choose a 'play ... + call UNO' action); i types an action in notation (play W+6 G, play R7 2,
 draw, colour G, pass, uno, catch 2), and the box shows the highlighted move's notation; ? shows
-the card notation; escape goes back to the list; q quits and offers to save (a new file each
-time: nomercy-saved-seedSEED-DATE-TIME.json). A move whose consequence is not obvious (you
+the card notation; h asks the coach for a hint (the strongest bot's move for your seat, from
+your view only, with its estimated chance to win the hand and why; it is highlighted, not
+played); escape goes back to the list; q quits and offers to save (a new file each time:
+nomercy-saved-seedSEED-DATE-TIME.json). A move whose consequence is not obvious (you
 become the target of a stack, a penalty knocks you out) is marked with a warning.
 
 A wild asks for its colour and a 7 for its target through the list's variants (one line per
