@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -43,6 +44,12 @@ def positions(preset: str, options: dict[str, Any], players: int, seed: int, eve
 
 def test_the_module_example_holds() -> None:
     assert doctest.testmod(coach_module).failed == 0
+
+
+def test_the_coach_doc_examples_run() -> None:
+    path = Path(__file__).resolve().parents[2] / "docs" / "coach.md"
+    result = doctest.testfile(str(path), module_relative=False, verbose=False)
+    assert result.attempted > 0 and result.failed == 0
 
 
 @pytest.mark.parametrize(("preset", "options"), OPTION_SETS)

@@ -56,6 +56,7 @@ examples:
   nomercy selfplay --players 4 --seed 1
   nomercy selfplay --players 2 --bots greedy,random --save game.json
   nomercy replay game.json
+  nomercy analyse game.json --seat 1 --top 5
   nomercy rules --preset classic
   nomercy serve --host 0.0.0.0
   nomercy tournament --bots greedy,random --players 4 --games 400
@@ -231,6 +232,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rules.add_argument("--json", action="store_true", help="print JSON instead of a table")
     rules.set_defaults(handler=_rules)
+
+    from nomercy.cli.analyse import add_analyse_parser  # imports this module: load it here
+
+    add_analyse_parser(sub, raw)
 
     from nomercy.web.serve import add_serve_parser  # standard library only; the server is lazy
 
