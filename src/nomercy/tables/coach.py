@@ -258,9 +258,14 @@ class Coach:
             raise CoachError("there is no legal action to advise")
         estimates: list[Estimate] = []
         iterations = 0
-        if to_act:
-            estimates, iterations = self.estimates(view, legal, seed=seed)
         urgent = _urgent(legal)
+        if to_act:
+            try:
+                estimates, iterations = self.estimates(view, legal, seed=seed)
+            except CoachError:
+                if urgent is None:
+                    raise
+                # Only the UNO call or the catch is on offer: nothing to search.
         if urgent is not None:
             chance = estimates[0].chance if estimates else None
             reason = _cited(_urgent_reason(urgent, view), view)
