@@ -1024,3 +1024,99 @@ def test_nm31_a_seven_that_gives_you_a_big_hand_is_marked_in_the_target_choice()
         assert "⚠" not in line  # a swap for 2 cards is no surprise
 
     run(slow(table), script)
+
+
+# ---------------------------------------------------------------------- the coach
+async def ask_hint(app: NomercyApp, pilot: Pilot[Any]) -> None:
+    """Press h and wait for the coach's search (a worker thread) to finish."""
+    await pilot.press("escape", "h")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
+
+
+def test_h_shows_the_coach_hint_without_playing_it() -> None:
+    table = rigged(
+        {
+            "players": [
+                {"hand": ["R+2", "G1", "Y3", "B7"]},
+                {"hand": ["Y1", "Y2", "B4"]},
+            ],
+            "turn": 0,
+            "discard": ["R3", "R+2"],
+            "pending": {"total": 2, "last": 2},
+            "draw_pile": ["G3", "G4", "G6", "G7", "G8", "G9", "B1", "B2", "B3", "Y4", "Y5"],
+        },
+        [None, "greedy"],
+    )
+    moves = len(table.game.history)
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await ask_hint(app, pilot)
+        screen = table_screen(app)
+        hint = screen.last_hint
+        assert hint is not None
+        assert hint.action in table.legal_actions(0)
+        text = screen_text(app)
+        assert "Hint: " in text
+        assert f"estimated chance to win the hand: {round(100 * (hint.chance or 0))}%" in text
+        assert f"why: {hint.reason.text}"[:60] in text
+        # Nothing was played, and the hinted move is highlighted: enter plays it.
+        assert len(table.game.history) == moves
+        group = next(g for g in action_groups(table.legal_actions(0)) if hint.action in g)
+        assert len(group) == 1  # a stack or a draw: one action per entry here
+        assert screen.query_one(ActionList).highlighted_notation() == str(hint.action)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert table.game.history[moves] == hint.action
+        # The hint of a past moment disappears once the game moves on.
+        assert "Hint: " not in screen_text(app)
+
+    run(slow(table), script)
+
+
+def test_h_is_deterministic_and_the_stack_reason_names_the_target() -> None:
+    position = {
+        "players": [{"hand": ["R+2", "G1", "Y3", "B7"]}, {"hand": ["Y1", "Y2", "B4"]}],
+        "turn": 0,
+        "discard": ["R3", "R+2"],
+        "pending": {"total": 2, "last": 2},
+        "draw_pile": ["G3", "G4", "G6", "G7", "G8", "G9", "B1", "B2", "B3", "Y4", "Y5"],
+        "seed": 99,
+    }
+    hints = []
+    for _ in range(2):
+        table = rigged(position, [None, "greedy"])
+
+        async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+            await ask_hint(app, pilot)
+            hints.append(table_screen(app).last_hint)
+
+        # A budget the time cap never cuts short: the same moment gets the same hint.
+        config = PlayConfig(table=table, human=0, speed=3600.0, hint_iterations=300)
+        config.hint_max_time = 600.0
+        run(config, script)
+    first, second = hints
+    assert first is not None and second is not None
+    assert first.action == second.action and first.reason == second.reason
+    assert str(first.action) in ("play R+2", "draw")
+    if str(first.action) == "play R+2":
+        assert first.reason.text.startswith("stacking passes the 4-card penalty on to P1")
+
+
+def test_h_when_it_is_not_your_turn_says_so() -> None:
+    table = rigged(
+        {
+            "players": [{"hand": ["G1", "Y3", "B7"]}, {"hand": ["Y1", "Y2", "B4"]}],
+            "turn": 1,
+            "discard": ["R3"],
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await ask_hint(app, pilot)
+        assert "No hint now: it is not your turn" in screen_text(app)
+        assert table_screen(app).last_hint is None
+
+    run(slow(table), script)

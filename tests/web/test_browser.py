@@ -773,12 +773,15 @@ def _seed_where(players: int, options: dict[str, Any], wanted: Any) -> int:
     raise AssertionError("no such deal in 2000 seeds")
 
 
-def _solo_room(page: Page, base_url: str, options: dict[str, str] | None = None) -> None:
+def _solo_room(
+    page: Page, base_url: str, options: dict[str, str] | None = None, *, hints: str = "on"
+) -> None:
     """Create a 2-seat single-hand room (a bot in the other seat) and start it."""
     _open_lobby(page, base_url)
     page.fill("#host-name", "Ann")
     page.fill("#seats", "2")
     page.select_option("#timer", "0")
+    page.select_option("#hints", hints)
     if options:
         page.click("details.options summary")
         for name, value in options.items():
@@ -892,6 +895,89 @@ def test_nm24_a_wild_reverse_four_with_two_players_warns_before_it_is_played(
         _shot(page, "advice-desktop")
         page.select_option("#lang", "de")
         expect(advice).to_contain_text("du wirst selbst Ziel der Strafe von 4 Karten")
+        assert not errors.errors, errors.errors
+    finally:
+        ctx.close()
+
+
+# ---------------------------------------------------------------------- the coach
+def test_the_hint_button_shows_the_coach_move_in_the_player_language(
+    base_url: str, browser: Browser
+) -> None:
+    def choices(game: Game) -> bool:
+        return len(game.legal_actions(0)) >= 3
+
+    ctx = _context(browser)
+    page = ctx.new_page()
+    errors = _Console(page)
+    try:
+        seed = _seed_where(2, {}, choices)
+        NEXT_SEED["seed"] = seed
+        legal = [str(a) for a in new_game(2, seed=seed).legal_actions(0)]
+        _solo_room(page, base_url)
+        box = page.locator("#hint")
+        expect(box).to_be_hidden()
+        button = page.locator("#hint-btn")
+        expect(button).to_be_visible()
+        log_size = page.locator("#log li").count()
+        button.click()
+        expect(box).to_be_visible()
+        move = box.locator(".hint-move")
+        expect(move).to_be_visible(timeout=20000)
+        action = move.get_attribute("data-action")
+        assert action in legal, (action, legal)
+        expect(box).to_contain_text("Hint:")
+        expect(box.locator(".hint-chance")).to_have_text(
+            re.compile(r"^estimated chance to win the hand: \d{1,3}%$")
+        )
+        reason = box.locator(".hint-reason").inner_text()
+        assert reason and "{" not in reason, reason
+        expect(box.locator(".hint-others")).to_contain_text("Other moves:")
+        _shot(page, "hint-desktop")
+        # Shown, not played: still our turn, the log has not grown.
+        expect(page.locator("#prompt")).to_have_class(re.compile(r"\bmine\b"))
+        assert page.locator("#log li").count() == log_size
+        # In German, the same hint reads in German.
+        page.select_option("#lang", "de")
+        expect(box).to_contain_text("Tipp:")
+        expect(box.locator(".hint-chance")).to_contain_text("geschätzte Chance")
+        assert box.locator(".hint-reason").inner_text() != reason
+        page.select_option("#lang", "en")
+        # Once a move is played, the hint of the past moment goes away.
+        page.locator("#hand .card.legal").first.click()
+        if not page.locator("#picker").is_hidden():
+            page.locator("#picker-body button").first.click()
+        expect(box).to_be_hidden()
+        assert not errors.errors, errors.errors
+    finally:
+        ctx.close()
+
+
+def test_a_room_with_hints_off_shows_no_hint_button(base_url: str, browser: Browser) -> None:
+    ctx = _context(browser)
+    page = ctx.new_page()
+    errors = _Console(page)
+    try:
+        NEXT_SEED["seed"] = _seed_where(2, {}, lambda game: True)
+        _open_lobby(page, base_url)
+        page.fill("#host-name", "Ann")
+        page.fill("#seats", "2")
+        page.select_option("#hints", "off")
+        page.click("#create-btn")
+        page.wait_for_url("**/r/*")
+        # The waiting room shows the host's choice.
+        expect(page.locator("#room-rules")).to_contain_text("Coach hints: Off")
+        page.select_option("#lang", "fi")
+        expect(page.locator("#room-rules")).to_contain_text("Valmentajan vihjeet: Pois")
+        page.select_option("#lang", "en")
+        page.click("#start-btn")
+        expect(page.locator("#table")).to_be_visible()
+        expect(page.locator("#prompt")).to_have_class(re.compile(r"\bmine\b"))
+        expect(page.locator("#hint-btn")).to_be_hidden()
+        page.keyboard.press("h")
+        toast = page.locator(".toast[data-key='hint']")
+        expect(toast).to_have_text("The host turned hints off in this room.")
+        expect(page.locator("#hint")).to_be_hidden()
         assert not errors.errors, errors.errors
     finally:
         ctx.close()

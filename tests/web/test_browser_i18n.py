@@ -149,3 +149,21 @@ def test_every_advice_kind_has_a_template() -> None:
     en = _load("en")
     missing = sorted(k for k in consequences if f"advice.{k}" not in en)
     assert not missing, f"en.json has no template for advice kinds {missing}"
+
+
+def test_every_coach_reason_has_its_english_template() -> None:
+    """The coach's reason kinds (tables/coach.py REASONS) are translated: coach.KIND, and the
+    English template is the server's own (so the two cannot drift)."""
+    from nomercy.tables.coach import REASONS
+
+    en = _load("en")
+    for kind, template in REASONS.items():
+        assert en.get(f"coach.{kind}") == template, kind
+    stale = sorted(
+        k
+        for k in en
+        if k.startswith("coach.")
+        and k[6:] not in REASONS
+        and k[6:] not in ("thinking", "title", "chance", "others")
+    )
+    assert not stale, f"en.json has coach templates for no reason kind: {stale}"

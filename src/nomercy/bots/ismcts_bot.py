@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from nomercy.bots.determinize import redealer_for
 from nomercy.bots.heuristic_bot import HeuristicBot
@@ -39,7 +39,19 @@ from nomercy.core.actions import Action, CallUno, Catch, ChooseColour, Draw, Pla
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
 from nomercy.core.game import Game
 
-__all__ = ["ISMCTSBot"]
+__all__ = ["ActionStats", "ISMCTSBot"]
+
+
+class ActionStats(NamedTuple):
+    """One root action's search statistics (:meth:`ISMCTSBot.root_statistics`).
+
+    ``mean`` is the action's mean reward for the searching seat: its estimated chance to win
+    the hand after taking the action (0.0 when ``visits`` is 0).
+    """
+
+    action: Action
+    visits: int
+    mean: float
 
 
 class _Node:
@@ -99,6 +111,7 @@ class ISMCTSBot:
         self._fallback = HeuristicBot(seed)
         #: Iterations run by the last search (0 when the decision was forced).
         self.last_iterations = 0
+        self._last_root = _Node()
 
     def __repr__(self) -> str:
         return f"ISMCTSBot(seed={self.seed}, iterations={self.iterations})"
@@ -121,13 +134,45 @@ class ISMCTSBot:
         """Call UNO and catch like the heuristic bot (NM-37); jump in with a number (C04)."""
         return self._fallback.choose_out_of_turn(view, legal)
 
+    def search_candidates(self, legal: list[Action]) -> list[Action]:
+        """The in-turn actions a search considers: no jump-ins, UNO calls or catches (the bot
+        makes those without searching), and a play that could call UNO only with the call
+        (the one without is dominated)."""
+        return _prune([a for a in legal if not _is_jump(a) and not isinstance(a, CallUno)])
+
+    def root_statistics(self, view: dict[str, Any], candidates: list[Action]) -> list[ActionStats]:
+        """Search from ``view`` (the seat to act) over ``candidates`` with this bot's budget
+        and return each candidate's visits and mean reward at the root, in ``candidates``'
+        order. ``choose_action`` would take the most visited (ties: the better mean).
+
+        ``candidates`` must be in-turn actions legal for the view's seat now, e.g.
+        :meth:`search_candidates` of its legal actions. Used by the coach
+        (:mod:`nomercy.tables.coach`) for its estimates.
+
+        Raises:
+            ValueError: no candidates.
+        """
+        if not candidates:
+            raise ValueError("root_statistics needs at least one candidate action")
+        self.last_iterations = 0
+        self._search(view, candidates)
+        root = self._last_root
+        out = []
+        for action in candidates:
+            child = root.children.get(action)
+            if child is None or not child.visits:
+                out.append(ActionStats(action, 0, 0.0))
+            else:
+                out.append(ActionStats(action, child.visits, child.reward / child.visits))
+        return out
+
     # ------------------------------------------------------------------ search
     def _search(self, view: dict[str, Any], candidates: list[Action]) -> Action:
         rng = self._rng
         # The bot sees only the view: the game it searches is built from it, once.
         redealer = redealer_for(view)
         sample = redealer.sample
-        root = _Node()
+        root = self._last_root = _Node()  # kept for root_statistics
         deadline = time.perf_counter() + self.max_time
         c = self.exploration
         log = math.log

@@ -56,6 +56,7 @@ examples:
   nomercy selfplay --players 4 --seed 1
   nomercy selfplay --players 2 --bots greedy,random --save game.json
   nomercy replay game.json
+  nomercy analyse game.json --seat 1 --top 5
   nomercy rules --preset classic
   nomercy serve --host 0.0.0.0
   nomercy tournament --bots greedy,random --players 4 --games 400
@@ -92,8 +93,10 @@ Keys: arrows + enter choose a legal action (mouse clicks work too); d draws (or 
 pending penalty), and says which rule forbids it when it cannot; u calls UNO (with two cards,
 choose a 'play ... + call UNO' action); i types an action in notation (play W+6 G, play R7 2,
 draw, colour G, pass, uno, catch 2), and the box shows the highlighted move's notation; ? shows
-the card notation; escape goes back to the list; q quits and offers to save (a new file each
-time: nomercy-saved-seedSEED-DATE-TIME.json). A move whose consequence is not obvious (you
+the card notation; h asks the coach for a hint (the strongest bot's move for your seat, from
+your view only, with its estimated chance to win the hand and why; it is highlighted, not
+played); escape goes back to the list; q quits and offers to save (a new file each time:
+nomercy-saved-seedSEED-DATE-TIME.json). A move whose consequence is not obvious (you
 become the target of a stack, a penalty knocks you out) is marked with a warning.
 
 A wild asks for its colour and a 7 for its target through the list's variants (one line per
@@ -229,6 +232,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rules.add_argument("--json", action="store_true", help="print JSON instead of a table")
     rules.set_defaults(handler=_rules)
+
+    from nomercy.cli.analyse import add_analyse_parser  # imports this module: load it here
+
+    add_analyse_parser(sub, raw)
 
     from nomercy.web.serve import add_serve_parser  # standard library only; the server is lazy
 

@@ -23,12 +23,14 @@ from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState
 
-from nomercy.core.actions import Action, CallUno, Draw
+from nomercy.core.actions import Action, CallUno, Catch, Draw
 from nomercy.core.errors import NoMercyError
 from nomercy.core.events import Event
 from nomercy.tables import Table
 from nomercy.tables.advice import draw_refusal
+from nomercy.tables.coach import DEFAULT_ITERATIONS, DEFAULT_MAX_TIME, Coach, CoachError, Hint
 from nomercy.tui.render import (
     COLOUR_LEGEND,
     HandSummary,
@@ -67,6 +69,7 @@ class PlayConfig:
         save_dir: where finished games (and games saved on quitting) are written; ``None``:
             finished games are not saved and a quit-save goes to the current directory.
         resume_path: the file the table was resumed from, if any (saving on quit rewrites it).
+        hint_iterations / hint_max_time: the coach's search budget per hint (``h``).
     """
 
     table: Table
@@ -75,6 +78,8 @@ class PlayConfig:
     fast: bool = False
     save_dir: Path | None = None
     resume_path: Path | None = None
+    hint_iterations: int = DEFAULT_ITERATIONS
+    hint_max_time: float = DEFAULT_MAX_TIME
 
 
 # ---------------------------------------------------------------------- widgets
@@ -173,6 +178,13 @@ class ActionList(OptionList):
         self.add_options([Option(label) for label in labels])
         if self._groups:
             self.highlighted = 0
+
+    def highlight_action(self, action: Action) -> None:
+        """Highlight the entry that holds ``action`` (the coach's hint), if any."""
+        for index, group in enumerate(self._groups):
+            if action in group:
+                self.highlighted = index
+                return
 
     def highlighted_notation(self) -> str | None:
         """The notation of the highlighted entry (its first variant), for the typed box."""
@@ -281,6 +293,7 @@ class HelpScreen(ModalScreen[None]):
         text.append(
             "  arrows + enter: play the highlighted move   d: draw or take the penalty\n"
             "  u: call UNO   i: type an action   escape: back to the list   q: quit   ?: help\n"
+            "  h: the coach's hint (its move, its estimated chance to win, why; not played)\n"
         )
         text.append("\nColours\n", style="bold")
         text.append(f"  {COLOUR_LEGEND}\n")
@@ -345,6 +358,7 @@ class TableScreen(Screen[None]):
         Binding("d", "why_no_draw", "Draw", show=False),
         Binding("u", "uno", "Call UNO"),
         Binding("i", "type_action", "Type an action"),
+        Binding("h", "hint", "Hint"),
         Binding("escape", "to_list", "Back to the list"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit_game", "Quit"),
@@ -359,6 +373,10 @@ class TableScreen(Screen[None]):
         self._waiting = False  # a modal panel is open: bots wait
         self.saved_path: Path | None = None
         self.log_lines: list[str] = []
+        #: The last hint shown (``None`` before the first ``h``).
+        self.last_hint: Hint | None = None
+        self._hint_for: tuple[int, int] | None = None  # (hand, move) the running hint is for
+        self._hint_shown: tuple[int, int] | None = None  # (hand, move) of the hint on screen
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -371,6 +389,7 @@ class TableScreen(Screen[None]):
             yield RichLog(id="log", wrap=True, markup=False, min_width=40)
         yield Input(placeholder=self._placeholder(None), id="entry")
         yield Static("", id="message", markup=False)
+        yield Static("", id="hint", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -420,6 +439,9 @@ class TableScreen(Screen[None]):
         actions.show(self.table.legal_actions(self.human), view)
         self.query_one(Input).placeholder = self._placeholder(actions.highlighted_notation())
         self.refresh_bindings()  # d is offered only when drawing is legal
+        if self._hint_shown is not None and self._hint_shown != self._moment():
+            self._hint_shown = None  # the game moved on: the hint is stale
+            self._show_hint("")
 
     @staticmethod
     def _placeholder(notation: str | None) -> str:
@@ -568,6 +590,59 @@ class TableScreen(Screen[None]):
         reason = draw_refusal(view, self.table.legal_actions(self.human))
         self._say(f"You cannot draw now: {reason.text}" if reason else "")
 
+    # ------------------------------------------------------------------ the coach
+    def _moment(self) -> tuple[int, int]:
+        game = self.table.game
+        return (game.hand_number, len(game.history))
+
+    def action_hint(self) -> None:
+        """Ask the coach for the human seat's move (searched in a thread; nothing is played)."""
+        if self._hint_for is not None:
+            return  # one hint at a time
+        view = self.table.view(self.human)
+        legal = self.table.legal_actions(self.human)
+        game = self.table.game
+        moment = self._moment()
+        # Seeded by the game and the move: the same moment always gets the same hint.
+        coach = Coach(
+            seed=(game.seed * 1009 + moment[1]) % 2**63,
+            iterations=self.config.hint_iterations,
+            max_time=self.config.hint_max_time,
+        )
+        try:
+            coach_check(view, legal, self.human)
+        except CoachError as exc:
+            self._show_hint(f"No hint now: {exc}")
+            return
+        self._hint_for = moment
+        self._show_hint("The coach is thinking…")
+        self.run_worker(
+            lambda: coach.hint(view, legal), name="hint", thread=True, exit_on_error=False
+        )
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name != "hint" or event.state not in (
+            WorkerState.SUCCESS,
+            WorkerState.ERROR,
+        ):
+            return
+        moment, self._hint_for = self._hint_for, None
+        if event.state is WorkerState.ERROR:
+            self._show_hint(f"No hint now: {event.worker.error}")
+            return
+        hint = event.worker.result
+        assert isinstance(hint, Hint)
+        if moment != self._moment():
+            self._show_hint("The game moved on while the coach was thinking: press h again")
+            return
+        self.last_hint = hint
+        self._hint_shown = moment
+        self._show_hint(hint_text(hint, self.table.view(self.human)))
+        self.query_one(ActionList).highlight_action(hint.action)
+
+    def _show_hint(self, text: str | Text) -> None:
+        self.query_one("#hint", Static).update(text)
+
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(list(self.table.view(self.human)["hand"])))
 
@@ -652,6 +727,36 @@ class TableScreen(Screen[None]):
         self.app.push_screen(QuitScreen(path), chosen)
 
 
+def coach_check(view: dict[str, Any], legal: list[Action], seat: int) -> None:
+    """Raise :class:`CoachError` when the seat has nothing to decide now (no search needed)."""
+    if view.get("to_act") is None:
+        raise CoachError("the game is over")
+    if not legal:
+        raise CoachError(
+            "you are out of this hand" if view["players"][seat]["out"] else ("it is not your turn")
+        )
+    if view.get("to_act") != seat and not any(isinstance(a, (CallUno, Catch)) for a in legal):
+        raise CoachError("it is not your turn")
+
+
+def hint_text(hint: Hint, view: dict[str, Any]) -> Text:
+    """The hint for the screen: the move, its estimated chance, the reason, the runners-up."""
+    text = Text("Hint: ", style="bold")
+    text.append_text(action_label(hint.action, view, warn=False))
+    if hint.chance is not None:
+        text.append(f"   estimated chance to win the hand: {round(100 * hint.chance)}%")
+    text.append(f"\n  why: {hint.reason.text}")
+    others = [e for e in hint.estimates if e.action != hint.action][:3]
+    if others:
+        text.append("\n  other moves: ")
+        for i, e in enumerate(others):
+            if i:
+                text.append(", ")
+            text.append_text(action_label(e.action, view, warn=False))
+            text.append(f" {round(100 * e.chance)}%")
+    return text
+
+
 def _unique(folder: Path, stem: str) -> Path:
     """``folder/STEM-YYYYmmdd-HHMMSS.json``, with ``-2``, ``-3``... if that file exists."""
     name = f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}"
@@ -681,6 +786,7 @@ class NomercyApp(App[str]):
     #log { width: 3fr; height: 1fr; border: round $panel; }
     #entry { height: 3; }
     #message { height: auto; color: $error; padding: 0 1; }
+    #hint { height: auto; color: $success; padding: 0 1; }
     HandOverScreen, QuitScreen, VariantScreen, HelpScreen { align: center middle; }
     #variants { height: auto; max-height: 20; }
     #panel { width: 80%; height: auto; border: thick $accent; background: $surface; padding: 1 2; }

@@ -166,13 +166,15 @@ async def _server_error(request: Request, exc: Exception) -> Response:
 def _form_room(fields: dict[str, list[str]]) -> dict[str, Any]:
     """The JSON body that a plain form post of the lobby's create-room form stands for."""
     body: dict[str, Any] = {}
-    for key in ("name", "host_name", "preset", "seats", "bot", "timer", "mode"):
+    for key in ("name", "host_name", "preset", "seats", "bot", "timer", "mode", "hints"):
         values = fields.get(key)
         if not values or not values[-1].strip():
             continue  # left empty (or filled by the script that has not run): the default
         value: Any = values[-1]
         if key in ("seats", "timer"):
             value = int(value) if value.strip().isdigit() and len(value) < 6 else value
+        elif key == "hints":  # the lobby's select: on / off
+            value = {"on": True, "off": False}.get(value.strip().lower(), value)
         body[key] = value
     return body
 

@@ -74,6 +74,9 @@ class ErrorCode(StrEnum):
     KNOCKED_OUT = "knocked_out"
     UNKNOWN_ROOM = "unknown_room"
     SERVER_ERROR = "server_error"
+    HINTS_OFF = "hints_off"
+    HINT_BUSY = "hint_busy"
+    NO_HINT = "no_hint"
     # HTTP API only
     BAD_REQUEST = "bad_request"
     BAD_NAME = "bad_name"
@@ -82,6 +85,7 @@ class ErrorCode(StrEnum):
     BAD_BOT = "bad_bot"
     BAD_TIMER = "bad_timer"
     BAD_MODE = "bad_mode"
+    BAD_HINTS = "bad_hints"
     ROOM_FULL = "room_full"
     NAME_TAKEN = "name_taken"
     UNKNOWN_GAME = "unknown_game"
@@ -254,6 +258,7 @@ class RoomSettings:
     timer: int
     mode: str
     rules: RuleSet = field(compare=False, repr=False)
+    hints: bool = True
 
 
 def parse_room_request(body: Any, timers: tuple[int, ...]) -> RoomSettings:
@@ -264,7 +269,7 @@ def parse_room_request(body: Any, timers: tuple[int, ...]) -> RoomSettings:
     """
     if not isinstance(body, Mapping):
         raise ProtocolError(ErrorCode.BAD_REQUEST, "the body must be a JSON object")
-    known = {"name", "host_name", "preset", "options", "seats", "bot", "timer", "mode"}
+    known = {"name", "host_name", "preset", "options", "seats", "bot", "timer", "mode", "hints"}
     unknown = sorted(set(body) - known)
     if unknown:
         raise ProtocolError(
@@ -316,6 +321,11 @@ def parse_room_request(body: Any, timers: tuple[int, ...]) -> RoomSettings:
         raise ProtocolError(
             ErrorCode.BAD_TIMER, f"timer must be one of {list(timers)} seconds, not {timer!r}"
         )
+    hints = body.get("hints", True)
+    if not isinstance(hints, bool):
+        raise ProtocolError(
+            ErrorCode.BAD_HINTS, f"hints must be true or false (the coach on or off), not {hints!r}"
+        )
     # A dry run: a custom deck or hand size that cannot be dealt is refused now, not at start.
     try:
         new_game(seats, rules=preset, options=options, seed=0)
@@ -323,7 +333,9 @@ def parse_room_request(body: Any, timers: tuple[int, ...]) -> RoomSettings:
         raise ProtocolError(
             ErrorCode.BAD_OPTIONS, f"these rules cannot deal a game: {exc}"
         ) from None
-    return RoomSettings(name, host_name, preset, options, seats, bot, int(timer), mode, rules)
+    return RoomSettings(
+        name, host_name, preset, options, seats, bot, int(timer), mode, rules, hints
+    )
 
 
 def meta(timers: tuple[int, ...]) -> dict[str, Any]:

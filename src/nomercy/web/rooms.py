@@ -44,6 +44,7 @@ from nomercy.core.game import Game, new_game
 from nomercy.core.records import GameRecord
 from nomercy.tables import SeatBot
 from nomercy.tables.advice import advice_for
+from nomercy.tables.coach import DEFAULT_ITERATIONS, DEFAULT_MAX_TIME, Coach, CoachError
 from nomercy.web.protocol import (
     ErrorCode,
     ProtocolError,
@@ -108,6 +109,9 @@ class ServerConfig:
             with ``unavailable`` (bots' and the timer's moves are retried until stored).
         timings: record the server-side time of each person's action (``GET /api/timings``,
             for benchmarks/).
+        hint_iterations / hint_max_time: the coach's search budget per hint.
+        hint_workers: hints the whole server computes at once (each takes a thread for up to
+            ``hint_max_time`` seconds); one more request gets ``hint_busy``.
         seed_source: the game seeds (``secrets.randbits(64)``; tests inject their own).
     """
 
@@ -125,6 +129,9 @@ class ServerConfig:
     room_idle: float = 7 * 86400.0
     action_retry: float = 5.0
     timings: bool = False
+    hint_iterations: int = DEFAULT_ITERATIONS
+    hint_max_time: float = DEFAULT_MAX_TIME
+    hint_workers: int = 2
     seed_source: Callable[[], int] = field(default=_default_seed)
 
 
@@ -140,6 +147,17 @@ def bot_seed(game_seed: int, move: int, seat: int) -> int:
     True
     """
     digest = hashlib.sha256(f"{game_seed}:{move}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def hint_seed(game_seed: int, move: int, seat: int) -> int:
+    """The seed of the coach's search for ``seat`` at move ``move``: every request for that
+    moment gets the same hint (and a restarted server gives it again).
+
+    >>> hint_seed(1, 2, 3) == hint_seed(1, 2, 3) != bot_seed(1, 2, 3)
+    True
+    """
+    digest = hashlib.sha256(f"hint:{game_seed}:{move}:{seat}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
 
 
@@ -284,6 +302,8 @@ class Connection:
         self._abuse_limit = config.abuse_limit
         self._abuse_window = config.abuse_window
         self._refused: collections.deque[float] = collections.deque()
+        #: A hint is being computed for this connection (one at a time).
+        self.hint_pending = False
         self.queue: asyncio.Queue[tuple[str, Delivery | None] | None] = asyncio.Queue(
             maxsize=config.send_queue
         )
@@ -376,6 +396,9 @@ class Room:
         self.bot = row.bot
         self.timer = row.timer
         self.mode = row.mode
+        self.hints = row.hints
+        # Hints computed in this game, by (move, seat): asking again costs no search.
+        self._hint_cache: dict[tuple[str | None, int, int], dict[str, Any]] = {}
         self.seats = [SeatState(s.seat, s.name, s.kind, s.bot, s.token_hash) for s in row.seat_rows]
         self.game: Game | None = None
         self.game_id: str | None = None
@@ -413,6 +436,7 @@ class Room:
             "mode": self.mode,
             "timer": self.timer,
             "bot": self.bot,
+            "hints": self.hints,
             "host": 0,
             "started": self.started,
             "game_id": self.game_id if self.started else None,
@@ -555,14 +579,17 @@ class Room:
             async with self.lock:
                 self.hello(conn, token)
             return
-        if kind not in ("start", "action", "remove"):
+        if kind not in ("start", "action", "remove", "hint"):
             raise ProtocolError(
                 ErrorCode.UNKNOWN_TYPE,
                 f"unknown message type {kind[:40]!r}; "
-                "expected hello, start, action, remove or ping",
+                "expected hello, start, action, remove, hint or ping",
             )
         if not conn.greeted:
             raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first (with your seat token)")
+        if kind == "hint":
+            await self.hint(conn)
+            return
         if kind == "start":
             async with self.lock:
                 await self.start(conn)
@@ -655,6 +682,92 @@ class Room:
             if self.game is not None:
                 c.send(self.state_message(None, [], None, history=True))
         self.broadcast_room()
+
+    async def hint(self, conn: Connection) -> None:
+        """The coach's hint for the connection's seat, sent as a ``hint`` message when ready.
+
+        The search runs in a worker thread, as a task of its own, so neither the event loop nor
+        this connection's other messages wait for it. Limits: one hint in flight per connection,
+        ``hint_workers`` in the whole server, one search per seat and move (asking again gets
+        the stored answer).
+
+        Raises:
+            ProtocolError: a spectator, hints off in this room, no game, nothing to decide for
+                this seat, or the coach busy.
+        """
+        seat = conn.seat
+        if seat is None:
+            raise ProtocolError(ErrorCode.SPECTATOR, "spectators get no hints")
+        if not self.hints:
+            raise ProtocolError(ErrorCode.HINTS_OFF, "the host turned hints off in this room")
+        async with self.lock:
+            game = self.game
+            if game is None:
+                raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started")
+            if game.is_over:
+                raise ProtocolError(ErrorCode.GAME_OVER, "the game is over")
+            if game.out[seat]:
+                raise ProtocolError(
+                    ErrorCode.KNOCKED_OUT, "you are knocked out of this hand [NM-34]"
+                )
+            move = len(game.history)
+            key = (self.game_id, move, seat)
+            cached = self._hint_cache.get(key)
+            if cached is not None:
+                conn.send(cached)
+                return
+            legal = game.legal_actions(seat)
+            urgent = any(isinstance(a, (CallUno, Catch)) for a in legal)
+            if game.to_act != seat and not urgent:
+                turn = game.to_act
+                who = game.names[turn] if turn is not None else "nobody"
+                raise ProtocolError(
+                    ErrorCode.NOT_YOUR_TURN, f"it is {who}'s turn: hints are for your decisions"
+                )
+            view = game.view(seat)
+            seed = hint_seed(game.seed, move, seat)
+            game_id = self.game_id
+        if conn.hint_pending:
+            raise ProtocolError(ErrorCode.HINT_BUSY, "one hint at a time: the last one is coming")
+        lobby = self.lobby
+        if lobby.hints_running >= self.config.hint_workers:
+            raise ProtocolError(
+                ErrorCode.HINT_BUSY, "the coach is busy with other hints: ask again in a moment"
+            )
+        conn.hint_pending = True
+        lobby.hints_running += 1
+        coach = Coach(
+            seed=seed, iterations=self.config.hint_iterations, max_time=self.config.hint_max_time
+        )
+
+        async def run() -> None:
+            try:
+                hint = await asyncio.to_thread(coach.hint, view, legal)
+            except CoachError as exc:
+                conn.send(ProtocolError(ErrorCode.NO_HINT, str(exc)).to_message())
+                return
+            except Exception:
+                log.exception("room %s: a hint failed", self.code)
+                conn.send(ProtocolError(ErrorCode.SERVER_ERROR, "the coach failed").to_message())
+                return
+            finally:
+                conn.hint_pending = False
+                lobby.hints_running -= 1
+            message = {
+                "type": "hint",
+                "game_id": game_id,
+                "move": move,
+                "seat": seat,
+                "hint": hint.to_json(),
+            }
+            if len(self._hint_cache) >= 256:
+                self._hint_cache.pop(next(iter(self._hint_cache)))
+            self._hint_cache[key] = message
+            conn.send(message)
+
+        task = asyncio.get_running_loop().create_task(run())
+        lobby.hint_tasks.add(task)
+        task.add_done_callback(lobby.hint_tasks.discard)
 
     async def start(self, conn: Connection) -> None:
         """The host starts a game: open seats get the room's bot."""
@@ -1069,6 +1182,9 @@ class Lobby:
         self._sweeper: asyncio.Task[None] | None = None
         #: Server-side action times in seconds (``ServerConfig.timings``), newest last.
         self.timings: collections.deque[float] = collections.deque(maxlen=200_000)
+        #: Hints being computed now (``ServerConfig.hint_workers`` at most), and their tasks.
+        self.hints_running = 0
+        self.hint_tasks: set[asyncio.Task[None]] = set()
 
     @property
     def store(self) -> Store:
@@ -1145,6 +1261,10 @@ class Lobby:
                 await self._sweeper
         for room in self.rooms.values():
             await room.close()
+        for task in list(self.hint_tasks):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
         if self._writer is not None:
             self._writer.stop()
             self._writer = None
@@ -1206,6 +1326,7 @@ class Lobby:
             time.time(),
             None,
             seats,
+            hints=settings.hints,
         )
         await self.write(self.store.create_room, row, retry_for=self.config.action_retry)
         room = Room(self, row)

@@ -129,6 +129,22 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         metavar="SECONDS",
         help="close a WebSocket that has not said hello within this time (default: %(default)s)",
     )
+    coach = parser.add_argument_group("the coach (hints)")
+    coach.add_argument(
+        "--hint-workers",
+        type=int,
+        default=2,
+        metavar="N",
+        help="hints the server computes at once, each in a thread for up to 0.5 s; one more "
+        "request is refused with hint_busy (default: %(default)s)",
+    )
+    coach.add_argument(
+        "--hint-iterations",
+        type=int,
+        default=1500,
+        metavar="N",
+        help="search iterations per hint (default: %(default)s; hosts turn hints off per room)",
+    )
     parser.add_argument(
         "--timings",
         action="store_true",
@@ -176,6 +192,12 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
     for flag, value in (
         ("--max-connections", args.max_connections),
         ("--room-connections", args.room_connections),
+    ):
+        if value < 1:
+            return _fail(f"{flag} must be >= 1, got {value}")
+    for flag, value in (
+        ("--hint-workers", args.hint_workers),
+        ("--hint-iterations", args.hint_iterations),
     ):
         if value < 1:
             return _fail(f"{flag} must be >= 1, got {value}")
@@ -240,6 +262,8 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         room_connections=args.room_connections,
         room_idle=args.room_idle,
         timings=args.timings,
+        hint_workers=args.hint_workers,
+        hint_iterations=args.hint_iterations,
     )
     app = create_app(config)
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host

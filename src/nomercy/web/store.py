@@ -24,7 +24,7 @@ from nomercy.core.records import GameRecord
 
 __all__ = ["DatabaseLock", "GameRow", "RoomRow", "SeatRow", "Store", "StoreError"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: Seconds one statement waits for another process's write lock before it fails (the server
 #: retries; see Lobby.write).
 BUSY_TIMEOUT = 1.0
@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS rooms (
     mode TEXT NOT NULL,
     created REAL NOT NULL,
     game_id TEXT,
-    closed REAL
+    closed REAL,
+    hints INTEGER NOT NULL DEFAULT 1
 );
 CREATE TABLE IF NOT EXISTS seats (
     room TEXT NOT NULL REFERENCES rooms(code),
@@ -156,6 +157,7 @@ class RoomRow:
     game_id: str | None
     seat_rows: list[SeatRow] = field(default_factory=list)
     closed: float | None = None
+    hints: bool = True
 
 
 @dataclass
@@ -205,9 +207,12 @@ class Store:
             row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if row is None:
                 self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            elif row[0] == "1":  # version 1 had no room expiry
+            elif row[0] in ("1", "2"):
+                # Version 1 had no room expiry, version 2 no hints switch (rooms had hints on).
                 with self._tx() as db:
-                    db.execute("ALTER TABLE rooms ADD COLUMN closed REAL")
+                    if row[0] == "1":
+                        db.execute("ALTER TABLE rooms ADD COLUMN closed REAL")
+                    db.execute("ALTER TABLE rooms ADD COLUMN hints INTEGER NOT NULL DEFAULT 1")
                     db.execute("UPDATE meta SET value=? WHERE key='schema'", (str(SCHEMA_VERSION),))
             elif row[0] != str(SCHEMA_VERSION):
                 raise StoreError(
@@ -274,7 +279,8 @@ class Store:
         """Store a new room and its seats."""
         with self._tx() as db:
             db.execute(
-                "INSERT INTO rooms VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO rooms (code, name, preset, options, seats, bot, timer, mode, created, "
+                "game_id, closed, hints) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     room.code,
                     room.name,
@@ -287,6 +293,7 @@ class Store:
                     room.created,
                     room.game_id,
                     room.closed,
+                    int(room.hints),
                 ),
             )
             for s in room.seat_rows:
@@ -320,7 +327,7 @@ class Store:
         """Every open room with its seats, oldest first."""
         rooms: list[RoomRow] = []
         query = (
-            "SELECT code, name, preset, options, seats, bot, timer, mode, created, game_id "
+            "SELECT code, name, preset, options, seats, bot, timer, mode, created, game_id, hints "
             "FROM rooms WHERE closed IS NULL ORDER BY created, code"
         )
         for row in self.db.execute(query).fetchall():
@@ -335,6 +342,7 @@ class Store:
                 mode=row[7],
                 created=row[8],
                 game_id=row[9],
+                hints=bool(row[10]),
             )
             room.seat_rows = [
                 SeatRow(*r)

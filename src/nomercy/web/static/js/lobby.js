@@ -145,6 +145,7 @@ async function create(ev) {
     bot: form.bot.value,
     timer: Number(form.timer.value),
     mode: form.querySelector("input[name=mode]:checked").value,
+    hints: form.hints.value !== "off",
   };
   const button = document.getElementById("create-btn");
   button.disabled = true;

@@ -26,6 +26,9 @@ const S = {
   picker: null, // {options, resolve}
   handEndShown: null,
   gotState: false,
+  move: null, // the number of actions played in this game (the state's move)
+  hint: null, // the coach's last hint message for this moment
+  hintPending: false,
 };
 
 // ------------------------------------------------------------------ small helpers
@@ -65,6 +68,39 @@ function adviceFor(texts) {
   const seen = new Map();
   for (const text of texts) for (const a of S.advice?.[text] || []) seen.set(a.kind + JSON.stringify(a.data), a);
   return [...seen.values()];
+}
+
+/** An action (engine notation) in words: the card, its colour and target, or the verb. */
+function actionText(text) {
+  const words = String(text).replace(/^\d+:\s*/, "").split(/\s+/);
+  const verb = words[0];
+  if (verb === "play") {
+    let out = cardName(words[1]);
+    for (const w of words.slice(2)) {
+      if (/^[RYGB]$/.test(w)) out += ` → ${colourWord(w)}`;
+      else if (/^\d+$/.test(w)) out += ` ⇄ ${S.view?.players?.[Number(w)]?.name ?? w}`;
+      else if (w === "uno") out += ` + ${t("table.uno")}`;
+    }
+    return out;
+  }
+  if (verb === "draw") return S.view?.phase === "stack_or_absorb" && S.view?.pending ? t("table.take", { n: S.view.pending.total }) : t("table.draw");
+  if (verb === "pass") return t(S.view?.phase === "discard_all_top" ? "table.keep_da" : S.view?.phase === "discard_all_subset" ? "table.stop_da" : "table.keep");
+  if (verb === "colour") return `${t("picker.colour")}: ${colourWord(words[1])}`;
+  if (verb === "uno") return t("table.uno_now");
+  if (verb === "catch") return t("table.catch", { name: S.view?.players?.[Number(words[1])]?.name ?? words[1] });
+  if (verb === "challenge") return t("table.challenge");
+  return text;
+}
+
+/** The coach's reason, in the player's language where the template exists. */
+function reasonText(r) {
+  const data = { ...(r.data || {}) };
+  if (data.colour) data.colour = colourWord(data.colour);
+  if (data.card) data.card = cardName(data.card);
+  if (data.alt) data.alt_card = actionText(data.alt);
+  else if (data.alt_card) data.alt_card = cardName(data.alt_card);
+  const rules = r.rules && r.rules.length ? ` [${r.rules.join(", ")}]` : "";
+  return has(`coach.${r.kind}`) ? t(`coach.${r.kind}`, data) + rules : r.text;
 }
 
 function notice(text) {
@@ -166,6 +202,9 @@ function onMessage(msg) {
     case "error":
       onError(msg);
       break;
+    case "hint":
+      onHint(msg);
+      break;
     case "pong":
       break;
     default:
@@ -180,6 +219,10 @@ function onError(msg) {
   if (msg.code === "rate_limited" && last && !last.retried) {
     setTimeout(() => send(last.msg, true), 700);
     return;
+  }
+  if (["hints_off", "hint_busy", "no_hint"].includes(msg.code) || (S.hintPending && msg.code === "not_your_turn")) {
+    S.hintPending = false;
+    if (S.view) renderHint();
   }
   delete document.body.dataset.busy;
   if (msg.code === "unknown_room") {
@@ -261,6 +304,7 @@ function renderLobby() {
 function roomSummary(room) {
   const parts = [t(`preset.${room.preset}`), t(room.mode === "match" ? "lobby.mode_match" : "lobby.mode_hand")];
   parts.push(`${t("lobby.timer")}: ${room.timer ? t("lobby.timer_seconds", { n: room.timer }) : t("lobby.timer_off")}`);
+  parts.push(`${t("lobby.hints")}: ${t(room.hints === false ? "lobby.hints_off" : "lobby.hints_on_short")}`);
   // scoring_enabled is the Length shown just before.
   const opts = Object.entries(room.options || {}).filter(([k]) => k !== "scoring_enabled");
   if (opts.length) parts.push(opts.map(([k, v]) => `${optionLabel(k)}: ${optionValue(k, v)}`).join(", "));
@@ -313,6 +357,9 @@ function onState(msg) {
   if (msg.seat !== undefined) S.seat = msg.seat;
   const newGame = msg.game_id !== undefined && msg.game_id !== S.gameId;
   S.gameId = msg.game_id;
+  S.move = msg.move;
+  // A hint is for one moment: once the game moves on it no longer applies.
+  if (S.hint && (S.hint.game_id !== S.gameId || S.hint.move !== S.move)) S.hint = null;
   S.view = msg.view;
   S.legal = msg.legal || [];
   S.advice = msg.advice || {};
@@ -557,6 +604,66 @@ function renderControls() {
         ? t("table.uno_arm")
         : t("table.uno_off");
   renderAdvice();
+  renderHint();
+}
+
+// ------------------------------------------------------------------ the coach
+function canAskHint() {
+  const A = S.actions;
+  if (!S.room || S.room.hints === false || S.seat === null || !S.view || S.view.phase === "over") return false;
+  if (S.view.players?.[S.seat]?.out) return false;
+  return myTurn() || Boolean(A?.uno) || Boolean(A?.catches?.size);
+}
+
+function askHint() {
+  if (!canAskHint()) {
+    toast(S.room?.hints === false ? t("err.hints_off") : t("err.not_your_turn"), "info", "hint");
+    return;
+  }
+  if (S.hintPending) return;
+  if (S.hint) return; // already shown for this moment
+  if (send({ type: "hint" })) {
+    S.hintPending = true;
+    renderHint();
+  }
+}
+
+function onHint(msg) {
+  S.hintPending = false;
+  if (msg.game_id !== S.gameId || msg.move !== S.move) {
+    renderHint(); // a hint for a moment that has passed
+    return;
+  }
+  S.hint = msg;
+  renderHint();
+}
+
+/** The coach's hint under the prompt: the move, its estimated chance, why, the other moves. */
+function renderHint() {
+  const btn = $("hint-btn");
+  btn.hidden = !canAskHint();
+  btn.disabled = S.hintPending;
+  const box = $("hint");
+  box.replaceChildren();
+  if (S.hintPending) {
+    box.append(el("span", { class: "muted", text: t("coach.thinking") }));
+    box.hidden = false;
+    return;
+  }
+  const h = S.hint?.hint;
+  if (!h) {
+    box.hidden = true;
+    return;
+  }
+  const head = el("div", {}, el("strong", { text: `${t("coach.title")}: ` }), el("span", { class: "hint-move", "data-action": h.action, text: actionText(h.action) }));
+  if (h.chance !== null && h.chance !== undefined) head.append(" · ", el("span", { class: "hint-chance", text: t("coach.chance", { n: Math.round(100 * h.chance) }) }));
+  box.append(head, el("div", { class: "hint-reason", text: reasonText(h.reason) }));
+  const others = (h.estimates || []).filter((e) => e.action !== h.action).slice(0, 3);
+  if (others.length) {
+    const list = others.map((e) => `${actionText(e.action)} ${Math.round(100 * e.chance)}%`).join(" · ");
+    box.append(el("div", { class: "hint-others", text: `${t("coach.others")}: ${list}` }));
+  }
+  box.hidden = false;
 }
 
 /** The consequences of this seat's moves that are not obvious, shown under the prompt. */
@@ -816,6 +923,7 @@ function onKey(e) {
   else if (k === "c" || k === "C") act(A.challenge);
   else if (k === "u" || k === "U") onUno();
   else if (k === "k" || k === "K") maybeOpenColourPicker(true);
+  else if (k === "h" || k === "H") askHint();
   else if (k === "x" || k === "X") {
     const first = [...A.catches.values()][0];
     if (first) act(first);
@@ -875,6 +983,7 @@ async function main() {
   $("pass-btn").addEventListener("click", () => act(S.actions?.pass));
   $("challenge-btn").addEventListener("click", () => act(S.actions?.challenge));
   $("uno-btn").addEventListener("click", onUno);
+  $("hint-btn").addEventListener("click", askHint);
   $("colour-btn").addEventListener("click", () => maybeOpenColourPicker(true));
   $("picker-cancel").addEventListener("click", () => closePicker(null));
   $("help-btn").addEventListener("click", () => show("help", true));

@@ -1,0 +1,529 @@
+"""The coach: the strongest bot's move for one seat, its estimated chance to win the hand,
+the estimates of the alternatives, and a one-line reason. Shared by the terminal app (``h``),
+the web server (the Hint button) and ``nomercy analyse``.
+
+Everything is computed from what the seat may know: its view (``Game.view(seat)``) and its
+legal actions, exactly what a bot receives. The estimates are the root statistics of an
+information-set search (:meth:`ISMCTSBot.root_statistics
+<nomercy.bots.ismcts_bot.ISMCTSBot.root_statistics>`): the search deals the cards the seat
+cannot see at random, consistently with its view, thousands of times, and an action's
+estimate is its mean result (1 for a won hand, 0 for a lost one; a position the search did
+not play to the end is scored by hand sizes and Mercy distances). So the chance is an
+estimate, close for the moves the search tried often (``visits``), rough for the others.
+
+The reason is picked by the situation the move is in (:data:`REASONS` lists every kind with
+its English template): ``kind`` and ``data`` (numbers, names, colour letters, card codes)
+fill the web client's translated template ``coach.KIND``; ``text`` is the English.
+
+>>> from nomercy import new_game
+>>> g = new_game(2, seed=4)
+>>> hint = Coach(seed=1, iterations=60, max_time=30).hint(g.view(g.to_act),
+...                                                      g.legal_actions(g.to_act))
+>>> hint.action in g.legal_actions(g.to_act), 0.0 <= hint.chance <= 1.0
+(True, True)
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from nomercy.bots.ismcts_bot import ActionStats, ISMCTSBot
+from nomercy.bots.knowledge import read_view
+from nomercy.core.actions import Action, CallUno, Catch, Challenge, ChooseColour, Draw, Pass, Play
+from nomercy.core.cards import COLOURS, Card, Colour, Kind, parse_card
+from nomercy.tables.advice import consequences, rules_of
+
+__all__ = [
+    "DEFAULT_ITERATIONS",
+    "DEFAULT_MAX_TIME",
+    "REASONS",
+    "Coach",
+    "CoachError",
+    "Estimate",
+    "Hint",
+    "Reason",
+    "reason_for",
+]
+
+#: Search iterations per hint: about 0.15-0.3 s with the compiled engine on the team's machine.
+DEFAULT_ITERATIONS = 1500
+#: The wall-clock cap of one hint's search, in seconds (a slower machine gets fewer iterations).
+DEFAULT_MAX_TIME = 0.5
+
+#: Every reason kind with its English template (the web client's ``coach.KIND``).
+REASONS: dict[str, str] = {
+    "forced": "it is your only move",
+    "win": "play your last card and win the hand",
+    "call_uno": "call UNO now, or an opponent who catches you first makes you draw {penalty}",
+    "catch": "{name} did not call UNO: catching them makes them draw {penalty}",
+    "stack": "stacking passes the {total}-card penalty on to {name} instead of taking it",
+    "stack_knockout": (
+        "stacking passes {total} cards to {name}, who is {distance} from the Mercy limit: "
+        "it knocks them out"
+    ),
+    "absorb": (
+        "take the {total} cards now: stacking rates lower ({alt_chance}% with {alt_card}), "
+        "the penalty would likely come back bigger"
+    ),
+    "attack": "{card} makes {name} ({size} cards) draw {value}",
+    "attack_knockout": (
+        "{card} can knock {name} out: they are {distance} cards from the Mercy limit"
+    ),
+    "attack_leader": "{card} slows down {name}, who holds only {size} cards",
+    "roulette": "the Colour Roulette makes {name} turn up cards until their colour shows",
+    "discard_all": "the Discard All sheds {count} {colour} cards at once",
+    "swap": "swap hands with {name}: you get their {size} cards for your {given}",
+    "zero": "the 0 passes every hand on: you get {name}'s {size} cards for your {given}",
+    "again": "{card} gives you another turn",
+    "skip": "{card} skips {name}, who holds only {size} cards",
+    "keep_wild": "play {card} and keep your wild cards for later",
+    "colour_most": "{card} keeps to {colour}, the colour you hold most ({count} more)",
+    "wild_colour": "the wild names {colour}, the colour you hold most ({count} cards)",
+    "wild_lack": "the wild names {colour}: {name}, who plays next, showed they have none",
+    "shed_points": "{card} sheds the most points ({points})",
+    "name_colour": "name {colour}: you hold {count} {colour} cards",
+    "roulette_colour": (
+        "name {colour}: {count} of the unseen cards are {colour}, so the reveal should stop soon"
+    ),
+    "keep_drawn": "keep the drawn card: playing it rates lower ({alt_chance}%)",
+    "stop_discard": "stop here: discarding more rates lower ({alt_chance}%)",
+    "draw": "draw: the best play rates lower ({alt_chance}% with {alt_card})",
+    "challenge": "challenge the Wild +4: {name} likely held a card of the colour",
+    "accept": "take the cards: a challenge likely fails ({alt_chance}%)",
+    "best": "the search rates it best: {chance}% against {alt_chance}% for {alt_card}",
+}
+
+
+class CoachError(ValueError):
+    """The coach cannot give a hint now (not the seat's decision, a spectator's view)."""
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why the coach suggests a move: ``kind`` and ``data`` for templates, ``text`` in English."""
+
+    kind: str
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+    rules: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"kind", "text", "data", "rules"}``."""
+        return {"kind": self.kind, "text": self.text, "data": self.data, "rules": list(self.rules)}
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """One searched action: its estimated chance to win the hand and how often it was tried."""
+
+    action: Action
+    chance: float
+    visits: int
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"action": notation, "chance", "visits"}``."""
+        return {"action": str(self.action), "chance": round(self.chance, 4), "visits": self.visits}
+
+
+@dataclass(frozen=True)
+class Hint:
+    """The coach's advice for one decision.
+
+    Attributes:
+        seat: the seat advised.
+        action: the suggested action (one of the seat's legal actions).
+        chance: the estimated chance to win the hand after it (``None`` when the seat is not
+            to act: an UNO call or a catch out of turn, which the search does not weigh).
+        reason: why, in one line.
+        estimates: every searched action, best first (the suggestion's in-turn move first;
+            empty when nothing was searched).
+        iterations: search iterations run; seconds: the time the hint took.
+    """
+
+    seat: int
+    action: Action
+    chance: float | None
+    reason: Reason
+    estimates: list[Estimate]
+    iterations: int
+    seconds: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The hint as JSON data (docs/web-protocol.md, ``hint``)."""
+        return {
+            "seat": self.seat,
+            "action": str(self.action),
+            "chance": None if self.chance is None else round(self.chance, 4),
+            "reason": self.reason.to_json(),
+            "estimates": [e.to_json() for e in self.estimates],
+            "iterations": self.iterations,
+            "seconds": round(self.seconds, 3),
+        }
+
+    def line(self) -> str:
+        """One line in English: the move, the chance and the reason."""
+        chance = "" if self.chance is None else f" (estimated chance to win: {_pct(self.chance)}%)"
+        return f"{self.action}{chance}: {self.reason.text}"
+
+
+class Coach:
+    """Hints from the information-set search, for one seat's view at a time.
+
+    Args:
+        seed: seeds each hint's search; the same seed and view give the same hint (as long as
+            ``max_time`` does not cut the search short).
+        iterations: search iterations per hint.
+        max_time: the wall-clock cap of one search, in seconds.
+
+    Raises:
+        ValueError: a non-positive budget.
+    """
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        iterations: int = DEFAULT_ITERATIONS,
+        max_time: float = DEFAULT_MAX_TIME,
+    ) -> None:
+        if iterations < 1:
+            raise ValueError(f"iterations must be at least 1, not {iterations}")
+        if max_time <= 0:
+            raise ValueError(f"max_time must be positive, not {max_time}")
+        self.seed = seed
+        self.iterations = iterations
+        self.max_time = max_time
+
+    def _bot(self, seed: int | None) -> ISMCTSBot:
+        return ISMCTSBot(
+            seed=self.seed if seed is None else seed,
+            iterations=self.iterations,
+            max_time=self.max_time,
+        )
+
+    def estimates(
+        self,
+        view: dict[str, Any],
+        legal: Sequence[Action],
+        *,
+        include: Sequence[Action] = (),
+        seed: int | None = None,
+    ) -> tuple[list[Estimate], int]:
+        """The search's estimate of each in-turn action of the seat to act, best first, and
+        the iterations run. ``include``: actions to estimate too (e.g. the move a player made,
+        for ``nomercy analyse``) even if the search would leave them out (a play without its
+        UNO call). ``seed`` overrides the coach's seed for this search.
+
+        Raises:
+            CoachError: the view's seat is not to act.
+        """
+        seat = view.get("seat")
+        if seat is None or view.get("to_act") != seat:
+            raise CoachError("the coach estimates only the decisions of the seat to act")
+        bot = self._bot(seed)
+        candidates = bot.search_candidates(list(legal))
+        for action in include:
+            if action not in candidates and action in legal:
+                candidates.append(action)
+        if not candidates:
+            raise CoachError("no in-turn action to estimate")
+        stats = bot.root_statistics(view, candidates)
+        return _ranked(stats), bot.last_iterations
+
+    def hint(
+        self, view: dict[str, Any], legal: Sequence[Action], *, seed: int | None = None
+    ) -> Hint:
+        """The coach's hint for the view's seat, from its view and legal actions only.
+
+        UNO calls and catches come first (the search always makes them, NM-37); otherwise the
+        seat must be to act, and the hint is the searched action the search rates best.
+
+        Raises:
+            CoachError: a spectator's view, no legal action, or nothing to decide (another
+                seat is to act and this one has no UNO call or catch).
+        """
+        start = time.perf_counter()
+        seat = view.get("seat")
+        if seat is None:
+            raise CoachError("a spectator has no moves to advise")
+        legal = list(legal)
+        to_act = view.get("to_act") == seat
+        if not legal:
+            if view.get("to_act") is not None and not to_act:
+                raise CoachError("it is not this seat's decision now")
+            raise CoachError("there is no legal action to advise")
+        estimates: list[Estimate] = []
+        iterations = 0
+        urgent = _urgent(legal)
+        if to_act:
+            try:
+                estimates, iterations = self.estimates(view, legal, seed=seed)
+            except CoachError:
+                if urgent is None:
+                    raise
+                # Only the UNO call or the catch is on offer: nothing to search.
+        if urgent is not None:
+            chance = estimates[0].chance if estimates else None
+            reason = _cited(_urgent_reason(urgent, view), view)
+            return Hint(
+                seat, urgent, chance, reason, estimates, iterations, time.perf_counter() - start
+            )
+        if not to_act:
+            raise CoachError("it is not this seat's decision now")
+        best = estimates[0]
+        reason = reason_for(best.action, view, estimates)
+        seconds = time.perf_counter() - start
+        return Hint(seat, best.action, best.chance, reason, estimates, iterations, seconds)
+
+
+# ---------------------------------------------------------------------- helpers
+def _ranked(stats: list[ActionStats]) -> list[Estimate]:
+    """Best first: the most visited (the search's choice), then the better mean."""
+    ordered = sorted(stats, key=lambda s: (-s.visits, -s.mean))
+    return [Estimate(s.action, s.mean, s.visits) for s in ordered]
+
+
+def _pct(chance: float) -> int:
+    return round(100 * chance)
+
+
+def _urgent(legal: Sequence[Action]) -> Action | None:
+    """An UNO call, else a catch (the lowest seat), if one is on offer."""
+    for a in legal:
+        if isinstance(a, CallUno):
+            return a
+    catches = [a for a in legal if isinstance(a, Catch)]
+    return min(catches, key=lambda a: a.target) if catches else None
+
+
+def _fill(kind: str, data: dict[str, Any], rules: tuple[str, ...] = ()) -> Reason:
+    """A reason of ``kind``: the English text from :data:`REASONS` with ``data`` in words."""
+    words = dict(data)
+    for key in ("card", "alt_card"):
+        if isinstance(words.get(key), str) and words[key]:
+            words[key] = _card_words(words[key])
+    if isinstance(words.get("colour"), str) and words["colour"]:
+        words["colour"] = Colour(words["colour"]).word
+    return Reason(kind, REASONS[kind].format(**words), data, rules)
+
+
+#: The classic rule behind a No Mercy rule id a reason cites (no entry: not cited in classic).
+_CLASSIC_RULES = {"NM-9": "CL-5", "NM-14": "CL-6", "NM-17": "CL-6", "NM-37": "CL-9"}
+
+
+def _cited(reason: Reason, view: dict[str, Any]) -> Reason:
+    """The reason with its rule ids (the classic ones under classic rules) after its text."""
+    rules = reason.rules
+    if rules_of(view).preset == "classic":
+        rules = tuple(_CLASSIC_RULES[r] for r in rules if r in _CLASSIC_RULES)
+    text = reason.text + (f" [{', '.join(rules)}]" if rules else "")
+    return Reason(reason.kind, text, reason.data, rules)
+
+
+def _card_words(text: str) -> str:
+    """A card code (``R7``) in words (``the red 7``); other text (``draw``) as it is."""
+    try:
+        return f"the {parse_card(text).name}"
+    except ValueError:
+        return text
+
+
+def _urgent_reason(action: Action, view: dict[str, Any]) -> Reason:
+    penalty = rules_of(view).uno_penalty_cards
+    if isinstance(action, CallUno):
+        return _fill("call_uno", {"penalty": penalty}, ("NM-37",))
+    assert isinstance(action, Catch)
+    name = view["players"][action.target]["name"]
+    return _fill("catch", {"name": name, "penalty": penalty, "target": action.target}, ("NM-37",))
+
+
+def _next_active(view: dict[str, Any], seat: int, direction: int) -> int:
+    players = view["players"]
+    n = len(players)
+    q = (seat + direction) % n
+    while players[q]["out"] and q != seat:
+        q = (q + direction) % n
+    return q
+
+
+def _active_count(view: dict[str, Any]) -> int:
+    return sum(1 for p in view["players"] if not p["out"])
+
+
+def _colour_counts(cards: Sequence[Card]) -> Counter[Colour]:
+    return Counter(c.colour for c in cards if c.colour is not None)
+
+
+def _alternative(
+    estimates: Sequence[Estimate], chosen: Action, pick: Any = None
+) -> Estimate | None:
+    """The best estimate other than ``chosen`` (among those ``pick`` accepts)."""
+    for e in estimates:
+        if e.action != chosen and (pick is None or pick(e.action)):
+            return e
+    return None
+
+
+def _alt_data(alt: Estimate | None) -> dict[str, Any]:
+    if alt is None:
+        return {"alt_chance": 0, "alt_card": ""}
+    action = alt.action
+    card = action.card.code if isinstance(action, Play) else str(action)
+    return {"alt_chance": _pct(alt.chance), "alt_card": card, "alt": str(action)}
+
+
+def reason_for(action: Action, view: dict[str, Any], estimates: Sequence[Estimate]) -> Reason:
+    """Why ``action`` is the move for the view's seat: the first situation that fits.
+
+    ``estimates`` are the search's (best first); a reason that compares with an alternative
+    quotes the best other one's estimate. Only the view is read.
+    """
+    return _cited(_reason(action, view, estimates), view)
+
+
+def _reason(action: Action, view: dict[str, Any], estimates: Sequence[Estimate]) -> Reason:
+    seat = view["seat"]
+    others = [e for e in estimates if e.action != action]
+    chosen = next((e for e in estimates if e.action == action), None)
+    if not others:
+        return _fill("forced", {})
+    phase = view.get("phase")
+    pending = view.get("pending") or None
+    hand = [parse_card(c) for c in view["hand"]]
+    players = view["players"]
+    direction = int(view["direction"])
+    if isinstance(action, Play):
+        return _play_reason(action, view, estimates, chosen, hand, pending, phase)
+    if isinstance(action, Draw):
+        alt = _alternative(estimates, action, lambda a: isinstance(a, Play))
+        if phase == "stack_or_absorb" and pending:
+            if any(isinstance(e.action, Challenge) for e in estimates):
+                return _fill("accept", _alt_data(_alternative(estimates, action)), ("CL-8",))
+            data = {"total": int(pending["total"]), **_alt_data(alt)}
+            return _fill("absorb", data, ("NM-17",))
+        return _fill("draw", _alt_data(alt or _alternative(estimates, action)), ("NM-9",))
+    if isinstance(action, Pass):
+        alt = _alternative(estimates, action)
+        if phase in ("discard_all_top", "discard_all_subset"):
+            return _fill("stop_discard", _alt_data(alt), ("A09",))
+        return _fill("keep_drawn", _alt_data(alt), ("NM-9",))
+    if isinstance(action, ChooseColour):
+        colour = action.colour
+        if phase == "roulette_colour":
+            knowledge = read_view(view)
+            count = knowledge.unseen_of(colour)
+            return _fill("roulette_colour", {"colour": colour.value, "count": count}, ("NM-30",))
+        count = _colour_counts(hand)[colour]
+        return _fill("name_colour", {"colour": colour.value, "count": count}, ("NM-14",))
+    if isinstance(action, Challenge):
+        accused = _next_active(view, seat, -direction)
+        return _fill("challenge", {"name": players[accused]["name"]}, ("CL-8",))
+    return _best(action, estimates, chosen)
+
+
+def _best(action: Action, estimates: Sequence[Estimate], chosen: Estimate | None) -> Reason:
+    data = {"chance": _pct(chosen.chance) if chosen else 0}
+    data.update(_alt_data(_alternative(estimates, action)))
+    return _fill("best", data)
+
+
+def _play_reason(
+    action: Play,
+    view: dict[str, Any],
+    estimates: Sequence[Estimate],
+    chosen: Estimate | None,
+    hand: list[Card],
+    pending: dict[str, Any] | None,
+    phase: Any,
+) -> Reason:
+    seat = view["seat"]
+    players = view["players"]
+    direction = int(view["direction"])
+    card = action.card
+    code = card.code
+    if len(hand) == 1:
+        return _fill("win", {"card": code})
+    rest = list(hand)
+    if card in rest:
+        rest.remove(card)
+    # A move with a consequence the advice warns about (a Wild Reverse +4 coming back with
+    # two players) gets the plain comparison, not a reason that would mislead.
+    if any(a.kind.startswith("self_target") for a in consequences(action, view)):
+        return _best(action, estimates, chosen)
+    if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
+        direction = -direction
+    victim = _next_active(view, seat, direction)
+    vp = players[victim]
+    if card.draw_value > 0:
+        if phase == "stack_or_absorb" and pending:
+            total = int(pending["total"]) + card.draw_value
+            distance = int(vp.get("mercy_distance") or 0)
+            data = {"card": code, "total": total, "name": vp["name"], "distance": distance}
+            if rules_of(view).mercy_enabled and 0 < distance <= total:
+                return _fill("stack_knockout", data, ("NM-18", "NM-33"))
+            return _fill("stack", data, ("NM-18",))
+        data = {
+            "card": code,
+            "value": card.draw_value,
+            "name": vp["name"],
+            "size": int(vp["hand_size"]),
+            "distance": int(vp.get("mercy_distance") or 0),
+        }
+        if rules_of(view).mercy_enabled and 0 < data["distance"] <= card.draw_value:
+            return _fill("attack_knockout", data, ("NM-33",))
+        if data["size"] <= 3:
+            return _fill("attack_leader", data, ("NM-17",))
+        return _fill("attack", data, ("NM-17",))
+    if card.kind is Kind.WILD_COLOUR_ROULETTE:
+        return _fill("roulette", {"card": code, "name": vp["name"]}, ("NM-30",))
+    if card.kind is Kind.DISCARD_ALL:
+        same = [c for c in rest if c.colour is card.colour]
+        if same:
+            colour = card.colour.value if card.colour else ""
+            return _fill("discard_all", {"count": len(same) + 1, "colour": colour}, ("NM-27",))
+    if card.kind is Kind.NUMBER and card.number == 7 and action.target is not None:
+        tp = players[action.target]
+        data = {"name": tp["name"], "size": int(tp["hand_size"]), "given": len(rest)}
+        return _fill("swap", data, ("NM-31",))
+    if card.kind is Kind.NUMBER and card.number == 0 and phase == "play":
+        giver = _next_active(view, seat, -direction)
+        if giver != seat:
+            gp = players[giver]
+            data = {"name": gp["name"], "size": int(gp["hand_size"]), "given": len(rest)}
+            return _fill("zero", data, ("NM-29",))
+    two = _active_count(view) == 2
+    if card.kind is Kind.SKIP_EVERYONE or (two and card.kind in (Kind.SKIP, Kind.REVERSE)):
+        return _fill("again", {"card": code})
+    if card.kind is Kind.SKIP and int(vp["hand_size"]) <= 3:
+        return _fill("skip", {"card": code, "name": vp["name"], "size": int(vp["hand_size"])})
+    counts = _colour_counts(rest)
+    if card.is_wild and action.colour is not None:
+        colour = action.colour
+        most = max(counts.values()) if counts else 0
+        if counts[colour] and counts[colour] == most:
+            return _fill("wild_colour", {"colour": colour.value, "count": counts[colour]})
+        lacks = read_view(view).lacks.get(victim, set())
+        if colour in lacks:
+            return _fill("wild_lack", {"colour": colour.value, "name": vp["name"]})
+        return _best(action, estimates, chosen)
+    wild_playable = any(
+        isinstance(e.action, Play) and e.action.card.is_wild and e.action != action
+        for e in estimates
+    )
+    if not card.is_wild and wild_playable:
+        return _fill("keep_wild", {"card": code})
+    if card.colour is not None:
+        most = max(counts[c] for c in COLOURS)
+        if counts[card.colour] and counts[card.colour] == most:
+            return _fill(
+                "colour_most",
+                {"card": code, "colour": card.colour.value, "count": counts[card.colour]},
+            )
+    plays = [e.action.card for e in estimates if isinstance(e.action, Play)]
+    if plays and card.points >= max(c.points for c in plays) and card.points > 0:
+        return _fill("shed_points", {"card": code, "points": card.points})
+    return _best(action, estimates, chosen)
