@@ -14,7 +14,7 @@ always gives the same game.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from enum import StrEnum, unique
 from typing import TYPE_CHECKING, Any, cast
 
@@ -139,6 +139,46 @@ def _fresh_deck(rules: RuleSet) -> list[Card]:
     if deck is None:
         deck = _DECKS[key] = tuple(build_deck(dict(key)))
     return list(deck)
+
+
+def _fisher_yates(cards: list[Any], rng: random.Random) -> None:
+    """``rng.shuffle(cards)``, draw for draw: the same Fisher-Yates over ``getrandbits`` as
+    CPython's ``random.shuffle`` with ``_randbelow_with_getrandbits``, inlined (a shuffle of
+    168 cards is ~167 Python-level calls there; compiled, this loop is native code)."""
+    getrandbits = rng.getrandbits
+    size = len(cards)
+    k = size.bit_length()  # of n = i + 1 below, kept by integer steps (native when compiled)
+    low = 1 << (k - 1) if k else 0  # the smallest n with k bits
+    for i in range(size - 1, 0, -1):
+        n = i + 1
+        if n < low:
+            k -= 1
+            low >>= 1
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def _library_shuffle(cards: list[Any], rng: random.Random) -> None:
+    rng.shuffle(cards)
+
+
+def _pick_shuffle() -> Callable[[list[Any], random.Random], None]:
+    """The inlined shuffle if it draws exactly like this Python's ``random.shuffle`` (checked
+    on a few seeds and sizes, so a future ``random`` cannot change recorded games), else the
+    library's own: the same seed must deal the same game (docs/notation.md)."""
+    for seed in (0, 1, 12345, 2**63 - 1):
+        for size in (0, 1, 2, 7, 108, 168, 300):
+            mine, theirs = list(range(size)), list(range(size))
+            _fisher_yates(mine, random.Random(seed))
+            random.Random(seed).shuffle(theirs)
+            if mine != theirs:
+                return _library_shuffle
+    return _fisher_yates
+
+
+_shuffle_as_random = _pick_shuffle()
 
 
 def _remove_card(cards: list[Card], card: Card, *, missing_ok: bool = False) -> None:
@@ -791,7 +831,7 @@ class Game:
         return self._n_active == 2
 
     def _shuffle(self, cards: list[Card]) -> None:
-        random.Random(self.key).shuffle(cards)
+        _shuffle_as_random(cards, random.Random(self.key))
         self.key = _next_key(self.key)
 
     def _reshuffle(self) -> bool:
