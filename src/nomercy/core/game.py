@@ -141,6 +141,34 @@ def _fresh_deck(rules: RuleSet) -> list[Card]:
     return list(deck)
 
 
+#: Per rule-set key (see Game._setup_caches): the cards whose variants are never cached, and
+#: the wild draw cards restricted by A34 / CL-4.
+_CARD_SETS: dict[tuple[bool, ...], tuple[frozenset[Card], frozenset[Card]]] = {}
+
+
+def _card_sets(r: RuleSet) -> tuple[frozenset[Card], frozenset[Card]]:
+    seven_zero = not r.is_classic or r.classic_seven_zero
+    special = frozenset(
+        c for c in _ALL_CARDS if c.kind is _K_DISCARD_ALL or (seven_zero and c.number in (0, 7))
+    )
+    restricted = frozenset(
+        c
+        for c in _ALL_CARDS
+        if c.is_wild
+        and c.draw_value
+        and (
+            (
+                r.is_classic
+                and c.kind is _K_WILD_DRAW_FOUR
+                and r.wd4_restriction
+                and not r.wd4_challenge
+            )
+            or (not r.is_classic and r.wild_draw_restriction)
+        )
+    )
+    return special, restricted
+
+
 def _fisher_yates(cards: list[Any], rng: random.Random) -> None:
     """``rng.shuffle(cards)``, draw for draw: the same Fisher-Yates over ``getrandbits`` as
     CPython's ``random.shuffle`` with ``_randbelow_with_getrandbits``, inlined (a shuffle of
@@ -289,25 +317,17 @@ class Game:
         )
         self._base = [base.setdefault(s, {}) for s in range(self.n)]
         self._draw_acts: list[Action] = [_simple(Draw, s) for s in range(self.n)]
-        seven_zero = not r.is_classic or r.classic_seven_zero
-        self._special = frozenset(
-            c for c in _ALL_CARDS if c.kind is _K_DISCARD_ALL or (seven_zero and c.number in (0, 7))
+        key = (
+            r.is_classic,
+            r.classic_seven_zero,
+            r.wd4_restriction,
+            r.wd4_challenge,
+            r.wild_draw_restriction,
         )
-        self._restricted = frozenset(
-            c
-            for c in _ALL_CARDS
-            if c.is_wild
-            and c.draw_value
-            and (
-                (
-                    r.is_classic
-                    and c.kind is _K_WILD_DRAW_FOUR
-                    and r.wd4_restriction
-                    and not r.wd4_challenge
-                )
-                or (not r.is_classic and r.wild_draw_restriction)
-            )
-        )
+        sets = _CARD_SETS.get(key)
+        if sets is None:
+            sets = _CARD_SETS[key] = _card_sets(r)
+        self._special, self._restricted = sets
 
     def copy(self) -> Game:
         """An independent copy that continues exactly like this game."""
