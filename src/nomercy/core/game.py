@@ -916,8 +916,8 @@ class Game:
         return self._immediate_mercy
 
     def _forget(self, seat: int, card: Card) -> None:
-        for (_, holder), cards in self.known.items():
-            if holder == seat:
+        for key, cards in self.known.items():
+            if cards and key[1] == seat:  # emptied lists stay (positions list them)
                 _remove_card(cards, card, missing_ok=True)
 
     def _open_uno(self, seat: int, *, received: bool = False) -> None:
