@@ -34,10 +34,7 @@ __all__ = ["from_position", "to_position"]
 
 
 def to_position(game: Game) -> dict[str, Any]:
-    """The whole state as a JSON-serialisable dict (docs/notation.md).
-
-    ``Game.from_position(g.to_position())`` continues exactly like ``g``, draws included.
-    """
+    """:meth:`Game.to_position <nomercy.core.game.Game.to_position>` (documented there)."""
     return {
         "rules": game.rules.to_json(),
         "players": [
@@ -80,12 +77,7 @@ def to_position(game: Game) -> dict[str, Any]:
 
 
 def from_position(cls: type[Game], position: Mapping[str, Any] | str) -> Game:
-    """A game from a position (a dict or its JSON text); see docs/notation.md.
-
-    Raises:
-        NotationError: malformed position, unknown card, or more copies than the deck holds.
-        RuleSetError: unknown preset or option.
-    """
+    """:meth:`Game.from_position <nomercy.core.game.Game.from_position>` (documented there)."""
     if isinstance(position, str):
         try:
             position = json.loads(position)

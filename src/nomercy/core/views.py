@@ -50,18 +50,7 @@ _COLOUR_INDEX: dict[Colour, int] = {c: i for i, c in enumerate(COLOURS)}
 
 
 def view(game: Game, seat: object, *, history: bool = True) -> dict[str, Any]:
-    """What ``seat`` may know (``None``: a spectator). JSON-serialisable; cards as codes.
-
-    Own hand, every hand size, the discard pile, active colour, direction, the pending
-    stack, who is out, public history and publicly revealed cards; never another hand or
-    the draw-pile order. ``engine`` holds the public bookkeeping a searching bot needs to
-    rebuild a position consistent with the view (whose turn the phase belongs to, the
-    draw mode, the seat that named the chain's colour, ...). ``history=False`` leaves the
-    event history out (an empty list), for callers that track it themselves.
-
-    Raises:
-        NoMercyError: there is no such seat.
-    """
+    """:meth:`Game.view <nomercy.core.game.Game.view>` (documented there)."""
     n = game.n
     if seat is not None:
         seat = _seat_arg(game, seat)
@@ -131,16 +120,7 @@ def view(game: Game, seat: object, *, history: bool = True) -> dict[str, Any]:
 
 
 def snapshot(game: Game, seat: object) -> Snapshot:
-    """What ``seat`` may know, compact: for encoders that run every step (RL).
-
-    The same information as :meth:`view` without history, names, rules or scores, as
-    integers: cards are :attr:`Card.index` values, colours indices into ``COLOURS``,
-    ``-1`` stands for none. ``discard`` is the game's own list of cards (bottom first),
-    not a copy: read it, never change it, and do not keep it across :meth:`apply`.
-
-    Raises:
-        NoMercyError: there is no such seat.
-    """
+    """:meth:`Game.snapshot <nomercy.core.game.Game.snapshot>` (documented there)."""
     s = _seat_arg(game, seat)
     n = game.n
     hands = game.hands
