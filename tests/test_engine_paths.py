@@ -63,11 +63,11 @@ def test_events_off_survives_copy_and_can_be_turned_back_on() -> None:
     assert clone.apply(clone.legal_actions()[0])
 
 
-def test_event_texts_built_from_parts_on_first_read() -> None:
-    event = Event("play", ("P0", " plays ", "red 7", " [NM-12]"), 0, {"card": "R7"})
+def test_event_texts_formatted_on_first_read() -> None:
+    event = Event("play", ("{} plays {} [{}]", "P0", "red 7", "NM-12"), 0, {"card": "R7"})
     assert event.text == "P0 plays red 7 [NM-12]"
     assert str(event) == event.text and event.to_dict()["text"] == event.text
-    secret = Event("draw", ("P1 draws 1 (R7) [NM-9]",), 1, {}, True, ("P1 draws 1 ", "[NM-9]"))
+    secret = Event("draw", ("P1 draws 1 ({}) [NM-9]", "R7"), 1, {}, True, ("P1 draws {} [NM-9]", 1))
     assert secret.for_seat(0).text == "P1 draws 1 [NM-9]"
     assert secret.for_seat(1).text == "P1 draws 1 (R7) [NM-9]"
     assert secret == Event("draw", "P1 draws 1 (R7) [NM-9]", 1, {}, True, "P1 draws 1 [NM-9]")
@@ -75,7 +75,7 @@ def test_event_texts_built_from_parts_on_first_read() -> None:
 
 def test_classic_ids_are_mapped_when_the_text_is_read() -> None:
     # Public text first, then text: each is mapped once, whichever is read first.
-    event = Event("uno", ("P0 calls UNO [NM-37]",), 0, {}, True, "P0 calls [NM-37]", True)
+    event = Event("uno", ("{} calls UNO [NM-37]", "P0"), 0, {}, True, "P0 calls [NM-37]", True)
     assert event.public_text == "P0 calls [CL-9]"
     assert event.text == "P0 calls UNO [CL-9]"
     assert event.text == "P0 calls UNO [CL-9]"

@@ -21,8 +21,8 @@ _CLASSIC_IDS = {
     "A17": "C07",
 }
 
-#: A text, or the parts it is joined from when first read.
-Text = str | tuple[str, ...]
+#: A text, or a ``str.format`` template followed by its arguments, formatted when first read.
+Text = str | tuple[Any, ...]
 
 
 def _classic_ids(text: str) -> str:
@@ -47,8 +47,9 @@ class Event:
         public_text: the censored text for other seats when ``secret``.
 
     The engine builds texts when they are first read: it may pass ``text`` and
-    ``public_text`` as tuples of parts (joined on first read), and ``classic=True`` turns
-    the cited No Mercy rule ids into classic ones (``[NM-37]`` -> ``[CL-9]``) at that moment.
+    ``public_text`` as ``(template, *arguments)`` tuples (``template.format(*arguments)`` on
+    first read), and ``classic=True`` turns the cited No Mercy rule ids into classic ones
+    (``[NM-37]`` -> ``[CL-9]``) at that moment.
     """
 
     __slots__ = ("_classic", "_public", "_text", "data", "kind", "seat", "secret")
@@ -90,13 +91,13 @@ class Event:
         return cast(str, self._public)
 
     def _build(self) -> None:
-        """Join both texts' parts and map classic's rule ids, once."""
+        """Format both texts and map classic's rule ids, once."""
         self._text = self._final(self._text)
         self._public = self._final(self._public)
         self._classic = False
 
     def _final(self, text: Text) -> str:
-        joined = text if isinstance(text, str) else "".join(text)
+        joined = text if isinstance(text, str) else str(text[0]).format(*text[1:])
         return _classic_ids(joined) if self._classic and joined else joined
 
     def for_seat(self, seat: int | None) -> Event:

@@ -789,7 +789,8 @@ class Game:
         data: dict[str, Any] | None = None,
         public_text: Text = "",
     ) -> None:
-        """Record an event. ``text`` may be the parts of the text: joined when first read."""
+        """Record an event. A text is a ``str.format`` template with its arguments, formatted
+        when first read (:class:`~nomercy.core.events.Event`), or a plain string."""
         if self.record_events:
             self._events.append(
                 Event(
@@ -813,7 +814,7 @@ class Game:
         if isinstance(action, CallUno):
             self.uno_called[seat] = True
             self.uno_window.discard(seat)
-            self._emit("uno", f"{self.names[seat]} calls UNO [NM-37]", seat)
+            self._emit("uno", ("{} calls UNO [NM-37]", self.names[seat]), seat)
             return
         if isinstance(action, Catch):
             self._catch(seat, action.target)
@@ -867,8 +868,11 @@ class Game:
         extra = f", {returned} of them from knocked-out hands" if returned else ""
         self._emit(
             "reshuffle",
-            f"The discard pile is reshuffled into a new draw pile of "
-            f"{len(rest)} cards{extra} [NM-35]",
+            (
+                "The discard pile is reshuffled into a new draw pile of {} cards{} [NM-35]",
+                len(rest),
+                extra,
+            ),
             None,
             {"count": len(rest)},
         )
@@ -944,7 +948,9 @@ class Game:
         if action.jump:
             self.turn = seat
             self._emit(
-                "jump_in", f"{self.names[seat]} jumps in with an identical {card.name} [C04]", seat
+                "jump_in",
+                ("{} jumps in with an identical {} [C04]", self.names[seat], card.name),
+                seat,
             )
         _remove_card(hand, card)
         self.drawn = None
@@ -990,11 +996,12 @@ class Game:
             self._emit(
                 "play",
                 (
+                    "{} {} {}{} [{}]",
                     name,
-                    " stacks " if stacking else " plays ",
+                    "stacks" if stacking else "plays",
                     card.name,
                     "" if colour is None else ", naming " + colour.word,
-                    " [CL-4]" if self._classic else " [NM-18]" if stacking else " [NM-12]",
+                    "CL-4" if self._classic else "NM-18" if stacking else "NM-12",
                 ),
                 seat,
                 {"card": card.code, "colour": colour.value if colour else None},
@@ -1014,7 +1021,7 @@ class Game:
                 self._bury(seat, same)
         if action.uno:
             self.uno_called[seat] = True
-            self._emit("uno", f"{name} calls UNO [NM-37]", seat)
+            self._emit("uno", ("{} calls UNO [NM-37]", name), seat)
         elif self.uno_called[seat]:
             # NM-37: a call belongs to the one-card hand it was made for; the hand this play
             # leaves (or a hand a 7 or 0 hands over) needs its own call.
@@ -1041,9 +1048,14 @@ class Game:
         codes = ", ".join(c.code for c in cards)
         self._emit(
             "discard_all",
-            f"{self.names[seat]} discards {len(cards)} more "
-            f"{top.colour.word if top.colour else ''} card(s) under the Discard All "
-            f"({codes}); their effects are ignored [NM-27]",
+            (
+                "{} discards {} more {} card(s) under the Discard All ({}); "
+                "their effects are ignored [NM-27]",
+                self.names[seat],
+                len(cards),
+                top.colour.word if top.colour else "",
+                codes,
+            ),
             seat,
             {"cards": [c.code for c in cards]},
         )
@@ -1053,7 +1065,7 @@ class Game:
         self._bury(seat, [card])
         if uno:
             self.uno_called[seat] = True
-            self._emit("uno", f"{self.names[seat]} calls UNO [NM-37]", seat)
+            self._emit("uno", ("{} calls UNO [NM-37]", self.names[seat]), seat)
         if not self.hands[seat]:
             self._end_hand(seat, "empty hand")
         elif not any(c.colour is self.discard[-1].colour for c in self.hands[seat]):
@@ -1080,7 +1092,9 @@ class Game:
         if self.phase is _PLAY_DRAWN:
             self.drawn = None
             rule = "CL-5" if self._classic else "NM-9"
-            self._emit("pass", f"{self.names[seat]} keeps the drawn card and passes [{rule}]", seat)
+            self._emit(
+                "pass", ("{} keeps the drawn card and passes [{}]", self.names[seat], rule), seat
+            )
             self.phase = _PLAY
             self.turn = self.next_seat(seat)
         else:  # a Discard All choice ends
@@ -1091,7 +1105,7 @@ class Game:
                 if not self.hands[seat]:
                     self._end_hand(seat, "empty hand")
                     return
-            self._emit("pass", f"{self.names[seat]} keeps the Discard All on top [A09]", seat)
+            self._emit("pass", ("{} keeps the Discard All on top [A09]", self.names[seat]), seat)
             self._finish_discard_all(seat)
 
     def _last_card(self, seat: int, card: Card, colour: Colour | None, target: int | None) -> None:
@@ -1132,8 +1146,11 @@ class Game:
             self.turn = target
             self._emit(
                 "stack",
-                f"{self.names[target]} faces {total} from the winning card and may "
-                "challenge it [C08]",
+                (
+                    "{} faces {} from the winning card and may challenge it [C08]",
+                    self.names[target],
+                    total,
+                ),
                 target,
                 {"total": total},
             )
@@ -1142,11 +1159,14 @@ class Game:
         drawn, _ = self._draw_cards(target, total, per_card_mercy=self._immediate())
         self._emit(
             "absorb",
-            f"{self.names[target]} draws {len(drawn)} from the last card; they "
-            f"count in the score [A17]",
+            (
+                "{} draws {} from the last card; they count in the score [A17]",
+                self.names[target],
+                len(drawn),
+            ),
             target,
             {"cards": [c.code for c in drawn], "count": len(drawn)},
-            public_text=f"{self.names[target]} draws {len(drawn)} from the last card [A17]",
+            public_text=("{} draws {} from the last card [A17]", self.names[target], len(drawn)),
         )
         if self._over_limit(target):
             self._knock_out(target, end_if_one=False)
@@ -1176,8 +1196,14 @@ class Game:
             self.phase = _STACK_OR_ABSORB
             self._emit(
                 "deflect",
-                f"{name}'s {card.name} {rule}: {self.names[self.turn]} faces "
-                f"{self.pending_total} [A07]",
+                (
+                    "{}'s {} {}: {} faces {} [A07]",
+                    name,
+                    card.name,
+                    rule,
+                    self.names[self.turn],
+                    self.pending_total,
+                ),
                 self.turn,
                 {"total": self.pending_total},
             )
@@ -1197,7 +1223,7 @@ class Game:
             skipped = self.next_seat(seat)
             self.turn = self.next_seat(skipped)
             rule = "CL-6" if self._classic else "NM-23"
-            self._emit("skip", f"{self.names[skipped]} is skipped [{rule}]", skipped)
+            self._emit("skip", ("{} is skipped [{}]", self.names[skipped], rule), skipped)
         elif kind is _K_REVERSE:
             self.direction = -self.direction
             rule = "CL-12" if self._classic else "NM-25"
@@ -1205,22 +1231,25 @@ class Game:
                 self.turn = seat
                 self._emit(
                     "reverse",
-                    f"Direction reverses; with two players {name} plays again [{rule}]",
+                    ("Direction reverses; with two players {} plays again [{}]", name, rule),
                     seat,
                 )
             else:
                 self.turn = self.next_seat(seat)
                 self._emit(
                     "reverse",
-                    f"Direction reverses; {self.names[self.turn]} is next "
-                    f"[{'CL-6' if self._classic else 'NM-25'}]",
+                    (
+                        "Direction reverses; {} is next [{}]",
+                        self.names[self.turn],
+                        "CL-6" if self._classic else "NM-25",
+                    ),
                     seat,
                 )
         elif kind is _K_SKIP_EVERYONE:
             self.turn = seat
             self._emit(
                 "skip_everyone",
-                f"Everyone else is skipped; {name} takes another full turn [NM-26]",
+                ("Everyone else is skipped; {} takes another full turn [NM-26]", name),
                 seat,
             )
         elif kind is _K_WILD_COLOUR_ROULETTE:
@@ -1230,7 +1259,7 @@ class Game:
                 self.roulette_colour = colour
                 self._emit(
                     "roulette",
-                    f"{name} names {colour.word} for {self.names[victim]} to reveal [A20]",
+                    ("{} names {} for {} to reveal [A20]", name, colour.word, self.names[victim]),
                     victim,
                     {"colour": colour.value},
                 )
@@ -1241,8 +1270,10 @@ class Game:
                 self.turn = victim
                 self._emit(
                     "roulette",
-                    f"{self.names[victim]} must name a colour and reveal "
-                    "cards until it appears [NM-30]",
+                    (
+                        "{} must name a colour and reveal cards until it appears [NM-30]",
+                        self.names[victim],
+                    ),
                     victim,
                 )
         else:  # other numbers, Discard All, a plain Wild
@@ -1282,7 +1313,7 @@ class Game:
             chain = _chain_text(self.pending_chain, self.pending_total)
             self._emit(
                 "stack",
-                f"Penalty {self.pending_total}{chain}, last +{value}: {why}",
+                ("Penalty {}{}, last +{}: {}", self.pending_total, chain, value, why),
                 target,
                 {"total": self.pending_total, "last": value},
             )
@@ -1312,10 +1343,10 @@ class Game:
                 said = f"{name} draws {len(drawn)}{chain} and loses the turn"
             self._emit(
                 "absorb",
-                (said, " [", rule, "]: ", ", ".join(codes)),
+                ("{} [{}]: {}", said, rule, ", ".join(codes)),
                 seat,
                 {"cards": codes, "count": len(drawn), "total": total},
-                public_text=(said, " [", rule, "]"),
+                public_text=("{} [{}]", said, rule),
             )
         win = self.pending_win
         if win is not None:  # a challengeable winning Wild +4 was accepted (C08)
@@ -1344,7 +1375,7 @@ class Game:
             self.phase = _CHOOSE_COLOUR
             self._emit(
                 "choose_colour",
-                f"{self.names[chooser]} names the colour now that the stack is resolved [A18]",
+                ("{} names the colour now that the stack is resolved [A18]", self.names[chooser]),
                 chooser,
             )
         self.chain_wild = None
@@ -1369,11 +1400,19 @@ class Game:
                 if immediate and self._over_limit(seat):
                     self._emit(
                         "draw",
-                        f"{name} draws {len(drawn)} looking for a playable card "
-                        f"({', '.join(c.code for c in drawn)}) [NM-9]",
+                        (
+                            "{} draws {} looking for a playable card ({}) [NM-9]",
+                            name,
+                            len(drawn),
+                            ", ".join(c.code for c in drawn),
+                        ),
                         seat,
                         {"cards": [c.code for c in drawn], "count": len(drawn)},
-                        public_text=f"{name} draws {len(drawn)} looking for a playable card [NM-9]",
+                        public_text=(
+                            "{} draws {} looking for a playable card [NM-9]",
+                            name,
+                            len(drawn),
+                        ),
                     )
                     self.turn = self.next_seat(seat)
                     self._knock_out(seat)
@@ -1386,21 +1425,32 @@ class Game:
                 must = "must play" if r.drawn_card_must_be_played else "may play"
                 self._emit(
                     "draw",
-                    f"{name} draws {len(drawn)} ({', '.join(codes)}) and {must} {last.name} [NM-9]",
+                    (
+                        "{} draws {} ({}) and {} {} [NM-9]",
+                        name,
+                        len(drawn),
+                        ", ".join(codes),
+                        must,
+                        last.name,
+                    ),
                     seat,
                     {"cards": codes, "count": len(drawn)},
-                    public_text=f"{name} draws {len(drawn)} until a playable card and "
-                    f"{must} it [NM-9]",
+                    public_text=(
+                        "{} draws {} until a playable card and {} it [NM-9]",
+                        name,
+                        len(drawn),
+                        must,
+                    ),
                 )
                 self.phase = _PLAY_DRAWN
                 self.drawn = last
                 return
             self._emit(
                 "draw",
-                f"{name} draws {len(drawn)} and finds nothing playable [A13]",
+                ("{} draws {} and finds nothing playable [A13]", name, len(drawn)),
                 seat,
                 {"cards": codes, "count": len(drawn)},
-                public_text=f"{name} draws {len(drawn)} and finds nothing playable [A13]",
+                public_text=("{} draws {} and finds nothing playable [A13]", name, len(drawn)),
             )
             self.turn = self.next_seat(seat)
             return
@@ -1416,10 +1466,10 @@ class Game:
         tail = "" if knocked else (" and may play it" if keeps else " and the turn passes")
         self._emit(
             "draw",
-            f"{name} draws 1 ({card.code}){tail} [{rule}]",
+            ("{} draws 1 ({}){} [{}]", name, card.code, tail, rule),
             seat,
             {"cards": [card.code], "count": 1},
-            public_text=f"{name} draws 1{'' if keeps else tail} [{rule}]",
+            public_text=("{} draws 1{} [{}]", name, "" if keeps else tail, rule),
         )
         if keeps:
             self.phase = _PLAY_DRAWN
@@ -1433,8 +1483,11 @@ class Game:
         if self.phase is _ROULETTE_COLOUR:
             self._emit(
                 "roulette_colour",
-                f"{self.names[seat]} names {colour.word} and reveals "
-                "cards until one of that colour appears [NM-30]",
+                (
+                    "{} names {} and reveals cards until one of that colour appears [NM-30]",
+                    self.names[seat],
+                    colour.word,
+                ),
                 seat,
                 {"colour": colour.value},
             )
@@ -1488,8 +1541,13 @@ class Game:
         self.roulette_colour = None
         self._emit(
             "reveal",
-            f"{name} reveals {len(revealed)} ({', '.join(codes)}), keeps them "
-            f"all and loses the turn; the colour is {self.colour.word} [NM-30]",
+            (
+                "{} reveals {} ({}), keeps them all and loses the turn; the colour is {} [NM-30]",
+                name,
+                len(revealed),
+                ", ".join(codes),
+                self.colour.word,
+            ),
             victim,
             {"cards": codes, "count": len(revealed), "colour": self.colour.value},
         )
@@ -1514,8 +1572,13 @@ class Game:
         self.known[target, seat] = list(theirs)
         self._emit(
             "swap",
-            f"{self.names[seat]} swaps hands with {self.names[target]}: "
-            f"{len(theirs)} for {len(mine)} [NM-31]",
+            (
+                "{} swaps hands with {}: {} for {} [NM-31]",
+                self.names[seat],
+                self.names[target],
+                len(theirs),
+                len(mine),
+            ),
             seat,
             {"target": target},
         )
@@ -1551,7 +1614,7 @@ class Game:
         way = "clockwise" if self.direction == 1 else "counterclockwise"
         self._emit(
             "pass_hands",
-            f"Every active player passes their hand {way} [NM-29]",
+            ("Every active player passes their hand {} [NM-29]", way),
             seat,
             {"sizes": [len(h) for h in self.hands]},
         )
@@ -1590,8 +1653,12 @@ class Game:
             self.wd4 = None  # CL-8: a knocked-out player's Wild +4 can no longer be challenged
         self._emit(
             "knockout",
-            f"{self.names[seat]} reaches {len(hand)} cards and is knocked out "
-            f"by the Mercy rule; the hand is set aside [NM-33, NM-34]",
+            (
+                "{} reaches {} cards and is knocked out by the Mercy rule; "
+                "the hand is set aside [NM-33, NM-34]",
+                self.names[seat],
+                len(hand),
+            ),
             seat,
             {"count": len(hand)},
         )
@@ -1655,12 +1722,23 @@ class Game:
         codes = [c.code for c in drawn]
         self._emit(
             "catch",
-            f"{self.names[seat]} catches {self.names[target]} not calling UNO: "
-            f"{self.names[target]} draws {len(drawn)} ({', '.join(codes)}) [NM-37]",
+            (
+                "{} catches {} not calling UNO: {} draws {} ({}) [NM-37]",
+                self.names[seat],
+                self.names[target],
+                self.names[target],
+                len(drawn),
+                ", ".join(codes),
+            ),
             target,
             {"by": seat, "cards": codes, "count": len(drawn)},
-            public_text=f"{self.names[seat]} catches {self.names[target]} not calling UNO: "
-            f"{self.names[target]} draws {len(drawn)} [NM-37]",
+            public_text=(
+                "{} catches {} not calling UNO: {} draws {} [NM-37]",
+                self.names[seat],
+                self.names[target],
+                self.names[target],
+                len(drawn),
+            ),
         )
         if knocked:
             self._knock_out(target)
@@ -1674,11 +1752,15 @@ class Game:
         hand = [c.code for c in self.hands[accused]]
         self._emit(
             "reveal_hand",
-            f"{self.names[accused]} shows their hand to {self.names[seat]}: "
-            f"{', '.join(hand) or 'no cards'} [CL-8]",
+            (
+                "{} shows their hand to {}: {} [CL-8]",
+                self.names[accused],
+                self.names[seat],
+                ", ".join(hand) or "no cards",
+            ),
             seat,
             {"hand": hand, "of": accused},
-            public_text=f"{self.names[accused]} shows their hand to {self.names[seat]} [CL-8]",
+            public_text=("{} shows their hand to {} [CL-8]", self.names[accused], self.names[seat]),
         )
         self.known[seat, accused] = list(self.hands[accused])
         total = self.pending_total
@@ -1688,12 +1770,14 @@ class Game:
             drawn, _ = self._draw_cards(accused, 4, per_card_mercy=False)
             self._emit(
                 "challenge",
-                f"Challenge succeeds: {self.names[accused]} held "
-                f"{info['colour'] and Colour(info['colour']).word} and draws 4 "
-                f"[CL-8]",
+                (
+                    "Challenge succeeds: {} held {} and draws 4 [CL-8]",
+                    self.names[accused],
+                    info["colour"] and Colour(info["colour"]).word,
+                ),
                 accused,
                 {"cards": [c.code for c in drawn], "count": 4},
-                public_text=f"Challenge succeeds: {self.names[accused]} draws 4 [CL-8]",
+                public_text=("Challenge succeeds: {} draws 4 [CL-8]", self.names[accused]),
             )
             self.pending_win = None
             self.phase = _PLAY
@@ -1706,12 +1790,19 @@ class Game:
         drawn, _ = self._draw_cards(seat, total + 2, per_card_mercy=False)
         self._emit(
             "challenge",
-            f"Challenge fails: {self.names[seat]} draws {len(drawn)} "
-            f"({', '.join(c.code for c in drawn)}) and loses the turn [CL-8]",
+            (
+                "Challenge fails: {} draws {} ({}) and loses the turn [CL-8]",
+                self.names[seat],
+                len(drawn),
+                ", ".join(c.code for c in drawn),
+            ),
             seat,
             {"cards": [c.code for c in drawn], "count": len(drawn)},
-            public_text=f"Challenge fails: {self.names[seat]} draws {len(drawn)} and loses "
-            "the turn [CL-8]",
+            public_text=(
+                "Challenge fails: {} draws {} and loses the turn [CL-8]",
+                self.names[seat],
+                len(drawn),
+            ),
         )
         if win is not None:
             self.pending_win = None
@@ -1757,8 +1848,13 @@ class Game:
                 self.scores[s] += p
             self._emit(
                 "hand_end",
-                f"{name} {how_text}; each player adds their own card points "
-                f"({parts or 'none'}) [{how_rule}, CL-13]",
+                (
+                    "{} {}; each player adds their own card points ({}) [{}, CL-13]",
+                    name,
+                    how_text,
+                    parts or "none",
+                    how_rule,
+                ),
                 winner,
                 {"winner": winner, "how": how, "cards": cards, "scores": list(self.scores)},
             )
@@ -1794,8 +1890,12 @@ class Game:
             self.turn = None
             self._emit(
                 "match_end",
-                f"{self.names[match_winner]} wins the match with "
-                f"{self.scores[match_winner]} points [{'CL-13' if self._classic else 'NM-41'}]",
+                (
+                    "{} wins the match with {} points [{}]",
+                    self.names[match_winner],
+                    self.scores[match_winner],
+                    "CL-13" if self._classic else "NM-41",
+                ),
                 match_winner,
                 {"scores": list(self.scores)},
             )
@@ -1824,7 +1924,7 @@ class Game:
                 self.key = _next_key(self.key)
                 self._emit(
                     "dealer",
-                    f"{self.names[self.dealer]} is chosen at random to deal [A38]",
+                    ("{} is chosen at random to deal [A38]", self.names[self.dealer]),
                     self.dealer,
                 )
         if r.hand_size * n >= len(deck):
@@ -1856,8 +1956,12 @@ class Game:
         self._hand_start = len(self.log) + len(self._events)
         self._emit(
             "deal",
-            f"Hand {self.hand_number}: {self.names[self.dealer]} deals "
-            f"{r.hand_size} cards to each player [NM-2]",
+            (
+                "Hand {}: {} deals {} cards to each player [NM-2]",
+                self.hand_number,
+                self.names[self.dealer],
+                r.hand_size,
+            ),
             self.dealer,
             {"dealer": self.dealer, "hand_number": self.hand_number},
         )
@@ -1882,7 +1986,7 @@ class Game:
                 + " [CL-2]",
             )
             if len(contenders) == 1:
-                self._emit("dealer", f"{self.names[contenders[0]]} deals [CL-2]", contenders[0])
+                self._emit("dealer", ("{} deals [CL-2]", self.names[contenders[0]]), contenders[0])
                 return contenders[0]
 
     def _flip(self) -> None:
@@ -1911,13 +2015,19 @@ class Game:
                     self._shuffle(self._draw)
                     self._emit(
                         "start_card",
-                        f"{card.name} cannot start: it goes back and the deck is reshuffled [CL-3]",
+                        (
+                            "{} cannot start: it goes back and the deck is reshuffled [CL-3]",
+                            card.name,
+                        ),
                     )
                     continue
                 self.discard.append(card)
                 self.colour = card.colour
                 self._emit(
-                    "start_card", f"The start card is {card.name} [CL-3]", None, {"card": card.code}
+                    "start_card",
+                    ("The start card is {} [CL-3]", card.name),
+                    None,
+                    {"card": card.code},
                 )
                 self._classic_start(card)
                 return
@@ -1926,7 +2036,7 @@ class Game:
                 self.colour = card.colour
                 self._emit(
                     "start_card",
-                    f"The start card is {card.name}; it has no effect [{name}]",
+                    ("The start card is {}; it has no effect [{}]", card.name, name),
                     None,
                     {"card": card.code},
                 )
@@ -1937,21 +2047,26 @@ class Game:
                 self._shuffle(self._draw)
                 self._emit(
                     "start_card",
-                    f"{card.name} is not a number card: it goes back and "
-                    "the deck is reshuffled [A01]",
+                    (
+                        "{} is not a number card: it goes back and the deck is reshuffled [A01]",
+                        card.name,
+                    ),
                 )
             elif mode == "return_to_bottom":
                 self._draw.insert(0, card)
                 self._emit(
                     "start_card",
-                    f"{card.name} is not a number card: it goes to the bottom of the deck [A01]",
+                    ("{} is not a number card: it goes to the bottom of the deck [A01]", card.name),
                 )
             else:
                 self.discard.append(card)
                 self._emit(
                     "start_card",
-                    f"{card.name} is not a number card: its effect is "
-                    "ignored and the next card is flipped on top [NM-4]",
+                    (
+                        "{} is not a number card: its effect is ignored and the next card is "
+                        "flipped on top [NM-4]",
+                        card.name,
+                    ),
                     None,
                     {"card": card.code},
                 )
@@ -1965,24 +2080,33 @@ class Game:
             self.turn = self.next_seat(first)
             self._emit(
                 "absorb",
-                f"{self.names[first]} draws 2 ({', '.join(c.code for c in drawn)})"
-                " and is skipped by the start card [CL-3]",
+                (
+                    "{} draws 2 ({}) and is skipped by the start card [CL-3]",
+                    self.names[first],
+                    ", ".join(c.code for c in drawn),
+                ),
                 first,
                 {"cards": [c.code for c in drawn], "count": 2},
-                public_text=f"{self.names[first]} draws 2 and is skipped by the start card [CL-3]",
+                public_text=(
+                    "{} draws 2 and is skipped by the start card [CL-3]",
+                    self.names[first],
+                ),
             )
         elif kind is _K_REVERSE:
             self.direction = -1
             self.turn = self.dealer
             self._emit(
                 "reverse",
-                f"The start card reverses play: {self.names[self.dealer]} (the "
-                "dealer) plays first, counterclockwise [CL-3]",
+                (
+                    "The start card reverses play: {} (the dealer) plays first, "
+                    "counterclockwise [CL-3]",
+                    self.names[self.dealer],
+                ),
                 self.dealer,
             )
         elif kind is _K_SKIP:
             self.turn = self.next_seat(first)
-            self._emit("skip", f"{self.names[first]} is skipped by the start card [CL-3]", first)
+            self._emit("skip", ("{} is skipped by the start card [CL-3]", self.names[first]), first)
         elif kind is _K_WILD:
             self.colour = None
             self.turn = first
@@ -1990,7 +2114,7 @@ class Game:
             self.phase = _CHOOSE_COLOUR
             self._emit(
                 "choose_colour",
-                f"{self.names[first]} names the colour of the start Wild and plays first [CL-3]",
+                ("{} names the colour of the start Wild and plays first [CL-3]", self.names[first]),
                 first,
             )
 
