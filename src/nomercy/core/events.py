@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, Final, cast
 
 __all__ = ["Event", "Text"]
 
 
 #: Classic cites its own rules (RULES.md §5) where a shared event text cites a No Mercy one:
 #: the deal, UNO, reshuffles, and the house rules of C04 (7-0, stacking, draw until playable).
-_CLASSIC_IDS = {
+_CLASSIC_IDS: Final = {
     "NM-2": "CL-2",
     "NM-37": "CL-9",
     "NM-35": "CL-11",

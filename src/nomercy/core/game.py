@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Mapping
 from enum import StrEnum, unique
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from nomercy.core.actions import (
     Action,
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EngineError", "Game", "Phase", "new_game"]
 
-_MASK = (1 << 64) - 1
+_MASK: Final = (1 << 64) - 1
 
 
 def _next_key(key: int) -> int:
@@ -79,31 +79,32 @@ class Phase(StrEnum):
 
 
 # Enum members bound to module names: attribute access on an enum class is slow in the
-# hot paths (about 0.1 us each).
-_CHOOSE_COLOUR = Phase.CHOOSE_COLOUR
-_DISCARD_ALL_SUBSET = Phase.DISCARD_ALL_SUBSET
-_DISCARD_ALL_TOP = Phase.DISCARD_ALL_TOP
-_OVER = Phase.OVER
-_PLAY = Phase.PLAY
-_PLAY_DRAWN = Phase.PLAY_DRAWN
-_ROULETTE_COLOUR = Phase.ROULETTE_COLOUR
-_STACK_OR_ABSORB = Phase.STACK_OR_ABSORB
-_K_DISCARD_ALL = Kind.DISCARD_ALL
-_K_DRAW_FOUR = Kind.DRAW_FOUR
-_K_DRAW_TWO = Kind.DRAW_TWO
-_K_NUMBER = Kind.NUMBER
-_K_REVERSE = Kind.REVERSE
-_K_SKIP = Kind.SKIP
-_K_SKIP_EVERYONE = Kind.SKIP_EVERYONE
-_K_WILD = Kind.WILD
-_K_WILD_COLOUR_ROULETTE = Kind.WILD_COLOUR_ROULETTE
-_K_WILD_DRAW_FOUR = Kind.WILD_DRAW_FOUR
-_K_WILD_REVERSE_DRAW_FOUR = Kind.WILD_REVERSE_DRAW_FOUR
-_ALL_CARDS: tuple[Card, ...] = tuple(Card(code) for code in ALL_CODES)
-_PLAYABLE: dict[tuple[bool, bool], dict[tuple[Card, Colour | None], frozenset[Card]]] = {}
-_VARIANTS: dict[tuple[str, str, str], dict[int, dict[Card, list[Action]]]] = {}
-_PLAYING_PHASES = (_PLAY_DRAWN, _DISCARD_ALL_TOP, _DISCARD_ALL_SUBSET)
-_ACTION_CACHE: dict[tuple[Any, ...], Action] = {}
+# hot paths (about 0.1 us each). Final: compiled, a module constant is a static, not a
+# lookup in the module's dict.
+_CHOOSE_COLOUR: Final = Phase.CHOOSE_COLOUR
+_DISCARD_ALL_SUBSET: Final = Phase.DISCARD_ALL_SUBSET
+_DISCARD_ALL_TOP: Final = Phase.DISCARD_ALL_TOP
+_OVER: Final = Phase.OVER
+_PLAY: Final = Phase.PLAY
+_PLAY_DRAWN: Final = Phase.PLAY_DRAWN
+_ROULETTE_COLOUR: Final = Phase.ROULETTE_COLOUR
+_STACK_OR_ABSORB: Final = Phase.STACK_OR_ABSORB
+_K_DISCARD_ALL: Final = Kind.DISCARD_ALL
+_K_DRAW_FOUR: Final = Kind.DRAW_FOUR
+_K_DRAW_TWO: Final = Kind.DRAW_TWO
+_K_NUMBER: Final = Kind.NUMBER
+_K_REVERSE: Final = Kind.REVERSE
+_K_SKIP: Final = Kind.SKIP
+_K_SKIP_EVERYONE: Final = Kind.SKIP_EVERYONE
+_K_WILD: Final = Kind.WILD
+_K_WILD_COLOUR_ROULETTE: Final = Kind.WILD_COLOUR_ROULETTE
+_K_WILD_DRAW_FOUR: Final = Kind.WILD_DRAW_FOUR
+_K_WILD_REVERSE_DRAW_FOUR: Final = Kind.WILD_REVERSE_DRAW_FOUR
+_ALL_CARDS: Final[tuple[Card, ...]] = tuple(Card(code) for code in ALL_CODES)
+_PLAYABLE: Final[dict[tuple[bool, bool], dict[tuple[Card, Colour | None], frozenset[Card]]]] = {}
+_VARIANTS: Final[dict[tuple[str, str, str], dict[int, dict[Card, list[Action]]]]] = {}
+_PLAYING_PHASES: Final = (_PLAY_DRAWN, _DISCARD_ALL_TOP, _DISCARD_ALL_SUBSET)
+_ACTION_CACHE: Final[dict[tuple[Any, ...], Action]] = {}
 
 
 def _play(
@@ -129,7 +130,7 @@ def _simple(kind: type[Action], seat: int, *extra: Any) -> Any:
     return action
 
 
-_DECKS: dict[tuple[tuple[str, int], ...], tuple[Card, ...]] = {}
+_DECKS: Final[dict[tuple[tuple[str, int], ...], tuple[Card, ...]]] = {}
 
 
 def _fresh_deck(rules: RuleSet) -> list[Card]:
@@ -143,7 +144,7 @@ def _fresh_deck(rules: RuleSet) -> list[Card]:
 
 #: Per rule-set key (see Game._setup_caches): the cards whose variants are never cached, and
 #: the wild draw cards restricted by A34 / CL-4.
-_CARD_SETS: dict[tuple[bool, ...], tuple[frozenset[Card], frozenset[Card]]] = {}
+_CARD_SETS: Final[dict[tuple[bool, ...], tuple[frozenset[Card], frozenset[Card]]]] = {}
 
 
 def _card_sets(r: RuleSet) -> tuple[frozenset[Card], frozenset[Card]]:

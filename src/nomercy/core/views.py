@@ -8,7 +8,7 @@ the public state, and never another hand or the draw pile's order (STYLE.md habi
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from nomercy.core.cards import COLOURS, Card, Colour
 from nomercy.core.game import _OVER, Game, Phase
@@ -46,7 +46,7 @@ class Snapshot(NamedTuple):
     """The discard pile itself, bottom first (not a copy: read only)."""
 
 
-_COLOUR_INDEX: dict[Colour, int] = {c: i for i, c in enumerate(COLOURS)}
+_COLOUR_INDEX: Final[dict[Colour, int]] = {c: i for i, c in enumerate(COLOURS)}
 
 
 def view(game: Game, seat: object, *, history: bool = True) -> dict[str, Any]:
