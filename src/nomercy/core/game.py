@@ -303,6 +303,15 @@ class Game:
         r = self.rules
         self._classic = r.is_classic
         self._jump_in = r.classic_jump_in
+        # Options read on every turn, draw or stack decision, as native fields.
+        self._may_draw = r.voluntary_draw != "off"  # A03: drawing with a playable card
+        self._eager_reshuffle = r.reshuffle_timing == "eager"  # NM-35
+        self._no_two_player = self._classic and not r.two_player_rules  # A29
+        self._two_player_initial = r.two_player_basis == "initial"  # A29
+        self._can_stack = not self._classic or r.classic_stacking  # NM-18, C04
+        self._stack_on_total = r.stack_threshold == "running_total"  # A04
+        self._stack_match = r.stack_requires_match  # A05
+        self._deflect = r.stack_deflection == "skip_reverse_deflect"  # A07
         self._mercy_limit = r.mercy_threshold if r.mercy_enabled else 0  # 0: Mercy off (NM-33)
         self._immediate_mercy = r.mercy_enabled and r.mercy_timing == "immediate"
         # The matching table depends only on these two options (A08, A11): share it.
@@ -592,7 +601,7 @@ class Game:
                     found = True
                     cached = base.get(card) if base is not None and card not in special else None
                     acts.extend(cached if cached is not None else self._variants(seat, card))
-            if not found or self.rules.voluntary_draw != "off":
+            if not found or self._may_draw:
                 acts.append(self._draw_acts[seat])
         elif phase is _STACK_OR_ABSORB:
             acts = self._stack_actions(seat)
@@ -632,14 +641,11 @@ class Game:
         r = self.rules
         acts: list[Action] = []
         final = self.pending_win is not None  # A17: no stacking on a last-card penalty
-        can_stack = not final and (not self._classic or r.classic_stacking)
-        if can_stack:
-            threshold = (
-                self.pending_total if r.stack_threshold == "running_total" else (self.pending_last)
-            )
+        if not final and self._can_stack:
+            threshold = self.pending_total if self._stack_on_total else self.pending_last
             top = self.discard[-1]
-            deflect = r.stack_deflection == "skip_reverse_deflect"
-            match = r.stack_requires_match
+            deflect = self._deflect
+            match = self._stack_match
             seen: set[Card] = set()  # each card once, in hand order
             for card in self.hands[seat]:
                 if card.draw_value >= threshold:
@@ -846,9 +852,9 @@ class Game:
     # ------------------------------------------------------------------ helpers
     def _two_player(self) -> bool:
         """A29: whether the 2-player rules apply now."""
-        if self._classic and not self.rules.two_player_rules:
+        if self._no_two_player:
             return False
-        if self.rules.two_player_basis == "initial":
+        if self._two_player_initial:
             return self.n == 2
         return self._n_active == 2
 
@@ -888,7 +894,7 @@ class Game:
             self.warnings.append("draw pool exhausted (A13)")
             return None
         card = self._draw.pop()
-        if not self._draw and self.rules.reshuffle_timing == "eager":
+        if not self._draw and self._eager_reshuffle:
             self._reshuffle()
         return card
 
