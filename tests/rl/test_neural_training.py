@@ -156,3 +156,18 @@ def test_training_runs_resumes_and_exports(tmp_path: Path) -> None:
         logits, value = net(torch.as_tensor(obs), mask)
     assert np.allclose(exported.logits(obs), logits.numpy(), atol=1e-4)
     assert np.allclose(exported.value(obs), value.numpy(), atol=1e-4)
+
+
+def test_training_without_torch_says_what_to_install() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['torch'] = None; import runpy; "
+        "runpy.run_module('nomercy.rl.train_neural', run_name='__main__')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "--help"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1
+    assert "training needs torch" in done.stderr and "pip install torch" in done.stderr
