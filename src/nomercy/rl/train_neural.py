@@ -2,6 +2,7 @@
 
     python -m nomercy.rl.train_neural --seed 0 --hours 2 --out runs/neural
     python -m nomercy.rl.train_neural --plot runs/neural --png curve.png
+    python -m nomercy.rl.train_neural --plot docs/neural/eval-s0.jsonl --png curve.png
 
 Needs torch (CPU, one thread; not in any extra) besides the ``rl`` extra. The learner plays
 lanes of games whose tables and opponents :class:`~nomercy.rl.selfplay.TableMix` draws
@@ -316,13 +317,15 @@ def _policy_of(arrays: dict[str, Any]) -> Policy:
 
 
 def plot(run: Path, png: Path) -> None:
-    """Win rates against ``heuristic`` (2 and 4 players) and ``random`` over training time."""
+    """Win rates against ``heuristic`` (2 and 4 players) and ``random`` over training time,
+    from ``run/eval.jsonl`` (or ``run`` itself when it is that file)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [json.loads(line) for line in (run / "eval.jsonl").read_text().splitlines() if line]
+    source = run if run.is_file() else run / "eval.jsonl"
+    rows = [json.loads(line) for line in source.read_text().splitlines() if line]
     fig, ax = plt.subplots(figsize=(7, 4))
     hours = [r["seconds"] / 3600 for r in rows]
     for key, label in (
@@ -341,7 +344,7 @@ def plot(run: Path, png: Path) -> None:
     ax.set_ylabel("win rate (Wilson 95%)")
     ax.set_ylim(0, 1)
     ax.legend()
-    ax.set_title(f"neural: evaluation during training ({run.name})")
+    ax.set_title(f"neural: evaluation during training ({source})")
     fig.tight_layout()
     fig.savefig(png, dpi=100)
 
@@ -372,7 +375,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-minutes", type=float, default=10.0)
     parser.add_argument("--eval-games", type=int, default=1000, help="2-player games vs heuristic")
     parser.add_argument("--checkpoint-minutes", type=float, default=5.0)
-    parser.add_argument("--plot", type=Path, help="plot this run's eval.jsonl instead of training")
+    parser.add_argument(
+        "--plot",
+        type=Path,
+        help="plot this run directory's (or this file's) eval.jsonl; no training",
+    )
     parser.add_argument("--png", type=Path, help="with --plot: the picture to write")
     args = parser.parse_args(argv)
     if args.plot:
