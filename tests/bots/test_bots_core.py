@@ -323,7 +323,7 @@ def test_registry_builds_every_bot_and_they_satisfy_the_protocol() -> None:
 
 
 def test_make_bot_unknown_name_lists_the_valid_ones() -> None:
-    valid = "greedy, heuristic, ismcts, random"
+    valid = "greedy, heuristic, ismcts, neural, random"
     with pytest.raises(ValueError, match=rf"unknown bot 'nope'.*{valid}"):
         make_bot("nope")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 from typing import Any
 
@@ -16,12 +17,27 @@ __all__ = ["BOTS", "BotFactory", "make_bot", "register_bot"]
 #: Builds a bot from a seed and keyword parameters.
 BotFactory = Callable[..., Bot]
 
-#: Every known bot, by name.
+
+def _neural(seed: int = 0, **params: Any) -> Bot:
+    """The ``neural`` bot, imported on first use (numpy loads only when it plays)."""
+    from nomercy.bots.neural_bot import NeuralBot
+
+    return NeuralBot(seed=seed, **params)
+
+
+#: Every known bot, by name. ``neural`` is there only when numpy is installed.
 BOTS: dict[str, BotFactory] = {
     "greedy": GreedyBot,
     "heuristic": HeuristicBot,
     "ismcts": ISMCTSBot,
     "random": RandomBot,
+}
+if importlib.util.find_spec("numpy") is not None:
+    BOTS["neural"] = _neural
+
+#: Why a bot that needs an optional dependency is missing from :data:`BOTS`.
+_MISSING: dict[str, str] = {
+    "neural": "the neural bot needs numpy: pip install 'uno-no-mercy[neural]'",
 }
 
 
@@ -44,9 +60,12 @@ def make_bot(name: str, seed: int = 0, **params: Any) -> Bot:
     'greedy'
 
     Raises:
-        ValueError: an unknown name; the message lists the valid ones.
+        ValueError: an unknown name (the message lists the valid ones), or a bot whose
+            optional dependency is not installed (the message says what to install).
     """
     factory = BOTS.get(name)
+    if factory is None and name in _MISSING:
+        raise ValueError(_MISSING[name])
     if factory is None:
         raise ValueError(f"unknown bot {name!r}; valid bots: {', '.join(sorted(BOTS))}")
     return factory(seed=seed, **params)
