@@ -15,17 +15,16 @@ from nomercy.bots.neural_features import NUM_ACTIONS, OBS_SIZE, VIEW_KEEP, actio
 from nomercy.rl.actions import action_to_id
 
 
-@pytest.mark.parametrize("engine", ["auto", "reference"])
 @pytest.mark.parametrize("preset", ["no-mercy", "classic"])
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
-def test_bot_observation_equals_the_env_observation(engine: str, preset: str, players: int) -> None:
+def test_bot_observation_equals_the_env_observation(preset: str, players: int) -> None:
     rng = np.random.default_rng(players)
     bot = NeuralBot()
     checked = 0
     game = 0
     while checked < 150:  # whole games, each capped at 300 steps
         game += 1
-        env = rl.env(num_players=players, preset=preset, obs_format="flat", engine=engine)
+        env = rl.env(num_players=players, preset=preset, obs_format="flat")
         env.reset(seed=100 * players + game)
         for agent in env.agent_iter(max_iter=300):
             obs, _, terminated, truncated, info = env.last()
