@@ -60,14 +60,16 @@ _A = TypeVar("_A", bound=Action)
 # How much a Draw Card is worth keeping for defence (in "cards shed" units).
 # Weights tuned on seeded 2-player games against random and greedy.
 _ATTACK = 1.0  # per card of an unanswered penalty
-_EXTRA_TURN = 10.0  # two players: an unanswered Draw Card gives us the next turn too
+_EXTRA_TURN = 20.0  # two players: an unanswered Draw Card gives us the next turn too
 _ANSWER = 12.0  # stacking: cost of the next target being able to answer
 _URGENT_AT = 15.0  # Mercy distance below which shedding grows urgent
 _URGENT_SLOPE = 4.0
-_ROULETTE = 1.0  # scale of a Roulette attack's worth
+_ROULETTE = 10.0  # scale of a Roulette attack's worth
 _STACK_KEEP = 10.0  # stacking: how much an answer spares its bigger Draw Cards
 _KEEP = {2: 1.5, 4: 2.5, 6: 4.0, 10: 5.5}
 _ABSORB_MARGIN = 3.0  # cards: absorbing must beat a lone stack by this much
+_COMBO = 1.0  # weight of a two-player Wild Reverse +4 with its follow-up (NM-24)
+_DA_EXTRA = 0.6  # worth of each card a Discard All sheds beyond itself
 
 
 class _Context:
@@ -86,6 +88,9 @@ class _Context:
         self.direction: int = view["direction"]
         self.sizes: list[int] = [int(p["hand_size"]) for p in self.players]
         self.two = self._two_player()
+        # A28: with two players a Wild Reverse +4 played into a chain goes to the opponent
+        # ("opponent", the default) or, like one that opens a chain, to its player (NM-24).
+        self.self_stack = self.two and self.rules.wrd4_two_player_in_stack == "self"
         me = self.players[self.seat]["mercy_distance"]
         self.my_distance: int = 1 << 20 if me is None else int(me)
 
@@ -290,13 +295,16 @@ class HeuristicBot:
         if not value:
             # A07 deflection with a Skip or Reverse: it passes the penalty without a card cost.
             return 0.5
-        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.two:
-            # NM-24: with two players it targets its own player; worth it only with a follow-up.
+        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.self_stack:
+            # A28 "self": with two players it targets its own player even inside a chain;
+            # worth it only with a follow-up.
             if not any(c.draw_value >= 4 for c in rest):
                 return None
             victim = ctx.next_seat(ctx.seat)
             return 1.0 + self._victim_bonus(ctx, victim, total + 4 + 4)
-        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
+        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.two:
+            victim = ctx.next_seat(ctx.seat)  # A28 "opponent": stacked, it goes to the opponent
+        elif card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
             victim = ctx.next_seat(ctx.seat, -ctx.direction)
         else:
             victim = ctx.next_seat(ctx.seat)
@@ -315,14 +323,14 @@ class HeuristicBot:
         """
         if total >= ctx.my_distance or len(ctx.hand) == 1 or not card.draw_value:
             return False  # absorbing would knock us out (NM-33), or the stack wins (NM-21)
-        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.two:
-            return False  # NM-24: scored by _stack_score, which demands a follow-up
+        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.self_stack:
+            return False  # NM-24, A28: scored by _stack_score, which demands a follow-up
         rest = list(ctx.hand)
         rest.remove(card)
         if any(c.draw_value >= card.draw_value for c in rest):
             return False  # a follow-up: we can answer an answer
         victim = ctx.next_seat(ctx.seat)
-        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
+        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and not ctx.two:
             victim = ctx.next_seat(ctx.seat, -ctx.direction)
         sent = total + card.draw_value
         if sent >= ctx.distance(victim):
@@ -405,7 +413,7 @@ class HeuristicBot:
         shed = len(ctx.hand) - len(rest)
         # Near the Mercy limit (NM-33) every card shed counts more.
         urgency = 1.0 + max(0.0, (_URGENT_AT - ctx.my_distance) / _URGENT_SLOPE)
-        score = 10.0 * shed * urgency
+        score = 10.0 * (1.0 + _DA_EXTRA * (shed - 1)) * urgency
         gone = list((Counter(ctx.hand) - Counter(rest)).elements())
         score += sum(c.points for c in gone) / 25.0
         # Defence lost: Draw Cards leaving the hand (buried under a Discard All too).
@@ -430,8 +438,25 @@ class HeuristicBot:
         kind = card.kind
         if card.draw_value:
             if kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.two:
-                follow = any(c.draw_value >= 4 for c in rest)
-                score += 2.0 if follow else -40.0  # NM-24: it targets its own player
+                # NM-24: it targets its own player, who stacks a follow-up of 4 or more on
+                # it, so the opponent faces 4 + follow-up (A28 "opponent"; NM-18).
+                follows = [c for c in rest if c.draw_value >= 4]
+                if not follows or ctx.self_stack:
+                    score -= 40.0
+                else:
+                    follow = min(follows, key=lambda c: (c.draw_value, c.is_wild))
+                    victim = nxt
+                    total = 4 + follow.draw_value
+                    answer = ctx.answer_probability(victim, follow.draw_value)
+                    gain = _ATTACK * total + 12.0 * ctx.threat(victim) + _EXTRA_TURN
+                    score += _COMBO * (
+                        10.0 * urgency
+                        + (1.0 - answer) * gain
+                        + self._victim_bonus(ctx, victim, total)
+                        - 10.0
+                        * _KEEP.get(follow.draw_value, 1.0)
+                        * (1.5 if follow.is_wild else 1.0)
+                    )
             else:
                 victim = (
                     ctx.next_seat(ctx.seat, -ctx.direction)

@@ -31,15 +31,16 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from nomercy.bots.determinize import redealer_for
 from nomercy.bots.heuristic_bot import HeuristicBot
-from nomercy.core.actions import Action, CallUno, Catch, ChooseColour, Draw, Play
+from nomercy.core.actions import Action, CallUno, Catch, ChooseColour, Draw, Pass, Play
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
 from nomercy.core.game import Game
 
-__all__ = ["ISMCTSBot"]
+__all__ = ["ROLLOUTS", "ISMCTSBot"]
 
 
 class _Node:
@@ -77,24 +78,43 @@ class ISMCTSBot:
         self,
         seed: int = 0,
         *,
-        iterations: int = 80,
+        iterations: int | None = 80,
+        time_limit: float | None = None,
         exploration: float = 0.7,
         rollout_depth: int = 12,
+        rollout: str = "heuristic",
         max_time: float = 5.0,
     ) -> None:
-        if iterations < 1:
-            raise ValueError(f"iterations must be at least 1, not {iterations}")
+        if iterations is not None and (
+            isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1
+        ):
+            raise ValueError(f"iterations must be a whole number of at least 1, not {iterations!r}")
+        if time_limit is not None and (
+            isinstance(time_limit, bool)
+            or not isinstance(time_limit, int | float)
+            or not 0 < time_limit < math.inf
+        ):
+            raise ValueError(f"time_limit must be a positive number of seconds, not {time_limit!r}")
+        if iterations is None and time_limit is None:
+            raise ValueError(
+                "iterations and time_limit cannot both be None: the search needs a budget"
+            )
         if exploration < 0:
             raise ValueError(f"exploration must be non-negative, not {exploration}")
         if rollout_depth < 0:
             raise ValueError(f"rollout_depth must be non-negative, not {rollout_depth}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
         if max_time <= 0:
             raise ValueError(f"max_time must be positive, not {max_time}")
         self.seed = seed
         self.iterations = iterations
+        self.time_limit = time_limit
         self.exploration = exploration
         self.rollout_depth = rollout_depth
+        self.rollout = rollout
         self.max_time = max_time
+        self._policy = ROLLOUTS[rollout]
         self._rng = random.Random(seed)
         self._fallback = HeuristicBot(seed)
         #: Iterations run by the last search (0 when the decision was forced).
@@ -128,12 +148,15 @@ class ISMCTSBot:
         redealer = redealer_for(view)
         sample = redealer.sample
         root = _Node()
-        deadline = time.perf_counter() + self.max_time
+        budget = self.max_time if self.time_limit is None else min(self.max_time, self.time_limit)
+        deadline = time.perf_counter() + budget
         c = self.exploration
         log = math.log
         sqrt = math.sqrt
-        for iteration in range(self.iterations):
-            if iteration and time.perf_counter() > deadline:
+        iterations = self.iterations if self.iterations is not None else 1 << 62
+        clock = time.perf_counter
+        for iteration in range(iterations):
+            if iteration and clock() > deadline:
                 break
             game = sample(rng)
             path: list[tuple[_Node, int]] = []
@@ -186,14 +209,15 @@ class ISMCTSBot:
         return best_action
 
     def _rollout(self, game: Game, rng: random.Random) -> list[float]:
-        """Play on with the greedy rollout policy; the reward of each seat."""
+        """Play on with the rollout policy; the reward of each seat."""
         steps = 0
         depth = self.rollout_depth
+        policy = self._policy
         while not game.is_over and steps < depth:
             seat, actions = _decision(game, prune=False)
             if seat < 0:
                 continue
-            game.apply(_rollout_action(game, seat, actions, rng))
+            game.apply(policy(game, seat, actions, rng))
             steps += 1
         return _rewards(game)
 
@@ -279,6 +303,153 @@ def _rollout_action(game: Game, seat: int, actions: list[Action], rng: random.Ra
         if best_key is None or key > best_key:
             best_key, best = key, a
     return best
+
+
+# How much a rollout player values keeping a Draw Card of each value for defence (the
+# heuristic bot's _KEEP, in its "cards shed" units).
+_ROLL_KEEP = {2: 15.0, 4: 25.0, 6: 40.0, 10: 55.0}
+
+
+def _policy_action(game: Game, seat: int, actions: list[Action], rng: random.Random) -> Action:
+    """A cheap version of the heuristic bot on the determinized game (the default rollout).
+
+    It reads the sampled game directly, so a rollout seat knows whether its victim holds an
+    answer in this deal (a property of the sample, not of the real game). Per distinct card:
+    shed many cards, keep Draw Cards for defence unless the victim cannot answer (two
+    players: the attacker plays again), knock out when it can (NM-33), swap only for a
+    smaller hand (NM-29, NM-31), avoid a self-targeted Wild Reverse +4 (NM-24), keep plain
+    wilds for colour changes; facing a stack, answer with the smallest Draw Card (NM-18).
+    """
+    plays = [a for a in actions if type(a) is Play]
+    if not plays:
+        return _rollout_action(game, seat, actions, rng)
+    hands = game.hands
+    hand = hands[seat]
+    out = game.out
+    two = game.n - sum(out) == 2
+    phase = game.phase
+    stacking = phase == "stack_or_absorb"
+    nxt = game.next_seat(seat)
+    prev = game.next_seat(seat, -game.direction)
+    mercy = game.rules.mercy_threshold if game.rules.mercy_enabled else 1 << 20
+    pending = game.pending_total if stacking else 0
+    best_card: Card | None = None
+    best = -1e9
+    seen: set[Card] = set()
+    size = len(hand)
+    for a in plays:
+        card = a.card
+        if card in seen:
+            continue
+        seen.add(card)
+        kind = card.kind
+        shed = 1
+        if kind is Kind.DISCARD_ALL and phase == "play":
+            shed = sum(1 for c in hand if c.colour is card.colour)
+        rest = size - shed
+        if rest <= 0:
+            return _variant(game, seat, [v for v in plays if v.card is card])
+        value = card.draw_value
+        if stacking:
+            if not value:
+                score = 0.5  # A07: a Skip or Reverse deflects without a Draw Card's cost
+            elif kind is Kind.WILD_REVERSE_DRAW_FOUR and two:
+                follow = any(c.draw_value >= 4 and c is not card for c in hand)
+                score = -1.0 - value if follow else -1e6
+            else:
+                victim = prev if kind is Kind.WILD_REVERSE_DRAW_FOUR else nxt
+                score = -float(value)  # answer with the smallest Draw Card
+                if pending + value >= mercy - len(hands[victim]):
+                    score += 100.0
+            if score > best:
+                best, best_card = score, card
+            continue
+        score = 10.0 * shed + card.points / 25.0
+        colour = card.colour
+        if colour is not None:
+            score += 2.0 * sum(1 for c in hand if c.colour is colour)
+        if value:
+            keep = _ROLL_KEEP.get(value, 10.0) * (1.5 if card.is_wild else 1.0)
+            if kind is Kind.WILD_REVERSE_DRAW_FOUR and two:
+                follow = any(c.draw_value >= 4 and c is not card for c in hand)
+                score += -keep + (2.0 if follow else -40.0)
+            else:
+                victim = prev if kind is Kind.WILD_REVERSE_DRAW_FOUR else nxt
+                vhand = hands[victim]
+                if value >= mercy - len(vhand):
+                    score += 100.0
+                elif not any(c.draw_value >= value for c in vhand):
+                    score += value + (10.0 if two else 0.0) + 12.0 * _threat(len(vhand))
+                score -= keep
+        elif kind is Kind.SKIP or kind is Kind.REVERSE or kind is Kind.SKIP_EVERYONE:
+            if two or kind is Kind.SKIP_EVERYONE:
+                again = any(
+                    c is not card and (c.is_wild or c.colour is colour or c.kind is kind)
+                    for c in hand
+                )
+                score += 6.0 if again else 1.0
+            elif kind is Kind.SKIP:
+                score += 6.0 * _threat(len(hands[nxt]))
+        elif kind is Kind.WILD_COLOUR_ROULETTE:
+            score += (14.0 if two else 4.0) + 12.0 * _threat(len(hands[nxt])) - 6.0
+        elif kind is Kind.WILD:
+            score -= 8.0
+        elif card.number == 7 and a.target is not None:
+            smallest = min(
+                len(hands[v.target]) for v in plays if v.card is card and v.target is not None
+            )
+            score += 10.0 * (rest - smallest)
+        elif card.number == 0 and (not game.rules.is_classic or game.rules.classic_seven_zero):
+            score += 10.0 * (rest - len(hands[prev]))
+        if score > best:
+            best, best_card = score, card
+    if best_card is None or (stacking and best <= -1e5):
+        for other in actions:  # stacking with nothing worth it: take the penalty
+            if isinstance(other, Draw):
+                return other
+        if best_card is None:
+            return plays[0]
+    if phase != "play" and best < -1.0:
+        for other in actions:
+            if isinstance(other, Pass):
+                return other  # NM-9: keep a drawn card not worth playing
+    return _variant(game, seat, [v for v in plays if v.card is best_card])
+
+
+def _threat(size: int) -> float:
+    """How close a hand of ``size`` cards is to emptying: 0 (far) to 1 (one card)."""
+    return max(0.0, (8 - size) / 7)
+
+
+def _variant(game: Game, seat: int, variants: list[Action]) -> Action:
+    """Among plays of one card: the favourite colour of the rest, the smallest hand, UNO."""
+    if len(variants) == 1:
+        return variants[0]
+    card = variants[0].card  # type: ignore[attr-defined]
+    fav: Colour | None = None
+    if card.is_wild:
+        rest = list(game.hands[seat])
+        if card in rest:
+            rest.remove(card)
+        fav = _favourite(rest)
+    hands = game.hands
+    best = variants[0]
+    best_key: tuple[int, int, int] | None = None
+    for a in variants:
+        assert isinstance(a, Play)
+        target_size = -len(hands[a.target]) if a.target is not None else 0
+        key = (int(a.colour is fav), target_size, int(a.uno))
+        if best_key is None or key > best_key:
+            best_key, best = key, a
+    return best
+
+
+#: Rollout policies by name: ``heuristic`` (:func:`_policy_action`, the default) and
+#: ``greedy`` (:func:`_rollout_action`, a random playable card with a sensible variant).
+ROLLOUTS: dict[str, Callable[[Game, int, list[Action], random.Random], Action]] = {
+    "heuristic": _policy_action,
+    "greedy": _rollout_action,
+}
 
 
 def _rewards(game: Game) -> list[float]:
