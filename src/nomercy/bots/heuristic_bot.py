@@ -70,6 +70,10 @@ _KEEP = {2: 1.5, 4: 2.5, 6: 4.0, 10: 5.5}
 _ABSORB_MARGIN = 3.0  # cards: absorbing must beat a lone stack by this much
 _COMBO = 1.0  # weight of a two-player Wild Reverse +4 with its follow-up (NM-24)
 _DA_EXTRA = 0.6  # worth of each card a Discard All sheds beyond itself
+_LACK_COLOUR = 5.0  # naming a colour the next player probably lacks
+_LACKS_NEXT = 6.0  # playing into a colour the next player showed it lacks
+_WILD_LAST = 12.0  # keeping a wild for the last cards
+_AGAIN = 6.0  # two players: a Skip or Reverse with a follow-up in hand
 
 
 class _Context:
@@ -220,6 +224,31 @@ class HeuristicBot:
             return _prefer_uno(numbers)
         return None
 
+    def one_per_card(self, view: dict[str, Any], legal: list[Action]) -> list[Action]:
+        """``legal`` with each card's plays cut to the one this bot would make.
+
+        A wild's colour, a 7's target and the UNO call (NM-14, NM-31, NM-37) are chosen as
+        :meth:`choose_action` chooses them; every other action is kept, in order. A search
+        that branches only on the card then spends its budget on what to play.
+        """
+        by_card: dict[Card, list[Play]] = {}
+        for action in legal:
+            if isinstance(action, Play) and not action.jump:
+                by_card.setdefault(action.card, []).append(action)
+        if all(len(v) == 1 for v in by_card.values()):
+            return list(legal)
+        ctx = _Context(view, read_view(view))
+        stacking = view["phase"] == "stack_or_absorb"
+        chosen = {card: self._variant(ctx, v, stacking=stacking) for card, v in by_card.items()}
+        out: list[Action] = []
+        for action in legal:
+            if isinstance(action, Play) and not action.jump:
+                if chosen[action.card] is action:
+                    out.append(action)
+            else:
+                out.append(action)
+        return out
+
     # ------------------------------------------------------------------ colours
     def best_colour(
         self, ctx: _Context, hand_after: Sequence[Card], *, next_seat: int | None = None
@@ -232,7 +261,7 @@ class HeuristicBot:
             value = 3.0 * counts[colour]
             if victim != ctx.seat:
                 # A victim without the colour draws until it finds one (NM-9).
-                value += 5.0 * (1.0 - ctx.match_probability(victim, colour))
+                value += _LACK_COLOUR * (1.0 - ctx.match_probability(victim, colour))
             for other in ctx.active:
                 if other not in (ctx.seat, victim) and colour in ctx.k.lacks.get(other, set()):
                     value += 1.0
@@ -325,6 +354,9 @@ class HeuristicBot:
             return False  # absorbing would knock us out (NM-33), or the stack wins (NM-21)
         if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.self_stack:
             return False  # NM-24, A28: scored by _stack_score, which demands a follow-up
+        pending = ctx.view["pending"] or {}
+        if ctx.two and len(pending.get("chain", ())) == 1 and ctx.view["top"] == "WR+4":
+            return False  # NM-24: our own Wild Reverse +4; the follow-up was the plan
         rest = list(ctx.hand)
         rest.remove(card)
         if any(c.draw_value >= card.draw_value for c in rest):
@@ -427,14 +459,14 @@ class HeuristicBot:
         if card.is_wild and card.kind is not Kind.WILD_COLOUR_ROULETTE:
             colour: Colour | None = self.best_colour(ctx, rest)
             if len(rest) <= 3 and any(not c.is_wild for c in ctx.hand if c is not card):
-                score -= 12.0  # keep a wild for the last cards
+                score -= _WILD_LAST  # keep a wild for the last cards
         else:
             colour = card.colour
         if colour is not None:
             same = sum(1 for c in rest if c.colour is colour)
             score += 2.0 * (same + wilds_left)
             if colour in ctx.k.lacks.get(nxt, set()):
-                score += 6.0
+                score += _LACKS_NEXT
         kind = card.kind
         if card.draw_value:
             if kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.two:
@@ -476,7 +508,7 @@ class HeuristicBot:
                 again = any(
                     c.is_wild or c.colour is card.colour or c.kind is card.kind for c in rest
                 )
-                score += 6.0 if again else 1.0
+                score += _AGAIN if again else 1.0
             elif kind is Kind.SKIP:
                 score += 6.0 * ctx.threat(nxt)  # the next player loses a turn (NM-23)
             else:  # NM-25: the previous player plays instead of the next one

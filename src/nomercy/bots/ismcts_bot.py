@@ -13,14 +13,18 @@ One tree is grown over the searching seat's information set. Each iteration:
    *available*, not its parent's visits). Every seat's decisions are tree nodes; each node's
    statistics are from the point of view of the seat that chose the action leading to it.
 3. **Expand** one untried legal action.
-4. **Roll out** with a fast greedy policy that acts on the determinized game directly (it
-   stacks when it can, names the colour its hand holds most, swaps with the smallest hand,
-   always calls UNO), up to ``rollout_depth`` actions; an unfinished game is scored by hand
-   sizes and Mercy distances (a softmax over a per-seat strength).
+4. **Roll out** with a cheap version of the heuristic bot that acts on the determinized game
+   directly (``rollout="heuristic"``, :func:`_policy_action`: shed many cards, keep Draw
+   Cards for defence unless the victim holds no answer in this deal, knock out when it
+   can, swap only for a smaller hand, answer a stack with the smallest Draw Card), or with
+   the older greedy policy (``rollout="greedy"``: a random playable card), up to
+   ``rollout_depth`` actions; an unfinished game is scored by hand sizes and Mercy
+   distances (a softmax over a per-seat strength).
 5. **Back-propagate** the result: 1 to the winner of the hand, 0 to the others (a seat
    knocked out by the Mercy rule, NM-33, has lost).
 
-The budget is a number of iterations, so a decision is deterministic given the seed;
+The budget is a number of iterations (``iterations``; a decision is then deterministic
+given the seed), a time per decision (``time_limit``), or both (whichever runs out first);
 ``max_time`` is only a safety net. A decision with one sensible action returns at once.
 UNO calls and catches (NM-37) are never searched: the bot always calls and always catches.
 Plays that differ only by the UNO call keep the call (the other is dominated).
@@ -40,7 +44,10 @@ from nomercy.core.actions import Action, CallUno, Catch, ChooseColour, Draw, Pas
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
 from nomercy.core.game import Game
 
-__all__ = ["ROLLOUTS", "ISMCTSBot"]
+__all__ = ["DEFAULT_ITERATIONS", "ROLLOUTS", "ISMCTSBot"]
+
+#: The iteration budget when neither ``iterations`` nor ``time_limit`` is given.
+DEFAULT_ITERATIONS = 80
 
 
 class _Node:
@@ -60,10 +67,21 @@ class ISMCTSBot:
 
     Args:
         seed: seeds the bot's private generator (determinizations and rollouts).
-        iterations: search iterations per decision (the budget).
+        iterations: search iterations per decision; ``None`` (the default) means
+            :data:`DEFAULT_ITERATIONS` without a ``time_limit`` and no cap with one. A budget
+            of iterations alone makes every decision deterministic for the seed.
+        time_limit: seconds of search per decision (wall clock), or ``None``. With both
+            budgets the search stops at whichever comes first. A timed search depends on
+            the machine's speed, so it is not reproducible.
         exploration: the UCB1 constant ``c`` in ``mean + c * sqrt(ln(avail) / visits)``.
         rollout_depth: actions a rollout plays before the position is scored.
+        rollout: the rollout policy, a name in :data:`ROLLOUTS`.
         max_time: a wall-clock cap in seconds per decision, only as a safety net.
+
+    Raises:
+        ValueError: an iteration count below 1 or not a whole number, a time limit that is
+            not a positive finite number, a negative exploration constant or rollout depth,
+            an unknown rollout policy, or a ``max_time`` that is not positive.
 
     >>> from nomercy import new_game
     >>> g = new_game(2, seed=4)
@@ -78,11 +96,13 @@ class ISMCTSBot:
         self,
         seed: int = 0,
         *,
-        iterations: int | None = 80,
+        iterations: int | None = None,
         time_limit: float | None = None,
         exploration: float = 0.7,
         rollout_depth: int = 12,
         rollout: str = "heuristic",
+        variants: str = "all",
+        prior: float = 0.0,
         max_time: float = 5.0,
     ) -> None:
         if iterations is not None and (
@@ -96,15 +116,21 @@ class ISMCTSBot:
         ):
             raise ValueError(f"time_limit must be a positive number of seconds, not {time_limit!r}")
         if iterations is None and time_limit is None:
-            raise ValueError(
-                "iterations and time_limit cannot both be None: the search needs a budget"
-            )
+            iterations = DEFAULT_ITERATIONS
         if exploration < 0:
             raise ValueError(f"exploration must be non-negative, not {exploration}")
         if rollout_depth < 0:
             raise ValueError(f"rollout_depth must be non-negative, not {rollout_depth}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
+        if (
+            isinstance(prior, bool)
+            or not isinstance(prior, int | float)
+            or not 0 <= prior < math.inf
+        ):
+            raise ValueError(f"prior must be a non-negative number, not {prior!r}")
+        if variants not in ("one", "all"):
+            raise ValueError(f"variants must be 'one' or 'all', not {variants!r}")
         if max_time <= 0:
             raise ValueError(f"max_time must be positive, not {max_time}")
         self.seed = seed
@@ -113,6 +139,9 @@ class ISMCTSBot:
         self.exploration = exploration
         self.rollout_depth = rollout_depth
         self.rollout = rollout
+        self.variants = variants
+        self.prior = float(prior)
+        self._one = variants == "one"
         self.max_time = max_time
         self._policy = ROLLOUTS[rollout]
         self._rng = random.Random(seed)
@@ -121,7 +150,10 @@ class ISMCTSBot:
         self.last_iterations = 0
 
     def __repr__(self) -> str:
-        return f"ISMCTSBot(seed={self.seed}, iterations={self.iterations})"
+        budget = f"iterations={self.iterations}"
+        if self.time_limit is not None:
+            budget += f", time_limit={self.time_limit}"
+        return f"ISMCTSBot(seed={self.seed}, {budget})"
 
     # ------------------------------------------------------------------ protocol
     def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
@@ -133,16 +165,23 @@ class ISMCTSBot:
         if urgent is not None:
             return urgent
         candidates = _prune([a for a in legal if not _is_jump(a)])
+        if self.variants == "one" and len(candidates) > 1:
+            candidates = self._fallback.one_per_card(view, candidates)
         if len(candidates) == 1:
             return candidates[0]
-        return self._search(view, candidates)
+        hint: Action | None = None
+        if self.prior:
+            hint = self._fallback.choose_action(view, legal)
+        return self._search(view, candidates, hint)
 
     def choose_out_of_turn(self, view: dict[str, Any], legal: list[Action]) -> Action | None:
         """Call UNO and catch like the heuristic bot (NM-37); jump in with a number (C04)."""
         return self._fallback.choose_out_of_turn(view, legal)
 
     # ------------------------------------------------------------------ search
-    def _search(self, view: dict[str, Any], candidates: list[Action]) -> Action:
+    def _search(
+        self, view: dict[str, Any], candidates: list[Action], hint: Action | None = None
+    ) -> Action:
         rng = self._rng
         # The bot sees only the view: the game it searches is built from it, once.
         redealer = redealer_for(view)
@@ -151,6 +190,7 @@ class ISMCTSBot:
         budget = self.max_time if self.time_limit is None else min(self.max_time, self.time_limit)
         deadline = time.perf_counter() + budget
         c = self.exploration
+        prior = self.prior
         log = math.log
         sqrt = math.sqrt
         iterations = self.iterations if self.iterations is not None else 1 << 62
@@ -162,8 +202,9 @@ class ISMCTSBot:
             path: list[tuple[_Node, int]] = []
             node = root
             first = True
+            one = self._one
             while not game.is_over:
-                seat, actions = _decision(game)
+                seat, actions = _decision(game, one=one)
                 if seat < 0:
                     continue  # an automatic UNO call was applied
                 if first:
@@ -187,6 +228,8 @@ class ISMCTSBot:
                 for a in actions:
                     ch = children[a]
                     score = ch.reward / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
+                    if a is hint and node is root:
+                        score += prior / ch.visits  # progressive bias to the heuristic's choice
                     if score > best:
                         best, action = score, a
                 node = children[action]
@@ -240,7 +283,7 @@ def _prune(actions: list[Action]) -> list[Action]:
     return out or list(actions)
 
 
-def _decision(game: Game, *, prune: bool = True) -> tuple[int, list[Action]]:
+def _decision(game: Game, *, prune: bool = True, one: bool = False) -> tuple[int, list[Action]]:
     """The seat to act and its searchable actions; (-1, []) after an automatic UNO call."""
     seat = game.turn
     assert seat is not None
@@ -255,7 +298,22 @@ def _decision(game: Game, *, prune: bool = True) -> tuple[int, list[Action]]:
             # now, as the bots in this search always do.
             game.apply(CallUno(s))
             return -1, []
-    return seat, _prune(legal) if prune else legal
+    if not prune:
+        return seat, legal
+    actions = _prune(legal)
+    return seat, _one_per_card(game, seat, actions) if one else actions
+
+
+def _one_per_card(game: Game, seat: int, actions: list[Action]) -> list[Action]:
+    """``actions`` with each card's plays cut to one (:func:`_variant`'s colour and target)."""
+    by_card: dict[Card, list[Action]] = {}
+    for a in actions:
+        if type(a) is Play:
+            by_card.setdefault(a.card, []).append(a)
+    if all(len(v) == 1 for v in by_card.values()):
+        return actions
+    chosen = {card: _variant(game, seat, v) for card, v in by_card.items()}
+    return [a for a in actions if type(a) is not Play or chosen[a.card] is a]
 
 
 def _favourite(hand: list[Card]) -> Colour:
