@@ -220,3 +220,45 @@ def test_ismcts_is_deterministic_with_each_rollout_policy(rollout: str) -> None:
 def test_registry_passes_parameters() -> None:
     bot = make_bot("ismcts", seed=3, iterations=300)
     assert isinstance(bot, ISMCTSBot) and bot.iterations == 300 and bot.seed == 3
+
+
+def test_ismcts_deals_opponents_no_colour_they_showed_they_lack(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A player who drew on its turn held no card of the active colour and no wild (NM-9):
+    # every game the search plays deals that seat's unseen cards without them.
+    searched: list[Game] = []
+    sample = Redealer.sample
+
+    def spy(self: Redealer, rng: random.Random | int) -> Game:
+        game = sample(self, rng)
+        searched.append(game.copy())
+        return game
+
+    monkeypatch.setattr(Redealer, "sample", spy)
+    checked = 0
+    for seed in range(40):
+        g = new_game(2, seed=300 + seed)
+        drivers = [make_bot("heuristic", seed=s) for s in range(2)]
+        while not g.is_over and checked < 6:
+            seat = g.to_act
+            assert seat is not None
+            other = 1 - seat
+            gaps = g.redealer(seat).gaps
+            lacks = gaps.lacks.get(other, set())
+            known = g.view(seat)["known"].get(str(other), [])
+            if lacks and other in gaps.no_wild and not known and len(g.legal_actions()) > 1:
+                searched.clear()
+                ISMCTSBot(seed=1, iterations=12).choose_action(
+                    json_view(g, seat), g.legal_actions()
+                )
+                assert searched
+                for game in searched:
+                    hand = game.hands[other]
+                    assert len(hand) == len(g.hands[other])
+                    assert all(c.colour is not None and c.colour not in lacks for c in hand)
+                checked += 1
+            g.apply(next_action(g, drivers))
+        if checked >= 6:
+            break
+    assert checked >= 6

@@ -8,14 +8,20 @@ list's order). What it weighs, with the rules behind it:
   stacks that only they can answer), unless a bigger one is much less likely to be answered
   by the next target (estimated from the unseen cards and the target's hidden hand size); a
   stack that reaches the target's Mercy limit is taken first (NM-33). With two players a
-  Wild Reverse +4 comes back to its own player (NM-24), so it is only stacked when another
-  Draw Card of value 4 or more follows it. A lone stack (no follow-up that could answer an
+  Wild Reverse +4 stacked into a chain goes on to the opponent (A28's default), like any +4;
+  under A28 ``"self"`` it comes back to its own player and is stacked only with a follow-up.
+  A lone stack (no follow-up that could answer an
   answer) is a gamble: when the victim probably answers, so that the penalty would come back
   bigger, it absorbs the small penalty now instead (NM-17).
 - **Keeping defence**: outside a stack, Draw Cards are kept to answer stacks (wild ones most)
   unless the attack is worth it: the victim is close to winning or to its Mercy limit.
 - **Shedding**: it prefers plays that shed many cards (a Discard All sheds its whole colour,
-  NM-27) and high-point cards (RULES.md §1.3), and keeps a wild for its last cards.
+  NM-27, each card beyond itself counted at 0.6: the cards it would shed stay sheddable later)
+  and high-point cards (RULES.md §1.3), and keeps a wild for its last cards.
+- **Unanswerable attacks**: a Colour Roulette (NM-30) cannot be stacked, so it is played as
+  soon as it can be (with two players its player also goes again); a two-player Wild Reverse
+  +4 opening a chain hits its own player (NM-24), so it is played only with a follow-up of 4
+  or more, scored as one attack of 4 + the follow-up on the opponent.
 - **Colour**: a colour change goes where its hand is strong and where the next player
   showed it has nothing (a player who drew without a voluntary draw lacked the active colour,
   see :mod:`nomercy.bots.knowledge`).

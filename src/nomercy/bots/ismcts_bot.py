@@ -47,7 +47,7 @@ from nomercy.core.game import Game
 __all__ = ["DEFAULT_ITERATIONS", "ROLLOUTS", "ISMCTSBot"]
 
 #: The iteration budget when neither ``iterations`` nor ``time_limit`` is given.
-DEFAULT_ITERATIONS = 80
+DEFAULT_ITERATIONS = 200
 
 
 class _Node:
@@ -101,7 +101,7 @@ class ISMCTSBot:
         exploration: float = 0.7,
         rollout_depth: int = 12,
         rollout: str = "heuristic",
-        variants: str = "all",
+        variants: str = "one",
         prior: float = 0.0,
         max_time: float = 5.0,
     ) -> None:
