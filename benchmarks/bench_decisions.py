@@ -130,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 1 or not 2 <= args.players <= 10:
         parser.error("--games must be at least 1 and --players between 2 and 10")
     try:
-        specs = [parse_bot_spec(text).label for text in args.bots.split(",")]
+        for text in args.bots.split(","):
+            parse_bot_spec(text)  # an unknown bot or a malformed spec fails before any game
         make_bot(args.vs)
     except ValueError as exc:
         parser.error(str(exc))
@@ -157,7 +158,6 @@ def main(argv: list[str] | None = None) -> int:
         else:
             row += " | | |"
         print(row, flush=True)
-    del specs
     return 0
 
 
