@@ -117,6 +117,16 @@ def test_a28_a_stacked_wild_reverse_four_goes_to_the_opponent_heads_up() -> None
     assert choice(g) == "play WR+4 G"
 
 
+def test_nm30_plays_a_colour_roulette_as_soon_as_it_can() -> None:
+    # An attack nobody can stack (NM-30): worth more than shedding two cards with a Discard
+    # All, or a matching number with three players, even against a far-off victim.
+    far = ["B1", "B2", "B4", "Y1", "Y2", "B6", "B7", "B8", "Y3", "Y4", "Y6", "G1"]
+    g = position([["WCR", "RDA", "R3", "G5"], far], discard=["R5"])
+    assert choice(g) == "play WCR"
+    g = position([["WCR", "R3", "R4", "R6", "G5"], far, far[:9]], discard=["R5"])
+    assert choice(g) == "play WCR"
+
+
 def test_nm33_stack_that_knocks_out_is_taken() -> None:
     big = ["B1", "B2", "B3", "B4", "B6", "B7", "B8", "B9"] * 2 + ["Y1", "Y2", "Y3", "Y4"]
     g = position(
