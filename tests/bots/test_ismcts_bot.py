@@ -170,6 +170,7 @@ def test_ismcts_calls_uno_and_catches_without_search() -> None:
         ({"exploration": -1.0}, "exploration"),
         ({"rollout_depth": -1}, "rollout_depth"),
         ({"rollout": "nope"}, "rollout must be one of heuristic, greedy"),
+        ({"variants": "some"}, "variants must be 'one' or 'all'"),
         ({"max_time": 0.0}, "max_time"),
     ],
 )

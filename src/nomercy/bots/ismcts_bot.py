@@ -76,12 +76,16 @@ class ISMCTSBot:
         exploration: the UCB1 constant ``c`` in ``mean + c * sqrt(ln(avail) / visits)``.
         rollout_depth: actions a rollout plays before the position is scored.
         rollout: the rollout policy, a name in :data:`ROLLOUTS`.
+        variants: ``"one"``: each card is searched with one way to play it (the heuristic's
+            colour, swap target and UNO call at the root, the rollout policy's below);
+            ``"all"``: every legal variant is a separate branch.
         max_time: a wall-clock cap in seconds per decision, only as a safety net.
 
     Raises:
         ValueError: an iteration count below 1 or not a whole number, a time limit that is
             not a positive finite number, a negative exploration constant or rollout depth,
-            an unknown rollout policy, or a ``max_time`` that is not positive.
+            an unknown rollout policy or ``variants`` value, or a ``max_time`` that is not
+            positive.
 
     >>> from nomercy import new_game
     >>> g = new_game(2, seed=4)
@@ -102,7 +106,6 @@ class ISMCTSBot:
         rollout_depth: int = 12,
         rollout: str = "heuristic",
         variants: str = "one",
-        prior: float = 0.0,
         max_time: float = 5.0,
     ) -> None:
         if iterations is not None and (
@@ -123,12 +126,6 @@ class ISMCTSBot:
             raise ValueError(f"rollout_depth must be non-negative, not {rollout_depth}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
-        if (
-            isinstance(prior, bool)
-            or not isinstance(prior, int | float)
-            or not 0 <= prior < math.inf
-        ):
-            raise ValueError(f"prior must be a non-negative number, not {prior!r}")
         if variants not in ("one", "all"):
             raise ValueError(f"variants must be 'one' or 'all', not {variants!r}")
         if max_time <= 0:
@@ -140,7 +137,6 @@ class ISMCTSBot:
         self.rollout_depth = rollout_depth
         self.rollout = rollout
         self.variants = variants
-        self.prior = float(prior)
         self._one = variants == "one"
         self.max_time = max_time
         self._policy = ROLLOUTS[rollout]
@@ -169,19 +165,14 @@ class ISMCTSBot:
             candidates = self._fallback.one_per_card(view, candidates)
         if len(candidates) == 1:
             return candidates[0]
-        hint: Action | None = None
-        if self.prior:
-            hint = self._fallback.choose_action(view, legal)
-        return self._search(view, candidates, hint)
+        return self._search(view, candidates)
 
     def choose_out_of_turn(self, view: dict[str, Any], legal: list[Action]) -> Action | None:
         """Call UNO and catch like the heuristic bot (NM-37); jump in with a number (C04)."""
         return self._fallback.choose_out_of_turn(view, legal)
 
     # ------------------------------------------------------------------ search
-    def _search(
-        self, view: dict[str, Any], candidates: list[Action], hint: Action | None = None
-    ) -> Action:
+    def _search(self, view: dict[str, Any], candidates: list[Action]) -> Action:
         rng = self._rng
         # The bot sees only the view: the game it searches is built from it, once.
         redealer = redealer_for(view)
@@ -190,7 +181,6 @@ class ISMCTSBot:
         budget = self.max_time if self.time_limit is None else min(self.max_time, self.time_limit)
         deadline = time.perf_counter() + budget
         c = self.exploration
-        prior = self.prior
         log = math.log
         sqrt = math.sqrt
         iterations = self.iterations if self.iterations is not None else 1 << 62
@@ -228,8 +218,6 @@ class ISMCTSBot:
                 for a in actions:
                     ch = children[a]
                     score = ch.reward / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
-                    if a is hint and node is root:
-                        score += prior / ch.visits  # progressive bias to the heuristic's choice
                     if score > best:
                         best, action = score, a
                 node = children[action]
