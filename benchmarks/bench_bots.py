@@ -41,7 +41,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from nomercy import new_game
-from nomercy.bots import BOTS, Bot, make_bot, next_action, play_out
+from nomercy.bots import Bot, bot_factory, make_bot, next_action, play_out
 from nomercy.core.actions import Action
 
 
@@ -320,8 +320,10 @@ def main(argv: list[str] | None = None) -> int:
         except argparse.ArgumentTypeError as exc:
             parser.error(str(exc))
     for name in (args.bot, args.vs):
-        if name not in BOTS:
-            parser.error(f"unknown bot {name!r}; valid bots: {', '.join(sorted(BOTS))}")
+        try:
+            bot_factory(name)
+        except ValueError as exc:
+            parser.error(str(exc))
     if args.games < 1:
         parser.error("--games must be at least 1")
     try:

@@ -105,7 +105,7 @@ def test_the_estimates_are_the_search_root_statistics() -> None:
     seat = g.to_act
     view, legal = g.view(seat), g.legal_actions(seat)
     bot = ISMCTSBot(seed=4, iterations=120, max_time=SLOW)
-    stats = bot.root_statistics(view, bot.search_candidates(legal))
+    stats = bot.root_statistics(view, bot.search_candidates(legal, view))
     assert sum(s.visits for s in stats) == 120 == bot.last_iterations
     assert all(0.0 <= s.mean <= 1.0 for s in stats)
     # The bot's own choice is the most visited root action.

@@ -91,10 +91,40 @@ def test_nm18_stacks_rather_than_absorbs() -> None:
 
 
 def test_nm24_no_self_targeted_wild_reverse_four_heads_up() -> None:
+    # A28 "self": stacked with two players, the Wild Reverse +4 targets its own player.
+    g = position(
+        [["WR+4", "G1", "B3"], ["B1", "B2", "B4"]],
+        discard=["Y+2"],
+        pending={"total": 2, "last": 2},
+        rules={"preset": "no-mercy", "options": {"wrd4_two_player_in_stack": "self"}},
+    )
+    assert choice(g) == "draw"
+
+
+def test_a28_a_stacked_wild_reverse_four_goes_to_the_opponent_heads_up() -> None:
+    # A28 "opponent" (the default): stacked into a chain, it sends the total to the opponent,
+    # like any +4 (the opponent's three hidden cards probably hold no answer of 4 or more).
     g = position(
         [["WR+4", "G1", "B3"], ["B1", "B2", "B4"]], discard=["Y+2"], pending={"total": 2, "last": 2}
     )
-    assert choice(g) == "draw"
+    assert choice(g).startswith("play WR+4")
+    # Opening a chain it still targets its own player (NM-24): not without a follow-up.
+    g = position([["WR+4", "R1", "B3"], ["B1", "B2", "B4"]], discard=["R5"])
+    assert choice(g) == "play R1"
+    # With a follow-up of 4 or more, the opponent faces 4 + the follow-up: worth playing
+    # (naming the follow-up's colour) rather than drawing.
+    g = position([["WR+4", "G+4", "B3"], ["B1", "B2", "B4", "Y1"]], discard=["R5"])
+    assert choice(g) == "play WR+4 G"
+
+
+def test_nm30_plays_a_colour_roulette_as_soon_as_it_can() -> None:
+    # An attack nobody can stack (NM-30): worth more than shedding two cards with a Discard
+    # All, or a matching number with three players, even against a far-off victim.
+    far = ["B1", "B2", "B4", "Y1", "Y2", "B6", "B7", "B8", "Y3", "Y4", "Y6", "G1"]
+    g = position([["WCR", "RDA", "R3", "G5"], far], discard=["R5"])
+    assert choice(g) == "play WCR"
+    g = position([["WCR", "R3", "R4", "R6", "G5"], far, far[:9]], discard=["R5"])
+    assert choice(g) == "play WCR"
 
 
 def test_nm33_stack_that_knocks_out_is_taken() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
@@ -9,7 +10,8 @@ import pytest
 from botkit import json_view, play_checked, reshuffle_secrets
 
 from nomercy import Game, new_game
-from nomercy.bots import Bot, ISMCTSBot, make_bot, next_action, play_out
+from nomercy.bots import Bot, ISMCTSBot, ismcts_bot, make_bot, next_action, play_out
+from nomercy.bots.ismcts_bot import ROLLOUTS
 from nomercy.core.redeal import Redealer
 
 
@@ -156,8 +158,19 @@ def test_ismcts_calls_uno_and_catches_without_search() -> None:
     ("params", "message"),
     [
         ({"iterations": 0}, "iterations"),
+        ({"iterations": True}, "iterations"),
+        ({"iterations": 2.5}, "iterations"),
+        ({"iterations": "many"}, "iterations"),
+        ({"time_limit": 0}, "time_limit"),
+        ({"time_limit": -0.1}, "time_limit"),
+        ({"time_limit": math.inf}, "time_limit"),
+        ({"time_limit": math.nan}, "time_limit"),
+        ({"time_limit": True}, "time_limit"),
+        ({"time_limit": "fast"}, "time_limit"),
         ({"exploration": -1.0}, "exploration"),
         ({"rollout_depth": -1}, "rollout_depth"),
+        ({"rollout": "nope"}, "rollout must be one of heuristic, greedy"),
+        ({"variants": "some"}, "variants must be 'one' or 'all'"),
         ({"max_time": 0.0}, "max_time"),
     ],
 )
@@ -166,6 +179,87 @@ def test_ismcts_rejects_bad_parameters(params: dict[str, Any], message: str) -> 
         make_bot("ismcts", seed=1, **params)
 
 
+def test_ismcts_budgets_by_iterations_by_time_or_both(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fake clock that advances 10 ms per reading: the time budget is checked without any
+    # dependence on the machine's speed.
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 0.01
+        return now[0]
+
+    monkeypatch.setattr(ismcts_bot.time, "perf_counter", clock)
+    g = new_game(2, seed=8)
+    seat = g.to_act
+    assert seat is not None
+    view, legal = json_view(g, seat), g.legal_actions()
+    assert ISMCTSBot(seed=1).iterations == ismcts_bot.DEFAULT_ITERATIONS
+    timed = ISMCTSBot(seed=1, time_limit=0.2)
+    assert timed.iterations is None and timed.time_limit == 0.2
+    timed.choose_action(view, legal)
+    assert 10 <= timed.last_iterations <= 20  # one clock reading per iteration, about 20
+    both = ISMCTSBot(seed=1, time_limit=100.0, iterations=7)
+    both.choose_action(view, legal)
+    assert both.last_iterations == 7  # the iterations run out first
+    capped = ISMCTSBot(seed=1, time_limit=0.1, iterations=10_000)
+    capped.choose_action(view, legal)
+    assert capped.last_iterations < 15  # the time runs out first
+
+
+@pytest.mark.parametrize("rollout", sorted(ROLLOUTS))
+def test_ismcts_is_deterministic_with_each_rollout_policy(rollout: str) -> None:
+    def history(bot_seed: int) -> list[str]:
+        g = new_game(3, seed=5)
+        bots: list[Bot] = [make_bot("heuristic", seed=s) for s in range(3)]
+        bots[1] = ISMCTSBot(seed=bot_seed, iterations=10, rollout=rollout)
+        play_out(g, bots)
+        return [str(a) for a in g.history]
+
+    assert history(2) == history(2)
+
+
 def test_registry_passes_parameters() -> None:
     bot = make_bot("ismcts", seed=3, iterations=300)
     assert isinstance(bot, ISMCTSBot) and bot.iterations == 300 and bot.seed == 3
+
+
+def test_ismcts_deals_opponents_no_colour_they_showed_they_lack(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A player who drew on its turn held no card of the active colour and no wild (NM-9):
+    # every game the search plays deals that seat's unseen cards without them.
+    searched: list[Game] = []
+    sample = Redealer.sample
+
+    def spy(self: Redealer, rng: random.Random | int) -> Game:
+        game = sample(self, rng)
+        searched.append(game.copy())
+        return game
+
+    monkeypatch.setattr(Redealer, "sample", spy)
+    checked = 0
+    for seed in range(40):
+        g = new_game(2, seed=300 + seed)
+        drivers = [make_bot("heuristic", seed=s) for s in range(2)]
+        while not g.is_over and checked < 6:
+            seat = g.to_act
+            assert seat is not None
+            other = 1 - seat
+            gaps = g.redealer(seat).gaps
+            lacks = gaps.lacks.get(other, set())
+            known = g.view(seat)["known"].get(str(other), [])
+            if lacks and other in gaps.no_wild and not known and len(g.legal_actions()) > 1:
+                searched.clear()
+                ISMCTSBot(seed=1, iterations=12).choose_action(
+                    json_view(g, seat), g.legal_actions()
+                )
+                assert searched
+                for game in searched:
+                    hand = game.hands[other]
+                    assert len(hand) == len(g.hands[other])
+                    assert all(c.colour is not None and c.colour not in lacks for c in hand)
+                checked += 1
+            g.apply(next_action(g, drivers))
+        if checked >= 6:
+            break
+    assert checked >= 6

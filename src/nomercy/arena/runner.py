@@ -31,7 +31,7 @@ from typing import Any
 from nomercy.arena.seeds import bot_seed, game_seed
 from nomercy.bots.base import Bot
 from nomercy.bots.driver import Driver
-from nomercy.bots.registry import BOTS, make_bot
+from nomercy.bots.registry import bot_factory, make_bot
 from nomercy.core.actions import Challenge, Draw, Pass, Play
 from nomercy.core.events import Event
 from nomercy.core.game import Game, Phase, new_game
@@ -121,8 +121,7 @@ def parse_bot_spec(text: str) -> BotSpec:
     name = name.strip()
     if not name:
         raise ValueError(f"bot spec {text!r} has no bot name")
-    if name not in BOTS:
-        raise ValueError(f"unknown bot {name!r}; valid bots: {', '.join(sorted(BOTS))}")
+    bot_factory(name)  # an unknown or uninstalled bot fails here, with what to do
     params: list[tuple[str, Any]] = []
     for part in parts:
         key, sep, value = part.partition("=")

@@ -19,10 +19,20 @@ from nomercy.bots.heuristic_bot import HeuristicBot
 from nomercy.bots.ismcts_bot import ISMCTSBot
 from nomercy.bots.knowledge import Knowledge, read_view
 from nomercy.bots.random_bot import RandomBot
-from nomercy.bots.registry import BOTS, BotFactory, make_bot, register_bot
+from nomercy.bots.registry import (
+    BOTS,
+    OPTIONAL_BOTS,
+    BotFactory,
+    bot_factory,
+    bot_names,
+    make_bot,
+    register_bot,
+)
+from nomercy.bots.rlcard_rule import RLCardRuleBot
 
 __all__ = [
     "BOTS",
+    "OPTIONAL_BOTS",
     "Bot",
     "BotFactory",
     "GreedyBot",
@@ -30,7 +40,10 @@ __all__ = [
     "ISMCTSBot",
     "Knowledge",
     "OutOfTurnBot",
+    "RLCardRuleBot",
     "RandomBot",
+    "bot_factory",
+    "bot_names",
     "favourite_colour",
     "make_bot",
     "next_action",

@@ -8,14 +8,20 @@ list's order). What it weighs, with the rules behind it:
   stacks that only they can answer), unless a bigger one is much less likely to be answered
   by the next target (estimated from the unseen cards and the target's hidden hand size); a
   stack that reaches the target's Mercy limit is taken first (NM-33). With two players a
-  Wild Reverse +4 comes back to its own player (NM-24), so it is only stacked when another
-  Draw Card of value 4 or more follows it. A lone stack (no follow-up that could answer an
+  Wild Reverse +4 stacked into a chain goes on to the opponent (A28's default), like any +4;
+  under A28 ``"self"`` it comes back to its own player and is stacked only with a follow-up.
+  A lone stack (no follow-up that could answer an
   answer) is a gamble: when the victim probably answers, so that the penalty would come back
   bigger, it absorbs the small penalty now instead (NM-17).
 - **Keeping defence**: outside a stack, Draw Cards are kept to answer stacks (wild ones most)
   unless the attack is worth it: the victim is close to winning or to its Mercy limit.
 - **Shedding**: it prefers plays that shed many cards (a Discard All sheds its whole colour,
-  NM-27) and high-point cards (RULES.md §1.3), and keeps a wild for its last cards.
+  NM-27, each card beyond itself counted at 0.6: the cards it would shed stay sheddable later)
+  and high-point cards (RULES.md §1.3), and keeps a wild for its last cards.
+- **Unanswerable attacks**: a Colour Roulette (NM-30) cannot be stacked, so it is played as
+  soon as it can be (with two players its player also goes again); a two-player Wild Reverse
+  +4 opening a chain hits its own player (NM-24), so it is played only with a follow-up of 4
+  or more, scored as one attack of 4 + the follow-up on the opponent.
 - **Colour**: a colour change goes where its hand is strong and where the next player
   showed it has nothing (a player who drew without a voluntary draw lacked the active colour,
   see :mod:`nomercy.bots.knowledge`).
@@ -60,14 +66,20 @@ _A = TypeVar("_A", bound=Action)
 # How much a Draw Card is worth keeping for defence (in "cards shed" units).
 # Weights tuned on seeded 2-player games against random and greedy.
 _ATTACK = 1.0  # per card of an unanswered penalty
-_EXTRA_TURN = 10.0  # two players: an unanswered Draw Card gives us the next turn too
+_EXTRA_TURN = 20.0  # two players: an unanswered Draw Card gives us the next turn too
 _ANSWER = 12.0  # stacking: cost of the next target being able to answer
 _URGENT_AT = 15.0  # Mercy distance below which shedding grows urgent
 _URGENT_SLOPE = 4.0
-_ROULETTE = 1.0  # scale of a Roulette attack's worth
+_ROULETTE = 10.0  # scale of a Roulette attack's worth
 _STACK_KEEP = 10.0  # stacking: how much an answer spares its bigger Draw Cards
 _KEEP = {2: 1.5, 4: 2.5, 6: 4.0, 10: 5.5}
 _ABSORB_MARGIN = 3.0  # cards: absorbing must beat a lone stack by this much
+_COMBO = 1.0  # weight of a two-player Wild Reverse +4 with its follow-up (NM-24)
+_DA_EXTRA = 0.6  # worth of each card a Discard All sheds beyond itself
+_LACK_COLOUR = 5.0  # naming a colour the next player probably lacks
+_LACKS_NEXT = 6.0  # playing into a colour the next player showed it lacks
+_WILD_LAST = 12.0  # keeping a wild for the last cards
+_AGAIN = 6.0  # two players: a Skip or Reverse with a follow-up in hand
 
 
 class _Context:
@@ -86,6 +98,9 @@ class _Context:
         self.direction: int = view["direction"]
         self.sizes: list[int] = [int(p["hand_size"]) for p in self.players]
         self.two = self._two_player()
+        # A28: with two players a Wild Reverse +4 played into a chain goes to the opponent
+        # ("opponent", the default) or, like one that opens a chain, to its player (NM-24).
+        self.self_stack = self.two and self.rules.wrd4_two_player_in_stack == "self"
         me = self.players[self.seat]["mercy_distance"]
         self.my_distance: int = 1 << 20 if me is None else int(me)
 
@@ -215,6 +230,31 @@ class HeuristicBot:
             return _prefer_uno(numbers)
         return None
 
+    def one_per_card(self, view: dict[str, Any], legal: list[Action]) -> list[Action]:
+        """``legal`` with each card's plays cut to the one this bot would make.
+
+        A wild's colour, a 7's target and the UNO call (NM-14, NM-31, NM-37) are chosen as
+        :meth:`choose_action` chooses them; every other action is kept, in order. A search
+        that branches only on the card then spends its budget on what to play.
+        """
+        by_card: dict[Card, list[Play]] = {}
+        for action in legal:
+            if isinstance(action, Play) and not action.jump:
+                by_card.setdefault(action.card, []).append(action)
+        if all(len(v) == 1 for v in by_card.values()):
+            return list(legal)
+        ctx = _Context(view, read_view(view))
+        stacking = view["phase"] == "stack_or_absorb"
+        chosen = {card: self._variant(ctx, v, stacking=stacking) for card, v in by_card.items()}
+        out: list[Action] = []
+        for action in legal:
+            if isinstance(action, Play) and not action.jump:
+                if chosen[action.card] is action:
+                    out.append(action)
+            else:
+                out.append(action)
+        return out
+
     # ------------------------------------------------------------------ colours
     def best_colour(
         self, ctx: _Context, hand_after: Sequence[Card], *, next_seat: int | None = None
@@ -227,7 +267,7 @@ class HeuristicBot:
             value = 3.0 * counts[colour]
             if victim != ctx.seat:
                 # A victim without the colour draws until it finds one (NM-9).
-                value += 5.0 * (1.0 - ctx.match_probability(victim, colour))
+                value += _LACK_COLOUR * (1.0 - ctx.match_probability(victim, colour))
             for other in ctx.active:
                 if other not in (ctx.seat, victim) and colour in ctx.k.lacks.get(other, set()):
                     value += 1.0
@@ -290,13 +330,16 @@ class HeuristicBot:
         if not value:
             # A07 deflection with a Skip or Reverse: it passes the penalty without a card cost.
             return 0.5
-        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.two:
-            # NM-24: with two players it targets its own player; worth it only with a follow-up.
+        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.self_stack:
+            # A28 "self": with two players it targets its own player even inside a chain;
+            # worth it only with a follow-up.
             if not any(c.draw_value >= 4 for c in rest):
                 return None
             victim = ctx.next_seat(ctx.seat)
             return 1.0 + self._victim_bonus(ctx, victim, total + 4 + 4)
-        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
+        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.two:
+            victim = ctx.next_seat(ctx.seat)  # A28 "opponent": stacked, it goes to the opponent
+        elif card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
             victim = ctx.next_seat(ctx.seat, -ctx.direction)
         else:
             victim = ctx.next_seat(ctx.seat)
@@ -315,14 +358,17 @@ class HeuristicBot:
         """
         if total >= ctx.my_distance or len(ctx.hand) == 1 or not card.draw_value:
             return False  # absorbing would knock us out (NM-33), or the stack wins (NM-21)
-        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.two:
-            return False  # NM-24: scored by _stack_score, which demands a follow-up
+        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.self_stack:
+            return False  # NM-24, A28: scored by _stack_score, which demands a follow-up
+        pending = ctx.view["pending"] or {}
+        if ctx.two and len(pending.get("chain", ())) == 1 and ctx.view["top"] == "WR+4":
+            return False  # NM-24: our own Wild Reverse +4; the follow-up was the plan
         rest = list(ctx.hand)
         rest.remove(card)
         if any(c.draw_value >= card.draw_value for c in rest):
             return False  # a follow-up: we can answer an answer
         victim = ctx.next_seat(ctx.seat)
-        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
+        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and not ctx.two:
             victim = ctx.next_seat(ctx.seat, -ctx.direction)
         sent = total + card.draw_value
         if sent >= ctx.distance(victim):
@@ -405,7 +451,7 @@ class HeuristicBot:
         shed = len(ctx.hand) - len(rest)
         # Near the Mercy limit (NM-33) every card shed counts more.
         urgency = 1.0 + max(0.0, (_URGENT_AT - ctx.my_distance) / _URGENT_SLOPE)
-        score = 10.0 * shed * urgency
+        score = 10.0 * (1.0 + _DA_EXTRA * (shed - 1)) * urgency
         gone = list((Counter(ctx.hand) - Counter(rest)).elements())
         score += sum(c.points for c in gone) / 25.0
         # Defence lost: Draw Cards leaving the hand (buried under a Discard All too).
@@ -419,19 +465,36 @@ class HeuristicBot:
         if card.is_wild and card.kind is not Kind.WILD_COLOUR_ROULETTE:
             colour: Colour | None = self.best_colour(ctx, rest)
             if len(rest) <= 3 and any(not c.is_wild for c in ctx.hand if c is not card):
-                score -= 12.0  # keep a wild for the last cards
+                score -= _WILD_LAST  # keep a wild for the last cards
         else:
             colour = card.colour
         if colour is not None:
             same = sum(1 for c in rest if c.colour is colour)
             score += 2.0 * (same + wilds_left)
             if colour in ctx.k.lacks.get(nxt, set()):
-                score += 6.0
+                score += _LACKS_NEXT
         kind = card.kind
         if card.draw_value:
             if kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.two:
-                follow = any(c.draw_value >= 4 for c in rest)
-                score += 2.0 if follow else -40.0  # NM-24: it targets its own player
+                # NM-24: it targets its own player, who stacks a follow-up of 4 or more on
+                # it, so the opponent faces 4 + follow-up (A28 "opponent"; NM-18).
+                follows = [c for c in rest if c.draw_value >= 4]
+                if not follows or ctx.self_stack:
+                    score -= 40.0
+                else:
+                    follow = min(follows, key=lambda c: (c.draw_value, c.is_wild))
+                    victim = nxt
+                    total = 4 + follow.draw_value
+                    answer = ctx.answer_probability(victim, follow.draw_value)
+                    gain = _ATTACK * total + 12.0 * ctx.threat(victim) + _EXTRA_TURN
+                    score += _COMBO * (
+                        10.0 * urgency
+                        + (1.0 - answer) * gain
+                        + self._victim_bonus(ctx, victim, total)
+                        - 10.0
+                        * _KEEP.get(follow.draw_value, 1.0)
+                        * (1.5 if follow.is_wild else 1.0)
+                    )
             else:
                 victim = (
                     ctx.next_seat(ctx.seat, -ctx.direction)
@@ -451,7 +514,7 @@ class HeuristicBot:
                 again = any(
                     c.is_wild or c.colour is card.colour or c.kind is card.kind for c in rest
                 )
-                score += 6.0 if again else 1.0
+                score += _AGAIN if again else 1.0
             elif kind is Kind.SKIP:
                 score += 6.0 * ctx.threat(nxt)  # the next player loses a turn (NM-23)
             else:  # NM-25: the previous player plays instead of the next one

@@ -13,14 +13,18 @@ One tree is grown over the searching seat's information set. Each iteration:
    *available*, not its parent's visits). Every seat's decisions are tree nodes; each node's
    statistics are from the point of view of the seat that chose the action leading to it.
 3. **Expand** one untried legal action.
-4. **Roll out** with a fast greedy policy that acts on the determinized game directly (it
-   stacks when it can, names the colour its hand holds most, swaps with the smallest hand,
-   always calls UNO), up to ``rollout_depth`` actions; an unfinished game is scored by hand
-   sizes and Mercy distances (a softmax over a per-seat strength).
+4. **Roll out** with a cheap version of the heuristic bot that acts on the determinized game
+   directly (``rollout="heuristic"``, :func:`_policy_action`: shed many cards, keep Draw
+   Cards for defence unless the victim holds no answer in this deal, knock out when it
+   can, swap only for a smaller hand, answer a stack with the smallest Draw Card), or with
+   the older greedy policy (``rollout="greedy"``: a random playable card), up to
+   ``rollout_depth`` actions; an unfinished game is scored by hand sizes and Mercy
+   distances (a softmax over a per-seat strength).
 5. **Back-propagate** the result: 1 to the winner of the hand, 0 to the others (a seat
    knocked out by the Mercy rule, NM-33, has lost).
 
-The budget is a number of iterations, so a decision is deterministic given the seed;
+The budget is a number of iterations (``iterations``; a decision is then deterministic
+given the seed), a time per decision (``time_limit``), or both (whichever runs out first);
 ``max_time`` is only a safety net. A decision with one sensible action returns at once.
 UNO calls and catches (NM-37) are never searched: the bot always calls and always catches.
 Plays that differ only by the UNO call keep the call (the other is dominated).
@@ -31,15 +35,19 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from nomercy.bots.determinize import redealer_for
 from nomercy.bots.heuristic_bot import HeuristicBot
-from nomercy.core.actions import Action, CallUno, Catch, ChooseColour, Draw, Play
+from nomercy.core.actions import Action, CallUno, Catch, ChooseColour, Draw, Pass, Play
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
 from nomercy.core.game import Game
 
-__all__ = ["ActionStats", "ISMCTSBot"]
+__all__ = ["DEFAULT_ITERATIONS", "ROLLOUTS", "ActionStats", "ISMCTSBot"]
+
+#: The iteration budget when neither ``iterations`` nor ``time_limit`` is given.
+DEFAULT_ITERATIONS = 200
 
 
 class ActionStats(NamedTuple):
@@ -71,10 +79,25 @@ class ISMCTSBot:
 
     Args:
         seed: seeds the bot's private generator (determinizations and rollouts).
-        iterations: search iterations per decision (the budget).
+        iterations: search iterations per decision; ``None`` (the default) means
+            :data:`DEFAULT_ITERATIONS` without a ``time_limit`` and no cap with one. A budget
+            of iterations alone makes every decision deterministic for the seed.
+        time_limit: seconds of search per decision (wall clock), or ``None``. With both
+            budgets the search stops at whichever comes first. A timed search depends on
+            the machine's speed, so it is not reproducible.
         exploration: the UCB1 constant ``c`` in ``mean + c * sqrt(ln(avail) / visits)``.
         rollout_depth: actions a rollout plays before the position is scored.
+        rollout: the rollout policy, a name in :data:`ROLLOUTS`.
+        variants: ``"one"``: each card is searched with one way to play it (the heuristic's
+            colour, swap target and UNO call at the root, the rollout policy's below);
+            ``"all"``: every legal variant is a separate branch.
         max_time: a wall-clock cap in seconds per decision, only as a safety net.
+
+    Raises:
+        ValueError: an iteration count below 1 or not a whole number, a time limit that is
+            not a positive finite number, a negative exploration constant or rollout depth,
+            an unknown rollout policy or ``variants`` value, or a ``max_time`` that is not
+            positive.
 
     >>> from nomercy import new_game
     >>> g = new_game(2, seed=4)
@@ -89,24 +112,46 @@ class ISMCTSBot:
         self,
         seed: int = 0,
         *,
-        iterations: int = 80,
+        iterations: int | None = None,
+        time_limit: float | None = None,
         exploration: float = 0.7,
         rollout_depth: int = 12,
+        rollout: str = "heuristic",
+        variants: str = "one",
         max_time: float = 5.0,
     ) -> None:
-        if iterations < 1:
-            raise ValueError(f"iterations must be at least 1, not {iterations}")
+        if iterations is not None and (
+            isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1
+        ):
+            raise ValueError(f"iterations must be a whole number of at least 1, not {iterations!r}")
+        if time_limit is not None and (
+            isinstance(time_limit, bool)
+            or not isinstance(time_limit, int | float)
+            or not 0 < time_limit < math.inf
+        ):
+            raise ValueError(f"time_limit must be a positive number of seconds, not {time_limit!r}")
+        if iterations is None and time_limit is None:
+            iterations = DEFAULT_ITERATIONS
         if exploration < 0:
             raise ValueError(f"exploration must be non-negative, not {exploration}")
         if rollout_depth < 0:
             raise ValueError(f"rollout_depth must be non-negative, not {rollout_depth}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
+        if variants not in ("one", "all"):
+            raise ValueError(f"variants must be 'one' or 'all', not {variants!r}")
         if max_time <= 0:
             raise ValueError(f"max_time must be positive, not {max_time}")
         self.seed = seed
         self.iterations = iterations
+        self.time_limit = time_limit
         self.exploration = exploration
         self.rollout_depth = rollout_depth
+        self.rollout = rollout
+        self.variants = variants
+        self._one = variants == "one"
         self.max_time = max_time
+        self._policy = ROLLOUTS[rollout]
         self._rng = random.Random(seed)
         self._fallback = HeuristicBot(seed)
         #: Iterations run by the last search (0 when the decision was forced).
@@ -114,7 +159,10 @@ class ISMCTSBot:
         self._last_root = _Node()
 
     def __repr__(self) -> str:
-        return f"ISMCTSBot(seed={self.seed}, iterations={self.iterations})"
+        budget = f"iterations={self.iterations}"
+        if self.time_limit is not None:
+            budget += f", time_limit={self.time_limit}"
+        return f"ISMCTSBot(seed={self.seed}, {budget})"
 
     # ------------------------------------------------------------------ protocol
     def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
@@ -125,7 +173,7 @@ class ISMCTSBot:
         urgent = self.choose_out_of_turn(view, [a for a in legal if not _is_jump(a)])
         if urgent is not None:
             return urgent
-        candidates = _prune([a for a in legal if not _is_jump(a)])
+        candidates = self.search_candidates(legal, view)
         if len(candidates) == 1:
             return candidates[0]
         return self._search(view, candidates)
@@ -134,11 +182,18 @@ class ISMCTSBot:
         """Call UNO and catch like the heuristic bot (NM-37); jump in with a number (C04)."""
         return self._fallback.choose_out_of_turn(view, legal)
 
-    def search_candidates(self, legal: list[Action]) -> list[Action]:
+    def search_candidates(
+        self, legal: list[Action], view: dict[str, Any] | None = None
+    ) -> list[Action]:
         """The in-turn actions a search considers: no jump-ins, UNO calls or catches (the bot
-        makes those without searching), and a play that could call UNO only with the call
-        (the one without is dominated)."""
-        return _prune([a for a in legal if not _is_jump(a) and not isinstance(a, CallUno)])
+        makes those without searching), a play that could call UNO only with the call (the
+        one without is dominated), and with ``variants="one"`` and the seat's ``view`` one
+        way to play each card (the heuristic's colour and target): what
+        :meth:`choose_action` searches."""
+        candidates = _prune([a for a in legal if not _is_jump(a) and not isinstance(a, CallUno)])
+        if view is not None and self.variants == "one" and len(candidates) > 1:
+            candidates = self._fallback.one_per_card(view, candidates)
+        return candidates
 
     def root_statistics(self, view: dict[str, Any], candidates: list[Action]) -> list[ActionStats]:
         """Search from ``view`` (the seat to act) over ``candidates`` with this bot's budget
@@ -146,7 +201,7 @@ class ISMCTSBot:
         order. ``choose_action`` would take the most visited (ties: the better mean).
 
         ``candidates`` must be in-turn actions legal for the view's seat now, e.g.
-        :meth:`search_candidates` of its legal actions. Used by the coach
+        :meth:`search_candidates` of its legal actions and the view. Used by the coach
         (:mod:`nomercy.tables.coach`) for its estimates.
 
         Raises:
@@ -173,20 +228,24 @@ class ISMCTSBot:
         redealer = redealer_for(view)
         sample = redealer.sample
         root = self._last_root = _Node()  # kept for root_statistics
-        deadline = time.perf_counter() + self.max_time
+        budget = self.max_time if self.time_limit is None else min(self.max_time, self.time_limit)
+        deadline = time.perf_counter() + budget
         c = self.exploration
         log = math.log
         sqrt = math.sqrt
-        for iteration in range(self.iterations):
-            if iteration and time.perf_counter() > deadline:
+        iterations = self.iterations if self.iterations is not None else 1 << 62
+        clock = time.perf_counter
+        for iteration in range(iterations):
+            if iteration and clock() > deadline:
                 break
             game = sample(rng)
             game.record_events = False  # nobody reads a simulated game's events
             path: list[tuple[_Node, int]] = []
             node = root
             first = True
+            one = self._one
             while not game.is_over:
-                seat, actions = _decision(game)
+                seat, actions = _decision(game, one=one)
                 if seat < 0:
                     continue  # an automatic UNO call was applied
                 if first:
@@ -232,14 +291,15 @@ class ISMCTSBot:
         return best_action
 
     def _rollout(self, game: Game, rng: random.Random) -> list[float]:
-        """Play on with the greedy rollout policy; the reward of each seat."""
+        """Play on with the rollout policy; the reward of each seat."""
         steps = 0
         depth = self.rollout_depth
+        policy = self._policy
         while not game.is_over and steps < depth:
             seat, actions = _decision(game, prune=False)
             if seat < 0:
                 continue
-            game.apply(_rollout_action(game, seat, actions, rng))
+            game.apply(policy(game, seat, actions, rng))
             steps += 1
         return _rewards(game)
 
@@ -262,7 +322,7 @@ def _prune(actions: list[Action]) -> list[Action]:
     return out or list(actions)
 
 
-def _decision(game: Game, *, prune: bool = True) -> tuple[int, list[Action]]:
+def _decision(game: Game, *, prune: bool = True, one: bool = False) -> tuple[int, list[Action]]:
     """The seat to act and its searchable actions; (-1, []) after an automatic UNO call."""
     seat = game.turn
     assert seat is not None
@@ -277,7 +337,22 @@ def _decision(game: Game, *, prune: bool = True) -> tuple[int, list[Action]]:
             # now, as the bots in this search always do.
             game.apply(CallUno(s))
             return -1, []
-    return seat, _prune(legal) if prune else legal
+    if not prune:
+        return seat, legal
+    actions = _prune(legal)
+    return seat, _one_per_card(game, seat, actions) if one else actions
+
+
+def _one_per_card(game: Game, seat: int, actions: list[Action]) -> list[Action]:
+    """``actions`` with each card's plays cut to one (:func:`_variant`'s colour and target)."""
+    by_card: dict[Card, list[Action]] = {}
+    for a in actions:
+        if type(a) is Play:
+            by_card.setdefault(a.card, []).append(a)
+    if all(len(v) == 1 for v in by_card.values()):
+        return actions
+    chosen = {card: _variant(game, seat, v) for card, v in by_card.items()}
+    return [a for a in actions if type(a) is not Play or chosen[a.card] is a]
 
 
 def _favourite(hand: list[Card]) -> Colour:
@@ -325,6 +400,153 @@ def _rollout_action(game: Game, seat: int, actions: list[Action], rng: random.Ra
         if best_key is None or key > best_key:
             best_key, best = key, a
     return best
+
+
+# How much a rollout player values keeping a Draw Card of each value for defence (the
+# heuristic bot's _KEEP, in its "cards shed" units).
+_ROLL_KEEP = {2: 15.0, 4: 25.0, 6: 40.0, 10: 55.0}
+
+
+def _policy_action(game: Game, seat: int, actions: list[Action], rng: random.Random) -> Action:
+    """A cheap version of the heuristic bot on the determinized game (the default rollout).
+
+    It reads the sampled game directly, so a rollout seat knows whether its victim holds an
+    answer in this deal (a property of the sample, not of the real game). Per distinct card:
+    shed many cards, keep Draw Cards for defence unless the victim cannot answer (two
+    players: the attacker plays again), knock out when it can (NM-33), swap only for a
+    smaller hand (NM-29, NM-31), avoid a self-targeted Wild Reverse +4 (NM-24), keep plain
+    wilds for colour changes; facing a stack, answer with the smallest Draw Card (NM-18).
+    """
+    plays = [a for a in actions if type(a) is Play]
+    if not plays:
+        return _rollout_action(game, seat, actions, rng)
+    hands = game.hands
+    hand = hands[seat]
+    out = game.out
+    two = game.n - sum(out) == 2
+    phase = game.phase
+    stacking = phase == "stack_or_absorb"
+    nxt = game.next_seat(seat)
+    prev = game.next_seat(seat, -game.direction)
+    mercy = game.rules.mercy_threshold if game.rules.mercy_enabled else 1 << 20
+    pending = game.pending_total if stacking else 0
+    best_card: Card | None = None
+    best = -1e9
+    seen: set[Card] = set()
+    size = len(hand)
+    for a in plays:
+        card = a.card
+        if card in seen:
+            continue
+        seen.add(card)
+        kind = card.kind
+        shed = 1
+        if kind is Kind.DISCARD_ALL and phase == "play":
+            shed = sum(1 for c in hand if c.colour is card.colour)
+        rest = size - shed
+        if rest <= 0:
+            return _variant(game, seat, [v for v in plays if v.card is card])
+        value = card.draw_value
+        if stacking:
+            if not value:
+                score = 0.5  # A07: a Skip or Reverse deflects without a Draw Card's cost
+            elif kind is Kind.WILD_REVERSE_DRAW_FOUR and two:
+                follow = any(c.draw_value >= 4 and c is not card for c in hand)
+                score = -1.0 - value if follow else -1e6
+            else:
+                victim = prev if kind is Kind.WILD_REVERSE_DRAW_FOUR else nxt
+                score = -float(value)  # answer with the smallest Draw Card
+                if pending + value >= mercy - len(hands[victim]):
+                    score += 100.0
+            if score > best:
+                best, best_card = score, card
+            continue
+        score = 10.0 * shed + card.points / 25.0
+        colour = card.colour
+        if colour is not None:
+            score += 2.0 * sum(1 for c in hand if c.colour is colour)
+        if value:
+            keep = _ROLL_KEEP.get(value, 10.0) * (1.5 if card.is_wild else 1.0)
+            if kind is Kind.WILD_REVERSE_DRAW_FOUR and two:
+                follow = any(c.draw_value >= 4 and c is not card for c in hand)
+                score += -keep + (2.0 if follow else -40.0)
+            else:
+                victim = prev if kind is Kind.WILD_REVERSE_DRAW_FOUR else nxt
+                vhand = hands[victim]
+                if value >= mercy - len(vhand):
+                    score += 100.0
+                elif not any(c.draw_value >= value for c in vhand):
+                    score += value + (10.0 if two else 0.0) + 12.0 * _threat(len(vhand))
+                score -= keep
+        elif kind is Kind.SKIP or kind is Kind.REVERSE or kind is Kind.SKIP_EVERYONE:
+            if two or kind is Kind.SKIP_EVERYONE:
+                again = any(
+                    c is not card and (c.is_wild or c.colour is colour or c.kind is kind)
+                    for c in hand
+                )
+                score += 6.0 if again else 1.0
+            elif kind is Kind.SKIP:
+                score += 6.0 * _threat(len(hands[nxt]))
+        elif kind is Kind.WILD_COLOUR_ROULETTE:
+            score += (14.0 if two else 4.0) + 12.0 * _threat(len(hands[nxt])) - 6.0
+        elif kind is Kind.WILD:
+            score -= 8.0
+        elif card.number == 7 and a.target is not None:
+            smallest = min(
+                len(hands[v.target]) for v in plays if v.card is card and v.target is not None
+            )
+            score += 10.0 * (rest - smallest)
+        elif card.number == 0 and (not game.rules.is_classic or game.rules.classic_seven_zero):
+            score += 10.0 * (rest - len(hands[prev]))
+        if score > best:
+            best, best_card = score, card
+    if best_card is None or (stacking and best <= -1e5):
+        for other in actions:  # stacking with nothing worth it: take the penalty
+            if isinstance(other, Draw):
+                return other
+        if best_card is None:
+            return plays[0]
+    if phase != "play" and best < -1.0:
+        for other in actions:
+            if isinstance(other, Pass):
+                return other  # NM-9: keep a drawn card not worth playing
+    return _variant(game, seat, [v for v in plays if v.card is best_card])
+
+
+def _threat(size: int) -> float:
+    """How close a hand of ``size`` cards is to emptying: 0 (far) to 1 (one card)."""
+    return max(0.0, (8 - size) / 7)
+
+
+def _variant(game: Game, seat: int, variants: list[Action]) -> Action:
+    """Among plays of one card: the favourite colour of the rest, the smallest hand, UNO."""
+    if len(variants) == 1:
+        return variants[0]
+    card = variants[0].card  # type: ignore[attr-defined]
+    fav: Colour | None = None
+    if card.is_wild:
+        rest = list(game.hands[seat])
+        if card in rest:
+            rest.remove(card)
+        fav = _favourite(rest)
+    hands = game.hands
+    best = variants[0]
+    best_key: tuple[int, int, int] | None = None
+    for a in variants:
+        assert isinstance(a, Play)
+        target_size = -len(hands[a.target]) if a.target is not None else 0
+        key = (int(a.colour is fav), target_size, int(a.uno))
+        if best_key is None or key > best_key:
+            best_key, best = key, a
+    return best
+
+
+#: Rollout policies by name: ``heuristic`` (:func:`_policy_action`, the default) and
+#: ``greedy`` (:func:`_rollout_action`, a random playable card with a sensible variant).
+ROLLOUTS: dict[str, Callable[[Game, int, list[Action], random.Random], Action]] = {
+    "heuristic": _policy_action,
+    "greedy": _rollout_action,
+}
 
 
 def _rewards(game: Game) -> list[float]:

@@ -11,8 +11,17 @@ from nomercy.bots.greedy_bot import GreedyBot
 from nomercy.bots.heuristic_bot import HeuristicBot
 from nomercy.bots.ismcts_bot import ISMCTSBot
 from nomercy.bots.random_bot import RandomBot
+from nomercy.bots.rlcard_rule import RLCardRuleBot
 
-__all__ = ["BOTS", "BotFactory", "make_bot", "register_bot"]
+__all__ = [
+    "BOTS",
+    "OPTIONAL_BOTS",
+    "BotFactory",
+    "bot_factory",
+    "bot_names",
+    "make_bot",
+    "register_bot",
+]
 
 #: Builds a bot from a seed and keyword parameters.
 BotFactory = Callable[..., Bot]
@@ -40,6 +49,55 @@ _MISSING: dict[str, str] = {
     "neural": "the neural bot needs numpy: pip install 'uno-no-mercy[neural]'",
 }
 
+#: Bots for tournaments only, each needing an optional package: name -> (factory, the
+#: package, how to install it). They are not in :data:`BOTS` (which the apps offer for every
+#: preset): ``rlcard-rule`` plays the classic preset only. :func:`make_bot` builds them by
+#: name when their package is installed and says how to install it otherwise.
+OPTIONAL_BOTS: dict[str, tuple[BotFactory, str, str]] = {
+    "rlcard-rule": (
+        RLCardRuleBot,
+        "rlcard",
+        "pip install 'rlcard==1.2.0' (or this package's bench extra: pip install -e '.[bench]')",
+    ),
+}
+
+
+def bot_names() -> list[str]:
+    """Every name :func:`make_bot` can build here: :data:`BOTS` and the installed optional ones.
+
+    >>> {"greedy", "heuristic", "ismcts", "random"} <= set(bot_names())
+    True
+    """
+    names = set(BOTS)
+    for name, (_factory, module, _install) in OPTIONAL_BOTS.items():
+        # find_spec looks the package up without importing it (RLCard imports numpy).
+        if importlib.util.find_spec(module) is not None:
+            names.add(name)
+    return sorted(names)
+
+
+def bot_factory(name: str) -> BotFactory:
+    """The factory of bot ``name`` (a registered or an installed optional one).
+
+    Raises:
+        ValueError: an unknown name (the message lists the valid ones), or a bot whose
+            optional package is not installed (the message says how to install it).
+    """
+    factory = BOTS.get(name)
+    if factory is not None:
+        return factory
+    if name in _MISSING:
+        raise ValueError(_MISSING[name])
+    optional = OPTIONAL_BOTS.get(name)
+    if optional is not None:
+        factory, module, install = optional
+        if importlib.util.find_spec(module) is None:
+            raise ValueError(
+                f"bot {name!r} needs the {module} package, not installed here: {install}"
+            )
+        return factory
+    raise ValueError(f"unknown bot {name!r}; valid bots: {', '.join(bot_names())}")
+
 
 def register_bot(name: str, factory: BotFactory) -> None:
     """Make ``factory`` available as ``make_bot(name, ...)`` (replacing any bot of that name).
@@ -54,7 +112,7 @@ def register_bot(name: str, factory: BotFactory) -> None:
 
 
 def make_bot(name: str, seed: int = 0, **params: Any) -> Bot:
-    """A new bot by registry name.
+    """A new bot by name (see :func:`bot_factory`).
 
     >>> make_bot("greedy", seed=3).name
     'greedy'
@@ -63,9 +121,4 @@ def make_bot(name: str, seed: int = 0, **params: Any) -> Bot:
         ValueError: an unknown name (the message lists the valid ones), or a bot whose
             optional dependency is not installed (the message says what to install).
     """
-    factory = BOTS.get(name)
-    if factory is None and name in _MISSING:
-        raise ValueError(_MISSING[name])
-    if factory is None:
-        raise ValueError(f"unknown bot {name!r}; valid bots: {', '.join(sorted(BOTS))}")
-    return factory(seed=seed, **params)
+    return bot_factory(name)(seed=seed, **params)

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from nomercy.arena.parallel import BACKENDS, ArenaError, default_jobs
 from nomercy.arena.runner import BotSpec, GameSetup, parse_bot_spec
-from nomercy.bots import BOTS
+from nomercy.bots import bot_names
 from nomercy.cli.main import EXIT_FAILURE, PROG, UsageError, _add_rules_arguments, _parse_options
 from nomercy.core.errors import NoMercyError
 from nomercy.core.rules import parse_option_value
@@ -54,7 +54,7 @@ Play order 1 is the dealer's left, who plays first. See docs/statistics.md.
 
 def add_arena_commands(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
     """Add the ``tournament`` and ``simulate`` subcommands to ``sub``."""
-    bots = ", ".join(sorted(BOTS))
+    bots = ", ".join(bot_names())
     tour = sub.add_parser(
         "tournament",
         help="bots play seat-rotated games; win rates and openskill ratings",

@@ -225,7 +225,7 @@ class Coach:
         if seat is None or view.get("to_act") != seat:
             raise CoachError("the coach estimates only the decisions of the seat to act")
         bot = self._bot(seed)
-        candidates = bot.search_candidates(list(legal))
+        candidates = bot.search_candidates(list(legal), view)
         for action in include:
             if action not in candidates and action in legal:
                 candidates.append(action)
