@@ -41,7 +41,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from nomercy import new_game
-from nomercy.bots import Bot, bot_factory, make_bot, next_action, play_out
+from nomercy.bots import Bot, make_bot, next_action, play_out
 from nomercy.core.actions import Action
 
 
@@ -206,6 +206,7 @@ def run_speed(args: argparse.Namespace, params: dict[str, Any]) -> int:
                         "--seed",
                         str(args.seed),
                         *[f"--param={p}" for p in args.param],
+                        *[f"--param={p}" for p in (args.here_param if name == names[-1] else [])],
                     ],
                     env=env,
                     check=True,
@@ -280,6 +281,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="KEY=VALUE",
         help="a keyword parameter for the tested bot, e.g. iterations=300 (repeatable)",
     )
+    parser.add_argument(
+        "--here-param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="with --speed: a parameter for this checkout's bot only, e.g. rollout=greedy and "
+        "variants=all to search with the baseline's settings (repeatable)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     parser.add_argument(
         "--every",
@@ -319,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
             return run_speed(args, parse_params(args.param))
         except argparse.ArgumentTypeError as exc:
             parser.error(str(exc))
+    # Imported here: --speed-worker runs this file on an older checkout without it.
+    from nomercy.bots import bot_factory
+
     for name in (args.bot, args.vs):
         try:
             bot_factory(name)
