@@ -32,16 +32,16 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import json
-import os
 import platform
 import random
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from build_worker import start_worker
 
 # A game still running after this many steps is stopped and counted as truncated.
 MAX_STEPS = 100_000
@@ -154,31 +154,10 @@ def time_side(side: Side, seeds: range, rep: int) -> Run:
 
 def make_build_side(build: str, players: int) -> Side:
     """Our engine on one build of nomercy.core ("pure" or "compiled"), in a child process."""
-    env = {k: v for k, v in os.environ.items() if k != "NOMERCY_PURE"}
-    if build == "pure":
-        env["NOMERCY_PURE"] = "1"
-    proc = subprocess.Popen(
-        [sys.executable, __file__, "--worker", "--players", str(players)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    stdin, stdout = proc.stdin, proc.stdout
-    info = json.loads(stdout.readline())
-    if info["build"] != build:
-        proc.kill()
-        proc.wait()
-        raise RuntimeError(f"the {build} core is not available: {info['description']}")
+    request, info = start_worker(build, [__file__, "--worker", "--players", str(players)])
 
     def ask(command: str, seeds: range) -> dict[str, Any]:
-        stdin.write(f"{command} {seeds.start} {seeds.stop}\n")
-        stdin.flush()
-        line = stdout.readline()
-        if not line:
-            raise RuntimeError(f"the {build} worker exited ({proc.wait()})")
-        reply: dict[str, Any] = json.loads(line)
+        reply: dict[str, Any] = request(f"{command} {seeds.start} {seeds.stop}")
         return reply
 
     def timer(seeds: range, rep: int) -> Run:

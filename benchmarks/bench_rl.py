@@ -28,15 +28,15 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import json
-import os
 import platform
 import random
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
 from typing import Any
+
+from build_worker import start_worker
 
 #: Plays the games of some seeds; returns (actions taken, seconds).
 TimeFn = Callable[[range], tuple[int, float]]
@@ -123,31 +123,10 @@ def _timed(play: Callable[[int], int]) -> TimeFn:
 
 def make_child(build: str, players: int, config: str) -> TimeFn:
     """Our env on one core build ("pure" or "compiled"), timed in a child process."""
-    env = {k: v for k, v in os.environ.items() if k != "NOMERCY_PURE"}
-    if build == "pure":
-        env["NOMERCY_PURE"] = "1"
-    proc = subprocess.Popen(
-        [sys.executable, __file__, "--worker", config, "--players", str(players)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    stdin, stdout = proc.stdin, proc.stdout
-    info = json.loads(stdout.readline())
-    if info["build"] != build:
-        proc.kill()
-        proc.wait()
-        raise RuntimeError(f"the {build} core is not available: {info['description']}")
+    request, _info = start_worker(build, [__file__, "--worker", config, "--players", str(players)])
 
     def run(seeds: range) -> tuple[int, float]:
-        stdin.write(f"{seeds.start} {seeds.stop}\n")
-        stdin.flush()
-        line = stdout.readline()
-        if not line:
-            raise RuntimeError(f"the {build} worker exited ({proc.wait()})")
-        steps, seconds = json.loads(line)
+        steps, seconds = request(f"{seeds.start} {seeds.stop}")
         return int(steps), float(seconds)
 
     return run
