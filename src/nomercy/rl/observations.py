@@ -38,7 +38,8 @@ _K = len(ALL_CODES)
 _CODE_INDEX: dict[str, int] = {code: i for i, code in enumerate(ALL_CODES)}
 _COLOUR_INDEX: dict[str, int] = {c.value: i for i, c in enumerate(COLOURS)}
 _PHASES: tuple[Phase, ...] = tuple(Phase)
-_PHASE_INDEX: dict[Phase, int] = {p: i for i, p in enumerate(_PHASES)}
+# By value: an Enum member's hash is a Python-level call, a str's is cached.
+_PHASE_INDEX: dict[str, int] = {p.value: i for i, p in enumerate(_PHASES)}
 _OPP = MAX_PLAYERS - 1
 
 # (name, width, meaning) in vector order; docs/rl.md lists the same rows (checked by a test).
@@ -106,7 +107,6 @@ _VOID = OBS_LAYOUT["opp_void"].start
 _DISCARD = OBS_LAYOUT["discard"].start
 _PILE = OBS_LAYOUT["draw_pile_size"].start
 _WD4 = OBS_LAYOUT["wd4_challengeable"].start
-_ZERO_BYTES = bytes(4 * OBS_SIZE)
 
 # Events by which a seat receives cards (so what it could not play says nothing any more).
 _RECEIVE_KINDS = frozenset({"absorb", "catch", "challenge", "reveal"})
@@ -206,6 +206,11 @@ class ObservationEncoder:
         self._threshold = rules.mercy_threshold if rules.mercy_enabled else 0
         self._discard: list[Card] = []
         self._discard_counts = array("f", bytes(4 * _K))
+        # Every vector starts as a copy of this one: zeros, but for the opponent slots that
+        # exist at this table (opp_present), the same in every observation.
+        self._blank = array("f", bytes(4 * OBS_SIZE))
+        for j in range(n - 1):
+            self._blank[_PRESENT + j] = 1
 
     def encode(
         self, view: Mapping[str, Any], void: list[list[int]] | None = None
@@ -248,10 +253,9 @@ class ObservationEncoder:
 
         :meth:`encode` gives the same vector from ``Game.view(seat, history=False)``.
         """
-        # Written entry by entry into a zeroed array.array, then wrapped without a copy: for
-        # the ~40 scattered entries this is cheaper than numpy fancy indexing.
-        obs = array("f")
-        obs.frombytes(_ZERO_BYTES)
+        # Written entry by entry into a copy of the blank array.array, then wrapped without a
+        # copy: for the ~40 scattered entries this is cheaper than numpy fancy indexing.
+        obs = self._blank[:]
         (
             seat,
             phase,
@@ -286,7 +290,7 @@ class ObservationEncoder:
             obs[_SELF + 1] = threshold - sizes[seat]
         obs[_SELF + 2] = uno[seat]
         obs[_PILE] = pile
-        obs[_PHASE + _PHASE_INDEX[phase]] = 1
+        obs[_PHASE + _PHASE_INDEX[phase._value_]] = 1
         if pending_total:
             obs[_PENDING] = pending_total
             obs[_PENDING + 1] = pending_last
@@ -306,7 +310,6 @@ class ObservationEncoder:
         for k in range(1, n):
             other = (seat + k) % n
             j = k - 1
-            obs[_PRESENT + j] = 1
             obs[_SIZE + j] = sizes[other]
             if threshold and not out[other]:
                 obs[_MERCY + j] = threshold - sizes[other]
@@ -318,7 +321,7 @@ class ObservationEncoder:
                     v = _VOID + 4 * j
                     obs[v : v + 4] = array("f", flags)
         obs[_DISCARD : _DISCARD + _K] = self._discard_counts_of(discard)
-        return np.frombuffer(obs, dtype=np.float32)
+        return np.frombuffer(obs, np.float32)  # positional dtype: cheaper
 
     def _discard_counts_of(self, pile: list[Card]) -> array[float]:
         # Only the new tail is counted, once the previous pile is checked to be its prefix
