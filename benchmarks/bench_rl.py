@@ -18,6 +18,12 @@ build).
 
     python benchmarks/bench_rl.py                                  # defaults, current build
     python benchmarks/bench_rl.py --configs default,options,classic --builds both --repeat 5
+    python benchmarks/bench_rl.py --parts --builds both   # where an env step's time goes
+
+``--parts`` adds two sides per configuration and build, to show where the time of a step
+goes: ``mask only`` plays the same games through the env but reads only the action mask
+(``env.action_mask(agent)``, no observation vector), and ``engine only`` plays them on a bare
+``Game`` of the same rules (``legal_actions()``, ``apply()``; no env, no ids, no mask).
 
 Needs the rl and bench extras: ``pip install -e '.[rl,bench]'``; ``--builds both`` needs the
 compiled core (``python -m nomercy.core.build``).
@@ -74,24 +80,48 @@ def make_env(players: int, config: str) -> Any:
     return nomercy.rl.env(num_players=players)
 
 
-def make_ours(players: int, config: str) -> TimeFn:
+#: What a side of ours runs: the env (``env``), the env reading masks only (``mask``), the
+#: bare engine (``engine``); see ``--parts``.
+PARTS = {"env": "", "mask": ", mask only", "engine": ", engine only"}
+
+
+def make_ours(players: int, config: str, part: str = "env") -> TimeFn:
     env = make_env(players, config)
+    if part == "engine":
+        return _timed(_engine_play(players, env.rules))
+    observe = part == "env"
 
     def play(seed: int) -> int:
         randrange = random.Random(seed).randrange
         env.reset(seed=seed)
         steps = 0
-        for _agent in env.agent_iter():
-            obs, _reward, term, trunc, _info = env.last()
+        for agent in env.agent_iter():
+            obs, _reward, term, trunc, _info = env.last(observe)
             if term or trunc:
                 env.step(None)
                 continue
-            ids = obs["action_mask"].nonzero()[0]
+            mask = obs["action_mask"] if observe else env.action_mask(agent)
+            ids = mask.nonzero()[0]
             env.step(int(ids[randrange(len(ids))]))
             steps += 1
         return steps
 
     return _timed(play)
+
+
+def _engine_play(players: int, rules: Any) -> Callable[[int], int]:
+    from nomercy.core.game import new_game
+
+    def play(seed: int) -> int:
+        choice = random.Random(seed).choice
+        game = new_game(players, rules=rules, seed=seed)
+        steps = 0
+        while not game.is_over:
+            game.apply(choice(game.legal_actions()))
+            steps += 1
+        return steps
+
+    return play
 
 
 def make_rlcard() -> TimeFn:
@@ -121,9 +151,11 @@ def _timed(play: Callable[[int], int]) -> TimeFn:
     return run
 
 
-def make_child(build: str, players: int, config: str) -> TimeFn:
+def make_child(build: str, players: int, config: str, part: str = "env") -> TimeFn:
     """Our env on one core build ("pure" or "compiled"), timed in a child process."""
-    request, _info = start_worker(build, [__file__, "--worker", config, "--players", str(players)])
+    request, _info = start_worker(
+        build, [__file__, "--worker", config, "--players", str(players), "--part", part]
+    )
 
     def run(seeds: range) -> tuple[int, float]:
         steps, seconds = request(f"{seeds.start} {seeds.stop}")
@@ -132,11 +164,11 @@ def make_child(build: str, players: int, config: str) -> TimeFn:
     return run
 
 
-def worker(players: int, config: str) -> int:
+def worker(players: int, config: str, part: str) -> int:
     """Child of --builds both: time what the parent asks on this process's core build."""
     import nomercy.core
 
-    run = make_ours(players, config)
+    run = make_ours(players, config, part)
     print(
         json.dumps({"build": nomercy.core.BUILD, "description": nomercy.core.build_description()}),
         flush=True,
@@ -164,11 +196,17 @@ def main(argv: list[str] | None = None) -> int:
         default="current",
         help="the core build this process loads, or pure and compiled side by side",
     )
+    p.add_argument(
+        "--parts",
+        action="store_true",
+        help="also time the env reading masks only and the bare engine (where a step's time goes)",
+    )
     p.add_argument("--worker", metavar="CONFIG", help=argparse.SUPPRESS)
+    p.add_argument("--part", choices=tuple(PARTS), default="env", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print one JSON object instead")
     args = p.parse_args(argv)
     if args.worker:
-        return worker(args.players, args.worker)
+        return worker(args.players, args.worker, args.part)
     if args.games < 1 or args.repeat < 1:
         p.error("--games and --repeat must be at least 1")
     if not 2 <= args.players <= 6:
@@ -180,15 +218,17 @@ def main(argv: list[str] | None = None) -> int:
     import nomercy.core
 
     builds = ["pure", "compiled"] if args.builds == "both" else [nomercy.core.BUILD]
+    parts = list(PARTS) if args.parts else ["env"]
     sides: dict[str, TimeFn] = {}
     try:
         for config in configs:
             for build in builds:
-                key = f"{config} ({build})"
-                if args.builds == "both":
-                    sides[key] = make_child(build, args.players, config)
-                else:
-                    sides[key] = make_ours(args.players, config)
+                for part in parts:
+                    key = f"{config} ({build}){PARTS[part]}"
+                    if args.builds == "both":
+                        sides[key] = make_child(build, args.players, config, part)
+                    else:
+                        sides[key] = make_ours(args.players, config, part)
         sides["rlcard"] = make_rlcard()
     except ImportError as exc:
         print(f"missing dependency ({exc}): pip install -e '.[rl,bench]'", file=sys.stderr)
@@ -210,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
             steps[key] = total
             rates[key].append(total / seconds)
             print(
-                f"  rep {rep + 1}/{args.repeat} {key:<22} {total:>8,} steps {seconds:7.3f}s "
+                f"  rep {rep + 1}/{args.repeat} {key:<36} {total:>8,} steps {seconds:7.3f}s "
                 f"{total / seconds:>10,.0f} steps/s",
                 file=log,
                 flush=True,
@@ -241,13 +281,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"\nRL env throughput, random legal play: {args.games} games x {args.repeat} repeats")
     print(f"{result['python']}; versions {result['versions']}")
-    print(f"{'side':<36} {'steps/game':>10} {'steps/s (median)':>17} {'range':>19} {'ratio':>6}")
+    print(f"{'side':<50} {'steps/game':>10} {'steps/s (median)':>17} {'range':>19} {'ratio':>6}")
     for key, s in result["sides"].items():
         spread = f"{min(s['runs']):,.0f}-{max(s['runs']):,.0f}"
         label = "rlcard.make('uno') (2p)" if key == "rlcard" else f"nomercy.rl.env {key}"
         ratio = result["ratios_to_rlcard"].get(key)
         print(
-            f"{label:<36} {s['steps_per_game']:>10.1f} {s['median_steps_per_s']:>17,.0f} "
+            f"{label:<50} {s['steps_per_game']:>10.1f} {s['median_steps_per_s']:>17,.0f} "
             f"{spread:>19} {'' if ratio is None else f'{ratio:.2f}x':>6}"
         )
     print("\nbars: compiled >= 2.5x, pure >= 1.5x RLCard (issue 12)")
