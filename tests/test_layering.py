@@ -13,8 +13,9 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "nomercy"
 # package -> the nomercy packages it may import
 ALLOWED: dict[str, set[str]] = {
     "core": {"core"},
-    "bots": {"core", "bots"},
-    "rl": {"core", "bots", "rl"},
+    "encoding": {"core", "encoding"},
+    "bots": {"core", "encoding", "bots"},
+    "rl": {"core", "encoding", "bots", "rl"},
     "tables": {"core", "bots", "tables"},
     "arena": {"core", "bots", "arena"},
     "tui": {"core", "bots", "tables", "tui"},

@@ -21,8 +21,7 @@ except ImportError as _exc:  # pragma: no cover - depends on the install
         f"nomercy.rl needs the rl extra ({_exc.name} is missing): pip install 'uno-no-mercy[rl]'"
     ) from _exc
 
-from nomercy.rl._common import IllegalActionIdError
-from nomercy.rl.actions import (
+from nomercy.encoding.actions import (
     ACTION_SPACE_VERSION,
     MAX_PLAYERS,
     NUM_ACTIONS,
@@ -33,8 +32,9 @@ from nomercy.rl.actions import (
     id_to_action,
     legal_ids,
 )
+from nomercy.encoding.observations import OBS_LAYOUT, OBS_SIZE, ObservationEncoder, PublicTracker
+from nomercy.rl._common import IllegalActionIdError
 from nomercy.rl.gymnasium_env import NoMercyEnv
-from nomercy.rl.observations import OBS_LAYOUT, OBS_SIZE, ObservationEncoder, PublicTracker
 from nomercy.rl.pettingzoo_env import env, raw_env
 
 __all__ = [

@@ -13,7 +13,7 @@ from nomercy.core.actions import Action, CallUno
 from nomercy.core.errors import IllegalActionError
 from nomercy.core.game import Game
 from nomercy.core.rules import RuleSet, make_rules
-from nomercy.rl.actions import (
+from nomercy.encoding.actions import (
     MAX_PLAYERS,
     NUM_ACTIONS,
     ActionIdError,
@@ -21,7 +21,7 @@ from nomercy.rl.actions import (
     fast_ids,
     id_to_action,
 )
-from nomercy.rl.observations import OBS_SIZE, ObservationEncoder, PublicTracker
+from nomercy.encoding.observations import OBS_SIZE, ObservationEncoder, PublicTracker, flat_scale
 
 ILLEGAL_MODES = ("raise", "penalize")
 
@@ -66,13 +66,6 @@ def check_obs_format(obs_format: str) -> str:
     if obs_format not in OBS_FORMATS:
         raise ValueError(f"obs_format must be 'dict' or 'flat', not {obs_format!r}")
     return obs_format
-
-
-def flat_scale(encoder: ObservationEncoder) -> npt.NDArray[np.float32]:
-    """Per-entry factors of the ``"flat"`` observation: 1 / the entry's largest magnitude
-    (``max(|low|, |high|)``), so every entry lies in [-1, 1] and 0 stays 0."""
-    largest = np.maximum(np.abs(encoder.low), np.abs(encoder.high))
-    return (1.0 / largest).astype(np.float32)
 
 
 def flat_observation_space(encoder: ObservationEncoder) -> spaces.Box:

@@ -9,8 +9,8 @@ import re
 import sys
 from pathlib import Path
 
-from nomercy.rl.actions import action_table_markdown
-from nomercy.rl.observations import OBS_FIELDS, OBS_LAYOUT
+from nomercy.encoding.actions import action_table_markdown
+from nomercy.encoding.observations import OBS_FIELDS, OBS_LAYOUT
 
 __all__ = ["generated_blocks", "observation_table_markdown", "update"]
 

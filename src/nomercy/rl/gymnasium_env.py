@@ -18,6 +18,8 @@ from nomercy.bots.base import Bot, OutOfTurnBot
 from nomercy.bots.registry import make_bot
 from nomercy.core.actions import Action, CallUno, Catch
 from nomercy.core.game import Game, new_game
+from nomercy.encoding.actions import NUM_ACTIONS, PASS_ID
+from nomercy.encoding.observations import ObservationEncoder, PublicTracker, flat_scale
 from nomercy.rl._common import (
     IllegalActionIdError,
     apply_tracked,
@@ -27,7 +29,6 @@ from nomercy.rl._common import (
     check_render_mode,
     explain_illegal,
     flat_observation_space,
-    flat_scale,
     legal_id_map,
     make_ruleset,
     mask_of,
@@ -36,8 +37,6 @@ from nomercy.rl._common import (
     render,
     start_tracking,
 )
-from nomercy.rl.actions import NUM_ACTIONS, PASS_ID
-from nomercy.rl.observations import ObservationEncoder, PublicTracker
 
 __all__ = ["NoMercyEnv"]
 

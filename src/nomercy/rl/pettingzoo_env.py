@@ -25,6 +25,8 @@ from pettingzoo import AECEnv
 
 from nomercy.core.actions import Action, CallUno, Catch
 from nomercy.core.game import Game, new_game
+from nomercy.encoding.actions import NUM_ACTIONS, PASS_ID
+from nomercy.encoding.observations import ObservationEncoder, PublicTracker, flat_scale
 from nomercy.rl._common import (
     IllegalActionIdError,
     apply_tracked,
@@ -34,7 +36,6 @@ from nomercy.rl._common import (
     check_render_mode,
     explain_illegal,
     flat_observation_space,
-    flat_scale,
     legal_id_map,
     make_ruleset,
     next_decider,
@@ -42,8 +43,6 @@ from nomercy.rl._common import (
     render,
     start_tracking,
 )
-from nomercy.rl.actions import NUM_ACTIONS, PASS_ID
-from nomercy.rl.observations import ObservationEncoder, PublicTracker
 
 __all__ = ["env", "raw_env"]
 

@@ -1,0 +1,22 @@
+"""What learned players see and do, as numbers: stable action ids and the observation vector.
+
+- :mod:`nomercy.encoding.actions`: an integer id for every action (``ACTION_SPACE_VERSION``,
+  ``action_to_id``, ``id_to_action``, ``action_mask``);
+- :mod:`nomercy.encoding.observations`: a seat's view (or ``Game.snapshot(seat)``) as a
+  ``float32`` vector with named slices (``OBS_LAYOUT``, ``ObservationEncoder``).
+
+One encoding serves the RL environments (:mod:`nomercy.rl`, which re-exports both modules as
+``nomercy.rl.actions`` and ``nomercy.rl.observations``) and the ``neural`` bot
+(:mod:`nomercy.bots.neural_bot`), so a policy trained in one plays in the other. It sits above
+the core and below both, and needs numpy (the ``rl`` or ``neural`` extra). docs/rl.md
+documents the layout.
+"""
+
+from __future__ import annotations
+
+try:
+    import numpy as _numpy  # noqa: F401
+except ImportError as _exc:  # pragma: no cover - depends on the install
+    raise ImportError(
+        "nomercy.encoding needs numpy: pip install 'uno-no-mercy[rl]' (or the neural extra)"
+    ) from _exc

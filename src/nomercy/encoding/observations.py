@@ -1,0 +1,375 @@
+"""Observations: a seat's view as a flat ``float32`` vector with named slices (docs/rl.md).
+
+Everything comes from ``Game.view(seat, history=False)`` (what that seat may know) and from
+:class:`PublicTracker`, which follows the *public* form of each step's events
+(``event.for_seat(None)``); never from the game state or from uncensored events. Seats are
+relative to the observer: opponent slot ``k`` (1..5) is the seat ``(observer + k) % n``; slots
+beyond the table are zero with ``opp_present`` 0. Counts are raw (not normalised); the Box's
+``high`` gives each entry's largest possible value for the rule set.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from nomercy.core.cards import ALL_CODES, COLOURS, Card
+from nomercy.core.events import Event
+from nomercy.core.game import Phase
+from nomercy.core.rules import RuleSet
+from nomercy.core.views import Snapshot
+from nomercy.encoding.actions import MAX_PLAYERS
+
+__all__ = [
+    "CARD_KINDS",
+    "OBS_LAYOUT",
+    "OBS_SIZE",
+    "ObservationEncoder",
+    "PublicTracker",
+    "flat_scale",
+]
+
+#: Card kinds indexed in every per-kind block: every card code, ``ALL_CODES`` order.
+CARD_KINDS: Final = ALL_CODES
+_K = len(ALL_CODES)
+_CODE_INDEX: dict[str, int] = {code: i for i, code in enumerate(ALL_CODES)}
+_COLOUR_INDEX: dict[str, int] = {c.value: i for i, c in enumerate(COLOURS)}
+_PHASES: tuple[Phase, ...] = tuple(Phase)
+# By value: an Enum member's hash is a Python-level call, a str's is cached.
+_PHASE_INDEX: dict[str, int] = {p.value: i for i, p in enumerate(_PHASES)}
+_OPP = MAX_PLAYERS - 1
+
+# (name, width, meaning) in vector order; docs/rl.md lists the same rows (checked by a test).
+_FIELDS: tuple[tuple[str, int, str], ...] = (
+    ("hand", _K, "own hand: copies held of each card kind"),
+    ("drawn", _K, "one-hot: the drawn card that may be played now (phase play_drawn)"),
+    ("top", _K, "one-hot: top card of the discard pile"),
+    ("colour", 4, "one-hot: active colour R, Y, G, B (all 0 before one is named)"),
+    ("direction", 1, "+1 seat order, -1 reversed"),
+    ("phase", len(_PHASES), "one-hot: " + ", ".join(p.value for p in _PHASES)),
+    ("pending", 2, "pending penalty: total, last value (0, 0 when none)"),
+    ("self", 3, "own hand size, own Mercy distance (0 with Mercy off), own UNO called"),
+    ("to_act", MAX_PLAYERS, "one-hot: seat to act, relative (0 = the observer)"),
+    ("opp_present", _OPP, "opponent slot k exists at this table"),
+    ("opp_hand_size", _OPP, "opponent hand sizes"),
+    ("opp_mercy_distance", _OPP, "cards until each opponent's Mercy knock-out (0 if off/out)"),
+    ("opp_out", _OPP, "opponent knocked out"),
+    ("opp_uno", _OPP, "opponent has called UNO for their single card"),
+    ("opp_catchable", _OPP, "opponent holds one card without calling UNO (may be caught)"),
+    ("opp_known", _OPP * _K, "per opponent, copies of each kind known to be in their hand"),
+    (
+        "opp_void",
+        _OPP * 4,
+        "per opponent, colours R, Y, G, B they could not play since they "
+        "last received cards (PublicTracker)",
+    ),
+    ("discard", _K, "copies of each kind in the discard pile"),
+    ("draw_pile_size", 1, "cards left in the draw pile"),
+    ("wd4_challengeable", 1, "a classic Wild +4 may be challenged (CL-8)"),
+)
+
+
+def _layout() -> dict[str, slice]:
+    out: dict[str, slice] = {}
+    start = 0
+    for name, width, _ in _FIELDS:
+        out[name] = slice(start, start + width)
+        start += width
+    return out
+
+
+#: Field name -> slice of the observation vector.
+OBS_LAYOUT: Final[dict[str, slice]] = _layout()
+#: Length of the observation vector.
+OBS_SIZE: Final = sum(width for _, width, _ in _FIELDS)
+OBS_FIELDS: Final = _FIELDS
+
+_HAND = OBS_LAYOUT["hand"].start
+_DRAWN = OBS_LAYOUT["drawn"].start
+_TOP = OBS_LAYOUT["top"].start
+_COLOUR = OBS_LAYOUT["colour"].start
+_DIRECTION = OBS_LAYOUT["direction"].start
+_PHASE = OBS_LAYOUT["phase"].start
+_PENDING = OBS_LAYOUT["pending"].start
+_SELF = OBS_LAYOUT["self"].start
+_TO_ACT = OBS_LAYOUT["to_act"].start
+_PRESENT = OBS_LAYOUT["opp_present"].start
+_SIZE = OBS_LAYOUT["opp_hand_size"].start
+_MERCY = OBS_LAYOUT["opp_mercy_distance"].start
+_OUT = OBS_LAYOUT["opp_out"].start
+_UNO = OBS_LAYOUT["opp_uno"].start
+_CATCH = OBS_LAYOUT["opp_catchable"].start
+_KNOWN = OBS_LAYOUT["opp_known"].start
+_VOID = OBS_LAYOUT["opp_void"].start
+_DISCARD = OBS_LAYOUT["discard"].start
+_PILE = OBS_LAYOUT["draw_pile_size"].start
+_WD4 = OBS_LAYOUT["wd4_challengeable"].start
+
+# Events by which a seat receives cards (so what it could not play says nothing any more).
+_RECEIVE_KINDS = frozenset({"absorb", "catch", "challenge", "reveal"})
+
+
+class PublicTracker:
+    """Public history features, updated incrementally from public events.
+
+    ``void[s][c]`` is set when seat ``s`` drew in its turn because it held nothing playable
+    while ``c`` was the active colour (NM-9, CL-5), once the draw is over: at once if the
+    turn passed, or when ``s`` plays the drawn card (a kept drawn card sets nothing). It is
+    cleared when ``s`` receives cards in any other way (absorbing a penalty, being caught, a
+    challenge, a Roulette reveal, a swap, hands passing, a new deal). It is only tracked when
+    a draw proves it: with ``voluntary_draw`` on, or ``no_playable_action="draw_one_pass"``
+    (which keeps a playable drawn card silently), every flag stays 0.
+    """
+
+    __slots__ = ("_informative", "_pending", "n", "void")
+
+    def __init__(self, rules: RuleSet, n: int) -> None:
+        self.n = n
+        self._informative = (
+            rules.voluntary_draw == "off" and rules.no_playable_action != "draw_one_pass"
+        )
+        self.void: list[list[int]] = [[0, 0, 0, 0] for _ in range(n)]
+        self._pending: tuple[int, int] | None = None  # (seat, colour) of a drawn card in play
+
+    def reset(self) -> None:
+        """Forget everything (a new game)."""
+        for flags in self.void:
+            flags[:] = (0, 0, 0, 0)
+        self._pending = None
+
+    def update(
+        self,
+        events: Iterable[Event],
+        *,
+        colour: str | None,
+        phase: str,
+        next_phase: str,
+    ) -> None:
+        """Fold in one step's events, in the public form every seat sees.
+
+        Args:
+            events: the step's events; each is read through ``event.for_seat(None)``.
+            colour: the active colour before the step (public, ``view["colour"]``).
+            phase: the phase before the step (public, ``view["phase"]``).
+            next_phase: the phase after the step (public).
+        """
+        void = self.void
+        pending = self._pending
+        self._pending = None
+        for raw in events:
+            event = raw.for_seat(None)
+            kind = event.kind
+            seat = event.seat
+            if kind in ("pass_hands", "deal"):
+                self.reset()
+                continue
+            if seat is None:
+                continue
+            if kind == "play":
+                if pending is not None and pending[0] == seat and phase == "play_drawn":
+                    void[seat][pending[1]] = 1  # the drawn card has left the hand
+                    pending = None
+            elif kind == "draw":
+                void[seat][:] = (0, 0, 0, 0)
+                if self._informative and colour is not None:
+                    if next_phase == "play_drawn":
+                        self._pending = (seat, _COLOUR_INDEX[colour])
+                    else:
+                        void[seat][_COLOUR_INDEX[colour]] = 1
+            elif kind == "pass":
+                if phase == "play_drawn":
+                    void[seat][:] = (0, 0, 0, 0)
+            elif kind in _RECEIVE_KINDS:
+                void[seat][:] = (0, 0, 0, 0)
+            elif kind == "swap":
+                void[seat][:] = (0, 0, 0, 0)
+                void[event.data["target"]][:] = (0, 0, 0, 0)
+
+
+class ObservationEncoder:
+    """Turns ``view(seat, history=False)`` dicts into vectors for one rule set and table size.
+
+    The discard-pile counts are kept between calls and only the new tail is counted, after
+    checking that the previous pile is still its prefix (a reshuffle restarts the count).
+    """
+
+    def __init__(self, rules: RuleSet, n: int) -> None:
+        if not 2 <= n <= MAX_PLAYERS:
+            raise ValueError(f"observations cover 2-{MAX_PLAYERS} players, not {n}")
+        self.rules = rules
+        self.n = n
+        self._mercy = rules.mercy_enabled
+        self.low, self.high = _bounds(rules)
+        self._threshold = rules.mercy_threshold if rules.mercy_enabled else 0
+        self._discard: list[Card] = []
+        self._discard_counts = array("f", bytes(4 * _K))
+        # Every vector starts as a copy of this one: zeros, but for the opponent slots that
+        # exist at this table (opp_present), the same in every observation.
+        self._blank = array("f", bytes(4 * OBS_SIZE))
+        for j in range(n - 1):
+            self._blank[_PRESENT + j] = 1
+
+    def encode(
+        self, view: Mapping[str, Any], void: list[list[int]] | None = None
+    ) -> npt.NDArray[np.float32]:
+        """The observation vector of ``view`` (plus the tracker's ``void`` flags, if given)."""
+        seat = view["seat"]
+        idx = _CODE_INDEX
+        players = view["players"]
+        top = view["top"]
+        colour = view["colour"]
+        drawn = view["drawn"]
+        to_act = view["to_act"]
+        pending = view["pending"] or {"total": 0, "last": 0}
+        snap = Snapshot(
+            seat,
+            Phase(view["phase"]),
+            [idx[c] for c in view["hand"]],
+            [(int(s), [idx[c] for c in cards]) for s, cards in view["known"].items()],
+            [p["hand_size"] for p in players],
+            [p["out"] for p in players],
+            [p["uno"] for p in players],
+            list(view["uno_window"]),
+            view["direction"],
+            view["draw_pile_size"],
+            pending["total"],
+            pending["last"],
+            -1 if top is None else idx[top],
+            -1 if colour is None else _COLOUR_INDEX[colour],
+            -1 if drawn is None else idx[drawn],
+            -1 if to_act is None else to_act,
+            view["wd4_challengeable"],
+            [Card(c) for c in view["discard"]],
+        )
+        return self.encode_snapshot(snap, void)
+
+    def encode_snapshot(
+        self, snap: Snapshot, void: list[list[int]] | None = None
+    ) -> npt.NDArray[np.float32]:
+        """The observation vector of ``Game.snapshot(seat)`` (plus ``void`` flags, if given).
+
+        :meth:`encode` gives the same vector from ``Game.view(seat, history=False)``.
+        """
+        # Written entry by entry into a copy of the blank array.array, then wrapped without a
+        # copy: for the ~40 scattered entries this is cheaper than numpy fancy indexing.
+        obs = self._blank[:]
+        (
+            seat,
+            phase,
+            hand,
+            known,
+            sizes,
+            out,
+            uno,
+            window,
+            direction,
+            pile,
+            pending_total,
+            pending_last,
+            top,
+            colour,
+            drawn,
+            to_act,
+            wd4,
+            discard,
+        ) = snap
+        n = self.n
+        for i in hand:
+            obs[_HAND + i] += 1
+        for holder, cards in known:
+            base = _KNOWN + ((holder - seat) % n - 1) * _K
+            for i in cards:
+                obs[base + i] += 1
+        threshold = self._threshold
+        obs[_DIRECTION] = direction
+        obs[_SELF] = sizes[seat]
+        if threshold and not out[seat]:
+            obs[_SELF + 1] = threshold - sizes[seat]
+        obs[_SELF + 2] = uno[seat]
+        obs[_PILE] = pile
+        obs[_PHASE + _PHASE_INDEX[phase._value_]] = 1
+        if pending_total:
+            obs[_PENDING] = pending_total
+            obs[_PENDING + 1] = pending_last
+        if top >= 0:
+            obs[_TOP + top] = 1
+        if drawn >= 0:
+            obs[_DRAWN + drawn] = 1
+        if colour >= 0:
+            obs[_COLOUR + colour] = 1
+        if to_act >= 0:
+            obs[_TO_ACT + (to_act - seat) % n] = 1
+        for t in window:
+            if t != seat:
+                obs[_CATCH + (t - seat) % n - 1] = 1
+        if wd4:
+            obs[_WD4] = 1
+        for k in range(1, n):
+            other = (seat + k) % n
+            j = k - 1
+            obs[_SIZE + j] = sizes[other]
+            if threshold and not out[other]:
+                obs[_MERCY + j] = threshold - sizes[other]
+            obs[_OUT + j] = out[other]
+            obs[_UNO + j] = uno[other]
+            if void is not None:
+                flags = void[other]
+                if flags[0] or flags[1] or flags[2] or flags[3]:
+                    v = _VOID + 4 * j
+                    obs[v : v + 4] = array("f", flags)
+        obs[_DISCARD : _DISCARD + _K] = self._discard_counts_of(discard)
+        return np.frombuffer(obs, np.float32)  # positional dtype: cheaper
+
+    def _discard_counts_of(self, pile: list[Card]) -> array[float]:
+        # Only the new tail is counted, once the previous pile is checked to be its prefix
+        # (a reshuffle or a Discard All burying cards under its top restarts the count).
+        old = self._discard
+        size = len(old)
+        counts = self._discard_counts
+        if len(pile) < size or pile[:size] != old:
+            counts = self._discard_counts = array("f", bytes(4 * _K))
+            size = 0
+        for card in pile[size:]:
+            counts[card.index] += 1
+        self._discard = pile[:]
+        return counts
+
+
+def flat_scale(encoder: ObservationEncoder) -> npt.NDArray[np.float32]:
+    """Per-entry factors of the ``"flat"`` observation: 1 / the entry's largest magnitude
+    (``max(|low|, |high|)``), so every entry lies in [-1, 1] and 0 stays 0."""
+    largest = np.maximum(np.abs(encoder.low), np.abs(encoder.high))
+    return (1.0 / largest).astype(np.float32)
+
+
+def _bounds(rules: RuleSet) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Per-entry lower and upper bounds of the observation for ``rules``."""
+    table = rules.deck_table()
+    copies = np.array([table.get(code, 0) for code in ALL_CODES], dtype=np.float32)
+    total = float(copies.sum())
+    draw_total = float(sum(Card(code).draw_value * count for code, count in table.items()))
+    threshold = float(rules.mercy_threshold) if rules.mercy_enabled else 0.0
+    low = np.zeros(OBS_SIZE, dtype=np.float32)
+    high = np.ones(OBS_SIZE, dtype=np.float32)
+    for name in ("hand", "discard"):
+        high[OBS_LAYOUT[name]] = copies
+    high[OBS_LAYOUT["opp_known"]] = np.tile(copies, _OPP)
+    low[OBS_LAYOUT["direction"]] = -1.0
+    high[OBS_LAYOUT["pending"]] = max(draw_total, 1.0)
+    for name in ("opp_hand_size", "draw_pile_size"):
+        high[OBS_LAYOUT[name]] = total
+    high[OBS_LAYOUT["self"].start] = total
+    mercy = OBS_LAYOUT["self"].start + 1
+    # A deferred Mercy check (A14) lets a hand pass the threshold for a moment.
+    low[mercy] = threshold - total if threshold else 0.0
+    high[mercy] = threshold
+    low[OBS_LAYOUT["opp_mercy_distance"]] = threshold - total if threshold else 0.0
+    high[OBS_LAYOUT["opp_mercy_distance"]] = threshold
+    # Kinds a deck lacks, and Mercy distances with Mercy off, stay 0; a range of width 0 is
+    # legal but Gymnasium's checker warns about it, so those entries get [low, low + 1].
+    high = np.maximum(high, low + 1.0)
+    return low, high
