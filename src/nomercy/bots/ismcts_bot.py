@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from nomercy.bots.determinize import redealer_for
+from nomercy.bots.determinize import HONEST_WD4, honest_redealer_for, redealer_for
 from nomercy.bots.heuristic_bot import HeuristicBot
 from nomercy.core.actions import Action, CallUno, Catch, ChooseColour, Draw, Pass, Play
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
@@ -226,7 +226,16 @@ class ISMCTSBot:
         rng = self._rng
         # The bot sees only the view: the game it searches is built from it, once.
         redealer = redealer_for(view)
-        sample = redealer.sample
+        sample: Callable[[random.Random], Game] = redealer.sample
+        honest = honest_redealer_for(view, redealer)
+        if honest is not None:
+            # CL-8: a challenge is judged on deals where the Wild +4 was honest with the
+            # prior HONEST_WD4 (uniform deals alone make most accused players guilty).
+            plain, fair = redealer.sample, honest.sample
+
+            def sample(rng: random.Random) -> Game:
+                return fair(rng) if rng.random() < HONEST_WD4 else plain(rng)
+
         root = self._last_root = _Node()  # kept for root_statistics
         budget = self.max_time if self.time_limit is None else min(self.max_time, self.time_limit)
         deadline = time.perf_counter() + budget
