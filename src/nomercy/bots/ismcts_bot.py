@@ -40,14 +40,18 @@ from typing import Any, NamedTuple
 
 from nomercy.bots.determinize import HONEST_WD4, honest_redealer_for, redealer_for
 from nomercy.bots.heuristic_bot import HeuristicBot
+from nomercy.bots.knowledge import rules_of
 from nomercy.core.actions import Action, CallUno, Catch, ChooseColour, Draw, Pass, Play
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
 from nomercy.core.game import Game
 
-__all__ = ["DEFAULT_ITERATIONS", "ROLLOUTS", "ActionStats", "ISMCTSBot"]
+__all__ = ["CLASSIC_ITERATIONS", "DEFAULT_ITERATIONS", "ROLLOUTS", "ActionStats", "ISMCTSBot"]
 
 #: The iteration budget when neither ``iterations`` nor ``time_limit`` is given.
 DEFAULT_ITERATIONS = 200
+#: The same on classic rules, whose iterations cost about half as much (108 cards, no
+#: stacks): the default buys about the same time per decision there (docs/ladder.md).
+CLASSIC_ITERATIONS = 400
 
 
 class ActionStats(NamedTuple):
@@ -80,8 +84,9 @@ class ISMCTSBot:
     Args:
         seed: seeds the bot's private generator (determinizations and rollouts).
         iterations: search iterations per decision; ``None`` (the default) means
-            :data:`DEFAULT_ITERATIONS` without a ``time_limit`` and no cap with one. A budget
-            of iterations alone makes every decision deterministic for the seed.
+            :data:`DEFAULT_ITERATIONS` (:data:`CLASSIC_ITERATIONS` on classic rules)
+            without a ``time_limit`` and no cap with one. A budget of iterations alone
+            makes every decision deterministic for the seed.
         time_limit: seconds of search per decision (wall clock), or ``None``. With both
             budgets the search stops at whichever comes first. A timed search depends on
             the machine's speed, so it is not reproducible.
@@ -130,7 +135,9 @@ class ISMCTSBot:
             or not 0 < time_limit < math.inf
         ):
             raise ValueError(f"time_limit must be a positive number of seconds, not {time_limit!r}")
-        if iterations is None and time_limit is None:
+        # Neither budget given: the default, which depends on the rules of each view.
+        self._default_budget = iterations is None and time_limit is None
+        if self._default_budget:
             iterations = DEFAULT_ITERATIONS
         if exploration < 0:
             raise ValueError(f"exploration must be non-negative, not {exploration}")
@@ -243,6 +250,8 @@ class ISMCTSBot:
         log = math.log
         sqrt = math.sqrt
         iterations = self.iterations if self.iterations is not None else 1 << 62
+        if self._default_budget and rules_of(view).is_classic:
+            iterations = CLASSIC_ITERATIONS
         clock = time.perf_counter
         for iteration in range(iterations):
             if iteration and clock() > deadline:
