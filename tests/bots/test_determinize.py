@@ -191,3 +191,24 @@ def test_cl8_honest_deals_give_the_accused_no_card_of_the_colour() -> None:
     # Nobody else may challenge, and without a pending Wild +4 there is nothing to judge.
     assert honest_redealer_for(json_view(g, 1)) is None
     assert honest_redealer_for(json_view(new_game(2, rules="classic", seed=1), 0)) is None
+
+
+def test_cl5_classic_deals_give_a_player_who_drew_no_card_of_the_colour() -> None:
+    # Classic heads-up: P1 draws B9 on red and keeps it; the search reads the draw as forced.
+    g = Game.from_position(
+        {
+            "rules": "classic",
+            "players": [{"hand": ["R8", "G8", "B2"]}, {"hand": ["G1", "B6", "Y3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+            "draw_pile": ["B9", "G4", "R1", "R2", "W"],
+        }
+    )
+    g.apply("play R8")
+    g.apply("draw")
+    assert g.to_act == 0
+    rng = random.Random(5)
+    for _ in range(30):
+        hand = sample_game(json_view(g, 0), rng).hands[1]
+        assert len(hand) == 4
+        assert all(c.colour is not None and c.colour is not Card("R1").colour for c in hand)

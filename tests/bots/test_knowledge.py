@@ -8,6 +8,7 @@ from botkit import json_view
 
 from nomercy import Card, Game, new_game
 from nomercy.bots import read_view
+from nomercy.bots.knowledge import view_gaps
 from nomercy.core.cards import Colour
 
 
@@ -106,10 +107,13 @@ def classic_draw_game(pile: list[str]) -> Game:
 
 
 def test_cl5_a_classic_draw_is_read_as_forced() -> None:
-    # CL-5 allows a voluntary draw, but the bots read a turn's draw as forced: P1 held no
+    # CL-5 allows a voluntary draw, but the search reads a turn's draw as forced: P1 held no
     # red and no wild, and the card it drew and kept was not playable either.
-    k = read_view(json_view(classic_draw_game(["G4"]), 0))
-    assert k.lacks[1] == {Colour.RED} and k.lacks_wild == {1}
+    view = json_view(classic_draw_game(["G4"]), 0)
+    gaps = view_gaps(view)
+    assert gaps.lacks[1] == {Colour.RED} and gaps.no_wild == {1}
+    # The heuristic reads the core's gaps, which take no classic draw as forced.
+    assert read_view(view).lacks[1] == set()
 
 
 def test_cl5_a_drawn_card_that_stays_ends_the_older_gaps() -> None:
@@ -118,7 +122,7 @@ def test_cl5_a_drawn_card_that_stays_ends_the_older_gaps() -> None:
     g.apply("play G8")
     g.apply("draw")
     assert g.to_act == 0 and Card("R1") in g.hands[1]
-    assert read_view(json_view(g, 0)).lacks[1] == {Colour.GREEN}
+    assert view_gaps(json_view(g, 0)).lacks[1] == {Colour.GREEN}
 
 
 def test_cl5_a_drawn_card_played_at_once_keeps_the_gaps() -> None:
@@ -128,7 +132,7 @@ def test_cl5_a_drawn_card_played_at_once_keeps_the_gaps() -> None:
     g.apply("draw")
     g.apply("play G4")
     assert g.to_act == 0
-    assert read_view(json_view(g, 0)).lacks[1] == {Colour.RED, Colour.GREEN}
+    assert view_gaps(json_view(g, 0)).lacks[1] == {Colour.RED, Colour.GREEN}
 
 
 def test_cl5_a_playable_drawn_card_still_to_decide_ends_the_gap() -> None:
@@ -144,7 +148,7 @@ def test_cl5_a_playable_drawn_card_still_to_decide_ends_the_gap() -> None:
     g.apply("play R8")
     g.apply("draw")  # R1: playable, P1 decides whether to play it (CL-5)
     assert g.to_act == 1 and g.phase == "play_drawn"
-    k = read_view(json_view(g, 0))
-    assert k.lacks[1] == set() and k.lacks_wild == set()
+    gaps = view_gaps(json_view(g, 0))
+    assert gaps.lacks[1] == set() and gaps.no_wild == set()
     g.apply("play R1")  # played at once: P1's hand is what it was, without red
-    assert read_view(json_view(g, 0)).lacks[1] == {Colour.RED}
+    assert view_gaps(json_view(g, 0)).lacks[1] == {Colour.RED}

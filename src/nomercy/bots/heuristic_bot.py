@@ -34,10 +34,7 @@ list's order). What it weighs, with the rules behind it:
 - **Drawn card** (NM-9, A02): it keeps a drawn card when that is allowed and the card is a
   wild Draw Card worth saving or a 7/0 that would hurt it, else plays it.
 - **UNO** (NM-37): it always calls, and catches every opponent who forgot.
-- **Classic**: it challenges a Wild +4 (CL-8) when the accused probably held the colour:
-  the chance that its hidden cards hold the colour, times the prior that a Wild +4 is a
-  bluff at all (``1 - HONEST_WD4``, :mod:`nomercy.bots.determinize`), so in practice only
-  when it knows the accused holds the colour.
+- **Classic**: it challenges a Wild +4 (CL-8) when the accused probably held the colour.
 
 It is deterministic: the same view and legal list give the same action, whatever the seed.
 """
@@ -49,7 +46,6 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from nomercy.bots.determinize import HONEST_WD4
 from nomercy.bots.knowledge import Knowledge, colour_counts, read_view
 from nomercy.core.actions import (
     Action,
@@ -409,9 +405,7 @@ class HeuristicBot:
         if not total:
             return False
         q = ctx.k.unseen_of(c) / total
-        # Uniform odds that the hidden cards hold the colour, times the prior that a Wild +4
-        # is a bluff at all (determinize.HONEST_WD4: the colour is usually played instead).
-        guilty = (1.0 - HONEST_WD4) * (1.0 - (1.0 - q) ** ctx.hidden_count(accused))
+        guilty = 1.0 - (1.0 - q) ** ctx.hidden_count(accused)
         # Guilty: the accused draws 4 instead of us; innocent: we draw 6 instead of 4.
         return guilty * 8 > (1 - guilty) * 2 + 2
 

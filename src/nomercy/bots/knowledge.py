@@ -15,12 +15,14 @@
   about the cards of the hand nobody has seen.
 
 Classic rules allow drawing with a playable card (CL-5), so a draw proves nothing there and
-the core's :func:`~nomercy.core.redeal.infer_gaps` reads no gap. The bots read one anyway
-(:func:`view_gaps`): they assume that a player draws on its turn only when it must, which
-is how every bot here and RLCard's agent play (a voluntary draw gives up a card for one
-unknown card). A player who then keeps the drawn card although it was playable ends the gap
-as before (NM-9, CL-5). Measured on classic heads-up: the colour gaps are most of what a
-search gains from knowing the opponent's hand (docs/ladder.md).
+the core's :func:`~nomercy.core.redeal.infer_gaps` (and so :func:`read_view`) reads no gap.
+The search's deals read one anyway (:func:`view_gaps`, used by
+:func:`nomercy.bots.determinize.redealer_for`): they assume that a player draws on its turn
+only when it must, as RLCard's agent, ``greedy`` and ``heuristic`` mostly do (``random``
+draws at every chance, so against it these gaps are wrong). A player who then keeps the
+drawn card although it was playable ends the gap as before (NM-9, CL-5). The heuristic
+keeps the core's reading: with the assumed gaps it lost 3 points in classic four-player
+games against ``rlcard-rule``, ``greedy`` and ``random`` (docs/ladder.md).
 
 Everything comes from the view's public history and fields; nothing hidden is used.
 """
@@ -172,8 +174,8 @@ def _forced_draws(history: list[dict[str, Any]], deciding: int | None) -> list[d
 
 
 def _track(k: Knowledge, view: dict[str, Any]) -> None:
-    """Read the gaps from the hand's public history (:func:`view_gaps`)."""
-    gaps = view_gaps(view, k.rules)
+    """Read the gaps from the hand's public history (:func:`nomercy.core.redeal.infer_gaps`)."""
+    gaps = infer_gaps(k.rules, len(view["players"]), view["history"], view["direction"])
     lacks, no_wild = gaps.lacks, gaps.no_wild
     me = k.seat
     if me is not None:
