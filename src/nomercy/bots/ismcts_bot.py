@@ -7,7 +7,10 @@ One tree is grown over the searching seat's information set. Each iteration:
    (:meth:`Game.from_view <nomercy.core.game.Game.from_view>`) and its seat's
    :class:`~nomercy.core.redeal.Redealer`; each iteration then takes
    ``redealer.sample(rng)``, a real :class:`~nomercy.core.game.Game` (a copy of the
-   view's game with the unseen cards re-dealt, see :mod:`nomercy.core.redeal`).
+   view's game with the unseen cards re-dealt, see :mod:`nomercy.core.redeal`). On classic
+   rules the deals read a turn's draw as forced (:func:`~nomercy.bots.knowledge.view_gaps`),
+   and when the seat may challenge a Wild +4 (CL-8) a share
+   :data:`~nomercy.bots.determinize.HONEST_WD4` of them deal the accused an honest hand.
 2. **Select**: walk down the tree through the actions that are legal in this determinization,
    picking by UCB1 with availability counts (a child's exploration term uses how often it was
    *available*, not its parent's visits). Every seat's decisions are tree nodes; each node's
