@@ -11,6 +11,7 @@ from botkit import json_view, reshuffle_secrets
 
 from nomercy import Card, Game, new_game
 from nomercy.bots import make_bot, next_action, read_view, sample_game, sample_position
+from nomercy.bots.determinize import honest_redealer_for
 
 
 def all_cards(g: Game) -> Counter[Card]:
@@ -160,3 +161,54 @@ def test_a_classic_wild_four_gets_the_guilty_flag_of_the_sampled_hand() -> None:
         pos = sample_position(view, rng)
         blue = any(Card(c).colour is Card("B1").colour for c in pos["players"][1]["hand"])
         assert pos["wd4"]["guilty"] is blue
+
+
+def test_cl8_honest_deals_give_the_accused_no_card_of_the_colour() -> None:
+    # P1 plays a Wild +4 on blue; P2 may challenge (CL-8). The honest deals (the prior
+    # HONEST_WD4 of a search) never give P1 a blue card, so the Wild +4 is never guilty.
+    g = Game.from_position(
+        {
+            "rules": "classic",
+            "players": [
+                {"hand": ["R1", "R2", "R3", "G4"]},
+                {"hand": ["W+4", "B2", "B3"]},
+                {"hand": ["Y5", "Y6"]},
+            ],
+            "turn": 1,
+            "discard": ["B5"],
+        }
+    )
+    g.apply("play W+4 G")
+    view = json_view(g, 2)
+    honest = honest_redealer_for(view)
+    assert honest is not None
+    assert Card("B1").colour in honest.gaps.lacks[1]
+    rng = random.Random(3)
+    for _ in range(30):
+        d = honest.sample(rng)
+        assert all(c.colour is not Card("B1").colour for c in d.hands[1])
+        assert d.wd4 is not None and d.wd4["guilty"] is False
+    # Nobody else may challenge, and without a pending Wild +4 there is nothing to judge.
+    assert honest_redealer_for(json_view(g, 1)) is None
+    assert honest_redealer_for(json_view(new_game(2, rules="classic", seed=1), 0)) is None
+
+
+def test_cl5_classic_deals_give_a_player_who_drew_no_card_of_the_colour() -> None:
+    # Classic heads-up: P1 draws B9 on red and keeps it; the search reads the draw as forced.
+    g = Game.from_position(
+        {
+            "rules": "classic",
+            "players": [{"hand": ["R8", "G8", "B2"]}, {"hand": ["G1", "B6", "Y3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+            "draw_pile": ["B9", "G4", "R1", "R2", "W"],
+        }
+    )
+    g.apply("play R8")
+    g.apply("draw")
+    assert g.to_act == 0
+    rng = random.Random(5)
+    for _ in range(30):
+        hand = sample_game(json_view(g, 0), rng).hands[1]
+        assert len(hand) == 4
+        assert all(c.colour is not None and c.colour is not Card("R1").colour for c in hand)

@@ -263,3 +263,21 @@ def test_ismcts_deals_opponents_no_colour_they_showed_they_lack(
         if checked >= 6:
             break
     assert checked >= 6
+
+
+def test_the_default_budget_follows_the_rules_of_the_view() -> None:
+    # Classic iterations cost about half as much: the default buys about the same time.
+    for preset, expected in (
+        ("classic", ismcts_bot.CLASSIC_ITERATIONS),
+        ("no-mercy", ismcts_bot.DEFAULT_ITERATIONS),
+    ):
+        g = new_game(2, rules=preset, seed=3)
+        seat = g.to_act
+        assert seat is not None
+        bot = ISMCTSBot(seed=1)
+        bot.choose_action(json_view(g, seat), g.legal_actions())
+        assert bot.last_iterations == expected
+    fixed = ISMCTSBot(seed=1, iterations=50)
+    g = new_game(2, rules="classic", seed=3)
+    fixed.choose_action(json_view(g, g.to_act or 0), g.legal_actions())
+    assert fixed.last_iterations == 50

@@ -8,6 +8,7 @@ from botkit import json_view
 
 from nomercy import Card, Game, new_game
 from nomercy.bots import read_view
+from nomercy.bots.knowledge import view_gaps
 from nomercy.core.cards import Colour
 
 
@@ -86,3 +87,68 @@ def test_a_view_without_a_voluntary_draw_rule_infers_nothing() -> None:
     )
     g.apply("draw")  # P1 could have played R1: the draw says nothing about red
     assert read_view(json_view(g, 0)).lacks[1] == set()
+
+
+def classic_draw_game(pile: list[str]) -> Game:
+    """Classic heads-up: P0 plays R8 and P1, on a red top, draws B9 and cannot play it."""
+    g = Game.from_position(
+        {
+            "rules": "classic",
+            "players": [{"hand": ["R8", "G8", "B2"]}, {"hand": ["G1", "B6", "Y3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+            "draw_pile": ["B9", *pile],
+        }
+    )
+    g.apply("play R8")
+    g.apply("draw")  # B9: not playable, the turn passes (CL-5)
+    assert g.to_act == 0 and g.phase == "play"
+    return g
+
+
+def test_cl5_a_classic_draw_is_read_as_forced() -> None:
+    # CL-5 allows a voluntary draw, but the search reads a turn's draw as forced: P1 held no
+    # red and no wild, and the card it drew and kept was not playable either.
+    view = json_view(classic_draw_game(["G4"]), 0)
+    gaps = view_gaps(view)
+    assert gaps.lacks[1] == {Colour.RED} and gaps.no_wild == {1}
+    # The heuristic reads the core's gaps, which take no classic draw as forced.
+    assert read_view(view).lacks[1] == set()
+
+
+def test_cl5_a_drawn_card_that_stays_ends_the_older_gaps() -> None:
+    # P1 draws R1 on green and keeps it: only the new gap holds (the kept card is red).
+    g = classic_draw_game(["R1"])
+    g.apply("play G8")
+    g.apply("draw")
+    assert g.to_act == 0 and Card("R1") in g.hands[1]
+    assert view_gaps(json_view(g, 0)).lacks[1] == {Colour.GREEN}
+
+
+def test_cl5_a_drawn_card_played_at_once_keeps_the_gaps() -> None:
+    # P1 draws G4 on green and plays it: its hand is what it was, with no red and no green.
+    g = classic_draw_game(["G4"])
+    g.apply("play G8")
+    g.apply("draw")
+    g.apply("play G4")
+    assert g.to_act == 0
+    assert view_gaps(json_view(g, 0)).lacks[1] == {Colour.RED, Colour.GREEN}
+
+
+def test_cl5_a_playable_drawn_card_still_to_decide_ends_the_gap() -> None:
+    g = Game.from_position(
+        {
+            "rules": "classic",
+            "players": [{"hand": ["R8", "B2", "G7"]}, {"hand": ["G1", "B6", "Y3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+            "draw_pile": ["R1", "G4", "Y2", "B9"],
+        }
+    )
+    g.apply("play R8")
+    g.apply("draw")  # R1: playable, P1 decides whether to play it (CL-5)
+    assert g.to_act == 1 and g.phase == "play_drawn"
+    gaps = view_gaps(json_view(g, 0))
+    assert gaps.lacks[1] == set() and gaps.no_wild == set()
+    g.apply("play R1")  # played at once: P1's hand is what it was, without red
+    assert view_gaps(json_view(g, 0)).lacks[1] == {Colour.RED}

@@ -7,7 +7,10 @@ One tree is grown over the searching seat's information set. Each iteration:
    (:meth:`Game.from_view <nomercy.core.game.Game.from_view>`) and its seat's
    :class:`~nomercy.core.redeal.Redealer`; each iteration then takes
    ``redealer.sample(rng)``, a real :class:`~nomercy.core.game.Game` (a copy of the
-   view's game with the unseen cards re-dealt, see :mod:`nomercy.core.redeal`).
+   view's game with the unseen cards re-dealt, see :mod:`nomercy.core.redeal`). On classic
+   rules the deals read a turn's draw as forced (:func:`~nomercy.bots.knowledge.view_gaps`),
+   and when the seat may challenge a Wild +4 (CL-8) a share
+   :data:`~nomercy.bots.determinize.HONEST_WD4` of them deal the accused an honest hand.
 2. **Select**: walk down the tree through the actions that are legal in this determinization,
    picking by UCB1 with availability counts (a child's exploration term uses how often it was
    *available*, not its parent's visits). Every seat's decisions are tree nodes; each node's
@@ -38,16 +41,20 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from nomercy.bots.determinize import redealer_for
+from nomercy.bots.determinize import HONEST_WD4, honest_redealer_for, redealer_for
 from nomercy.bots.heuristic_bot import HeuristicBot
+from nomercy.bots.knowledge import rules_of
 from nomercy.core.actions import Action, CallUno, Catch, ChooseColour, Draw, Pass, Play
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
 from nomercy.core.game import Game
 
-__all__ = ["DEFAULT_ITERATIONS", "ROLLOUTS", "ActionStats", "ISMCTSBot"]
+__all__ = ["CLASSIC_ITERATIONS", "DEFAULT_ITERATIONS", "ROLLOUTS", "ActionStats", "ISMCTSBot"]
 
 #: The iteration budget when neither ``iterations`` nor ``time_limit`` is given.
 DEFAULT_ITERATIONS = 200
+#: The same on classic rules, whose iterations cost about half as much (108 cards, no
+#: stacks): the default buys about the same time per decision there (docs/ladder.md).
+CLASSIC_ITERATIONS = 400
 
 
 class ActionStats(NamedTuple):
@@ -80,8 +87,9 @@ class ISMCTSBot:
     Args:
         seed: seeds the bot's private generator (determinizations and rollouts).
         iterations: search iterations per decision; ``None`` (the default) means
-            :data:`DEFAULT_ITERATIONS` without a ``time_limit`` and no cap with one. A budget
-            of iterations alone makes every decision deterministic for the seed.
+            :data:`DEFAULT_ITERATIONS` (:data:`CLASSIC_ITERATIONS` on classic rules)
+            without a ``time_limit`` and no cap with one. A budget of iterations alone
+            makes every decision deterministic for the seed.
         time_limit: seconds of search per decision (wall clock), or ``None``. With both
             budgets the search stops at whichever comes first. A timed search depends on
             the machine's speed, so it is not reproducible.
@@ -130,7 +138,9 @@ class ISMCTSBot:
             or not 0 < time_limit < math.inf
         ):
             raise ValueError(f"time_limit must be a positive number of seconds, not {time_limit!r}")
-        if iterations is None and time_limit is None:
+        # Neither budget given: the default, which depends on the rules of each view.
+        self._default_budget = iterations is None and time_limit is None
+        if self._default_budget:
             iterations = DEFAULT_ITERATIONS
         if exploration < 0:
             raise ValueError(f"exploration must be non-negative, not {exploration}")
@@ -226,7 +236,16 @@ class ISMCTSBot:
         rng = self._rng
         # The bot sees only the view: the game it searches is built from it, once.
         redealer = redealer_for(view)
-        sample = redealer.sample
+        sample: Callable[[random.Random], Game] = redealer.sample
+        honest = honest_redealer_for(view, redealer)
+        if honest is not None:
+            # CL-8: a challenge is judged on deals where the Wild +4 was honest with the
+            # prior HONEST_WD4 (uniform deals alone make most accused players guilty).
+            plain, fair = redealer.sample, honest.sample
+
+            def sample(rng: random.Random) -> Game:
+                return fair(rng) if rng.random() < HONEST_WD4 else plain(rng)
+
         root = self._last_root = _Node()  # kept for root_statistics
         budget = self.max_time if self.time_limit is None else min(self.max_time, self.time_limit)
         deadline = time.perf_counter() + budget
@@ -234,6 +253,8 @@ class ISMCTSBot:
         log = math.log
         sqrt = math.sqrt
         iterations = self.iterations if self.iterations is not None else 1 << 62
+        if self._default_budget and rules_of(view).is_classic:
+            iterations = CLASSIC_ITERATIONS
         clock = time.perf_counter
         for iteration in range(iterations):
             if iteration and clock() > deadline:
