@@ -140,7 +140,9 @@ def test_the_sampler_rejects_a_spectator_view() -> None:
         sample_position(g.view(None), random.Random(1))
 
 
-def test_a_classic_wild_four_gets_the_guilty_flag_of_the_sampled_hand() -> None:
+def _classic_wild_four_on_blue() -> Game:
+    """Classic, three seats: P1 has just played a Wild +4 (naming green) on blue while holding
+    two blue cards; P2 may challenge it (CL-8)."""
     g = Game.from_position(
         {
             "rules": "classic",
@@ -154,6 +156,11 @@ def test_a_classic_wild_four_gets_the_guilty_flag_of_the_sampled_hand() -> None:
         }
     )
     g.apply("play W+4 G")
+    return g
+
+
+def test_a_classic_wild_four_gets_the_guilty_flag_of_the_sampled_hand() -> None:
+    g = _classic_wild_four_on_blue()
     view = json_view(g, 2)
     assert "guilty" not in (view["engine"]["wd4"] or {})
     rng = random.Random(2)
@@ -166,19 +173,7 @@ def test_a_classic_wild_four_gets_the_guilty_flag_of_the_sampled_hand() -> None:
 def test_cl8_honest_deals_give_the_accused_no_card_of_the_colour() -> None:
     # P1 plays a Wild +4 on blue; P2 may challenge (CL-8). The honest deals (the prior
     # HONEST_WD4 of a search) never give P1 a blue card, so the Wild +4 is never guilty.
-    g = Game.from_position(
-        {
-            "rules": "classic",
-            "players": [
-                {"hand": ["R1", "R2", "R3", "G4"]},
-                {"hand": ["W+4", "B2", "B3"]},
-                {"hand": ["Y5", "Y6"]},
-            ],
-            "turn": 1,
-            "discard": ["B5"],
-        }
-    )
-    g.apply("play W+4 G")
+    g = _classic_wild_four_on_blue()
     view = json_view(g, 2)
     honest = honest_redealer_for(view)
     assert honest is not None
