@@ -701,15 +701,7 @@ class Room:
         if not self.hints:
             raise ProtocolError(ErrorCode.HINTS_OFF, "the host turned hints off in this room")
         async with self.lock:
-            game = self.game
-            if game is None:
-                raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started")
-            if game.is_over:
-                raise ProtocolError(ErrorCode.GAME_OVER, "the game is over")
-            if game.out[seat]:
-                raise ProtocolError(
-                    ErrorCode.KNOCKED_OUT, "you are knocked out of this hand [NM-34]"
-                )
+            game = self._live_game(seat)
             move = len(game.history)
             key = (self.game_id, move, seat)
             cached = self._hint_cache.get(key)
@@ -835,11 +827,12 @@ class Room:
             },
         }
 
-    async def act(self, conn: Connection, text: str) -> None:
-        """A seat's action in notation: the engine judges it."""
-        seat = conn.seat
-        if seat is None:
-            raise ProtocolError(ErrorCode.SPECTATOR, "spectators cannot act")
+    def _live_game(self, seat: int) -> Game:
+        """The room's game, if it is under way and ``seat`` is still in this hand.
+
+        Raises:
+            ProtocolError: no game yet, the game is over, or the seat is knocked out (NM-34).
+        """
         game = self.game
         if game is None:
             raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started")
@@ -847,6 +840,14 @@ class Room:
             raise ProtocolError(ErrorCode.GAME_OVER, "the game is over")
         if game.out[seat]:
             raise ProtocolError(ErrorCode.KNOCKED_OUT, "you are knocked out of this hand [NM-34]")
+        return game
+
+    async def act(self, conn: Connection, text: str) -> None:
+        """A seat's action in notation: the engine judges it."""
+        seat = conn.seat
+        if seat is None:
+            raise ProtocolError(ErrorCode.SPECTATOR, "spectators cannot act")
+        game = self._live_game(seat)
         try:
             action = parse_action(text, seat)
         except NoMercyError as exc:
