@@ -190,13 +190,10 @@ class Coach:
         iterations: int = DEFAULT_ITERATIONS,
         max_time: float = DEFAULT_MAX_TIME,
     ) -> None:
-        if iterations < 1:
-            raise ValueError(f"iterations must be at least 1, not {iterations}")
-        if max_time <= 0:
-            raise ValueError(f"max_time must be positive, not {max_time}")
         self.seed = seed
         self.iterations = iterations
         self.max_time = max_time
+        self._bot(seed)  # the search checks the budget: a bad one fails here, not at a hint
 
     def _bot(self, seed: int | None) -> ISMCTSBot:
         return ISMCTSBot(
