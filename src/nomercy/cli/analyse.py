@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from nomercy.cli.progress import progress_bar
 from nomercy.core.actions import Action, CallUno, Catch, Play
 from nomercy.core.errors import NoMercyError
 from nomercy.core.records import GameRecord
@@ -228,58 +226,6 @@ def _load(path: str) -> GameRecord:
         raise AnalyseError(f"{path}: not a game record: {exc}") from None
 
 
-@contextmanager
-def _progress(quiet: bool) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar on stderr: rich's when installed, else a line that counts."""
-    if quiet:
-        yield lambda done, total: None
-        return
-    try:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-    except ImportError:
-        start = time.monotonic()
-
-        def plain(done: int, total: int) -> None:
-            end = "\n" if done == total else ""
-            elapsed = time.monotonic() - start
-            print(
-                f"\ranalysing: {done}/{total} decisions, {elapsed:.0f} s", end=end, file=sys.stderr
-            )
-
-        yield plain
-        return
-    bar = Progress(
-        TextColumn("[bold]analyse"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("decisions"),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        console=Console(file=sys.stderr),
-    )
-    task = bar.add_task("analyse", total=None)
-
-    def advance(done: int, total: int) -> None:
-        if not bar.live.is_started:
-            bar.start()
-        bar.update(task, completed=done, total=total)
-
-    try:
-        yield advance
-    finally:
-        if bar.live.is_started:
-            bar.stop()
-
-
 def _pct(x: float) -> str:
     return f"{round(100 * x)}%"
 
@@ -296,14 +242,14 @@ def run_analyse(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError(f"--max-time must be positive, not {args.max_time}")
     try:
         record = _load(args.record)
-        with _progress(args.quiet or args.json) as progress:
+        with progress_bar("analyse", "decisions", quiet=args.quiet or args.json) as bar:
             decisions = analyse_record(
                 record,
                 args.seat,
                 seed=args.seed,
                 iterations=args.iterations,
                 max_time=args.max_time,
-                progress=progress,
+                progress=bar.update,
             )
     except AnalyseError as exc:
         raise UsageError(str(exc)) from None

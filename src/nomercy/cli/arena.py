@@ -9,8 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -18,6 +17,7 @@ from nomercy.arena.parallel import BACKENDS, ArenaError, default_jobs
 from nomercy.arena.runner import BotSpec, GameSetup, parse_bot_spec
 from nomercy.bots import bot_names
 from nomercy.cli.main import EXIT_FAILURE, PROG, UsageError, _add_rules_arguments, _parse_options
+from nomercy.cli.progress import progress_bar
 from nomercy.core.errors import NoMercyError
 from nomercy.core.rules import parse_option_value
 
@@ -218,47 +218,6 @@ def _parse_compare(text: str, options: dict[str, Any]) -> tuple[str, list[Any]]:
     return name, parsed
 
 
-# ---------------------------------------------------------------------- progress
-@contextmanager
-def _progress(quiet: bool, total: int, what: str) -> Iterator[Callable[[int], None]]:
-    """A rich progress bar on stderr, started at the first update: worker processes are
-    forked before it, since its refresh thread would make forking unsafe (see
-    :func:`nomercy.arena.parallel.start_method`)."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    bar = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("games"),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-        console=Console(file=sys.stderr),
-        disable=quiet,
-    )
-    task = bar.add_task(what, total=total)
-
-    def advance(games: int) -> None:
-        if not bar.live.is_started:
-            bar.start()
-        bar.advance(task, games)
-
-    try:
-        yield advance
-    finally:
-        if bar.live.is_started:
-            bar.stop()
-
-
 class _Failure(Exception):
     """The run failed (exit status 1)."""
 
@@ -317,7 +276,7 @@ def _tournament(args: argparse.Namespace, out: TextIO) -> int:
             file=sys.stderr,
         )
     try:
-        with _progress(args.quiet, args.games, "tournament") as advance:
+        with progress_bar("tournament", "games", total=args.games, quiet=args.quiet) as bar:
             result = _run(
                 lambda: run_tournament(
                     bots,
@@ -326,7 +285,7 @@ def _tournament(args: argparse.Namespace, out: TextIO) -> int:
                     jobs=jobs,
                     backend=args.backend,
                     address=args.address,
-                    progress=advance,
+                    progress=bar.advance,
                 )
             )
     except _Failure as exc:
@@ -409,7 +368,9 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
 
     variants = len(compare[1]) if compare else 1
     try:
-        with _progress(args.quiet, args.games * variants, "simulate") as advance:
+        with progress_bar(
+            "simulate", "games", total=args.games * variants, quiet=args.quiet
+        ) as bar:
             result = _run(
                 lambda: run_simulation(
                     bots,
@@ -419,7 +380,7 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
                     jobs=jobs,
                     backend=args.backend,
                     address=args.address,
-                    progress=advance,
+                    progress=bar.advance,
                 )
             )
     except _Failure as exc:
