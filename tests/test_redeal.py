@@ -244,6 +244,74 @@ def test_a_player_who_drew_is_dealt_no_card_of_the_colour_it_lacked() -> None:
         check_consistent(g, d, 0)
 
 
+def _second_draw_game(pile: list[str]) -> Game:
+    """P1 draws R9 on red and plays it at once (NM-9), then P0 plays Y9: P1 to act."""
+    g = Game.from_position(
+        {
+            "players": [
+                {"hand": ["R8", "Y9", "B2", "B3", "G7"]},
+                {"hand": ["G1", "G2", "G3", "B6"]},
+            ],
+            "turn": 0,
+            "discard": ["R5"],
+            "draw_pile": ["R9", *pile, "G8", "G9"],
+        }
+    )
+    for move in ("play R8", "draw", "play R9", "play Y9"):
+        g.apply(move)
+    return g
+
+
+def _lacks(g: Game, seat: int, deciding: int | None = None) -> set[str]:
+    gaps = infer_gaps(g.rules, g.n, g.public_history(), g.direction, deciding)
+    return {c.value for c in gaps.lacks[seat]}
+
+
+def test_nm9_older_gaps_end_when_drawn_cards_stay_in_the_hand() -> None:
+    # P1 showed no red, then draws R1 and Y3 on yellow and plays Y3: it now holds a red
+    # card, so only the yellow gap holds (and still no wild: R1 was unplayable).
+    g = _second_draw_game(["R1", "Y3"])
+    g.apply("draw")
+    g.apply("play Y3")
+    assert Card("R1") in g.hands[1]
+    assert _lacks(g, 1) == {"Y"}
+    assert 1 in infer_gaps(g.rules, g.n, g.public_history(), g.direction).no_wild
+    rng = random.Random(7)
+    for _ in range(50):
+        d = g.redeal(0, rng)
+        assert not any(c.colour is not None and c.colour.value == "Y" for c in d.hands[1])
+        check_consistent(g, d, 0)
+
+
+def test_nm9_one_card_drawn_and_played_at_once_keeps_the_older_gaps() -> None:
+    g = _second_draw_game(["Y3"])
+    g.apply("draw")
+    g.apply("play Y3")
+    assert _lacks(g, 1) == {"R", "Y"}
+
+
+def test_nm9_a_seat_deciding_on_its_drawn_card_is_read_apart_from_it() -> None:
+    # P1 draws Y3 and must still play it: the rest of its hand is the one that showed no
+    # red; the deals give it the drawn card apart, as a playable one.
+    g = _second_draw_game(["Y3"])
+    g.apply("draw")
+    assert g.phase == "play_drawn" and g.to_act == 1
+    assert _lacks(g, 1, deciding=1) == {"R", "Y"}
+    assert _lacks(g, 1) == {"Y"}  # not told it is deciding: the card may stay in the hand
+    redealer = g.redealer(0)
+    assert {c.value for c in redealer.gaps.lacks[1]} == {"R", "Y"}
+    rng = random.Random(3)
+    for _ in range(50):
+        d = redealer.sample(rng)
+        assert d.drawn is not None and d._is_playable(d.drawn)
+        rest = [c for c in d.hands[1] if c is not d.drawn]
+        assert not any(c.colour is not None and c.colour.value in "RY" for c in rest)
+    # With cards drawn before it, those stay: only the yellow gap holds.
+    g = _second_draw_game(["R1", "Y3"])
+    g.apply("draw")
+    assert _lacks(g, 1, deciding=1) == {"Y"}
+
+
 def test_a_classic_wild_four_gets_the_guilt_of_the_sampled_hand() -> None:
     g = Game.from_position(
         {

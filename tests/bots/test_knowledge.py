@@ -8,6 +8,7 @@ from botkit import json_view
 
 from nomercy import Card, Game, new_game
 from nomercy.bots import read_view
+from nomercy.bots.determinize import redealer_for
 from nomercy.bots.knowledge import view_gaps
 from nomercy.core.cards import Colour
 
@@ -135,7 +136,9 @@ def test_cl5_a_drawn_card_played_at_once_keeps_the_gaps() -> None:
     assert view_gaps(json_view(g, 0)).lacks[1] == {Colour.RED, Colour.GREEN}
 
 
-def test_cl5_a_playable_drawn_card_still_to_decide_ends_the_gap() -> None:
+def test_cl5_a_playable_drawn_card_still_to_decide_stands_apart_from_the_gap() -> None:
+    # The gaps describe P1's hand apart from the card it drew; the deals give it that card
+    # apart too, as the first unseen card it may play (core.redeal.Redealer).
     g = Game.from_position(
         {
             "rules": "classic",
@@ -149,6 +152,12 @@ def test_cl5_a_playable_drawn_card_still_to_decide_ends_the_gap() -> None:
     g.apply("draw")  # R1: playable, P1 decides whether to play it (CL-5)
     assert g.to_act == 1 and g.phase == "play_drawn"
     gaps = view_gaps(json_view(g, 0))
-    assert gaps.lacks[1] == set() and gaps.no_wild == set()
+    assert gaps.lacks[1] == {Colour.RED} and gaps.no_wild == {1}
+    redealer = redealer_for(json_view(g, 0))
+    for seed in range(20):
+        deal = redealer.sample(seed)
+        assert deal.drawn is not None and deal.drawn in deal.hands[1]
+        assert deal._is_playable(deal.drawn)
+        assert not any(c.colour is Colour.RED for c in deal.hands[1] if c is not deal.drawn)
     g.apply("play R1")  # played at once: P1's hand is what it was, without red
     assert view_gaps(json_view(g, 0)).lacks[1] == {Colour.RED}

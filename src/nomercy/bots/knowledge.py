@@ -8,7 +8,8 @@
 - for each opponent, the colours it showed it lacks. A player who draws on its turn without
   a voluntary draw (NM-9, CL-5, A03 ``voluntary_draw="off"``) held no card of the active
   colour and no wild. Under draw-until-playable the cards drawn before the playable one are
-  unplayable too, so the gap survives the draw. The gap ends when the player receives cards
+  unplayable too, so that gap survives the draw (older gaps survive it only if one card was
+  drawn and played at once: kept cards may be of those colours). A gap ends when the player receives cards
   nobody saw (an absorbed penalty, an UNO penalty, a kept drawn card) and it moves with the
   hand in a 7-swap (NM-31) or a 0-pass (NM-29). Publicly revealed cards (a Roulette reveal,
   NM-30) are listed in the view's ``known`` and are not part of the gap: the gap speaks
@@ -135,47 +136,21 @@ def view_gaps(view: dict[str, Any], rules: RuleSet | None = None) -> Gaps:
     read as if every draw on a turn were forced (CL-5: bots draw only when they must).
     """
     rules = rules_of(view) if rules is None else rules
-    history = view["history"]
-    n = len(view["players"])
-    if not (rules.is_classic and rules.voluntary_draw != "off"):
-        return infer_gaps(rules, n, history, view["direction"])
-    deciding = view["to_act"] if view["phase"] == "play_drawn" else None
-    return infer_gaps(_gap_rules(rules), n, _forced_draws(history, deciding), view["direction"])
+    return infer_gaps(
+        _gap_rules(rules), len(view["players"]), view["history"], view["direction"], _deciding(view)
+    )
 
 
-def _forced_draws(history: list[dict[str, Any]], deciding: int | None) -> list[dict[str, Any]]:
-    """Classic history prepared for :func:`infer_gaps` with every turn draw taken as forced.
-
-    A drawn card that stays in the hand was unplayable (CL-5: of another colour), but it may
-    be of a colour the player showed it lacked earlier; so before such a draw the player's
-    old gaps are cleared (a stand-in ``absorb`` event), and the draw itself then records
-    the active colour. A drawn card played at once leaves the hand as it was; one that seat
-    ``deciding`` may still play (the last event) was playable, so it only clears the gaps.
-    """
-    out: list[dict[str, Any]] = []
-    last = len(history) - 1
-    for i, event in enumerate(history):
-        if event["kind"] == "draw":
-            seat = event.get("seat")
-            if i == last and seat == deciding:
-                out.append({"kind": "absorb", "seat": seat})
-                continue
-            following = history[i + 1] if i < last else None
-            played = (
-                following is not None
-                and following["kind"] == "play"
-                and following.get("seat") == seat
-                and event.get("count", 1) == 1
-            )
-            if not played:
-                out.append({"kind": "absorb", "seat": seat})
-        out.append(event)
-    return out
+def _deciding(view: dict[str, Any]) -> int | None:
+    """The seat deciding on a card it drew (phase ``play_drawn``), if any."""
+    return view["to_act"] if view["phase"] == "play_drawn" else None
 
 
 def _track(k: Knowledge, view: dict[str, Any]) -> None:
     """Read the gaps from the hand's public history (:func:`nomercy.core.redeal.infer_gaps`)."""
-    gaps = infer_gaps(k.rules, len(view["players"]), view["history"], view["direction"])
+    gaps = infer_gaps(
+        k.rules, len(view["players"]), view["history"], view["direction"], _deciding(view)
+    )
     lacks, no_wild = gaps.lacks, gaps.no_wild
     me = k.seat
     if me is not None:

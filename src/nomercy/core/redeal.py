@@ -7,7 +7,9 @@ stay thin:
 - :func:`infer_gaps` reads the public history of a hand: a player who draws on its turn
   without a voluntary draw (NM-9, CL-5, A03 ``voluntary_draw="off"``) held no card of the
   active colour and no wild. Under draw-until-playable the cards drawn before the playable
-  one were unplayable too, so the gap survives the draw. The gap ends when the player gets
+  one were unplayable too, so that gap survives the draw; gaps shown on earlier turns
+  survive it only if the hand ends the turn as it began it (one card drawn and played at
+  once), since kept cards may be of those colours. A gap ends when the player gets
   cards nobody saw (an absorbed penalty, an UNO penalty, a kept drawn card) and it moves
   with the hand in a 7-swap (NM-31) or a 0-pass (NM-29). Publicly revealed cards (NM-30)
   are known cards, not part of the gap: the gap speaks about the cards nobody has seen.
@@ -69,7 +71,11 @@ class Gaps:
 
 
 def infer_gaps(
-    rules: RuleSet, n: int, history: Iterable[Mapping[str, Any]], direction: int
+    rules: RuleSet,
+    n: int,
+    history: Iterable[Mapping[str, Any]],
+    direction: int,
+    deciding: int | None = None,
 ) -> Gaps:
     """Walk a hand's public history (``Game.public_history()``) and return its :class:`Gaps`.
 
@@ -79,6 +85,8 @@ def infer_gaps(
         history: the public event dicts of the current hand, oldest first.
         direction: the direction of play now; if the walk ends elsewhere it lost track of an
             event and keeps no gap (a 0-pass moves gaps by direction).
+        deciding: the seat now deciding on a card it drew (phase ``play_drawn``), if any;
+            its gaps then describe its hand apart from that card.
     """
     out = [False] * n
     lacks: dict[int, set[Colour]] = {s: set() for s in range(n)}
@@ -93,7 +101,10 @@ def infer_gaps(
     colour: Colour | None = None
     walked = 1
     last_card: Card | None = None
-    drew: int | None = None  # seat whose turn draw is not yet settled
+    # The seat whose turn draw is not yet settled, and its gaps from before that turn.
+    drew: int | None = None
+    drew_count = 0
+    before: set[Colour] = set()
 
     def clear(seat: int | None) -> None:
         if seat is not None and 0 <= seat < n:
@@ -104,9 +115,15 @@ def infer_gaps(
         kind = event["kind"]
         seat = event.get("seat")
         if drew is not None and kind != "draw":
-            # The drawing player's next move tells what happened to the drawn card.
+            if kind == "uno" and seat == drew:
+                continue  # a call before playing the drawn card settles nothing
+            # The drawing player's next move tells what happened to the drawn cards.
             if kind == "pass" and seat == drew:
                 clear(drew)  # a drawn card was kept: it was playable (NM-9, CL-5)
+            elif kind == "play" and seat == drew and drew_count == 1:
+                # One card drawn and played at once: the hand is the one that showed the
+                # older gaps, so they still hold beside the new one.
+                lacks[drew] |= before
             drew = None
         if kind == "deal":
             lacks = {s: set() for s in range(n)}
@@ -140,13 +157,18 @@ def infer_gaps(
                 walked = -walked
         elif kind == "draw":
             if infer and seat is not None and colour is not None:
-                lacks[seat].add(colour)
+                # Cards drawn and kept may be of colours the seat showed it lacked before,
+                # so only the active colour is sure; the older gaps come back if the hand
+                # ends the turn as it began it (see above).
+                before = lacks[seat]
+                lacks[seat] = {colour}
                 if wild_always_playable:
                     no_wild.add(seat)
                 if mode == "draw_one_pass":
                     clear(seat)  # the drawn card stays in hand whatever it is
                 else:
                     drew = seat
+                    drew_count = int(event.get("count", 1))
             else:
                 clear(seat)
         elif kind in ("absorb", "catch", "challenge"):
@@ -176,6 +198,10 @@ def infer_gaps(
         elif kind == "knockout" and seat is not None:
             out[seat] = True
             clear(seat)
+    if drew is not None and drew == deciding and drew_count == 1:
+        # The seat still decides on the card it drew (NM-9, CL-5): the gaps speak about the
+        # hand apart from that card (Redealer deals it apart), so the older gaps hold.
+        lacks[drew] |= before
     if walked != direction:
         # The walk lost track of the direction (an event this tracker does not model):
         # the gaps moved by a 0-pass may be wrong, so keep none of them.
@@ -262,7 +288,8 @@ class Redealer:
         t.seed = 0
         t.key = 0
         if gaps is None:
-            gaps = infer_gaps(game.rules, game.n, game.public_history(), game.direction)
+            deciding = game.turn if game.phase == "play_drawn" else None
+            gaps = infer_gaps(game.rules, game.n, game.public_history(), game.direction, deciding)
         need = {s: len(game.hands[s]) - len(keep[s]) for s in keep}
         drawer = -1
         turn = game.turn
