@@ -136,6 +136,16 @@ def test_nm33_stack_that_knocks_out_is_taken() -> None:
     assert choice(g).startswith("play W+10")
 
 
+def test_nm33_a_knock_out_stack_the_victim_probably_answers_is_not_taken() -> None:
+    # Heads-up, P0 (14 cards) faces +4 with a lone R+4; P1 holds 22 hidden cards. Stacked,
+    # 8 would knock P1 out (NM-33), but 22 cards almost surely hold an answer of 4 or more
+    # (NM-18), and 12 coming back would knock P0 out: absorbing the 4 is the better gamble.
+    mine = ["R+4", "G1", "G2", "G3", "G4", "B1", "B2", "B3", "B4", "Y1", "Y2", "Y3", "Y4", "G6"]
+    big = ["B6", "B7", "B8", "B9", "Y6", "Y7", "Y8", "Y9", "G7", "G8", "G9"] * 2
+    g = position([mine, big], discard=["Y+4"], pending={"total": 4, "last": 4})
+    assert choice(g) == "draw"
+
+
 def test_keeps_wild_draw_cards_for_defence() -> None:
     g = position([["W+10", "R9", "G1", "G2"], ["Y7", "Y8", "Y9", "Y1"]], discard=["R5"])
     assert choice(g) == "play R9"

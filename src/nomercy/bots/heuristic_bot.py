@@ -12,7 +12,8 @@ list's order). What it weighs, with the rules behind it:
   under A28 ``"self"`` it comes back to its own player and is stacked only with a follow-up.
   A lone stack (no follow-up that could answer an
   answer) is a gamble: when the victim probably answers, so that the penalty would come back
-  bigger, it absorbs the small penalty now instead (NM-17).
+  bigger, it absorbs the small penalty now instead (NM-17), even if the stack would knock
+  the victim out unanswered (a knock-out, NM-33, weighs like the game on both sides).
 - **Keeping defence**: outside a stack, Draw Cards are kept to answer stacks (wild ones most)
   unless the attack is worth it: the victim is close to winning or to its Mercy limit.
 - **Shedding**: it prefers plays that shed many cards (a Discard All sheds its whole colour,
@@ -80,6 +81,8 @@ _LACK_COLOUR = 5.0  # naming a colour the next player probably lacks
 _LACKS_NEXT = 6.0  # playing into a colour the next player showed it lacks
 _WILD_LAST = 12.0  # keeping a wild for the last cards
 _AGAIN = 6.0  # two players: a Skip or Reverse with a follow-up in hand
+_KNOCKOUT = 100.0  # a Mercy knock-out (NM-33) that ends a two-player hand, in cards
+_KNOCKS_ONE = 60.0  # knocking out one opponent of several
 
 
 class _Context:
@@ -371,13 +374,14 @@ class HeuristicBot:
         if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and not ctx.two:
             victim = ctx.next_seat(ctx.seat, -ctx.direction)
         sent = total + card.draw_value
-        if sent >= ctx.distance(victim):
-            return False  # unanswered, it knocks the victim out
         answer = ctx.answer_probability(victim, card.draw_value)
         back = sent + card.draw_value  # the smallest answer
-        stack_value = (1.0 - answer) * sent - answer * back
-        if back >= ctx.my_distance:
-            stack_value -= answer * 100.0  # answered, it knocks us out
+        # A knock-out (NM-33) weighs like the game: a victim who probably answers makes even
+        # a stack that would knock it out a bad gamble.
+        knocks = sent >= ctx.distance(victim)
+        gain = sent + ((_KNOCKOUT if ctx.n_active == 2 else _KNOCKS_ONE) if knocks else 0.0)
+        loss = back + (_KNOCKOUT if back >= ctx.my_distance else 0.0)
+        stack_value = (1.0 - answer) * gain - answer * loss
         return -total > stack_value + _ABSORB_MARGIN
 
     def _victim_bonus(self, ctx: _Context, victim: int, penalty: int) -> float:
@@ -386,7 +390,7 @@ class HeuristicBot:
             return -20.0
         bonus = 4.0 * ctx.threat(victim)
         if penalty >= ctx.distance(victim):
-            bonus += 100.0 if ctx.n_active == 2 else 60.0  # NM-33 knock-out (2 players: a win)
+            bonus += _KNOCKOUT if ctx.n_active == 2 else _KNOCKS_ONE  # NM-33 (2 players: a win)
         return bonus
 
     def _should_challenge(self, ctx: _Context) -> bool:

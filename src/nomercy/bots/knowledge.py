@@ -8,9 +8,10 @@
 - for each opponent, the colours it showed it lacks. A player who draws on its turn without
   a voluntary draw (NM-9, CL-5, A03 ``voluntary_draw="off"``) held no card of the active
   colour and no wild. Under draw-until-playable the cards drawn before the playable one are
-  unplayable too, so that gap survives the draw (older gaps survive it only if one card was
-  drawn and played at once: kept cards may be of those colours). A gap ends when the player receives cards
-  nobody saw (an absorbed penalty, an UNO penalty, a kept drawn card) and it moves with the
+  unplayable too, so that gap survives the draw (older gaps survive it only if one card
+  was drawn and played at once: kept cards may be of those colours). A gap ends when the
+  player receives cards nobody saw (an absorbed penalty, an UNO penalty, a kept drawn
+  card) and it moves with the
   hand in a 7-swap (NM-31) or a 0-pass (NM-29). Publicly revealed cards (a Roulette reveal,
   NM-30) are listed in the view's ``known`` and are not part of the gap: the gap speaks
   about the cards of the hand nobody has seen.
