@@ -9,7 +9,7 @@ and counted separately).
 
     python benchmarks/bench_bots.py --bot heuristic --vs random --games 1000
     python benchmarks/bench_bots.py --bot ismcts --vs heuristic --games 1000
-    python benchmarks/bench_bots.py --bot ismcts --vs heuristic --players 4 --games 1000
+    python benchmarks/bench_bots.py --bot ismcts --vs heuristic --players 4 --games 1000 --jobs 2
     python benchmarks/bench_bots.py --bot ismcts --param iterations=300 --games 200 --json
 
 ``--speed`` measures search speed instead: ``ismcts`` iterations per second on a fixed set of
@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import multiprocessing
 import os
 import random
 import statistics
@@ -78,6 +79,22 @@ class Timed:
     def choose_out_of_turn(self, view: dict[str, Any], legal: list[Action]) -> Action | None:
         chooser = getattr(self.bot, "choose_out_of_turn", None)
         return None if chooser is None else chooser(view, legal)
+
+
+def play_one(
+    job: tuple[str, str, int, str, dict[str, Any], int, int],
+) -> tuple[bool, list[float], int]:
+    """Play game ``index`` (tested bot at seat ``index % players``): won, decision times, forced."""
+    bot, vs, players, preset, params, index, seed = job
+    game = new_game(players, rules=preset, seed=seed)
+    seat = index % players
+    seeds_rng = random.Random(seed)
+    bots: list[Bot] = [make_bot(vs, seed=seeds_rng.getrandbits(32)) for _ in range(players)]
+    times: list[float] = []
+    forced = [0]
+    bots[seat] = Timed(make_bot(bot, seed=seeds_rng.getrandbits(32), **params), times, forced)
+    play_out(game, bots)
+    return game.winner == seat, times, forced[0]
 
 
 def parse_params(items: list[str]) -> dict[str, Any]:
@@ -289,6 +306,13 @@ def main(argv: list[str] | None = None) -> int:
         help="with --speed: a parameter for this checkout's bot only, e.g. rollout=greedy and "
         "variants=all to search with the baseline's settings (repeatable)",
     )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="J",
+        help="worker processes for the games (default: 1); the results do not depend on it",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     parser.add_argument(
         "--every",
@@ -338,6 +362,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(str(exc))
     if args.games < 1:
         parser.error("--games must be at least 1")
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     try:
         params = parse_params(args.param)
     except argparse.ArgumentTypeError as exc:
@@ -348,6 +374,13 @@ def main(argv: list[str] | None = None) -> int:
     forced = [0]
     wins = 0
     start = time.perf_counter()
+    jobs = [
+        (args.bot, args.vs, args.players, args.preset, params, i, seed)
+        for i, seed in enumerate(seeds)
+    ]
+    pool = multiprocessing.get_context("fork").Pool(args.jobs) if args.jobs > 1 else None
+    # Each game is played the same way in any process, so --jobs changes no result.
+    results = pool.imap(play_one, jobs) if pool else map(play_one, jobs)
     with Progress(
         TextColumn(f"{args.bot} vs {args.vs} x{args.players - 1}"),
         BarColumn(),
@@ -357,18 +390,10 @@ def main(argv: list[str] | None = None) -> int:
         console=Console(stderr=True) if args.json else None,
     ) as progress:
         task = progress.add_task("games", total=args.games, rate="-")
-        for i, seed in enumerate(seeds):
-            game = new_game(args.players, rules=args.preset, seed=seed)
-            seat = i % args.players
-            seeds_rng = random.Random(seed)
-            bots: list[Bot] = [
-                make_bot(args.vs, seed=seeds_rng.getrandbits(32)) for _ in range(args.players)
-            ]
-            bots[seat] = Timed(
-                make_bot(args.bot, seed=seeds_rng.getrandbits(32), **params), times, forced
-            )
-            play_out(game, bots)
-            wins += game.winner == seat
+        for i, (won, game_times, game_forced) in enumerate(results):
+            wins += won
+            times.extend(game_times)
+            forced[0] += game_forced
             progress.update(task, advance=1, rate=f"{wins / (i + 1):.3f}")
             if args.every and (i + 1) % args.every == 0:
                 low, high = wilson(wins, i + 1)
@@ -379,6 +404,9 @@ def main(argv: list[str] | None = None) -> int:
                     file=sys.stderr,
                     flush=True,
                 )
+    if pool:
+        pool.close()
+        pool.join()
     elapsed = time.perf_counter() - start
     low, high = wilson(wins, args.games)
     result: dict[str, Any] = {
