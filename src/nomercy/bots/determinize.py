@@ -15,15 +15,33 @@ view is read, so a determinization never uses hidden state.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
-from nomercy.bots.knowledge import Knowledge, view_gaps
+from nomercy.bots.knowledge import (
+    Knowledge,
+    PlayHints,
+    colour_counts,
+    play_hints,
+    rules_of,
+    view_gaps,
+)
 from nomercy.core.cards import Colour
 from nomercy.core.errors import NotationError
 from nomercy.core.game import Game
 from nomercy.core.redeal import Gaps, Redealer
 
-__all__ = ["HONEST_WD4", "honest_redealer_for", "redealer_for", "sample_game", "sample_position"]
+__all__ = [
+    "HONEST_WD4",
+    "KEEPS_WILDS",
+    "NAMED_TRIES",
+    "PRIORS",
+    "honest_redealer_for",
+    "redealer_for",
+    "sample_game",
+    "sample_position",
+    "search_sampler",
+]
 
 #: The prior that a classic Wild +4 awaiting a challenge was played honestly (CL-4, CL-8):
 #: a player holding the active colour usually plays it rather than risk a 4-card penalty.
@@ -33,6 +51,18 @@ __all__ = ["HONEST_WD4", "honest_redealer_for", "redealer_for", "sample_game", "
 #: ``heuristic`` bluffs in about one Wild +4 in six against itself, ``random`` far more often:
 #: this is a prior for sensible opponents. The search uses it; the heuristic does not.
 HONEST_WD4 = 0.8
+
+#: The prior that a classic player who played a wild (plain or Wild +4) held no card of the
+#: colour active then (:func:`~nomercy.bots.knowledge.play_hints`): sensible players keep
+#: their wilds for when nothing else fits (RLCard's agent always does; ``heuristic`` mostly).
+KEEPS_WILDS = 0.8
+#: Deals tried per search iteration to find one in which a player that named a colour with
+#: a wild held that colour most (among its cards then); after that the last deal stands.
+NAMED_TRIES = 4
+#: The deal priors a search may use on classic rules: ``"none"`` (the view's gaps and the
+#: honest Wild +4 only), ``"wilds"`` (also :data:`KEEPS_WILDS`), ``"all"`` (also the named
+#: colour, :data:`NAMED_TRIES`).
+PRIORS = ("none", "wilds", "all")
 
 
 def redealer_for(view: dict[str, Any], knowledge: Knowledge | None = None) -> Redealer:
@@ -105,3 +135,67 @@ def sample_position(
 ) -> dict[str, Any]:
     """:func:`sample_game` as a position (``Game.to_position()``); same arguments."""
     return sample_game(view, rng, knowledge).to_position()
+
+
+def search_sampler(view: dict[str, Any], priors: str = "all") -> Callable[[random.Random], Game]:
+    """The deals a search of ``view`` plays: :func:`redealer_for`'s, tilted by priors.
+
+    - A classic Wild +4 awaiting the seat's challenge was honest with the prior
+      :data:`HONEST_WD4` (:func:`honest_redealer_for`).
+    - On classic rules (``priors`` ``"wilds"`` or ``"all"``), a player who played a wild held
+      no card of the colour active then, with the prior :data:`KEEPS_WILDS` (the same coin
+      as the honest Wild +4 when one awaits a challenge, which is such a wild).
+    - On classic rules (``priors="all"``), in the deals of that coin a player that named a
+      colour with its latest wild holds that colour most (counting the cards it played
+      since): up to :data:`NAMED_TRIES` deals are tried for one that agrees.
+
+    No Mercy deals are :func:`redealer_for`'s alone (its wilds have other uses).
+
+    Raises:
+        ValueError: as :func:`redealer_for`, or ``priors`` not in :data:`PRIORS`.
+    """
+    if priors not in PRIORS:
+        raise ValueError(f"priors must be one of {', '.join(PRIORS)}, not {priors!r}")
+    base = redealer_for(view)
+    honest = honest_redealer_for(view, base)
+    hints = PlayHints()
+    if priors != "none" and rules_of(view).is_classic:
+        hints = play_hints(view)
+    if not hints.lacks and not hints.named:
+        if honest is None:
+            return base.sample
+        plain, fair = base.sample, honest.sample
+
+        def mixed(rng: random.Random) -> Game:
+            return fair(rng) if rng.random() < HONEST_WD4 else plain(rng)
+
+        return mixed
+    gaps = (honest or base).gaps
+    lacks = {s: set(c) for s, c in gaps.lacks.items()}
+    for s, colours in hints.lacks.items():
+        lacks.setdefault(s, set()).update(colours)
+    tilted = Redealer(
+        Game.from_view(view), view["seat"], Gaps(lacks, set(gaps.no_wild), gaps.colour)
+    )
+    share = HONEST_WD4 if honest is not None else KEEPS_WILDS
+    plain, prior = base.sample, tilted.sample
+    named = [(s, c, played) for s, (c, played) in hints.named.items() if priors == "all"]
+
+    def agrees(game: Game) -> bool:
+        for seat, colour, played in named:
+            counts = colour_counts(game.hands[seat] + played)
+            if counts[colour] < max(counts.values()):
+                return False
+        return True
+
+    def sample(rng: random.Random) -> Game:
+        if rng.random() >= share:
+            return plain(rng)
+        game = prior(rng)
+        for _ in range(NAMED_TRIES - 1 if named else 0):
+            if agrees(game):
+                break
+            game = prior(rng)
+        return game
+
+    return sample

@@ -9,11 +9,11 @@
   a voluntary draw (NM-9, CL-5, A03 ``voluntary_draw="off"``) held no card of the active
   colour and no wild. Under draw-until-playable the cards drawn before the playable one are
   unplayable too, so that gap survives the draw (older gaps survive it only if one card was
-  drawn and played at once: kept cards may be of those colours). A gap ends when the player receives cards
-  nobody saw (an absorbed penalty, an UNO penalty, a kept drawn card) and it moves with the
-  hand in a 7-swap (NM-31) or a 0-pass (NM-29). Publicly revealed cards (a Roulette reveal,
-  NM-30) are listed in the view's ``known`` and are not part of the gap: the gap speaks
-  about the cards of the hand nobody has seen.
+  drawn and played at once: kept cards may be of those colours). A gap ends when the player
+  receives cards nobody saw (an absorbed penalty, an UNO penalty, a kept drawn card) and it
+  moves with the hand in a 7-swap (NM-31) or a 0-pass (NM-29). Publicly revealed cards (a
+  Roulette reveal, NM-30) are listed in the view's ``known`` and are not part of the gap:
+  the gap speaks about the cards of the hand nobody has seen.
 
 Classic rules allow drawing with a playable card (CL-5), so a draw proves nothing there and
 the core's :func:`~nomercy.core.redeal.infer_gaps` (and so :func:`read_view`) reads no gap.
@@ -39,7 +39,15 @@ from nomercy.core.cards import COLOURS, Card, Colour, parse_card
 from nomercy.core.redeal import Gaps, infer_gaps
 from nomercy.core.rules import RuleSet, make_rules
 
-__all__ = ["Knowledge", "colour_counts", "read_view", "rules_of", "view_gaps"]
+__all__ = [
+    "Knowledge",
+    "PlayHints",
+    "colour_counts",
+    "play_hints",
+    "read_view",
+    "rules_of",
+    "view_gaps",
+]
 
 _RULES_CACHE: dict[str, RuleSet] = {}
 _GAP_RULES: dict[RuleSet, RuleSet] = {}
@@ -168,3 +176,113 @@ def colour_counts(cards: list[Card]) -> dict[Colour, int]:
         if card.colour is not None:
             counts[card.colour] += 1
     return counts
+
+
+@dataclass
+class PlayHints:
+    """What the wilds a player showed suggest about its hand (classic search priors).
+
+    Attributes:
+        lacks: per seat, the colours that were active when it played a wild (plain or
+            Wild +4) since it last received cards nobody saw: a sensible player keeps its
+            wilds for when no other card fits, so it probably held none of them.
+        named: per seat, the colour it named with its latest such wild and the cards it
+            played since (its hand then was its hidden cards now plus those): a sensible
+            player names the colour it holds most.
+    """
+
+    lacks: dict[int, set[Colour]] = field(default_factory=dict)
+    named: dict[int, tuple[Colour, list[Card]]] = field(default_factory=dict)
+
+
+def play_hints(view: dict[str, Any]) -> PlayHints:
+    """Read :class:`PlayHints` from ``view``'s public history (the viewer's own excluded).
+
+    A seat's hints end when it receives cards nobody saw (a draw it keeps, an absorbed
+    penalty, a challenge, an UNO penalty) or when hands move (a 7-swap or a 0-pass), and a
+    colour hint ends when the seat later plays a card of that colour (the hint was wrong).
+    A single drawn card played at once leaves the hand as it was, so the hints stand.
+    """
+    lacks: dict[int, set[Colour]] = {}
+    named: dict[int, tuple[Colour, list[Card]]] = {}
+    history = view["history"]
+    colour = _first_colour(view)
+    naming: int | None = None  # a seat whose wild's colour is named by a later event
+    drew: int | None = None  # a seat that drew one card, while its next move is unknown
+    kept: tuple[set[Colour], tuple[Colour, list[Card]] | None] = (set(), None)
+
+    def drop(seat: int) -> None:
+        lacks.pop(seat, None)
+        named.pop(seat, None)
+
+    for event in history:
+        kind = event["kind"]
+        seat = event.get("seat")
+        if drew is not None and kind != "uno":
+            if kind == "play" and seat == drew:
+                # The drawn card was played at once: the hand is the one that gave the hints.
+                if kept[0]:
+                    lacks[drew] = set(kept[0])
+                if kept[1] is not None:
+                    named[drew] = kept[1]
+            drew = None
+        if kind == "deal":
+            lacks, named, naming = {}, {}, None
+        elif kind == "start_card":
+            card = parse_card(event["card"]) if event.get("card") else None
+            colour = card.colour if card is not None else None
+        elif kind == "play" and seat is not None:
+            card = parse_card(event["card"])
+            if card.is_wild:
+                if colour is not None:
+                    lacks.setdefault(seat, set()).add(colour)
+                if event.get("colour"):
+                    colour = Colour(event["colour"])
+                    named[seat] = (colour, [])
+                else:
+                    colour, naming = None, seat
+                    named.pop(seat, None)
+            else:
+                colour = card.colour
+                gaps = lacks.get(seat)
+                if gaps is not None and colour in gaps:
+                    gaps.discard(colour)  # it held one after all
+                hint = named.get(seat)
+                if hint is not None:
+                    hint[1].append(card)
+        elif kind in ("colour", "reveal") and event.get("colour"):
+            colour = Colour(event["colour"])
+            if naming is not None and naming == seat:
+                named[seat] = (colour, [])
+            naming = None
+        elif kind == "draw" and seat is not None:
+            count = int(event.get("count", 1))
+            old = lacks.get(seat), named.get(seat)
+            drop(seat)
+            if count == 1:
+                drew = seat
+                kept = (set(old[0] or ()), old[1])
+        elif kind in ("absorb", "catch", "challenge", "knockout") and seat is not None:
+            drop(seat)  # the seat took cards nobody saw (the event's seat draws them)
+        elif kind in ("swap", "pass_hands"):
+            lacks, named = {}, {}  # hands moved (classic_seven_zero): start again
+    me = view["seat"]
+    lacks.pop(me, None)
+    named.pop(me, None)
+    return PlayHints({s: c for s, c in lacks.items() if c}, named)
+
+
+def _first_colour(view: dict[str, Any]) -> Colour | None:
+    """The active colour before the view's history, for a history without its deal.
+
+    A game set up from a position (``Game.from_position``) starts its history with the first
+    move: the card under every card played since is the top it started on.
+    """
+    history = view["history"]
+    if any(e["kind"] in ("deal", "start_card") for e in history):
+        return None  # the walk meets the start card itself
+    plays = sum(1 for e in history if e["kind"] == "play")
+    at = len(view["discard"]) - plays - 1
+    if at < 0:
+        return None
+    return parse_card(view["discard"][at]).colour
