@@ -98,9 +98,9 @@ def test_ismcts_searches_only_games_dealt_from_its_view(monkeypatch: pytest.Monk
                 assert a == b
                 assert searched == first
                 if first:
-                    # One game per iteration, more when the named-colour prior rejects
-                    # deals (determinize.NAMED_TRIES).
-                    assert 15 <= len(first) <= 15 * determinize.NAMED_TRIES
+                    # One game per iteration, more when the classic priors reject deals
+                    # (determinize.PRIOR_TRIES).
+                    assert 15 <= len(first) <= 15 * determinize.PRIOR_TRIES
                     checked += 1
             g.apply(next_action(g, drivers))
     assert checked >= 20

@@ -36,6 +36,7 @@ def test_a_wild_shows_the_colour_it_covered_and_the_colour_it_named() -> None:
     g = wild_game(["G1", "G2", "G3", "B6", "Y3"], [])
     hints = play_hints(json_view(g, 0))
     assert hints.lacks == {1: {RED}}
+    assert hints.ranks == {1: {5}}  # no 5 either: it would have played it
     assert hints.named == {1: (GREEN, [])}
     # A seat's own wilds are no hints for itself.
     assert play_hints(json_view(g, 1)).lacks == {}
@@ -57,11 +58,13 @@ def test_a_drawn_card_played_at_once_keeps_the_hints_a_kept_one_ends_them() -> N
             assert g.to_act == 0  # Y9 is not playable: the turn passed, P1 keeps it
             hints = play_hints(json_view(g, 0))
             assert hints.lacks == {} and hints.named == {}
+            assert hints.ranks == {1: {1}}  # it could not match G1's number, nor can Y9
         else:
             assert g.phase == "play_drawn"
             g.apply("play G4")
             hints = play_hints(json_view(g, 0))
             assert hints.lacks == {1: {RED}}
+            assert hints.ranks == {1: {1, 5}}
             assert hints.named == {1: (GREEN, [Card("G1"), Card("G4")])}
 
 
@@ -97,9 +100,21 @@ def test_the_deals_keep_the_covered_colour_out_of_the_wild_players_hand(seed: in
 
     uniform = red_share(_deals("none", seed))
     assert uniform > 0.6  # five unseen cards out of 101, 23 of them red
-    for priors in ("wilds", "all"):
+    for priors in ("wilds", "ranks", "all"):
         # Only the deals outside the prior (1 - KEEPS_WILDS of them) may hold red.
         assert red_share(_deals(priors, seed)) < (1 - KEEPS_WILDS) * uniform + 0.08
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_deals_keep_the_unmatched_rank_out_of_the_wild_players_hand(seed: int) -> None:
+    def five_share(deals: list[Game]) -> float:
+        return sum(any(c.number == 5 for c in d.hands[1]) for d in deals) / len(deals)
+
+    uniform = five_share(_deals("wilds", seed))
+    assert uniform > 0.2  # 7 unseen 5s among 101 cards
+    for priors in ("ranks", "all"):
+        # Outside the prior only, and when PRIOR_TRIES deals in a row hold a 5 (rarely).
+        assert five_share(_deals(priors, seed)) < (1 - KEEPS_WILDS) * uniform + 0.04
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -135,7 +150,7 @@ def test_no_mercy_deals_use_no_play_priors() -> None:
 
 def test_search_sampler_rejects_unknown_priors() -> None:
     g = wild_game(["G1"], [])
-    with pytest.raises(ValueError, match="priors must be one of none, wilds, all"):
+    with pytest.raises(ValueError, match="priors must be one of none, wilds, ranks, all"):
         search_sampler(json_view(g, 0), "some")
-    with pytest.raises(ValueError, match="priors must be one of none, wilds, all"):
+    with pytest.raises(ValueError, match="priors must be one of none, wilds, ranks, all"):
         make_bot("ismcts", seed=1, priors="some")

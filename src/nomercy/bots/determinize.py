@@ -15,6 +15,7 @@ view is read, so a determinization never uses hidden state.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -23,10 +24,11 @@ from nomercy.bots.knowledge import (
     PlayHints,
     colour_counts,
     play_hints,
+    rank_of,
     rules_of,
     view_gaps,
 )
-from nomercy.core.cards import Colour
+from nomercy.core.cards import Colour, parse_card
 from nomercy.core.errors import NotationError
 from nomercy.core.game import Game
 from nomercy.core.redeal import Gaps, Redealer
@@ -34,8 +36,8 @@ from nomercy.core.redeal import Gaps, Redealer
 __all__ = [
     "HONEST_WD4",
     "KEEPS_WILDS",
-    "NAMED_TRIES",
     "PRIORS",
+    "PRIOR_TRIES",
     "honest_redealer_for",
     "redealer_for",
     "sample_game",
@@ -56,13 +58,16 @@ HONEST_WD4 = 0.8
 #: colour active then (:func:`~nomercy.bots.knowledge.play_hints`): sensible players keep
 #: their wilds for when nothing else fits (RLCard's agent always does; ``heuristic`` mostly).
 KEEPS_WILDS = 0.8
-#: Deals tried per search iteration to find one in which a player that named a colour with
-#: a wild held that colour most (among its cards then); after that the last deal stands.
-NAMED_TRIES = 4
-#: The deal priors a search may use on classic rules: ``"none"`` (the view's gaps and the
-#: honest Wild +4 only), ``"wilds"`` (also :data:`KEEPS_WILDS`), ``"all"`` (also the named
-#: colour, :data:`NAMED_TRIES`).
-PRIORS = ("none", "wilds", "all")
+#: Deals tried per search iteration to find one that agrees with the rank hints (a player
+#: that drew or played a wild held no card of the top's number or symbol) and the named
+#: colour (a player that named a colour with a wild held that colour most, among its cards
+#: then); after that the last deal stands.
+PRIOR_TRIES = 6
+#: The deal priors a search may use on classic rules, each adding to the one before:
+#: ``"none"`` (the view's gaps and the honest Wild +4 only), ``"wilds"`` (a wild's covered
+#: colour, :data:`KEEPS_WILDS`), ``"ranks"`` (the ranks a player could not match),
+#: ``"all"`` (the named colour); see :func:`search_sampler`.
+PRIORS = ("none", "wilds", "ranks", "all")
 
 
 def redealer_for(view: dict[str, Any], knowledge: Knowledge | None = None) -> Redealer:
@@ -142,12 +147,13 @@ def search_sampler(view: dict[str, Any], priors: str = "all") -> Callable[[rando
 
     - A classic Wild +4 awaiting the seat's challenge was honest with the prior
       :data:`HONEST_WD4` (:func:`honest_redealer_for`).
-    - On classic rules (``priors`` ``"wilds"`` or ``"all"``), a player who played a wild held
-      no card of the colour active then, with the prior :data:`KEEPS_WILDS` (the same coin
-      as the honest Wild +4 when one awaits a challenge, which is such a wild).
-    - On classic rules (``priors="all"``), in the deals of that coin a player that named a
-      colour with its latest wild holds that colour most (counting the cards it played
-      since): up to :data:`NAMED_TRIES` deals are tried for one that agrees.
+    - On classic rules the other priors of :data:`PRIORS` up to ``priors`` hold in a share
+      :data:`KEEPS_WILDS` of the deals (:data:`HONEST_WD4` when a Wild +4 awaits a
+      challenge: it is such a wild), from :func:`~nomercy.bots.knowledge.play_hints`: a
+      player who played a wild held no card of the colour active then (``"wilds"``); a
+      player who drew or played a wild held no card of the top card's rank (``"ranks"``);
+      a player that named a colour with its latest wild held that colour most (``"all"``).
+      The last two are met by trying up to :data:`PRIOR_TRIES` deals.
 
     No Mercy deals are :func:`redealer_for`'s alone (its wilds have other uses).
 
@@ -156,12 +162,15 @@ def search_sampler(view: dict[str, Any], priors: str = "all") -> Callable[[rando
     """
     if priors not in PRIORS:
         raise ValueError(f"priors must be one of {', '.join(PRIORS)}, not {priors!r}")
+    level = PRIORS.index(priors)
     base = redealer_for(view)
     honest = honest_redealer_for(view, base)
     hints = PlayHints()
-    if priors != "none" and rules_of(view).is_classic:
+    if level and rules_of(view).is_classic:
         hints = play_hints(view)
-    if not hints.lacks and not hints.named:
+    ranks = list(hints.ranks.items()) if level >= 2 else []
+    named = [(s, c, played) for s, (c, played) in hints.named.items()] if level >= 3 else []
+    if not hints.lacks and not ranks and not named:
         if honest is None:
             return base.sample
         plain, fair = base.sample, honest.sample
@@ -179,20 +188,31 @@ def search_sampler(view: dict[str, Any], priors: str = "all") -> Callable[[rando
     )
     share = HONEST_WD4 if honest is not None else KEEPS_WILDS
     plain, prior = base.sample, tilted.sample
-    named = [(s, c, played) for s, (c, played) in hints.named.items() if priors == "all"]
+    known = {int(s): Counter(parse_card(c) for c in cards) for s, cards in view["known"].items()}
 
     def agrees(game: Game) -> bool:
+        hands = game.hands
+        for seat, unmatched in ranks:
+            seen = known.get(seat)
+            if game.drawn is not None and game.turn == seat:
+                # The card it decides on was drawn after the hints (it is dealt apart).
+                seen = (seen or Counter()) + Counter([game.drawn])
+            hidden = list((Counter(hands[seat]) - seen).elements()) if seen else hands[seat]
+            if any(rank_of(c) in unmatched for c in hidden):
+                return False
         for seat, colour, played in named:
-            counts = colour_counts(game.hands[seat] + played)
+            counts = colour_counts(hands[seat] + played)
             if counts[colour] < max(counts.values()):
                 return False
         return True
+
+    tries = PRIOR_TRIES - 1 if ranks or named else 0
 
     def sample(rng: random.Random) -> Game:
         if rng.random() >= share:
             return plain(rng)
         game = prior(rng)
-        for _ in range(NAMED_TRIES - 1 if named else 0):
+        for _ in range(tries):
             if agrees(game):
                 break
             game = prior(rng)

@@ -35,15 +35,17 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from nomercy.core.cards import COLOURS, Card, Colour, parse_card
+from nomercy.core.cards import COLOURS, Card, Colour, Kind, parse_card
 from nomercy.core.redeal import Gaps, infer_gaps
 from nomercy.core.rules import RuleSet, make_rules
 
 __all__ = [
     "Knowledge",
     "PlayHints",
+    "Rank",
     "colour_counts",
     "play_hints",
+    "rank_of",
     "read_view",
     "rules_of",
     "view_gaps",
@@ -178,20 +180,35 @@ def colour_counts(cards: list[Card]) -> dict[Colour, int]:
     return counts
 
 
+#: A card's rank for matching (CL-4): its number, or its kind for an action card.
+Rank = int | Kind
+
+
+def rank_of(card: Card) -> Rank | None:
+    """What ``card`` matches besides its colour (``None`` for a wild)."""
+    if card.is_wild:
+        return None
+    return card.number if card.is_number else card.kind
+
+
 @dataclass
 class PlayHints:
-    """What the wilds a player showed suggest about its hand (classic search priors).
+    """What a classic player's draws and wilds suggest about its hand (search priors).
 
     Attributes:
         lacks: per seat, the colours that were active when it played a wild (plain or
             Wild +4) since it last received cards nobody saw: a sensible player keeps its
             wilds for when no other card fits, so it probably held none of them.
-        named: per seat, the colour it named with its latest such wild and the cards it
-            played since (its hand then was its hidden cards now plus those): a sensible
-            player names the colour it holds most.
+        ranks: per seat, the ranks (:func:`rank_of`) it showed it could not match: the top
+            card's when it drew on its turn or played a wild (it held no card of that
+            number or symbol, as it held none of the colour, :func:`view_gaps`).
+        named: per seat, the colour it named with its latest wild and the cards it played
+            since (its hand then was its hidden cards now plus those): a sensible player
+            names the colour it holds most.
     """
 
     lacks: dict[int, set[Colour]] = field(default_factory=dict)
+    ranks: dict[int, set[Rank]] = field(default_factory=dict)
     named: dict[int, tuple[Colour, list[Card]]] = field(default_factory=dict)
 
 
@@ -199,43 +216,54 @@ def play_hints(view: dict[str, Any]) -> PlayHints:
     """Read :class:`PlayHints` from ``view``'s public history (the viewer's own excluded).
 
     A seat's hints end when it receives cards nobody saw (a draw it keeps, an absorbed
-    penalty, a challenge, an UNO penalty) or when hands move (a 7-swap or a 0-pass), and a
-    colour hint ends when the seat later plays a card of that colour (the hint was wrong).
-    A single drawn card played at once leaves the hand as it was, so the hints stand.
+    penalty, a challenge, an UNO penalty) or when hands move (a 7-swap or a 0-pass); a
+    draw it keeps, unplayable, leaves the rank it could not match. A colour or rank hint
+    ends when the seat later plays a card of it (the hint was wrong). A single drawn card
+    played at once leaves the hand as it was, so the hints stand.
     """
     lacks: dict[int, set[Colour]] = {}
+    ranks: dict[int, set[Rank]] = {}
     named: dict[int, tuple[Colour, list[Card]]] = {}
-    history = view["history"]
-    colour = _first_colour(view)
+    top, colour = _first_top(view)
     naming: int | None = None  # a seat whose wild's colour is named by a later event
     drew: int | None = None  # a seat that drew one card, while its next move is unknown
-    kept: tuple[set[Colour], tuple[Colour, list[Card]] | None] = (set(), None)
+    kept: tuple[set[Colour], set[Rank], tuple[Colour, list[Card]] | None] = (set(), set(), None)
 
     def drop(seat: int) -> None:
         lacks.pop(seat, None)
+        ranks.pop(seat, None)
         named.pop(seat, None)
 
-    for event in history:
+    for event in view["history"]:
         kind = event["kind"]
         seat = event.get("seat")
+        at_once = False  # this play is of the card its player just drew
         if drew is not None and kind != "uno":
             if kind == "play" and seat == drew:
+                at_once = True
                 # The drawn card was played at once: the hand is the one that gave the hints.
                 if kept[0]:
-                    lacks[drew] = set(kept[0])
-                if kept[1] is not None:
-                    named[drew] = kept[1]
+                    lacks.setdefault(drew, set()).update(kept[0])
+                if kept[1]:
+                    ranks.setdefault(drew, set()).update(kept[1])
+                if kept[2] is not None:
+                    named[drew] = kept[2]
+            elif kind == "pass" and seat == drew:
+                drop(drew)  # it kept a playable card: nothing is sure about it
             drew = None
         if kind == "deal":
-            lacks, named, naming = {}, {}, None
+            lacks, ranks, named, naming, top = {}, {}, {}, None, None
         elif kind == "start_card":
-            card = parse_card(event["card"]) if event.get("card") else None
-            colour = card.colour if card is not None else None
+            top = parse_card(event["card"]) if event.get("card") else None
+            colour = top.colour if top is not None else None
         elif kind == "play" and seat is not None:
             card = parse_card(event["card"])
             if card.is_wild:
                 if colour is not None:
                     lacks.setdefault(seat, set()).add(colour)
+                rank = rank_of(top) if top is not None else None
+                if rank is not None:
+                    ranks.setdefault(seat, set()).add(rank)
                 if event.get("colour"):
                     colour = Colour(event["colour"])
                     named[seat] = (colour, [])
@@ -244,45 +272,52 @@ def play_hints(view: dict[str, Any]) -> PlayHints:
                     named.pop(seat, None)
             else:
                 colour = card.colour
-                gaps = lacks.get(seat)
-                if gaps is not None and colour in gaps:
-                    gaps.discard(colour)  # it held one after all
+                if not at_once:  # a card from the hand that gave the hints: they were wrong
+                    lacks.get(seat, set()).discard(colour)
+                    ranks.get(seat, set()).discard(rank_of(card))
                 hint = named.get(seat)
                 if hint is not None:
                     hint[1].append(card)
+            top = card
         elif kind in ("colour", "reveal") and event.get("colour"):
             colour = Colour(event["colour"])
             if naming is not None and naming == seat:
                 named[seat] = (colour, [])
             naming = None
         elif kind == "draw" and seat is not None:
-            count = int(event.get("count", 1))
-            old = lacks.get(seat), named.get(seat)
+            old = (set(lacks.get(seat, ())), set(ranks.get(seat, ())), named.get(seat))
             drop(seat)
-            if count == 1:
-                drew = seat
-                kept = (set(old[0] or ()), old[1])
+            rank = rank_of(top) if top is not None else None
+            if int(event.get("count", 1)) == 1:
+                drew, kept = seat, old
+                if rank is not None:
+                    # Read as forced (view_gaps): no card of its hand matched the top's
+                    # rank, nor does the drawn card if it stays.
+                    ranks[seat] = {rank}
         elif kind in ("absorb", "catch", "challenge", "knockout") and seat is not None:
             drop(seat)  # the seat took cards nobody saw (the event's seat draws them)
         elif kind in ("swap", "pass_hands"):
-            lacks, named = {}, {}  # hands moved (classic_seven_zero): start again
+            lacks, ranks, named = {}, {}, {}  # hands moved (classic_seven_zero): start again
     me = view["seat"]
-    lacks.pop(me, None)
-    named.pop(me, None)
-    return PlayHints({s: c for s, c in lacks.items() if c}, named)
+    for hints in (lacks, ranks, named):
+        hints.pop(me, None)
+    return PlayHints(
+        {s: c for s, c in lacks.items() if c}, {s: r for s, r in ranks.items() if r}, named
+    )
 
 
-def _first_colour(view: dict[str, Any]) -> Colour | None:
-    """The active colour before the view's history, for a history without its deal.
+def _first_top(view: dict[str, Any]) -> tuple[Card | None, Colour | None]:
+    """The top card and active colour before the view's history, if it has no deal.
 
     A game set up from a position (``Game.from_position``) starts its history with the first
     move: the card under every card played since is the top it started on.
     """
     history = view["history"]
     if any(e["kind"] in ("deal", "start_card") for e in history):
-        return None  # the walk meets the start card itself
+        return None, None  # the walk meets the start card itself
     plays = sum(1 for e in history if e["kind"] == "play")
     at = len(view["discard"]) - plays - 1
     if at < 0:
-        return None
-    return parse_card(view["discard"][at]).colour
+        return None, None
+    card = parse_card(view["discard"][at])
+    return card, card.colour
