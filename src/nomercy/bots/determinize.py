@@ -28,7 +28,7 @@ from nomercy.bots.knowledge import (
     rules_of,
     view_gaps,
 )
-from nomercy.core.cards import Colour, parse_card
+from nomercy.core.cards import Card, Colour, parse_card
 from nomercy.core.errors import NotationError
 from nomercy.core.game import Game
 from nomercy.core.redeal import Gaps, Redealer
@@ -58,16 +58,15 @@ HONEST_WD4 = 0.8
 #: colour active then (:func:`~nomercy.bots.knowledge.play_hints`): sensible players keep
 #: their wilds for when nothing else fits (RLCard's agent always does; ``heuristic`` mostly).
 KEEPS_WILDS = 0.8
-#: Deals tried per search iteration to find one that agrees with the rank hints (a player
-#: that drew or played a wild held no card of the top's number or symbol) and the named
-#: colour (a player that named a colour with a wild held that colour most, among its cards
-#: then); after that the last deal stands.
+#: Deals drawn per search iteration for the priors met by trying: the first that agrees
+#: with the hard hints is kept (the last deal when none does), or with ``"choices"`` one of
+#: them by its weight (sampling-importance-resampling).
 PRIOR_TRIES = 6
-#: The deal priors a search may use on classic rules, each adding to the one before:
-#: ``"none"`` (the view's gaps and the honest Wild +4 only), ``"wilds"`` (a wild's covered
-#: colour, :data:`KEEPS_WILDS`), ``"ranks"`` (the ranks a player could not match),
-#: ``"all"`` (the named colour); see :func:`search_sampler`.
-PRIORS = ("none", "wilds", "ranks", "all")
+#: The deal priors a search may use on classic rules, each adding to the ones before (see
+#: :func:`search_sampler`): ``"none"`` (the view's gaps and the honest Wild +4 only),
+#: ``"wilds"`` (a wild's covered colour), ``"ranks"`` (the ranks a player could not
+#: match), ``"named"`` (the colour named with a wild), ``"choices"`` (the cards chosen).
+PRIORS = ("none", "wilds", "ranks", "named", "choices")
 
 
 def redealer_for(view: dict[str, Any], knowledge: Knowledge | None = None) -> Redealer:
@@ -142,20 +141,27 @@ def sample_position(
     return sample_game(view, rng, knowledge).to_position()
 
 
-def search_sampler(view: dict[str, Any], priors: str = "all") -> Callable[[random.Random], Game]:
+def search_sampler(
+    view: dict[str, Any], priors: str = "choices"
+) -> Callable[[random.Random], Game]:
     """The deals a search of ``view`` plays: :func:`redealer_for`'s, tilted by priors.
 
-    - A classic Wild +4 awaiting the seat's challenge was honest with the prior
-      :data:`HONEST_WD4` (:func:`honest_redealer_for`).
-    - On classic rules the other priors of :data:`PRIORS` up to ``priors`` hold in a share
-      :data:`KEEPS_WILDS` of the deals (:data:`HONEST_WD4` when a Wild +4 awaits a
-      challenge: it is such a wild), from :func:`~nomercy.bots.knowledge.play_hints`: a
-      player who played a wild held no card of the colour active then (``"wilds"``); a
-      player who drew or played a wild held no card of the top card's rank (``"ranks"``);
-      a player that named a colour with its latest wild held that colour most (``"all"``).
-      The last two are met by trying up to :data:`PRIOR_TRIES` deals.
+    A classic Wild +4 awaiting the seat's challenge was honest with the prior
+    :data:`HONEST_WD4` (:func:`honest_redealer_for`). On classic rules the priors of
+    :data:`PRIORS` up to ``priors`` hold in a share :data:`KEEPS_WILDS` of the deals
+    (:data:`HONEST_WD4` when a Wild +4 awaits a challenge: it is such a wild); they are
+    read from :func:`~nomercy.bots.knowledge.play_hints`, about each opponent's hand since
+    it last received cards nobody saw, and model a sensible player:
 
-    No Mercy deals are :func:`redealer_for`'s alone (its wilds have other uses).
+    - ``"wilds"``: it plays a wild only when no other card fits, so it held no card of the
+      colour active then;
+    - ``"ranks"``: nor of the top card's number or symbol, nor when it drew on its turn;
+    - ``"named"``: it names the colour it holds most;
+    - ``"choices"``: it plays any of its playable coloured cards alike, so a hand with
+      fewer of them made each of its plays likelier (weight ``1 / playable`` per play).
+
+    The first two are dealt exactly; the others are met by drawing :data:`PRIOR_TRIES`
+    deals. No Mercy deals are :func:`redealer_for`'s alone (its wilds have other uses).
 
     Raises:
         ValueError: as :func:`redealer_for`, or ``priors`` not in :data:`PRIORS`.
@@ -169,8 +175,11 @@ def search_sampler(view: dict[str, Any], priors: str = "all") -> Callable[[rando
     if level and rules_of(view).is_classic:
         hints = play_hints(view)
     ranks = list(hints.ranks.items()) if level >= 2 else []
-    named = [(s, c, played) for s, (c, played) in hints.named.items()] if level >= 3 else []
-    if not hints.lacks and not ranks and not named:
+    named = [
+        (s, c, hints.played.get(s, [])[at:]) for s, (c, at) in hints.named.items() if level >= 3
+    ]
+    choices = [(s, c, hints.played[s]) for s, c in hints.choices.items() if level >= 4]
+    if not hints.lacks and not ranks and not named and not choices:
         if honest is None:
             return base.sample
         plain, fair = base.sample, honest.sample
@@ -190,32 +199,60 @@ def search_sampler(view: dict[str, Any], priors: str = "all") -> Callable[[rando
     plain, prior = base.sample, tilted.sample
     known = {int(s): Counter(parse_card(c) for c in cards) for s, cards in view["known"].items()}
 
+    def hidden(game: Game, seat: int) -> list[Card]:
+        """The seat's cards in ``game`` that nobody saw and that it held for the hints."""
+        hand = game.hands[seat]
+        seen = known.get(seat)
+        if game.drawn is not None and game.turn == seat:
+            # The card it decides on was drawn after the hints (it is dealt apart).
+            seen = (seen or Counter()) + Counter([game.drawn])
+        return list((Counter(hand) - seen).elements()) if seen else hand
+
     def agrees(game: Game) -> bool:
-        hands = game.hands
         for seat, unmatched in ranks:
-            seen = known.get(seat)
-            if game.drawn is not None and game.turn == seat:
-                # The card it decides on was drawn after the hints (it is dealt apart).
-                seen = (seen or Counter()) + Counter([game.drawn])
-            hidden = list((Counter(hands[seat]) - seen).elements()) if seen else hands[seat]
-            if any(rank_of(c) in unmatched for c in hidden):
+            if any(rank_of(c) in unmatched for c in hidden(game, seat)):
                 return False
-        for seat, colour, played in named:
-            counts = colour_counts(hands[seat] + played)
+        for seat, colour, since in named:
+            counts = colour_counts(game.hands[seat] + since)
             if counts[colour] < max(counts.values()):
                 return False
         return True
 
-    tries = PRIOR_TRIES - 1 if ranks or named else 0
+    def weight(game: Game) -> float:
+        w = 1.0
+        for seat, made, played in choices:
+            hand = game.hands[seat]
+            for choice in made:
+                then = set(hand)
+                then.update(played[choice.since :])
+                playable = sum(
+                    1
+                    for c in then
+                    if not c.is_wild and (c.colour is choice.colour or (rank_of(c) == choice.rank))
+                )
+                w /= max(1, playable)
+        return w
+
+    tries = PRIOR_TRIES - 1 if ranks or named or choices else 0
 
     def sample(rng: random.Random) -> Game:
         if rng.random() >= share:
             return plain(rng)
         game = prior(rng)
-        for _ in range(tries):
-            if agrees(game):
-                break
-            game = prior(rng)
-        return game
+        if not choices:
+            for _ in range(tries):
+                if agrees(game):
+                    break
+                game = prior(rng)
+            return game
+        # Sampling-importance-resampling: each deal by its weight, the hard hints nearly hard.
+        deals = [game] + [prior(rng) for _ in range(tries)]
+        weights = [weight(d) * (1.0 if agrees(d) else 1e-3) for d in deals]
+        pick = rng.random() * sum(weights)
+        for d, w in zip(deals, weights, strict=True):
+            pick -= w
+            if pick <= 0:
+                return d
+        return deals[-1]
 
     return sample

@@ -129,7 +129,7 @@ class ISMCTSBot:
         rollout_depth: int = 12,
         rollout: str = "heuristic",
         variants: str = "one",
-        priors: str = "all",
+        priors: str = "choices",
         max_time: float = 5.0,
     ) -> None:
         if iterations is not None and (
