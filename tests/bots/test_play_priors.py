@@ -132,8 +132,9 @@ def test_the_deals_make_the_named_colour_the_most_held(seed: int) -> None:
         return most / len(deals)
 
     without, tilted = named_share(_deals("wilds", seed)), named_share(_deals("named", seed))
-    assert tilted > without + 0.2
-    assert tilted > 0.6
+    # A soft prior (NAMED_DOUBT): about 45% of deals agree without it, about 59% with it.
+    assert tilted > without + 0.08
+    assert tilted > 0.52
 
 
 def test_no_mercy_deals_use_no_play_priors() -> None:

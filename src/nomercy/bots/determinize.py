@@ -36,8 +36,10 @@ from nomercy.core.redeal import Gaps, Redealer
 __all__ = [
     "HONEST_WD4",
     "KEEPS_WILDS",
+    "NAMED_DOUBT",
     "PRIORS",
     "PRIOR_TRIES",
+    "RANK_DOUBT",
     "honest_redealer_for",
     "redealer_for",
     "sample_game",
@@ -58,10 +60,15 @@ HONEST_WD4 = 0.8
 #: colour active then (:func:`~nomercy.bots.knowledge.play_hints`): sensible players keep
 #: their wilds for when nothing else fits (RLCard's agent always does; ``heuristic`` mostly).
 KEEPS_WILDS = 0.8
-#: Deals drawn per search iteration for the priors met by trying: the first that agrees
-#: with the hard hints is kept (the last deal when none does), or with ``"choices"`` one of
-#: them by its weight (sampling-importance-resampling).
+#: Deals drawn per search iteration for the priors met by weighing (``"ranks"`` and up):
+#: one of them is kept by its weight (sampling-importance-resampling).
 PRIOR_TRIES = 6
+#: The weight of a deal that gives a player a card of a rank it showed it could not match.
+RANK_DOUBT = 0.001
+#: The weight of a deal in which a player did not hold the colour it named most: RLCard's
+#: agent names a random colour with a plain wild (it holds it most about 6 times in 10,
+#: ``heuristic`` 19 in 20), so this prior is soft.
+NAMED_DOUBT = 0.3
 #: The deal priors a search may use on classic rules, each adding to the ones before (see
 #: :func:`search_sampler`): ``"none"`` (the view's gaps and the honest Wild +4 only),
 #: ``"wilds"`` (a wild's covered colour), ``"ranks"`` (the ranks a player could not
@@ -160,8 +167,9 @@ def search_sampler(
     - ``"choices"``: it plays any of its playable coloured cards alike, so a hand with
       fewer of them made each of its plays likelier (weight ``1 / playable`` per play).
 
-    The first two are dealt exactly; the others are met by drawing :data:`PRIOR_TRIES`
-    deals. No Mercy deals are :func:`redealer_for`'s alone (its wilds have other uses).
+    The first is dealt exactly; the others weigh :data:`PRIOR_TRIES` deals and keep one by
+    its weight (:data:`RANK_DOUBT`, :data:`NAMED_DOUBT`). No Mercy deals are
+    :func:`redealer_for`'s alone (its wilds have other uses).
 
     Raises:
         ValueError: as :func:`redealer_for`, or ``priors`` not in :data:`PRIORS`.
@@ -208,18 +216,16 @@ def search_sampler(
             seen = (seen or Counter()) + Counter([game.drawn])
         return list((Counter(hand) - seen).elements()) if seen else hand
 
-    def agrees(game: Game) -> bool:
+    def weight(game: Game) -> float:
+        """How likely the hints make this deal (up to a constant)."""
+        w = 1.0
         for seat, unmatched in ranks:
             if any(rank_of(c) in unmatched for c in hidden(game, seat)):
-                return False
+                w *= RANK_DOUBT
         for seat, colour, since in named:
             counts = colour_counts(game.hands[seat] + since)
             if counts[colour] < max(counts.values()):
-                return False
-        return True
-
-    def weight(game: Game) -> float:
-        w = 1.0
+                w *= NAMED_DOUBT
         for seat, made, played in choices:
             hand = game.hands[seat]
             for choice in made:
@@ -228,26 +234,21 @@ def search_sampler(
                 playable = sum(
                     1
                     for c in then
-                    if not c.is_wild and (c.colour is choice.colour or (rank_of(c) == choice.rank))
+                    if not c.is_wild and (c.colour is choice.colour or rank_of(c) == choice.rank)
                 )
                 w /= max(1, playable)
         return w
 
-    tries = PRIOR_TRIES - 1 if ranks or named or choices else 0
+    tries = PRIOR_TRIES if ranks or named or choices else 1
 
     def sample(rng: random.Random) -> Game:
         if rng.random() >= share:
             return plain(rng)
-        game = prior(rng)
-        if not choices:
-            for _ in range(tries):
-                if agrees(game):
-                    break
-                game = prior(rng)
-            return game
-        # Sampling-importance-resampling: each deal by its weight, the hard hints nearly hard.
-        deals = [game] + [prior(rng) for _ in range(tries)]
-        weights = [weight(d) * (1.0 if agrees(d) else 1e-3) for d in deals]
+        if tries == 1:
+            return prior(rng)
+        # Sampling-importance-resampling: one of several deals, by its weight.
+        deals = [prior(rng) for _ in range(tries)]
+        weights = [weight(d) for d in deals]
         pick = rng.random() * sum(weights)
         for d, w in zip(deals, weights, strict=True):
             pick -= w
