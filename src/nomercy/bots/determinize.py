@@ -15,15 +15,37 @@ view is read, so a determinization never uses hidden state.
 from __future__ import annotations
 
 import random
+from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
-from nomercy.bots.knowledge import Knowledge, view_gaps
-from nomercy.core.cards import Colour
+from nomercy.bots.knowledge import (
+    Knowledge,
+    PlayHints,
+    colour_counts,
+    play_hints,
+    rank_of,
+    rules_of,
+    view_gaps,
+)
+from nomercy.core.cards import Card, Colour, parse_card
 from nomercy.core.errors import NotationError
 from nomercy.core.game import Game
 from nomercy.core.redeal import Gaps, Redealer
 
-__all__ = ["HONEST_WD4", "honest_redealer_for", "redealer_for", "sample_game", "sample_position"]
+__all__ = [
+    "HONEST_WD4",
+    "KEEPS_WILDS",
+    "NAMED_DOUBT",
+    "PRIORS",
+    "PRIOR_TRIES",
+    "RANK_DOUBT",
+    "honest_redealer_for",
+    "redealer_for",
+    "sample_game",
+    "sample_position",
+    "search_sampler",
+]
 
 #: The prior that a classic Wild +4 awaiting a challenge was played honestly (CL-4, CL-8):
 #: a player holding the active colour usually plays it rather than risk a 4-card penalty.
@@ -33,6 +55,25 @@ __all__ = ["HONEST_WD4", "honest_redealer_for", "redealer_for", "sample_game", "
 #: ``heuristic`` bluffs in about one Wild +4 in six against itself, ``random`` far more often:
 #: this is a prior for sensible opponents. The search uses it; the heuristic does not.
 HONEST_WD4 = 0.8
+
+#: The prior that a classic player who played a wild (plain or Wild +4) held no card of the
+#: colour active then (:func:`~nomercy.bots.knowledge.play_hints`): sensible players keep
+#: their wilds for when nothing else fits (RLCard's agent always does; ``heuristic`` mostly).
+KEEPS_WILDS = 0.8
+#: Deals drawn per search iteration for the priors met by weighing (``"ranks"`` and up):
+#: one of them is kept by its weight (sampling-importance-resampling).
+PRIOR_TRIES = 6
+#: The weight of a deal that gives a player a card of a rank it showed it could not match.
+RANK_DOUBT = 0.001
+#: The weight of a deal in which a player did not hold the colour it named most: RLCard's
+#: agent names a random colour with a plain wild (it holds it most about 6 times in 10,
+#: ``heuristic`` 19 in 20), so this prior is soft.
+NAMED_DOUBT = 0.3
+#: The deal priors a search may use on classic rules, each adding to the ones before (see
+#: :func:`search_sampler`): ``"none"`` (the view's gaps and the honest Wild +4 only),
+#: ``"wilds"`` (a wild's covered colour), ``"ranks"`` (the ranks a player could not
+#: match), ``"named"`` (the colour named with a wild), ``"choices"`` (the cards chosen).
+PRIORS = ("none", "wilds", "ranks", "named", "choices")
 
 
 def redealer_for(view: dict[str, Any], knowledge: Knowledge | None = None) -> Redealer:
@@ -105,3 +146,114 @@ def sample_position(
 ) -> dict[str, Any]:
     """:func:`sample_game` as a position (``Game.to_position()``); same arguments."""
     return sample_game(view, rng, knowledge).to_position()
+
+
+def search_sampler(
+    view: dict[str, Any], priors: str = "choices"
+) -> Callable[[random.Random], Game]:
+    """The deals a search of ``view`` plays: :func:`redealer_for`'s, tilted by priors.
+
+    A classic Wild +4 awaiting the seat's challenge was honest with the prior
+    :data:`HONEST_WD4` (:func:`honest_redealer_for`). On classic rules the priors of
+    :data:`PRIORS` up to ``priors`` hold in a share :data:`KEEPS_WILDS` of the deals
+    (:data:`HONEST_WD4` when a Wild +4 awaits a challenge: it is such a wild); they are
+    read from :func:`~nomercy.bots.knowledge.play_hints`, about each opponent's hand since
+    it last received cards nobody saw, and model a sensible player:
+
+    - ``"wilds"``: it plays a wild only when no other card fits, so it held no card of the
+      colour active then;
+    - ``"ranks"``: nor of the top card's number or symbol, nor when it drew on its turn;
+    - ``"named"``: it names the colour it holds most;
+    - ``"choices"``: it plays any of its playable coloured cards alike, so a hand with
+      fewer of them made each of its plays likelier (weight ``1 / playable`` per play).
+
+    The first is dealt exactly; the others weigh :data:`PRIOR_TRIES` deals and keep one by
+    its weight (:data:`RANK_DOUBT`, :data:`NAMED_DOUBT`). No Mercy deals are
+    :func:`redealer_for`'s alone (its wilds have other uses).
+
+    Raises:
+        ValueError: as :func:`redealer_for`, or ``priors`` not in :data:`PRIORS`.
+    """
+    if priors not in PRIORS:
+        raise ValueError(f"priors must be one of {', '.join(PRIORS)}, not {priors!r}")
+    level = PRIORS.index(priors)
+    base = redealer_for(view)
+    honest = honest_redealer_for(view, base)
+    hints = PlayHints()
+    if level and rules_of(view).is_classic:
+        hints = play_hints(view)
+    ranks = list(hints.ranks.items()) if level >= 2 else []
+    named = [
+        (s, c, hints.played.get(s, [])[at:]) for s, (c, at) in hints.named.items() if level >= 3
+    ]
+    choices = [(s, c, hints.played[s]) for s, c in hints.choices.items() if level >= 4]
+    if not hints.lacks and not ranks and not named and not choices:
+        if honest is None:
+            return base.sample
+        plain, fair = base.sample, honest.sample
+
+        def mixed(rng: random.Random) -> Game:
+            return fair(rng) if rng.random() < HONEST_WD4 else plain(rng)
+
+        return mixed
+    gaps = (honest or base).gaps
+    lacks = {s: set(c) for s, c in gaps.lacks.items()}
+    for s, colours in hints.lacks.items():
+        lacks.setdefault(s, set()).update(colours)
+    tilted = Redealer(
+        Game.from_view(view), view["seat"], Gaps(lacks, set(gaps.no_wild), gaps.colour)
+    )
+    share = HONEST_WD4 if honest is not None else KEEPS_WILDS
+    plain, prior = base.sample, tilted.sample
+    known = {int(s): Counter(parse_card(c) for c in cards) for s, cards in view["known"].items()}
+
+    def hidden(game: Game, seat: int) -> list[Card]:
+        """The seat's cards in ``game`` that nobody saw and that it held for the hints."""
+        hand = game.hands[seat]
+        seen = known.get(seat)
+        if game.drawn is not None and game.turn == seat:
+            # The card it decides on was drawn after the hints (it is dealt apart).
+            seen = (seen or Counter()) + Counter([game.drawn])
+        return list((Counter(hand) - seen).elements()) if seen else hand
+
+    def weight(game: Game) -> float:
+        """How likely the hints make this deal (up to a constant)."""
+        w = 1.0
+        for seat, unmatched in ranks:
+            if any(rank_of(c) in unmatched for c in hidden(game, seat)):
+                w *= RANK_DOUBT
+        for seat, colour, since in named:
+            counts = colour_counts(game.hands[seat] + since)
+            if counts[colour] < max(counts.values()):
+                w *= NAMED_DOUBT
+        for seat, made, played in choices:
+            hand = game.hands[seat]
+            for choice in made:
+                then = set(hand)
+                then.update(played[choice.since :])
+                playable = sum(
+                    1
+                    for c in then
+                    if not c.is_wild and (c.colour is choice.colour or rank_of(c) == choice.rank)
+                )
+                w /= max(1, playable)
+        return w
+
+    tries = PRIOR_TRIES if ranks or named or choices else 1
+
+    def sample(rng: random.Random) -> Game:
+        if rng.random() >= share:
+            return plain(rng)
+        if tries == 1:
+            return prior(rng)
+        # Sampling-importance-resampling: one of several deals, by its weight.
+        deals = [prior(rng) for _ in range(tries)]
+        weights = [weight(d) for d in deals]
+        pick = rng.random() * sum(weights)
+        for d, w in zip(deals, weights, strict=True):
+            pick -= w
+            if pick <= 0:
+                return d
+        return deals[-1]
+
+    return sample

@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from nomercy.bots.determinize import HONEST_WD4, honest_redealer_for, redealer_for
+from nomercy.bots.determinize import PRIORS, search_sampler
 from nomercy.bots.heuristic_bot import HeuristicBot
 from nomercy.bots.knowledge import rules_of
 from nomercy.core.actions import Action, CallUno, Catch, ChooseColour, Draw, Pass, Play
@@ -99,13 +99,16 @@ class ISMCTSBot:
         variants: ``"one"``: each card is searched with one way to play it (the heuristic's
             colour, swap target and UNO call at the root, the rollout policy's below);
             ``"all"``: every legal variant is a separate branch.
+        priors: the classic deal priors, a name in
+            :data:`~nomercy.bots.determinize.PRIORS` (see
+            :func:`~nomercy.bots.determinize.search_sampler`); No Mercy deals use none.
         max_time: a wall-clock cap in seconds per decision, only as a safety net.
 
     Raises:
         ValueError: an iteration count below 1 or not a whole number, a time limit that is
             not a positive finite number, a negative exploration constant or rollout depth,
-            an unknown rollout policy or ``variants`` value, or a ``max_time`` that is not
-            positive.
+            an unknown rollout policy, ``variants`` or ``priors`` value, or a ``max_time``
+            that is not positive.
 
     >>> from nomercy import new_game
     >>> g = new_game(2, seed=4)
@@ -126,6 +129,7 @@ class ISMCTSBot:
         rollout_depth: int = 12,
         rollout: str = "heuristic",
         variants: str = "one",
+        priors: str = "choices",
         max_time: float = 5.0,
     ) -> None:
         if iterations is not None and (
@@ -150,6 +154,8 @@ class ISMCTSBot:
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
         if variants not in ("one", "all"):
             raise ValueError(f"variants must be 'one' or 'all', not {variants!r}")
+        if priors not in PRIORS:
+            raise ValueError(f"priors must be one of {', '.join(PRIORS)}, not {priors!r}")
         if max_time <= 0:
             raise ValueError(f"max_time must be positive, not {max_time}")
         self.seed = seed
@@ -160,6 +166,7 @@ class ISMCTSBot:
         self.rollout = rollout
         self.variants = variants
         self._one = variants == "one"
+        self.priors = priors
         self.max_time = max_time
         self._policy = ROLLOUTS[rollout]
         self._rng = random.Random(seed)
@@ -234,18 +241,9 @@ class ISMCTSBot:
     # ------------------------------------------------------------------ search
     def _search(self, view: dict[str, Any], candidates: list[Action]) -> Action:
         rng = self._rng
-        # The bot sees only the view: the game it searches is built from it, once.
-        redealer = redealer_for(view)
-        sample: Callable[[random.Random], Game] = redealer.sample
-        honest = honest_redealer_for(view, redealer)
-        if honest is not None:
-            # CL-8: a challenge is judged on deals where the Wild +4 was honest with the
-            # prior HONEST_WD4 (uniform deals alone make most accused players guilty).
-            plain, fair = redealer.sample, honest.sample
-
-            def sample(rng: random.Random) -> Game:
-                return fair(rng) if rng.random() < HONEST_WD4 else plain(rng)
-
+        # The bot sees only the view: the games it searches are dealt from it, with the
+        # priors of determinize.search_sampler (CL-8's honest Wild +4, classic wilds).
+        sample = search_sampler(view, self.priors)
         root = self._last_root = _Node()  # kept for root_statistics
         budget = self.max_time if self.time_limit is None else min(self.max_time, self.time_limit)
         deadline = time.perf_counter() + budget

@@ -8,13 +8,12 @@
 - for each opponent, the colours it showed it lacks. A player who draws on its turn without
   a voluntary draw (NM-9, CL-5, A03 ``voluntary_draw="off"``) held no card of the active
   colour and no wild. Under draw-until-playable the cards drawn before the playable one are
-  unplayable too, so that gap survives the draw (older gaps survive it only if one card
-  was drawn and played at once: kept cards may be of those colours). A gap ends when the
-  player receives cards nobody saw (an absorbed penalty, an UNO penalty, a kept drawn
-  card) and it moves with the
-  hand in a 7-swap (NM-31) or a 0-pass (NM-29). Publicly revealed cards (a Roulette reveal,
-  NM-30) are listed in the view's ``known`` and are not part of the gap: the gap speaks
-  about the cards of the hand nobody has seen.
+  unplayable too, so that gap survives the draw (older gaps survive it only if one card was
+  drawn and played at once: kept cards may be of those colours). A gap ends when the player
+  receives cards nobody saw (an absorbed penalty, an UNO penalty, a kept drawn card) and it
+  moves with the hand in a 7-swap (NM-31) or a 0-pass (NM-29). Publicly revealed cards (a
+  Roulette reveal, NM-30) are listed in the view's ``known`` and are not part of the gap:
+  the gap speaks about the cards of the hand nobody has seen.
 
 Classic rules allow drawing with a playable card (CL-5), so a draw proves nothing there and
 the core's :func:`~nomercy.core.redeal.infer_gaps` (and so :func:`read_view`) reads no gap.
@@ -34,13 +33,24 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from nomercy.core.cards import COLOURS, Card, Colour, parse_card
+from nomercy.core.cards import COLOURS, Card, Colour, Kind, parse_card
 from nomercy.core.redeal import Gaps, infer_gaps
 from nomercy.core.rules import RuleSet, make_rules
 
-__all__ = ["Knowledge", "colour_counts", "read_view", "rules_of", "view_gaps"]
+__all__ = [
+    "Choice",
+    "Knowledge",
+    "PlayHints",
+    "Rank",
+    "colour_counts",
+    "play_hints",
+    "rank_of",
+    "read_view",
+    "rules_of",
+    "view_gaps",
+]
 
 _RULES_CACHE: dict[str, RuleSet] = {}
 _GAP_RULES: dict[RuleSet, RuleSet] = {}
@@ -169,3 +179,179 @@ def colour_counts(cards: list[Card]) -> dict[Colour, int]:
         if card.colour is not None:
             counts[card.colour] += 1
     return counts
+
+
+#: A card's rank for matching (CL-4): its number, or its kind for an action card.
+Rank = int | Kind
+
+
+def rank_of(card: Card) -> Rank | None:
+    """What ``card`` matches besides its colour (``None`` for a wild)."""
+    if card.is_wild:
+        return None
+    return card.number if card.is_number else card.kind
+
+
+class Choice(NamedTuple):
+    """One coloured card a player chose to play from its hand (:attr:`PlayHints.choices`).
+
+    ``colour`` and ``rank`` are what the top asked for (the active colour, the top card's
+    :func:`rank_of`); the player's hand then was its hidden cards now plus the cards it
+    played from its hand since, from index ``since`` of :attr:`PlayHints.played` on.
+    """
+
+    colour: Colour | None
+    rank: Rank | None
+    since: int
+
+
+@dataclass
+class PlayHints:
+    """What a classic player's draws and plays suggest about its hand (search priors).
+
+    Every hint is about a seat's hand since it last received cards nobody saw.
+
+    Attributes:
+        lacks: per seat, the colours that were active when it played a wild (plain or
+            Wild +4): a sensible player keeps its wilds for when no other card fits, so it
+            probably held none of them.
+        ranks: per seat, the ranks (:func:`rank_of`) it showed it could not match: the top
+            card's when it drew on its turn or played a wild (it held no card of that
+            number or symbol, as it held none of the colour, :func:`view_gaps`).
+        named: per seat, the colour it named with its latest wild and how many cards of
+            :attr:`played` came before it (its hand then was its hidden cards now plus the
+            rest): a sensible player names the colour it holds most.
+        played: per seat, the cards it played from its hand, oldest first (not a card it
+            drew and played at once).
+        choices: per seat, its plays of coloured cards from its hand (:class:`Choice`).
+    """
+
+    lacks: dict[int, set[Colour]] = field(default_factory=dict)
+    ranks: dict[int, set[Rank]] = field(default_factory=dict)
+    named: dict[int, tuple[Colour, int]] = field(default_factory=dict)
+    played: dict[int, list[Card]] = field(default_factory=dict)
+    choices: dict[int, list[Choice]] = field(default_factory=dict)
+
+
+@dataclass
+class _Seat:
+    """One seat's hints while the history is walked (see :class:`PlayHints`)."""
+
+    lacks: set[Colour] = field(default_factory=set)
+    ranks: set[Rank] = field(default_factory=set)
+    named: tuple[Colour, int] | None = None
+    played: list[Card] = field(default_factory=list)
+    choices: list[Choice] = field(default_factory=list)
+
+
+def play_hints(view: dict[str, Any]) -> PlayHints:
+    """Read :class:`PlayHints` from ``view``'s public history (the viewer's own excluded).
+
+    A seat's hints end when it receives cards nobody saw (a draw it keeps, an absorbed
+    penalty, a challenge, an UNO penalty) or when hands move (a 7-swap or a 0-pass); a
+    draw it keeps, unplayable, leaves the rank it could not match. A colour or rank hint
+    ends when the seat later plays a card of it from its hand (the hint was wrong). A
+    single drawn card played at once leaves the hand as it was, so the hints stand.
+    """
+    seats: dict[int, _Seat] = {}
+    top, colour = _first_top(view)
+    naming: int | None = None  # a seat whose wild's colour is named by a later event
+    drew: int | None = None  # a seat that drew one card, while its next move is unknown
+    kept: _Seat | None = None  # the drawer's hints before the draw
+
+    for event in view["history"]:
+        kind = event["kind"]
+        seat = event.get("seat")
+        at_once = False  # this play is of the card its player just drew
+        if drew is not None and kind != "uno":
+            if kind == "play" and seat == drew:
+                # The drawn card was played at once: the hand is the one that gave the hints.
+                at_once = True
+                if kept is not None:
+                    kept.ranks |= seats.get(drew, _Seat()).ranks
+                    seats[drew] = kept
+            elif kind == "pass" and seat == drew:
+                seats.pop(drew, None)  # it kept a playable card: nothing is sure about it
+            drew = None
+        if kind == "deal":
+            seats, naming, top, colour = {}, None, None, None
+        elif kind == "start_card":
+            top = parse_card(event["card"]) if event.get("card") else None
+            colour = top.colour if top is not None else None
+        elif kind == "play" and seat is not None:
+            card = parse_card(event["card"])
+            h = seats.setdefault(seat, _Seat())
+            rank = rank_of(top) if top is not None else None
+            if not at_once:
+                if card.is_wild:
+                    if colour is not None:
+                        h.lacks.add(colour)
+                    if rank is not None:
+                        h.ranks.add(rank)
+                else:
+                    # A card from the hand that gave the hints: those it contradicts go.
+                    if card.colour is not None:
+                        h.lacks.discard(card.colour)
+                    h.ranks.discard(card.number if card.is_number else card.kind)
+                    h.choices.append(Choice(colour, rank, len(h.played)))
+                h.played.append(card)
+            if card.is_wild:
+                if event.get("colour"):
+                    colour = Colour(event["colour"])
+                    h.named = (colour, len(h.played))
+                else:
+                    colour, naming, h.named = None, seat, None
+            else:
+                colour = card.colour
+            top = card
+        elif kind in ("colour", "reveal") and event.get("colour"):
+            colour = Colour(event["colour"])
+            if naming is not None and naming == seat:
+                h = seats.setdefault(seat, _Seat())
+                h.named = (colour, len(h.played))
+            naming = None
+        elif kind == "draw" and seat is not None:
+            kept = seats.pop(seat, None)
+            rank = rank_of(top) if top is not None else None
+            if int(event.get("count", 1)) == 1:
+                drew = seat
+                if rank is not None:
+                    # Read as forced (view_gaps): no card of its hand matched the top's
+                    # rank, nor does the drawn card if it stays.
+                    seats[seat] = _Seat(ranks={rank})
+        elif kind in ("absorb", "catch", "challenge", "knockout") and seat is not None:
+            seats.pop(seat, None)  # the seat took cards nobody saw (the event's seat)
+        elif kind in ("swap", "pass_hands"):
+            seats = {}  # hands moved (classic_seven_zero): start again
+    result = PlayHints()
+    for seat, h in sorted(seats.items()):
+        if seat == view["seat"]:
+            continue
+        if h.lacks:
+            result.lacks[seat] = h.lacks
+        if h.ranks:
+            result.ranks[seat] = h.ranks
+        if h.named is not None:
+            result.named[seat] = h.named
+        if h.played:
+            result.played[seat] = h.played
+        if h.choices:
+            result.choices[seat] = h.choices
+    return result
+
+
+def _first_top(view: dict[str, Any]) -> tuple[Card | None, Colour | None]:
+    """The top card and active colour before the view's history, if it has no deal.
+
+    A game set up from a position (``Game.from_position``) starts its history with the first
+    move: the card under every card played since is the top it started on.
+    """
+    history = view["history"]
+    if any(e["kind"] in ("deal", "start_card") for e in history):
+        return None, None  # the walk meets the start card itself
+    plays = sum(1 for e in history if e["kind"] == "play")
+    at = len(view["discard"]) - plays - 1
+    if at < 0:
+        return None, None
+    card = parse_card(view["discard"][at])
+    return card, card.colour
