@@ -292,7 +292,7 @@ def play_hints(view: dict[str, Any]) -> PlayHints:
                     # A card from the hand that gave the hints: those it contradicts go.
                     if card.colour is not None:
                         h.lacks.discard(card.colour)
-                    h.ranks.discard(card.number if card.is_number else card.kind)
+                    h.ranks.discard(rank_of(card))
                     h.choices.append(Choice(colour, rank, len(h.played)))
                 h.played.append(card)
             if card.is_wild:
