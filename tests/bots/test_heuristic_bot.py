@@ -163,6 +163,26 @@ def test_nm31_swaps_with_the_fewest_cards_only_when_it_helps() -> None:
     assert choice(g) == "play R1"
 
 
+def test_nm29_a_zero_keeps_a_hand_of_draw_cards_the_opponent_would_receive() -> None:
+    # Passing on 7 cards for 5 would shrink the hand, but 4 of the 7 are Draw Cards: the
+    # opponent would get the arsenal and we a hand of 5 unknown cards (NM-29).
+    arsenal = ["R0", "R9", "W+10", "W+6", "G+4", "B+4", "Y1", "Y2"]
+    opponent = ["G1", "G2", "G3", "B6", "B7"]
+    assert choice(position([arsenal, opponent], discard=["R5"])) == "play R9"
+    # The same sizes with numbers only: the smaller hand is worth taking.
+    numbers = ["R0", "R9", "G5", "G6", "B8", "B9", "Y1", "Y2"]
+    assert choice(position([numbers, opponent], discard=["R5"])) == "play R0"
+
+
+def test_nm31_a_seven_does_not_give_its_draw_cards_away() -> None:
+    # 4 cards against 3 (NM-31), but 3 of the 4 are Draw Cards: it keeps them...
+    g = position([["R7", "R1", "W+10", "W+6", "G+4"], ["B1", "B2", "B3"]], discard=["R5"])
+    assert choice(g) == "play R1"
+    # ...while a hand of numbers of the same size is swapped for the smaller one.
+    g = position([["R7", "R1", "G1", "G2", "G3"], ["B1", "B2", "B3"]], discard=["R5"])
+    assert choice(g) == "play R7 1"
+
+
 def test_nm14_names_a_colour_the_next_player_lacks() -> None:
     # P1 draws on a red top without a voluntary draw: it held no red and no wild (NM-9), and
     # the cards it drew before the playable one were not red either.

@@ -26,8 +26,11 @@ list's order). What it weighs, with the rules behind it:
 - **Colour**: a colour change goes where its hand is strong and where the next player
   showed it has nothing (a player who drew without a voluntary draw lacked the active colour,
   see :mod:`nomercy.bots.knowledge`).
-- **Targets**: a 7 swaps with the opponent holding the fewest cards, and only when that
-  gives it a smaller hand (NM-31); a 0 is judged by the hand it receives (NM-29); attacks
+- **Targets**: a 7 swaps with the opponent holding the fewest cards (NM-31), a 0 passes the
+  hands on (NM-29); either is judged by the hand it receives against the hand it gives away,
+  each counted as its cards less the worth of its Draw Cards (a known card's own, a hidden
+  card's the unseen cards' average): a hand of Draw Cards is an arsenal, not a burden, and
+  giving one away arms the opponent. Attacks
   (Draw Cards, Roulette, Skip) are worth more against the leader. Its own Mercy distance
   (``mercy_distance`` in the view) makes shedding and swapping away a big hand urgent.
 - **Roulette victim** (NM-30): it names the colour most likely to come up soon (the most
@@ -83,6 +86,7 @@ _WILD_LAST = 12.0  # keeping a wild for the last cards
 _AGAIN = 6.0  # two players: a Skip or Reverse with a follow-up in hand
 _KNOCKOUT = 100.0  # a Mercy knock-out (NM-33) that ends a two-player hand, in cards
 _KNOCKS_ONE = 60.0  # knocking out one opponent of several
+_SWAP_KEEP = 0.6  # share of a Draw Card's keep value that lightens a hand in a 7/0 swap
 
 
 class _Context:
@@ -150,6 +154,13 @@ class _Context:
             elif card.colour is colour and colour not in lacks:
                 good += count
         return 1.0 - (1.0 - good / total) ** self.hidden_count(seat)
+
+    def hand_weight(self, seat: int) -> float:
+        """The expected :func:`_weight` of ``seat``'s hand: known cards, then unseen ones."""
+        unseen = self.k.unseen
+        total = sum(unseen.values())
+        mean = sum(n * _weight([c]) for c, n in unseen.items()) / total if total else 1.0
+        return _weight(self.k.known.get(seat, [])) + mean * self.hidden_count(seat)
 
     def answer_probability(self, seat: int, threshold: int) -> float:
         """Chance that ``seat`` holds a Draw Card of value ``>= threshold`` (NM-18)."""
@@ -460,8 +471,7 @@ class HeuristicBot:
         score += sum(c.points for c in gone) / 25.0
         # Defence lost: Draw Cards leaving the hand (buried under a Discard All too).
         for c in gone:
-            if c.draw_value:
-                score -= 10.0 * _KEEP.get(c.draw_value, 1.0) * (1.5 if c.is_wild else 1.0)
+            score -= 10.0 * _keep_value(c)
 
         nxt = ctx.next_seat(ctx.seat)
         # Flexibility: cards still playable next turn once the colour is set.
@@ -495,9 +505,7 @@ class HeuristicBot:
                         10.0 * urgency
                         + (1.0 - answer) * gain
                         + self._victim_bonus(ctx, victim, total)
-                        - 10.0
-                        * _KEEP.get(follow.draw_value, 1.0)
-                        * (1.5 if follow.is_wild else 1.0)
+                        - 10.0 * _keep_value(follow)
                     )
             else:
                 victim = (
@@ -539,12 +547,14 @@ class HeuristicBot:
             score -= 8.0
         seven_zero = not ctx.rules.is_classic or ctx.rules.classic_seven_zero
         if seven_zero and card.number == 7 and any(v.target is not None for v in variants):
+            # NM-31: we give ``rest`` away and receive the target's hand.
             target = self._swap_target(ctx, variants)
-            gain = len(rest) - ctx.sizes[target]
+            gain = _weight(rest) - ctx.hand_weight(target)
             score += 10.0 * gain * urgency
         elif seven_zero and card.number == 0:
+            # NM-29: we pass ``rest`` on and receive the previous player's hand.
             prev = ctx.next_seat(ctx.seat, -ctx.direction)
-            gain = len(rest) - ctx.sizes[prev]
+            gain = _weight(rest) - ctx.hand_weight(prev)
             score += 10.0 * gain * urgency
         return score
 
@@ -570,6 +580,18 @@ class HeuristicBot:
             named = [v for v in options if v.colour is colour]
             options = named or options
         return _prefer_uno(options)
+
+
+def _keep_value(card: Card) -> float:
+    """How many shed cards a Draw Card is worth keeping for defence (0 for other cards)."""
+    if not card.draw_value:
+        return 0.0
+    return _KEEP.get(card.draw_value, 1.0) * (1.5 if card.is_wild else 1.0)
+
+
+def _weight(cards: Sequence[Card]) -> float:
+    """A hand's burden in cards for a swap: its size less part of its Draw Cards' worth."""
+    return sum(1.0 - _SWAP_KEEP * _keep_value(c) for c in cards)
 
 
 def _prefer_uno(options: Sequence[_A]) -> _A:
