@@ -51,9 +51,9 @@ from nomercy.core.game import Game
 __all__ = ["CLASSIC_ITERATIONS", "DEFAULT_ITERATIONS", "ROLLOUTS", "ActionStats", "ISMCTSBot"]
 
 #: The iteration budget when neither ``iterations`` nor ``time_limit`` is given.
-DEFAULT_ITERATIONS = 200
+DEFAULT_ITERATIONS = 400
 #: The same on classic rules, whose iterations cost about half as much (108 cards, no
-#: stacks): the default buys about the same time per decision there (docs/ladder.md).
+#: stacks); 400 there already clears the classic anchor (docs/ladder.md).
 CLASSIC_ITERATIONS = 400
 
 
