@@ -30,8 +30,8 @@ list's order). What it weighs, with the rules behind it:
   hands on (NM-29); either is judged by the hand it receives against the hand it gives away,
   each counted as its cards less the worth of its Draw Cards (a known card's own, a hidden
   card's the unseen cards' average): a hand of Draw Cards is an arsenal, not a burden, and
-  giving one away arms the opponent. Attacks
-  (Draw Cards, Roulette, Skip) are worth more against the leader. Its own Mercy distance
+  giving one away arms the opponent. Attacks (Draw Cards, Roulette, Skip) are worth more
+  against the leader. Its own Mercy distance
   (``mercy_distance`` in the view) makes shedding and swapping away a big hand urgent.
 - **Roulette victim** (NM-30): it names the colour most likely to come up soon (the most
   unseen cards of that colour), then the one its hand holds most.
@@ -108,6 +108,8 @@ class _Context:
         # A28: with two players a Wild Reverse +4 played into a chain goes to the opponent
         # ("opponent", the default) or, like one that opens a chain, to its player (NM-24).
         self.self_stack = self.two and self.rules.wrd4_two_player_in_stack == "self"
+        # NM-33: knocking out the last opponent wins the hand; one of several, less.
+        self.knockout = _KNOCKOUT if self.n_active == 2 else _KNOCKS_ONE
         me = self.players[self.seat]["mercy_distance"]
         self.my_distance: int = 1 << 20 if me is None else int(me)
 
@@ -159,7 +161,7 @@ class _Context:
         """The expected :func:`_weight` of ``seat``'s hand: known cards, then unseen ones."""
         unseen = self.k.unseen
         total = sum(unseen.values())
-        mean = sum(n * _weight([c]) for c, n in unseen.items()) / total if total else 1.0
+        mean = sum(n * _card_weight(c) for c, n in unseen.items()) / total if total else 1.0
         return _weight(self.k.known.get(seat, [])) + mean * self.hidden_count(seat)
 
     def answer_probability(self, seat: int, threshold: int) -> float:
@@ -390,7 +392,7 @@ class HeuristicBot:
         # A knock-out (NM-33) weighs like the game: a victim who probably answers makes even
         # a stack that would knock it out a bad gamble.
         knocks = sent >= ctx.distance(victim)
-        gain = sent + ((_KNOCKOUT if ctx.n_active == 2 else _KNOCKS_ONE) if knocks else 0.0)
+        gain = sent + (ctx.knockout if knocks else 0.0)
         loss = back + (_KNOCKOUT if back >= ctx.my_distance else 0.0)
         stack_value = (1.0 - answer) * gain - answer * loss
         return -total > stack_value + _ABSORB_MARGIN
@@ -401,7 +403,7 @@ class HeuristicBot:
             return -20.0
         bonus = 4.0 * ctx.threat(victim)
         if penalty >= ctx.distance(victim):
-            bonus += _KNOCKOUT if ctx.n_active == 2 else _KNOCKS_ONE  # NM-33 (2 players: a win)
+            bonus += ctx.knockout  # NM-33
         return bonus
 
     def _should_challenge(self, ctx: _Context) -> bool:
@@ -589,9 +591,14 @@ def _keep_value(card: Card) -> float:
     return _KEEP.get(card.draw_value, 1.0) * (1.5 if card.is_wild else 1.0)
 
 
+def _card_weight(card: Card) -> float:
+    """A card's burden in a swapped hand: one card, less part of a Draw Card's worth."""
+    return 1.0 - _SWAP_KEEP * _keep_value(card)
+
+
 def _weight(cards: Sequence[Card]) -> float:
-    """A hand's burden in cards for a swap: its size less part of its Draw Cards' worth."""
-    return sum(1.0 - _SWAP_KEEP * _keep_value(c) for c in cards)
+    """A hand's burden in cards for a swap (NM-29, NM-31): the sum of :func:`_card_weight`."""
+    return sum(_card_weight(c) for c in cards)
 
 
 def _prefer_uno(options: Sequence[_A]) -> _A:
