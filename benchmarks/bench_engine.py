@@ -3,7 +3,10 @@
 Both sides play random games: at every step the seat to act picks uniformly
 from its legal actions with a ``random.Random(seed)``. One step is one call that
 advances the game (``Game.apply`` for us, ``UnoGame.step`` for RLCard); the
-time includes dealing each game. The sides are timed back to back in every
+time includes dealing each game. ``--path ids`` plays our games on the engine's id
+path instead (``Game.step(choice(game.legal_ids()))`` with events off), ``--path both``
+times both paths as two sides; they play the same games (the ids come in the order of
+the actions). The sides are timed back to back in every
 repetition, alternating which goes first, so machine noise hits both alike;
 the table gives medians over the repetitions. Every repetition plays the same
 seeds, so each side does identical work each time.
@@ -16,6 +19,7 @@ compare; games/s is shown for scale.
     python benchmarks/bench_engine.py --games 2000 --repeat 7
     python benchmarks/bench_engine.py --only rlcard --players 2
     python benchmarks/bench_engine.py --builds both   # our engine pure and compiled, side by side
+    python benchmarks/bench_engine.py --builds both --path both   # four sides of ours
     python benchmarks/bench_engine.py --json > bench.json
 
 Our engine runs on the build of ``nomercy.core`` that this interpreter picks (compiled by
@@ -89,12 +93,17 @@ def _version(dist: str, module: Any = None) -> str:
         return str(getattr(module, "__version__", "unknown"))
 
 
-def make_ours(players: int) -> Side:
+PATHS = ("objects", "ids")
+
+
+def make_ours(players: int, path: str = "objects", key: str = "ours") -> Side:
+    """Our engine on the object path (``legal_actions``/``apply``, events on) or the id path
+    (``legal_ids``/``step``, events off)."""
     import nomercy
 
     new_game = nomercy.new_game
 
-    def play(seed: int) -> tuple[int, str]:
+    def play_objects(seed: int) -> tuple[int, str]:
         choice = random.Random(seed).choice
         game = new_game(players, seed=seed)
         steps = 0
@@ -105,7 +114,23 @@ def make_ours(players: int) -> Side:
                 return steps, TRUNCATED
         return steps, OK
 
-    return Side("ours", "nomercy (No Mercy)", players, _version("uno-no-mercy", nomercy), play)
+    def play_ids(seed: int) -> tuple[int, str]:
+        choice = random.Random(seed).choice
+        game = new_game(players, seed=seed)
+        game.record_events = False
+        step = game.step
+        legal_ids = game.legal_ids
+        steps = 0
+        while not game.is_over:
+            step(choice(legal_ids()))
+            steps += 1
+            if steps >= MAX_STEPS:
+                return steps, TRUNCATED
+        return steps, OK
+
+    play = play_ids if path == "ids" else play_objects
+    label = f"nomercy {path}"
+    return Side(key, label, players, _version("uno-no-mercy", nomercy), play)
 
 
 def make_rlcard(players: int) -> Side:
@@ -152,9 +177,11 @@ def time_side(side: Side, seeds: range, rep: int) -> Run:
     return Run(side.key, rep, len(seeds), steps, seconds, truncated, aborted)
 
 
-def make_build_side(build: str, players: int) -> Side:
+def make_build_side(build: str, players: int, path: str, key: str) -> Side:
     """Our engine on one build of nomercy.core ("pure" or "compiled"), in a child process."""
-    request, info = start_worker(build, [__file__, "--worker", "--players", str(players)])
+    request, info = start_worker(
+        build, [__file__, "--worker", "--players", str(players), "--path", path]
+    )
 
     def ask(command: str, seeds: range) -> dict[str, Any]:
         reply: dict[str, Any] = request(f"{command} {seeds.start} {seeds.stop}")
@@ -162,21 +189,21 @@ def make_build_side(build: str, players: int) -> Side:
 
     def timer(seeds: range, rep: int) -> Run:
         r = ask("run", seeds)
-        return Run(build, rep, r["games"], r["steps"], r["seconds"], r["truncated"], r["aborted"])
+        return Run(key, rep, r["games"], r["steps"], r["seconds"], r["truncated"], r["aborted"])
 
     def play(seed: int) -> tuple[int, str]:
         ask("warm", range(seed, seed + 1))
         return 0, OK
 
-    label = f"nomercy {build}"
-    return Side(build, label, players, info["version"], play, timer)
+    label = f"nomercy {build} {path}"
+    return Side(key, label, players, info["version"], play, timer)
 
 
-def worker(players: int) -> int:
+def worker(players: int, path: str) -> int:
     """Child of --builds: play and time what the parent asks on this process's core build."""
     import nomercy.core
 
-    side = make_ours(players)
+    side = make_ours(players, path)
     info = {
         "build": nomercy.core.BUILD,
         "description": nomercy.core.build_description(),
@@ -222,6 +249,7 @@ def summarize(side: Side, runs: list[Run]) -> dict[str, Any]:
     first = runs[0]
     return {
         "label": side.label,
+        "key": side.key,
         "version": side.version,
         "players": side.players,
         "games": first.games,
@@ -259,12 +287,12 @@ def print_table(result: dict[str, Any]) -> None:
             f"{s['median_steps_per_s']:>10,.0f} {s['median_games_per_s']:>9,.1f} {spread:>21} "
             f"{s['truncated']:>5} {s['aborted']:>5}"
         )
-    if "ratio_steps_per_s" in result:
-        print(f"\nratio ours/rlcard, steps/s: {result['ratio_steps_per_s']:.2f}x")
-        print(f"ratio ours/rlcard, games/s: {result['ratio_games_per_s']:.2f}x")
-    for build in ("pure", "compiled"):
-        if f"ratio_{build}_steps_per_s" in result:
-            print(f"ratio {build}/rlcard, steps/s: {result[f'ratio_{build}_steps_per_s']:.2f}x")
+    print()
+    for key, ratio in result.get("ratios_to_rlcard", {}).items():
+        print(
+            f"ratio {key}/rlcard: {ratio['steps_per_s']:.2f}x steps/s, "
+            f"{ratio['games_per_s']:.2f}x games/s"
+        )
     if "ratio_compiled_pure_steps_per_s" in result:
         print(f"ratio compiled/pure, steps/s: {result['ratio_compiled_pure_steps_per_s']:.2f}x")
     for note in result["notes"]:
@@ -294,6 +322,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             "nomercy.core.build)"
         ),
     )
+    p.add_argument(
+        "--path",
+        choices=[*PATHS, "both"],
+        default="objects",
+        help=(
+            "our engine's object path (legal_actions/apply, events on), its id path "
+            "(legal_ids/step, events off), or both as two sides"
+        ),
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -305,20 +342,31 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.worker:
-        return worker(args.players)
+        return worker(args.players, args.path)
     log = sys.stderr if args.json else sys.stdout
     notes: list[str] = []
     sides: list[Side] = []
+    paths = PATHS if args.path == "both" else (args.path,)
+
+    def key_of(build: str, path: str) -> str:
+        # One side of ours keeps the historical keys ("ours", "pure", "compiled").
+        if len(paths) == 1:
+            return build or "ours"
+        return f"{build}-{path}" if build else path
 
     if args.only in ("both", "ours") and args.builds == "both":
         try:
-            sides += [make_build_side(b, args.players) for b in ("pure", "compiled")]
+            sides += [
+                make_build_side(b, args.players, p, key_of(b, p))
+                for b in ("pure", "compiled")
+                for p in paths
+            ]
         except RuntimeError as exc:
             print(f"{exc}; build it with python -m nomercy.core.build", file=sys.stderr)
             return 2
     elif args.only in ("both", "ours"):
         try:
-            sides.append(make_ours(args.players))
+            sides += [make_ours(args.players, p, key_of("", p)) for p in paths]
         except (ImportError, AttributeError) as exc:
             print(f"cannot load our engine ({exc}); use --only rlcard", file=sys.stderr)
             return 2
@@ -347,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
             run = time_side(side, seeds, rep)
             runs[side.key].append(run)
             print(
-                f"  rep {rep + 1}/{args.repeat} {side.key:<6} {run.steps:>9,} steps "
+                f"  rep {rep + 1}/{args.repeat} {side.key:<16} {run.steps:>9,} steps "
                 f"{run.seconds:7.3f}s  {run.steps_per_s:>10,.0f} steps/s "
                 f"{run.games_per_s:>8,.1f} games/s",
                 file=log,
@@ -372,6 +420,17 @@ def main(argv: list[str] | None = None) -> int:
         result["ratio_games_per_s"] = ours["median_games_per_s"] / theirs["median_games_per_s"]
         if ours["players"] != theirs["players"]:
             notes.append(f"seat counts differ: ours {ours['players']}, rlcard {theirs['players']}.")
+    if "rlcard" in runs:
+        theirs_steps = result["sides"]["rlcard"]["median_steps_per_s"]
+        theirs_games = result["sides"]["rlcard"]["median_games_per_s"]
+        result["ratios_to_rlcard"] = {
+            key: {
+                "steps_per_s": side["median_steps_per_s"] / theirs_steps,
+                "games_per_s": side["median_games_per_s"] / theirs_games,
+            }
+            for key, side in result["sides"].items()
+            if key != "rlcard"
+        }
     if "pure" in runs:
         pure = result["sides"]["pure"]["median_steps_per_s"]
         compiled = result["sides"]["compiled"]["median_steps_per_s"]

@@ -23,7 +23,13 @@ from nomercy.core.actions import (
 )
 from nomercy.core.cards import Card, Colour, Kind, parse_card, parse_colour
 from nomercy.core.deck import CLASSIC108_COUNTS, NM168_COUNTS
-from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError, RuleSetError
+from nomercy.core.errors import (
+    ActionIdError,
+    IllegalActionError,
+    NoMercyError,
+    NotationError,
+    RuleSetError,
+)
 from nomercy.core.events import Event
 from nomercy.core.game import EngineError, Game, Phase, new_game
 from nomercy.core.records import GameRecord
@@ -35,6 +41,7 @@ __all__ = [
     "OPTIONS",
     "PRESETS",
     "Action",
+    "ActionIdError",
     "CallUno",
     "Card",
     "Catch",

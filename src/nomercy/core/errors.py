@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 __all__ = [
+    "ActionIdError",
     "IllegalActionError",
     "NoMercyError",
     "NotationError",
@@ -32,3 +33,7 @@ class IllegalActionError(NoMercyError):
     def __init__(self, message: str, rule: str = "") -> None:
         super().__init__(f"{message} [{rule}]" if rule else message)
         self.rule = rule
+
+
+class ActionIdError(NoMercyError):
+    """An action id out of range, or an action that has no id (``nomercy.core.ids``)."""

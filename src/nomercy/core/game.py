@@ -31,8 +31,40 @@ from nomercy.core.actions import (
 )
 from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, Kind
 from nomercy.core.deck import build_deck
-from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError, RuleSetError
+from nomercy.core.errors import (
+    ActionIdError,
+    IllegalActionError,
+    NoMercyError,
+    NotationError,
+    RuleSetError,
+)
 from nomercy.core.events import Event, Text
+from nomercy.core.ids import (
+    CHALLENGE_ID,
+    COLOUR_BASE,
+    DRAW_ID,
+    ID_CARD,
+    ID_COLOUR,
+    ID_JUMP,
+    ID_KIND,
+    ID_REL,
+    ID_UNO,
+    K_CATCH,
+    K_CHALLENGE,
+    K_COLOUR,
+    K_DRAW,
+    K_PASS,
+    K_PLAY,
+    K_UNO,
+    NUM_IDS,
+    PASS_ID,
+    UNO_ID,
+    action_id,
+    catch_id,
+    id_action,
+    play_id,
+    seat_table,
+)
 from nomercy.core.redeal import Redealer, _seat_arg, view_position
 from nomercy.core.rules import RuleSet, make_rules
 
@@ -102,32 +134,11 @@ _K_WILD_DRAW_FOUR: Final = Kind.WILD_DRAW_FOUR
 _K_WILD_REVERSE_DRAW_FOUR: Final = Kind.WILD_REVERSE_DRAW_FOUR
 _ALL_CARDS: Final[tuple[Card, ...]] = tuple(Card(code) for code in ALL_CODES)
 _PLAYABLE: Final[dict[tuple[bool, bool], dict[tuple[Card, Colour | None], frozenset[Card]]]] = {}
-_VARIANTS: Final[dict[tuple[str, str, str], dict[int, dict[Card, list[Action]]]]] = {}
+# The plain variants (ids) of each card, per the three options they depend on (seat-free:
+# a plain variant names no seat).
+_VARIANTS: Final[dict[tuple[str, str, str], dict[Card, list[int]]]] = {}
 _PLAYING_PHASES: Final = (_PLAY_DRAWN, _DISCARD_ALL_TOP, _DISCARD_ALL_SUBSET)
-_ACTION_CACHE: Final[dict[tuple[Any, ...], Action]] = {}
-
-
-def _play(
-    seat: int,
-    card: Card,
-    colour: Colour | None = None,
-    target: int | None = None,
-    uno: bool = False,
-    jump: bool = False,
-) -> Play:
-    key = (seat, card, colour, target, uno, jump)
-    action = _ACTION_CACHE.get(key)
-    if action is None:
-        action = _ACTION_CACHE[key] = Play(seat, card, colour, target, uno, jump)
-    return action  # type: ignore[return-value]
-
-
-def _simple(kind: type[Action], seat: int, *extra: Any) -> Any:
-    key = (kind, seat, *extra)
-    action = _ACTION_CACHE.get(key)
-    if action is None:
-        action = _ACTION_CACHE[key] = kind(seat, *extra)
-    return action
+_COLOUR_IDS: Final[tuple[int, ...]] = tuple(COLOUR_BASE + i for i in range(len(COLOURS)))
 
 
 _DECKS: Final[dict[tuple[tuple[str, int], ...], tuple[Card, ...]]] = {}
@@ -292,7 +303,7 @@ class Game:
         #: Whether apply() builds events (and keeps the log). Turn it off on copies used for
         #: search or fast simulation: apply() then returns [] and views have no new history.
         self.record_events = True
-        self._legal: dict[int, list[Action]] = {}
+        self._legal: dict[int, list[int]] = {}  # seat -> its legal ids in this state
         self._n_active = self.n
         self._draw_mode = "draw_until_playable"
         self.opening_events: list[Event] = []
@@ -320,13 +331,13 @@ class Game:
         self._pcache = _PLAYABLE.setdefault(
             (r.discard_all_symbol_match, r.plus4_symbols_shared), {}
         )
-        # Plain variants (no UNO call, no 7/0, not the last card) depend only on these options
-        # and the seat: one table per seat, keyed by card.
-        base = _VARIANTS.setdefault(
+        # Plain variants (no UNO call, no 7/0, not the last card) depend only on these options:
+        # one table of ids, keyed by card.
+        self._base = _VARIANTS.setdefault(
             (r.roulette_chooser, r.roulette_active_colour, r.wild_colour_timing), {}
         )
-        self._base = [base.setdefault(s, {}) for s in range(self.n)]
-        self._draw_acts: list[Action] = [_simple(Draw, s) for s in range(self.n)]
+        # Each seat's id -> action table (shared by every game of this size).
+        self._acts = [seat_table(s, self.n) for s in range(self.n)]
         key = (
             r.is_classic,
             r.classic_seven_zero,
@@ -498,10 +509,63 @@ class Game:
                 return []
         elif type(seat) is not int:
             raise NoMercyError(f"legal_actions: a seat is an integer, not {seat!r}")
-        cached = self._legal.get(seat)
-        if cached is None:
-            cached = self._legal[seat] = self._compute_legal(seat)
-        return list(cached)
+        ids = self._legal.get(seat)
+        if ids is None:
+            ids = self._legal[seat] = self._compute_legal(seat)
+        if not ids:
+            return []
+        table = self._acts[seat]
+        n = self.n
+        out: list[Action] = []
+        for i in ids:
+            action = table[i]
+            out.append(action if action is not None else id_action(i, seat, n))
+        return out
+
+    def legal_ids(self, seat: object = None) -> list[int]:
+        """The ids (:mod:`nomercy.core.ids`) of :meth:`legal_actions`, in the same order.
+
+        The id path beneath the objects: no action object is built. Ids below
+        ``ids.NUM_ACTIONS`` are those of the RL action space (docs/rl.md); tables of 7 to 10
+        seats also use the ids after them.
+
+        Raises:
+            NoMercyError: ``seat`` is not an integer (a seat out of range has no actions).
+        """
+        if seat is None:
+            seat = self.turn
+            if seat is None or self.phase is _OVER:
+                return []
+        elif type(seat) is not int:
+            raise NoMercyError(f"legal_ids: a seat is an integer, not {seat!r}")
+        ids = self._legal.get(seat)
+        if ids is None:
+            ids = self._legal[seat] = self._compute_legal(seat)
+        return list(ids)
+
+    def fill_mask(self, mask: Any, seat: object = None) -> int:
+        """Write 1 at each legal id of ``seat`` (default: the seat to act) into ``mask``.
+
+        ``mask`` is any buffer indexable by id and at least as long as the ids it receives: a
+        numpy array of ``ids.NUM_ACTIONS`` (or ``ids.NUM_IDS``) entries, a ``bytearray``, a
+        list. The caller clears it first (``mask[:] = 0``); nothing else is written, so a
+        mask can be filled without allocating. Returns the number of legal ids.
+
+        Raises:
+            NoMercyError: ``seat`` is not an integer.
+        """
+        if seat is None:
+            seat = self.turn
+            if seat is None or self.phase is _OVER:
+                return 0
+        elif type(seat) is not int:
+            raise NoMercyError(f"fill_mask: a seat is an integer, not {seat!r}")
+        ids = self._legal.get(seat)
+        if ids is None:
+            ids = self._legal[seat] = self._compute_legal(seat)
+        for i in ids:
+            mask[i] = 1
+        return len(ids)
 
     def out_of_turn_possible(self) -> bool:
         """Whether a seat other than the one to act may have an action now: a one-card hand
@@ -523,20 +587,24 @@ class Game:
             return False
         return True
 
-    def _compute_legal(self, seat: int) -> list[Action]:
+    def _compute_legal(self, seat: int) -> list[int]:
+        """The legal ids of ``seat``: the one place legality is decided (objects and ids)."""
         if self.phase is _OVER or not 0 <= seat < self.n or self.out[seat]:
             return []
-        acts: list[Action] = self._turn_actions() if seat == self.turn else []
+        acts: list[int] = self._turn_actions() if seat == self.turn else []
         if self._jump_in and seat != self.turn and self.phase is _PLAY and not self.pending_total:
             top = self.discard[-1]
-            for card in dict.fromkeys(self.hands[seat]):
-                if card is top:
+            for card in self.hands[seat]:
+                if card is top:  # C04: an identical card, offered once
                     acts.extend(self._variants(seat, card, jump=True))
+                    break
         if len(self.hands[seat]) == 1 and not self.uno_called[seat]:
-            acts.append(_simple(CallUno, seat))
-        for t in sorted(self.uno_window):
-            if t != seat and len(self.hands[t]) == 1 and not self.uno_called[t]:
-                acts.append(_simple(Catch, seat, t))
+            acts.append(UNO_ID)
+        if self.uno_window:
+            n = self.n
+            for t in sorted(self.uno_window):
+                if t != seat and len(self.hands[t]) == 1 and not self.uno_called[t]:
+                    acts.append(catch_id((t - seat) % n))
         return acts
 
     def _playable_set(self) -> frozenset[Card]:
@@ -576,17 +644,17 @@ class Game:
         colour = self.colour
         return not any(c.colour is colour for c in self.hands[seat])
 
-    def _turn_actions(self) -> list[Action]:
+    def _turn_actions(self) -> list[int]:
         seat = self.turn
         assert seat is not None
         phase = self.phase
         hand = self.hands[seat]
-        acts: list[Action] = []
+        acts: list[int] = []
         if phase is _PLAY:
             playable = self._playable_set()
             restricted = self._restricted
             special = self._special
-            base = self._base[seat] if len(hand) > 2 else None  # _variants' cache, inlined
+            base = self._base if len(hand) > 2 else None  # _variants' cache, inlined
             found = False
             seen: set[Card] = set()  # each card once, in hand order
             for card in hand:
@@ -602,31 +670,31 @@ class Game:
                     cached = base.get(card) if base is not None and card not in special else None
                     acts.extend(cached if cached is not None else self._variants(seat, card))
             if not found or self._may_draw:
-                acts.append(self._draw_acts[seat])
+                acts.append(DRAW_ID)
         elif phase is _STACK_OR_ABSORB:
             acts = self._stack_actions(seat)
         elif phase is _PLAY_DRAWN:
             assert self.drawn is not None
             acts.extend(self._variants(seat, self.drawn))
             if self._may_keep_drawn():
-                acts.append(_simple(Pass, seat))
+                acts.append(PASS_ID)
         elif phase is _ROULETTE_COLOUR or phase is _CHOOSE_COLOUR:
-            acts.extend(_simple(ChooseColour, seat, c) for c in COLOURS)
+            acts.extend(_COLOUR_IDS)
         elif phase is _DISCARD_ALL_TOP:
             colour = self.discard[-1].colour
             for card in dict.fromkeys(hand):
                 if card.colour is colour:
                     acts.extend(self._variants(seat, card, on_da=True))
-            acts.append(_simple(Pass, seat))
+            acts.append(PASS_ID)
         elif phase is _DISCARD_ALL_SUBSET:
             colour = self.discard[-1].colour
             size = len(hand)
             for card in dict.fromkeys(hand):
                 if card.colour is colour:
-                    acts.append(_play(seat, card))
+                    acts.append(play_id(card, None, 0, False, False))
                     if size == 2:
-                        acts.append(_play(seat, card, uno=True))
-            acts.append(_simple(Pass, seat))
+                        acts.append(play_id(card, None, 0, True, False))
+            acts.append(PASS_ID)
         return acts
 
     def _may_keep_drawn(self) -> bool:
@@ -637,9 +705,9 @@ class Game:
             return not r.drawn_card_must_be_played
         return True
 
-    def _stack_actions(self, seat: int) -> list[Action]:
+    def _stack_actions(self, seat: int) -> list[int]:
         r = self.rules
-        acts: list[Action] = []
+        acts: list[int] = []
         final = self.pending_win is not None  # A17: no stacking on a last-card penalty
         if not final and self._can_stack:
             threshold = self.pending_total if self._stack_on_total else self.pending_last
@@ -663,9 +731,9 @@ class Game:
                     seen.add(card)
                     acts.extend(self._variants(seat, card, stacking=True))
         if self.wd4 is not None and r.wd4_challenge:
-            acts.append(_simple(Challenge, seat))
+            acts.append(CHALLENGE_ID)
         if not (acts and r.stack_mandatory and not self._classic):
-            acts.append(self._draw_acts[seat])
+            acts.append(DRAW_ID)
         return acts
 
     def _variants(
@@ -676,13 +744,13 @@ class Game:
         jump: bool = False,
         stacking: bool = False,
         on_da: bool = False,
-    ) -> list[Action]:
-        """Every Play of ``card``: colours for a wild, targets for a 7, the UNO call."""
+    ) -> list[int]:
+        """The ids of every play of ``card``: colours for a wild, targets for a 7, UNO."""
         r = self.rules
         hand = self.hands[seat]
         cacheable = len(hand) > 2 and not on_da and not jump and card not in self._special
         if cacheable:
-            cached = self._base[seat].get(card)
+            cached = self._base.get(card)
             if cached is not None:
                 return cached
         # Cards left once the play (and any Discard All shedding) is done.
@@ -719,27 +787,32 @@ class Game:
             elif card.number == 0:
                 prev = self.next_seat(seat, -self.direction)
                 sizes = [len(self.hands[prev])]
-        acts: list[Action] = []
+        acts: list[int] = []
+        n = self.n
         for target, size in zip(targets, sizes, strict=True):
+            rel = 0 if target is None else (target - seat) % n
             for colour in colours:
-                acts.append(_play(seat, card, colour, target, False, jump))
+                acts.append(play_id(card, colour, rel, False, jump))
                 if size == 1:
-                    acts.append(_play(seat, card, colour, target, True, jump))
-        if cacheable:  # depends only on the rules, the seat and the card
-            self._base[seat][card] = acts
+                    acts.append(play_id(card, colour, rel, True, jump))
+        if cacheable:  # depends only on the rules and the card
+            self._base[card] = acts
         return acts
 
     # ------------------------------------------------------------------ apply
-    def _check(self, action: Action | str) -> Action:
+    def _check(self, action: Action | str) -> tuple[int, int]:
+        """``(seat, id)`` of ``action`` if it is legal now; else the error naming the rule."""
         if isinstance(action, str):
             action = parse_action(action, self.to_act)
-        # Fast path: an action object taken from legal_actions() for this state.
+        # Fast path: an action object of the engine's own (legal_actions()) for this state.
         seat = getattr(action, "seat", None)
-        cached = self._legal.get(seat) if type(seat) is int else None
-        if cached is not None:
-            for a in cached:
-                if a is action:
-                    return action
+        if type(seat) is int and 0 <= seat < self.n:
+            cached = self._legal.get(seat)
+            if cached is not None:
+                table = self._acts[seat]
+                for i in cached:
+                    if table[i] is action:
+                        return seat, i
         if not isinstance(action, Action):
             raise NotationError(f"not an action: {action!r}")
         if isinstance(action, Play) and not isinstance(action.card, Card):
@@ -755,10 +828,53 @@ class Game:
         legal = self._legal.get(seat)
         if legal is None:
             legal = self._legal[seat] = self._compute_legal(seat)
-        if action in legal:
-            return action
+        try:
+            found = action_id(action, self.n)
+        except ActionIdError:  # no such action at this table: illegal, explained below
+            found = -1
+        if found in legal:
+            return seat, found
         reason, rule = self._diagnose(action)
         raise IllegalActionError(f"illegal '{action}': {reason}", rule)
+
+    def step(self, action_id: object, seat: object = None) -> None:
+        """Apply the action with id ``action_id`` (:meth:`legal_ids`) of ``seat``.
+
+        The id path beneath :meth:`apply`: the same rules, checked the same way first, without
+        building an action or returning events (the log still records them unless
+        ``record_events`` is off, the setting for fast play: then nothing is allocated per
+        step but the cards' moves). ``seat`` defaults to the seat to act; out-of-turn
+        actions (UNO calls, catches, jump-ins) name their seat.
+
+        Raises:
+            IllegalActionError: the id is not legal for the seat now (the message names the
+                rule, as :meth:`apply` does); the game is unchanged.
+            ActionIdError: ``action_id`` is not an id (not an integer, or out of range).
+            NoMercyError: ``seat`` is not a seat of this game.
+            EngineError: only with ``exhaustion_fallback="raise"`` (unchanged).
+        """
+        if seat is None:
+            seat = self.turn
+            if seat is None:
+                raise IllegalActionError("the game is over", "NM-38")
+        elif type(seat) is not int or not 0 <= seat < self.n:
+            raise NoMercyError(f"step: there is no seat {seat!r} in a {self.n}-player game")
+        legal = self._legal.get(seat)
+        if legal is None:
+            legal = self._legal[seat] = self._compute_legal(seat)
+        if type(action_id) is not int or action_id not in legal:
+            raise self._illegal_id(action_id, seat)
+        self._apply(seat, action_id)
+
+    def _illegal_id(self, action_id: object, seat: int) -> NoMercyError:
+        if type(action_id) is not int or not 0 <= action_id < NUM_IDS:
+            return ActionIdError(f"action id {action_id!r} is not an integer in 0..{NUM_IDS - 1}")
+        try:
+            action = id_action(action_id, seat, self.n)
+        except ActionIdError as exc:
+            return exc
+        reason, rule = self._diagnose(action)
+        return IllegalActionError(f"illegal '{action}': {reason}", rule)
 
     def apply(self, action: Action | str) -> list[Event]:
         """Apply one action and return the events that explain it.
@@ -771,20 +887,25 @@ class Game:
             IllegalActionError: the action breaks a rule; the message names it (unchanged).
             EngineError: only with ``exhaustion_fallback="raise"`` (unchanged).
         """
-        action = self._check(action)
+        seat, found = self._check(action)
+        return self._apply(seat, found)
+
+    def _apply(self, seat: int, found: int) -> list[Event]:
+        """Apply the legal id ``found`` of ``seat``: the one way every action changes a game."""
         snapshot = self.copy() if self._raise_on_exhaustion else None
         events: list[Event] = []
         self._events = events
         self._legal = {}
         try:
-            self._dispatch(action)
+            self._dispatch(seat, found)
         except EngineError:
             assert snapshot is not None
             _set_fields(self, _get_fields(snapshot))
             raise
-        self.history.append(action)
+        action = self._acts[seat][found]
+        self.history.append(action if action is not None else id_action(found, seat, self.n))
         if self._deferred_mercy and self.phase is not _OVER:
-            self._mercy_sweep(action.seat)
+            self._mercy_sweep(seat)
         self.log.extend(events)
         return events
 
@@ -811,42 +932,53 @@ class Game:
                 )
             )
 
-    def _dispatch(self, action: Action) -> None:
-        seat = action.seat
-        if type(action) is Play and self.phase is _PLAY:  # the common case first
-            if self.uno_window:
+    def _dispatch(self, seat: int, aid: int) -> None:
+        """Apply the legal id ``aid`` of ``seat`` (decoded by the tables of ``ids``)."""
+        kind = ID_KIND[aid]
+        if kind == K_PLAY:
+            card = ID_CARD[aid]
+            assert card is not None
+            rel = ID_REL[aid]
+            target = (seat + rel) % self.n if rel else None
+            phase = self.phase
+            if phase is _PLAY:  # the common case first
+                if self.uno_window:
+                    self.uno_window.clear()
+                self._play_card(seat, card, ID_COLOUR[aid], target, ID_UNO[aid], ID_JUMP[aid])
+                return
+            # An in-turn action: the next player has begun their turn, so earlier UNO windows
+            # close (NM-37, A19), unless the same play is still being completed.
+            if self.uno_window and phase not in _PLAYING_PHASES:
                 self.uno_window.clear()
-            self._play_card(seat, action)
+            if phase is _DISCARD_ALL_SUBSET:
+                self._bury_one(seat, card, ID_UNO[aid])
+            elif phase is _DISCARD_ALL_TOP:
+                self._discard_all_top(seat, card, ID_COLOUR[aid], target, ID_UNO[aid])
+            else:
+                self._play_card(seat, card, ID_COLOUR[aid], target, ID_UNO[aid], False)
             return
-        if isinstance(action, CallUno):
+        if kind == K_UNO:
             self.uno_called[seat] = True
             self.uno_window.discard(seat)
             self._emit("uno", ("{} calls UNO [NM-37]", self.names[seat]), seat)
             return
-        if isinstance(action, Catch):
-            self._catch(seat, action.target)
+        if kind == K_CATCH:
+            self._catch(seat, (seat + ID_REL[aid]) % self.n)
             return
-        # An in-turn action: the next player has begun their turn, so earlier UNO windows
-        # close (NM-37, A19), unless the same play is still being completed.
         if self.uno_window and self.phase not in _PLAYING_PHASES:
-            self.uno_window.clear()
-        if isinstance(action, Play):
-            if self.phase is _DISCARD_ALL_SUBSET:
-                self._bury_one(seat, action.card, action.uno)
-            elif self.phase is _DISCARD_ALL_TOP:
-                self._discard_all_top(seat, action)
-            else:
-                self._play_card(seat, action)
-        elif isinstance(action, Draw):
+            self.uno_window.clear()  # as for an in-turn play above
+        if kind == K_DRAW:
             if self.phase is _STACK_OR_ABSORB:
                 self._absorb(seat)
             else:
                 self._draw_turn(seat)
-        elif isinstance(action, Pass):
+        elif kind == K_PASS:
             self._pass(seat)
-        elif isinstance(action, ChooseColour):
-            self._choose_colour(seat, action.colour)
-        elif isinstance(action, Challenge):
+        elif kind == K_COLOUR:
+            colour = ID_COLOUR[aid]
+            assert colour is not None
+            self._choose_colour(seat, colour)
+        elif kind == K_CHALLENGE:
             self._challenge(seat)
 
     # ------------------------------------------------------------------ helpers
@@ -948,11 +1080,18 @@ class Game:
             self.uno_window.discard(seat)
 
     # ------------------------------------------------------------------ playing a card
-    def _play_card(self, seat: int, action: Play) -> None:
-        card = action.card
+    def _play_card(
+        self,
+        seat: int,
+        card: Card,
+        colour: Colour | None,
+        target: int | None,
+        uno: bool,
+        jump: bool,
+    ) -> None:
         hand = self.hands[seat]
         stacking = self.phase is _STACK_OR_ABSORB
-        if action.jump:
+        if jump:
             self.turn = seat
             self._emit(
                 "jump_in",
@@ -965,7 +1104,6 @@ class Game:
             self._forget(seat, card)
         self.discard.append(card)
         name = self.names[seat]
-        colour = action.colour
         r = self.rules
         if (
             self.wd4 is None
@@ -1026,7 +1164,7 @@ class Game:
                 return
             if same:
                 self._bury(seat, same)
-        if action.uno:
+        if uno:
             self.uno_called[seat] = True
             self._emit("uno", ("{} calls UNO [NM-37]", name), seat)
         elif self.uno_called[seat]:
@@ -1034,12 +1172,10 @@ class Game:
             # leaves (or a hand a 7 or 0 hands over) needs its own call.
             self.uno_called[seat] = False
         if not hand:
-            self._last_card(seat, card, colour, action.target)
+            self._last_card(seat, card, colour, target)
             return
         # A 7-swap or 0-pass already opened the seat's UNO duty for the hand it received.
-        if not self._resolve(seat, card, colour, action.target, stacking) and (
-            self.phase is not _OVER
-        ):
+        if not self._resolve(seat, card, colour, target, stacking) and (self.phase is not _OVER):
             self._open_uno(seat)
 
     def _bury(self, seat: int, cards: list[Card]) -> None:
@@ -1084,16 +1220,16 @@ class Game:
         self.turn = self.next_seat(seat)
         self._open_uno(seat)
 
-    def _discard_all_top(self, seat: int, action: Play) -> None:
+    def _discard_all_top(
+        self, seat: int, card: Card, colour: Colour | None, target: int | None, uno: bool
+    ) -> None:
         """A09 choose_top_and_fire: the others go under, the chosen card goes on top and fires."""
-        card = action.card
-        colour = card.colour
-        others = [c for c in self.hands[seat] if c.colour is colour]
+        others = [c for c in self.hands[seat] if c.colour is card.colour]
         others.remove(card)
         if others:
             self._bury(seat, others)
         self.phase = _PLAY
-        self._play_card(seat, action)
+        self._play_card(seat, card, colour, target, uno, False)
 
     def _pass(self, seat: int) -> None:
         if self.phase is _PLAY_DRAWN:
@@ -2217,7 +2353,8 @@ class Game:
                     f"{card.name} may not be played while holding the active colour",
                     "CL-4" if self._classic else "A34",
                 )
-        options = [a for a in self._variants(seat, card) if isinstance(a, Play)]
+        n = self.n
+        options = [cast(Play, id_action(i, seat, n)) for i in self._variants(seat, card)]
         if any(a.colour is not None for a in options) and action.colour is None:
             return f"{card.name} needs a colour: 'play {card.code} G'", "NM-14"
         if action.colour is not None and all(a.colour is None for a in options):

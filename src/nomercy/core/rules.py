@@ -533,8 +533,9 @@ def make_rules(
         raise RuleSetError("a custom deck needs deck_counts (card code -> copies)")
     if values["min_players"] > values["max_players"]:
         raise RuleSetError("min_players must not exceed max_players")
-    if preset == NO_MERCY and values["max_players"] > 10:
-        raise RuleSetError("max_players is at most 10 (A30)")
+    if values["max_players"] > 10:  # A30 (No Mercy), CL-1 (classic): 2-10 players
+        rule = "A30" if preset == NO_MERCY else "CL-1"
+        raise RuleSetError(f"max_players is at most 10 ({rule})")
     if preset == CLASSIC:
         # Classic house rules map onto the shared machinery (C04).
         if values["classic_draw_until_playable"]:
