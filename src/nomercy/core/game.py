@@ -133,7 +133,25 @@ _K_WILD_COLOUR_ROULETTE: Final = Kind.WILD_COLOUR_ROULETTE
 _K_WILD_DRAW_FOUR: Final = Kind.WILD_DRAW_FOUR
 _K_WILD_REVERSE_DRAW_FOUR: Final = Kind.WILD_REVERSE_DRAW_FOUR
 _ALL_CARDS: Final[tuple[Card, ...]] = tuple(Card(code) for code in ALL_CODES)
-_PLAYABLE: Final[dict[tuple[bool, bool], dict[tuple[Card, Colour | None], frozenset[Card]]]] = {}
+_NUM_CARDS: Final = len(_ALL_CARDS)
+_RED: Final = Colour.RED
+_YELLOW: Final = Colour.YELLOW
+_GREEN: Final = Colour.GREEN
+# Per (A08, A11) option pair: (top card, active colour) slot -> playable flag per Card.index.
+_PLAYABLE: Final[dict[tuple[bool, bool], list[list[bool] | None]]] = {}
+
+
+def _colour_slot(colour: Colour | None) -> int:
+    """0 for none, 1-4 in ``COLOURS`` order, by identity (an enum's hash is a Python call)."""
+    if colour is None:
+        return 0
+    if colour is _RED:
+        return 1
+    if colour is _YELLOW:
+        return 2
+    return 3 if colour is _GREEN else 4
+
+
 # The plain variants (ids) of each card, per the three options they depend on (seat-free:
 # a plain variant names no seat).
 _VARIANTS: Final[dict[tuple[str, str, str], dict[Card, list[int]]]] = {}
@@ -153,31 +171,30 @@ def _fresh_deck(rules: RuleSet) -> list[Card]:
     return list(deck)
 
 
-#: Per rule-set key (see Game._setup_caches): the cards whose variants are never cached, and
-#: the wild draw cards restricted by A34 / CL-4.
-_CARD_SETS: Final[dict[tuple[bool, ...], tuple[frozenset[Card], frozenset[Card]]]] = {}
+#: Per rule-set key (see Game._setup_caches), flags by Card.index: the cards whose variants
+#: are never cached, and the wild draw cards restricted by A34 / CL-4.
+_CARD_SETS: Final[dict[tuple[bool, ...], tuple[list[bool], list[bool]]]] = {}
 
 
-def _card_sets(r: RuleSet) -> tuple[frozenset[Card], frozenset[Card]]:
+def _card_sets(r: RuleSet) -> tuple[list[bool], list[bool]]:
     seven_zero = not r.is_classic or r.classic_seven_zero
-    special = frozenset(
-        c for c in _ALL_CARDS if c.kind is _K_DISCARD_ALL or (seven_zero and c.number in (0, 7))
-    )
-    restricted = frozenset(
-        c
-        for c in _ALL_CARDS
-        if c.is_wild
-        and c.draw_value
-        and (
-            (
-                r.is_classic
-                and c.kind is _K_WILD_DRAW_FOUR
-                and r.wd4_restriction
-                and not r.wd4_challenge
+    special = [c.kind is _K_DISCARD_ALL or (seven_zero and c.number in (0, 7)) for c in _ALL_CARDS]
+    restricted = [
+        bool(
+            c.is_wild
+            and c.draw_value
+            and (
+                (
+                    r.is_classic
+                    and c.kind is _K_WILD_DRAW_FOUR
+                    and r.wd4_restriction
+                    and not r.wd4_challenge
+                )
+                or (not r.is_classic and r.wild_draw_restriction)
             )
-            or (not r.is_classic and r.wild_draw_restriction)
         )
-    )
+        for c in _ALL_CARDS
+    ]
     return special, restricted
 
 
@@ -303,7 +320,13 @@ class Game:
         #: Whether apply() builds events (and keeps the log). Turn it off on copies used for
         #: search or fast simulation: apply() then returns [] and views have no new history.
         self.record_events = True
-        self._legal: dict[int, list[int]] = {}  # seat -> its legal ids in this state
+        # The legal ids in this state: the seat to act's in _lids (when _lseat is that seat),
+        # other seats' (out-of-turn actions) by seat in _legal. Never handed out to callers.
+        self._lseat = -1
+        self._lids: list[int] = []
+        self._legal: dict[int, list[int]] = {}
+        self._mark = [0] * _NUM_CARDS  # per Card.index: the epoch it was last seen in
+        self._epoch = 0
         self._n_active = self.n
         self._draw_mode = "draw_until_playable"
         self.opening_events: list[Event] = []
@@ -327,9 +350,11 @@ class Game:
         self._immediate_mercy = r.mercy_enabled and r.mercy_timing == "immediate"
         # The matching table depends only on these two options (A08, A11): share it.
         self._raise_on_exhaustion = r.exhaustion_fallback == "raise"
+        self._last_card_ends = r.last_card_effect != "resolve_effects"  # A16
+        self._colour_on_resolution = r.wild_colour_timing == "on_resolution"  # A18
         self._deferred_mercy = r.mercy_enabled and r.mercy_timing != "immediate"
         self._pcache = _PLAYABLE.setdefault(
-            (r.discard_all_symbol_match, r.plus4_symbols_shared), {}
+            (r.discard_all_symbol_match, r.plus4_symbols_shared), [None] * (_NUM_CARDS * 5)
         )
         # Plain variants (no UNO call, no 7/0, not the last card) depend only on these options:
         # one table of ids, keyed by card.
@@ -371,7 +396,11 @@ class Game:
         d["warnings"] = list(self.warnings)
         d["history"] = list(self.history)
         d["_events"] = []
+        d["_lseat"] = -1
+        d["_lids"] = []
         d["_legal"] = {}
+        d["_mark"] = [0] * _NUM_CARDS
+        d["_epoch"] = 0
         _set_fields(g, d)
         return g
 
@@ -509,9 +538,7 @@ class Game:
                 return []
         elif type(seat) is not int:
             raise NoMercyError(f"legal_actions: a seat is an integer, not {seat!r}")
-        ids = self._legal.get(seat)
-        if ids is None:
-            ids = self._legal[seat] = self._compute_legal(seat)
+        ids = self._ids_of(seat)
         if not ids:
             return []
         table = self._acts[seat]
@@ -538,9 +565,7 @@ class Game:
                 return []
         elif type(seat) is not int:
             raise NoMercyError(f"legal_ids: a seat is an integer, not {seat!r}")
-        ids = self._legal.get(seat)
-        if ids is None:
-            ids = self._legal[seat] = self._compute_legal(seat)
+        ids = self._ids_of(seat)
         return list(ids)
 
     def fill_mask(self, mask: Any, seat: object = None) -> int:
@@ -560,9 +585,7 @@ class Game:
                 return 0
         elif type(seat) is not int:
             raise NoMercyError(f"fill_mask: a seat is an integer, not {seat!r}")
-        ids = self._legal.get(seat)
-        if ids is None:
-            ids = self._legal[seat] = self._compute_legal(seat)
+        ids = self._ids_of(seat)
         for i in ids:
             mask[i] = 1
         return len(ids)
@@ -587,6 +610,19 @@ class Game:
             return False
         return True
 
+    def _ids_of(self, seat: int) -> list[int]:
+        """The legal ids of ``seat`` in this state, computed once (callers never change it)."""
+        if seat == self._lseat:
+            return self._lids
+        if seat == self.turn:
+            ids = self._lids = self._compute_legal(seat)
+            self._lseat = seat
+            return ids
+        found = self._legal.get(seat)
+        if found is None:
+            found = self._legal[seat] = self._compute_legal(seat)
+        return found
+
     def _compute_legal(self, seat: int) -> list[int]:
         """The legal ids of ``seat``: the one place legality is decided (objects and ids)."""
         if self.phase is _OVER or not 0 <= seat < self.n or self.out[seat]:
@@ -607,12 +643,13 @@ class Game:
                     acts.append(catch_id((t - seat) % n))
         return acts
 
-    def _playable_set(self) -> frozenset[Card]:
-        """Every card that matches the top card and active colour now (cached per pair)."""
-        key = (self.discard[-1], self.colour)
-        found = self._pcache.get(key)
+    def _playable_flags(self) -> list[bool]:
+        """Whether each card (by ``Card.index``) matches the top card and active colour now
+        (cached per pair and matching options)."""
+        key = self.discard[-1].index * 5 + _colour_slot(self.colour)
+        found = self._pcache[key]
         if found is None:
-            found = self._pcache[key] = frozenset(c for c in _ALL_CARDS if self._is_playable(c))
+            found = self._pcache[key] = [self._is_playable(c) for c in _ALL_CARDS]
         return found
 
     def _is_playable(self, card: Card) -> bool:
@@ -651,23 +688,23 @@ class Game:
         hand = self.hands[seat]
         acts: list[int] = []
         if phase is _PLAY:
-            playable = self._playable_set()
+            playable = self._playable_flags()
             restricted = self._restricted
             special = self._special
             base = self._base if len(hand) > 2 else None  # _variants' cache, inlined
             found = False
-            seen: set[Card] = set()  # each card once, in hand order
+            # Each card once, in hand order: a card is seen when its mark is this epoch's.
+            self._epoch += 1
+            epoch = self._epoch
+            mark = self._mark
             for card in hand:
-                if card in playable and card not in seen:
-                    seen.add(card)
-                    if (
-                        restricted
-                        and card in restricted
-                        and not self._wild_draw_allowed(seat, card)
-                    ):
+                i = card.index
+                if playable[i] and mark[i] != epoch:
+                    mark[i] = epoch
+                    if restricted[i] and not self._wild_draw_allowed(seat, card):
                         continue
                     found = True
-                    cached = base.get(card) if base is not None and card not in special else None
+                    cached = base.get(card) if base is not None and not special[i] else None
                     acts.extend(cached if cached is not None else self._variants(seat, card))
             if not found or self._may_draw:
                 acts.append(DRAW_ID)
@@ -748,7 +785,7 @@ class Game:
         """The ids of every play of ``card``: colours for a wild, targets for a 7, UNO."""
         r = self.rules
         hand = self.hands[seat]
-        cacheable = len(hand) > 2 and not on_da and not jump and card not in self._special
+        cacheable = len(hand) > 2 and not on_da and not jump and not self._special[card.index]
         if cacheable:
             cached = self._base.get(card)
             if cached is not None:
@@ -762,7 +799,7 @@ class Game:
                 remaining = -1  # a Discard All choice follows; UNO is called there
         else:
             remaining = len(hand) - 1
-        ends = remaining == 0 and r.last_card_effect != "resolve_effects"
+        ends = remaining == 0 and self._last_card_ends
         colours: Iterable[Colour | None] = (None,)
         if card.is_wild:
             if ends:
@@ -776,7 +813,7 @@ class Game:
             elif card.kind is _K_WILD_COLOUR_ROULETTE:
                 if r.roulette_chooser == "player" or r.roulette_active_colour == "player_names":
                     colours = COLOURS
-            elif not (r.wild_colour_timing == "on_resolution" and card.draw_value):
+            elif not (self._colour_on_resolution and card.draw_value):
                 colours = COLOURS
         targets: list[int | None] = [None]
         sizes = [remaining]
@@ -807,7 +844,7 @@ class Game:
         # Fast path: an action object of the engine's own (legal_actions()) for this state.
         seat = getattr(action, "seat", None)
         if type(seat) is int and 0 <= seat < self.n:
-            cached = self._legal.get(seat)
+            cached = self._lids if seat == self._lseat else self._legal.get(seat)
             if cached is not None:
                 table = self._acts[seat]
                 for i in cached:
@@ -825,9 +862,7 @@ class Game:
         # raise TypeError for Draw("0") instead of the IllegalActionError below.
         if type(seat) is not int or not 0 <= seat < self.n:
             raise IllegalActionError(f"there is no seat {seat!r} in a {self.n}-player game")
-        legal = self._legal.get(seat)
-        if legal is None:
-            legal = self._legal[seat] = self._compute_legal(seat)
+        legal = self._ids_of(seat)
         try:
             found = action_id(action, self.n)
         except ActionIdError:  # no such action at this table: illegal, explained below
@@ -859,9 +894,7 @@ class Game:
                 raise IllegalActionError("the game is over", "NM-38")
         elif type(seat) is not int or not 0 <= seat < self.n:
             raise NoMercyError(f"step: there is no seat {seat!r} in a {self.n}-player game")
-        legal = self._legal.get(seat)
-        if legal is None:
-            legal = self._legal[seat] = self._compute_legal(seat)
+        legal = self._ids_of(seat)
         if type(action_id) is not int or action_id not in legal:
             raise self._illegal_id(action_id, seat)
         self._apply(seat, action_id)
@@ -895,7 +928,9 @@ class Game:
         snapshot = self.copy() if self._raise_on_exhaustion else None
         events: list[Event] = []
         self._events = events
-        self._legal = {}
+        self._lseat = -1
+        if self._legal:
+            self._legal = {}
         try:
             self._dispatch(seat, found)
         except EngineError:
@@ -1131,9 +1166,9 @@ class Game:
                 self.colour = card.colour
         elif colour is not None and card.kind is not _K_WILD_COLOUR_ROULETTE:
             self.colour = colour
-        elif card.draw_value and r.wild_colour_timing == "on_resolution" and not hand:
+        elif card.draw_value and self._colour_on_resolution and not hand:
             pass
-        elif card.draw_value and r.wild_colour_timing == "on_resolution":
+        elif card.draw_value and self._colour_on_resolution:
             self.colour = None
         if card.is_wild and card.draw_value:
             self.chain_wild = seat
