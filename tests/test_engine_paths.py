@@ -145,16 +145,16 @@ def test_out_of_turn_possible_is_false_only_when_only_the_seat_to_act_may_act(k:
 
 
 def test_the_inlined_shuffle_draws_like_random_shuffle() -> None:
-    from nomercy.core import game as game_module
+    from nomercy.core import dealing as game_module
 
     # On the Pythons we support the inlined shuffle is the one in use; it must deal exactly
     # what random.shuffle deals, or every seeded game would change.
-    assert game_module._shuffle_as_random is game_module._fisher_yates
+    assert game_module.shuffle_as_random is game_module.fisher_yates
     rng = random.Random(99)
     for _ in range(300):
         seed = rng.getrandbits(64)
         cards = list(range(rng.randrange(0, 400)))
         expected = list(cards)
         random.Random(seed).shuffle(expected)
-        game_module._fisher_yates(cards, random.Random(seed))
+        game_module.fisher_yates(cards, random.Random(seed))
         assert cards == expected

@@ -12,6 +12,7 @@ import pytest
 from nomercy import Card, Game, Play, new_game
 from nomercy.bots import make_bot, next_action
 from nomercy.core.errors import NoMercyError, NotationError
+from nomercy.core.legality import is_playable
 from nomercy.core.redeal import infer_gaps
 
 #: Option sets that between them reach the phases a seat can be dealt in.
@@ -303,7 +304,7 @@ def test_nm9_a_seat_deciding_on_its_drawn_card_is_read_apart_from_it() -> None:
     rng = random.Random(3)
     for _ in range(50):
         d = redealer.sample(rng)
-        assert d.drawn is not None and d._is_playable(d.drawn)
+        assert d.drawn is not None and is_playable(d, d.drawn)
         rest = [c for c in d.hands[1] if c is not d.drawn]
         assert not any(c.colour is not None and c.colour.value in "RY" for c in rest)
     # With cards drawn before it, those stay: only the yellow gap holds.

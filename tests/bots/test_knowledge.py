@@ -11,6 +11,7 @@ from nomercy.bots import read_view
 from nomercy.bots.determinize import redealer_for
 from nomercy.bots.knowledge import view_gaps
 from nomercy.core.cards import Colour
+from nomercy.core.legality import is_playable
 
 
 def test_unseen_is_the_deck_minus_what_the_seat_has_seen() -> None:
@@ -157,7 +158,7 @@ def test_cl5_a_playable_drawn_card_still_to_decide_stands_apart_from_the_gap() -
     for seed in range(20):
         deal = redealer.sample(seed)
         assert deal.drawn is not None and deal.drawn in deal.hands[1]
-        assert deal._is_playable(deal.drawn)
+        assert is_playable(deal, deal.drawn)
         assert not any(c.colour is Colour.RED for c in deal.hands[1] if c is not deal.drawn)
     g.apply("play R1")  # played at once: P1's hand is what it was, without red
     assert view_gaps(json_view(g, 0)).lacks[1] == {Colour.RED}

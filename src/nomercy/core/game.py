@@ -14,23 +14,43 @@ always gives the same game.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Mapping
-from enum import StrEnum, unique
-from typing import TYPE_CHECKING, Any, Final, cast
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 
+from nomercy.core import positions as _positions
+from nomercy.core import views as _views
 from nomercy.core.actions import (
     Action,
-    CallUno,
-    Catch,
-    Challenge,
     ChooseColour,
-    Draw,
-    Pass,
     Play,
     parse_action,
 )
-from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, Kind
-from nomercy.core.deck import build_deck
+from nomercy.core.base import (
+    CHOOSE_COLOUR,
+    DISCARD_ALL_SUBSET,
+    DISCARD_ALL_TOP,
+    K_DISCARD_ALL,
+    K_NUMBER,
+    K_REVERSE,
+    K_SKIP,
+    K_SKIP_EVERYONE,
+    K_WILD_COLOUR_ROULETTE,
+    K_WILD_DRAW_FOUR,
+    K_WILD_REVERSE_DRAW_FOUR,
+    OVER,
+    PLAY,
+    PLAY_DRAWN,
+    PLAYING_PHASES,
+    ROULETTE_COLOUR,
+    STACK_OR_ABSORB,
+    EngineError,
+    Phase,
+    check_deal,
+    seat_arg,
+)
+from nomercy.core.cards import Card, Colour
+from nomercy.core.dealing import MASK, deal, next_key, shuffle_as_random
+from nomercy.core.diagnose import diagnose
 from nomercy.core.errors import (
     ActionIdError,
     IllegalActionError,
@@ -40,9 +60,6 @@ from nomercy.core.errors import (
 )
 from nomercy.core.events import Event, Text
 from nomercy.core.ids import (
-    CHALLENGE_ID,
-    COLOUR_BASE,
-    DRAW_ID,
     ID_CARD,
     ID_COLOUR,
     ID_JUMP,
@@ -57,185 +74,18 @@ from nomercy.core.ids import (
     K_PLAY,
     K_UNO,
     NUM_IDS,
-    PASS_ID,
-    UNO_ID,
     action_id,
-    catch_id,
     id_action,
-    play_id,
     seat_table,
 )
-from nomercy.core.redeal import Redealer, _seat_arg, view_position
+from nomercy.core.legality import NUM_CARDS, compute_legal, is_playable, tables, wild_draw_allowed
+from nomercy.core.redeal import Redealer, view_position
 from nomercy.core.rules import RuleSet, make_rules
 
 if TYPE_CHECKING:
     from nomercy.core.views import Snapshot
 
 __all__ = ["EngineError", "Game", "Phase", "new_game"]
-
-_MASK: Final = (1 << 64) - 1
-
-
-def _next_key(key: int) -> int:
-    """SplitMix64 step: derive the next shuffle key from the current one (Pgx-style keys)."""
-    z = (key + 0x9E3779B97F4A7C15) & _MASK
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    return z ^ (z >> 31)
-
-
-class EngineError(NoMercyError):
-    """The game cannot go on (A13 ``exhaustion_fallback="raise"``); the game is unchanged."""
-
-
-@unique
-class Phase(StrEnum):
-    """The decision the game waits for (RULES.md §K)."""
-
-    PLAY = "play"
-    """The seat to act plays a card or draws (NM-8, NM-9)."""
-    STACK_OR_ABSORB = "stack_or_absorb"
-    """A penalty is pending: stack a Draw Card or take it (NM-17, NM-18); classic: challenge."""
-    PLAY_DRAWN = "play_drawn"
-    """After drawing, the drawn card may (or must) be played (NM-9, CL-5)."""
-    CHOOSE_COLOUR = "choose_colour"
-    """Name a colour: the classic opening Wild (CL-3), or a wild whose stack resolved (A18)."""
-    ROULETTE_COLOUR = "roulette_colour"
-    """The Roulette victim names the colour to reveal (NM-30)."""
-    DISCARD_ALL_TOP = "discard_all_top"
-    """A09 ``choose_top_and_fire``: choose which same-colour card goes on top, or pass."""
-    DISCARD_ALL_SUBSET = "discard_all_subset"
-    """A09 ``optional_subset``: discard same-colour cards one by one, then pass."""
-    OVER = "over"
-    """The game is over."""
-
-
-# Enum members bound to module names: attribute access on an enum class is slow in the
-# hot paths (about 0.1 us each). Final: compiled, a module constant is a static, not a
-# lookup in the module's dict.
-_CHOOSE_COLOUR: Final = Phase.CHOOSE_COLOUR
-_DISCARD_ALL_SUBSET: Final = Phase.DISCARD_ALL_SUBSET
-_DISCARD_ALL_TOP: Final = Phase.DISCARD_ALL_TOP
-_OVER: Final = Phase.OVER
-_PLAY: Final = Phase.PLAY
-_PLAY_DRAWN: Final = Phase.PLAY_DRAWN
-_ROULETTE_COLOUR: Final = Phase.ROULETTE_COLOUR
-_STACK_OR_ABSORB: Final = Phase.STACK_OR_ABSORB
-_K_DISCARD_ALL: Final = Kind.DISCARD_ALL
-_K_DRAW_FOUR: Final = Kind.DRAW_FOUR
-_K_DRAW_TWO: Final = Kind.DRAW_TWO
-_K_NUMBER: Final = Kind.NUMBER
-_K_REVERSE: Final = Kind.REVERSE
-_K_SKIP: Final = Kind.SKIP
-_K_SKIP_EVERYONE: Final = Kind.SKIP_EVERYONE
-_K_WILD: Final = Kind.WILD
-_K_WILD_COLOUR_ROULETTE: Final = Kind.WILD_COLOUR_ROULETTE
-_K_WILD_DRAW_FOUR: Final = Kind.WILD_DRAW_FOUR
-_K_WILD_REVERSE_DRAW_FOUR: Final = Kind.WILD_REVERSE_DRAW_FOUR
-_ALL_CARDS: Final[tuple[Card, ...]] = tuple(Card(code) for code in ALL_CODES)
-_NUM_CARDS: Final = len(_ALL_CARDS)
-_RED: Final = Colour.RED
-_YELLOW: Final = Colour.YELLOW
-_GREEN: Final = Colour.GREEN
-# Per (A08, A11) option pair: (top card, active colour) slot -> playable flag per Card.index.
-_PLAYABLE: Final[dict[tuple[bool, bool], list[list[bool] | None]]] = {}
-
-
-def _colour_slot(colour: Colour | None) -> int:
-    """0 for none, 1-4 in ``COLOURS`` order, by identity (an enum's hash is a Python call)."""
-    if colour is None:
-        return 0
-    if colour is _RED:
-        return 1
-    if colour is _YELLOW:
-        return 2
-    return 3 if colour is _GREEN else 4
-
-
-# The plain variants (ids) of each card, per the three options they depend on (seat-free:
-# a plain variant names no seat).
-_VARIANTS: Final[dict[tuple[str, str, str], dict[Card, list[int]]]] = {}
-_PLAYING_PHASES: Final = (_PLAY_DRAWN, _DISCARD_ALL_TOP, _DISCARD_ALL_SUBSET)
-_COLOUR_IDS: Final[tuple[int, ...]] = tuple(COLOUR_BASE + i for i in range(len(COLOURS)))
-
-
-_DECKS: Final[dict[tuple[tuple[str, int], ...], tuple[Card, ...]]] = {}
-
-
-def _fresh_deck(rules: RuleSet) -> list[Card]:
-    """The unshuffled deck of the rule set (built once per composition)."""
-    key = tuple(rules.deck_table().items())
-    deck = _DECKS.get(key)
-    if deck is None:
-        deck = _DECKS[key] = tuple(build_deck(dict(key)))
-    return list(deck)
-
-
-#: Per rule-set key (see Game._setup_caches), flags by Card.index: the cards whose variants
-#: are never cached, and the wild draw cards restricted by A34 / CL-4.
-_CARD_SETS: Final[dict[tuple[bool, ...], tuple[list[bool], list[bool]]]] = {}
-
-
-def _card_sets(r: RuleSet) -> tuple[list[bool], list[bool]]:
-    seven_zero = not r.is_classic or r.classic_seven_zero
-    special = [c.kind is _K_DISCARD_ALL or (seven_zero and c.number in (0, 7)) for c in _ALL_CARDS]
-    restricted = [
-        bool(
-            c.is_wild
-            and c.draw_value
-            and (
-                (
-                    r.is_classic
-                    and c.kind is _K_WILD_DRAW_FOUR
-                    and r.wd4_restriction
-                    and not r.wd4_challenge
-                )
-                or (not r.is_classic and r.wild_draw_restriction)
-            )
-        )
-        for c in _ALL_CARDS
-    ]
-    return special, restricted
-
-
-def _fisher_yates(cards: list[Any], rng: random.Random) -> None:
-    """``rng.shuffle(cards)``, draw for draw: the same Fisher-Yates over ``getrandbits`` as
-    CPython's ``random.shuffle`` with ``_randbelow_with_getrandbits``, inlined (a shuffle of
-    168 cards is ~167 Python-level calls there; compiled, this loop is native code)."""
-    getrandbits = rng.getrandbits
-    size = len(cards)
-    k = size.bit_length()  # of n = i + 1 below, kept by integer steps (native when compiled)
-    low = 1 << (k - 1) if k else 0  # the smallest n with k bits
-    for i in range(size - 1, 0, -1):
-        n = i + 1
-        if n < low:
-            k -= 1
-            low >>= 1
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        cards[i], cards[j] = cards[j], cards[i]
-
-
-def _library_shuffle(cards: list[Any], rng: random.Random) -> None:
-    rng.shuffle(cards)
-
-
-def _pick_shuffle() -> Callable[[list[Any], random.Random], None]:
-    """The inlined shuffle if it draws exactly like this Python's ``random.shuffle`` (checked
-    on a few seeds and sizes, so a future ``random`` cannot change recorded games), else the
-    library's own: the same seed must deal the same game (docs/notation.md)."""
-    for seed in (0, 1, 12345, 2**63 - 1):
-        for size in (0, 1, 2, 7, 108, 168, 300):
-            mine, theirs = list(range(size)), list(range(size))
-            _fisher_yates(mine, random.Random(seed))
-            random.Random(seed).shuffle(theirs)
-            if mine != theirs:
-                return _library_shuffle
-    return _fisher_yates
-
-
-_shuffle_as_random = _pick_shuffle()
 
 
 def _remove_card(cards: list[Card], card: Card, *, missing_ok: bool = False) -> None:
@@ -294,7 +144,7 @@ class Game:
         self.pending_last = 0
         self.pending_chain: list[int] = []
         self.chain_wild: int | None = None  # seat that played the last wild of the chain (A18)
-        self.phase = _PLAY
+        self.phase = PLAY
         self.drawn: Card | None = None
         self.key = 0
         self.dealer = 0
@@ -325,7 +175,7 @@ class Game:
         self._lseat = -1
         self._lids: list[int] = []
         self._legal: dict[int, list[int]] = {}
-        self._mark = [0] * _NUM_CARDS  # per Card.index: the epoch it was last seen in
+        self._mark = [0] * NUM_CARDS  # per Card.index: the epoch it was last seen in
         self._epoch = 0
         self._n_active = self.n
         self._draw_mode = "draw_until_playable"
@@ -348,32 +198,13 @@ class Game:
         self._deflect = r.stack_deflection == "skip_reverse_deflect"  # A07
         self._mercy_limit = r.mercy_threshold if r.mercy_enabled else 0  # 0: Mercy off (NM-33)
         self._immediate_mercy = r.mercy_enabled and r.mercy_timing == "immediate"
-        # The matching table depends only on these two options (A08, A11): share it.
         self._raise_on_exhaustion = r.exhaustion_fallback == "raise"
         self._last_card_ends = r.last_card_effect != "resolve_effects"  # A16
         self._colour_on_resolution = r.wild_colour_timing == "on_resolution"  # A18
         self._deferred_mercy = r.mercy_enabled and r.mercy_timing != "immediate"
-        self._pcache = _PLAYABLE.setdefault(
-            (r.discard_all_symbol_match, r.plus4_symbols_shared), [None] * (_NUM_CARDS * 5)
-        )
-        # Plain variants (no UNO call, no 7/0, not the last card) depend only on these options:
-        # one table of ids, keyed by card.
-        self._base = _VARIANTS.setdefault(
-            (r.roulette_chooser, r.roulette_active_colour, r.wild_colour_timing), {}
-        )
+        self._pcache, self._base, self._special, self._restricted = tables(r)
         # Each seat's id -> action table (shared by every game of this size).
         self._acts = [seat_table(s, self.n) for s in range(self.n)]
-        key = (
-            r.is_classic,
-            r.classic_seven_zero,
-            r.wd4_restriction,
-            r.wd4_challenge,
-            r.wild_draw_restriction,
-        )
-        sets = _CARD_SETS.get(key)
-        if sets is None:
-            sets = _CARD_SETS[key] = _card_sets(r)
-        self._special, self._restricted = sets
 
     def copy(self) -> Game:
         """An independent copy that continues exactly like this game."""
@@ -399,7 +230,7 @@ class Game:
         d["_lseat"] = -1
         d["_lids"] = []
         d["_legal"] = {}
-        d["_mark"] = [0] * _NUM_CARDS
+        d["_mark"] = [0] * NUM_CARDS
         d["_epoch"] = 0
         _set_fields(g, d)
         return g
@@ -425,7 +256,7 @@ class Game:
             NoMercyError: there is no such seat.
             TypeError: ``rng`` is neither a ``random.Random`` nor an integer.
         """
-        return Redealer(self, _seat_arg(self, seat)).sample(rng)
+        return Redealer(self, seat_arg(self, seat)).sample(rng)
 
     def redealer(self, seat: object) -> Redealer:
         """``seat``'s information set in this game, for many :meth:`redeal` samples.
@@ -437,7 +268,7 @@ class Game:
             NoMercyError: there is no such seat.
         """
         # Checked here, before a compiled Redealer would coerce a bool to an int.
-        return Redealer(self, _seat_arg(self, seat))
+        return Redealer(self, seat_arg(self, seat))
 
     @classmethod
     def from_view(cls, view: Mapping[str, Any]) -> Game:
@@ -466,12 +297,12 @@ class Game:
     @property
     def to_act(self) -> int | None:
         """The seat whose decision the game waits for, or ``None`` when it is over."""
-        return None if self.phase is _OVER else self.turn
+        return None if self.phase is OVER else self.turn
 
     @property
     def is_over(self) -> bool:
         """Whether the game (the hand, or the match when scoring is on) is over."""
-        return self.phase is _OVER
+        return self.phase is OVER
 
     @property
     def draw_pile(self) -> list[Card]:
@@ -534,7 +365,7 @@ class Game:
         """
         if seat is None:
             seat = self.turn
-            if seat is None or self.phase is _OVER:
+            if seat is None or self.phase is OVER:
                 return []
         elif type(seat) is not int:
             raise NoMercyError(f"legal_actions: a seat is an integer, not {seat!r}")
@@ -561,7 +392,7 @@ class Game:
         """
         if seat is None:
             seat = self.turn
-            if seat is None or self.phase is _OVER:
+            if seat is None or self.phase is OVER:
                 return []
         elif type(seat) is not int:
             raise NoMercyError(f"legal_ids: a seat is an integer, not {seat!r}")
@@ -581,7 +412,7 @@ class Game:
         """
         if seat is None:
             seat = self.turn
-            if seat is None or self.phase is _OVER:
+            if seat is None or self.phase is OVER:
                 return 0
         elif type(seat) is not int:
             raise NoMercyError(f"fill_mask: a seat is an integer, not {seat!r}")
@@ -615,226 +446,13 @@ class Game:
         if seat == self._lseat:
             return self._lids
         if seat == self.turn:
-            ids = self._lids = self._compute_legal(seat)
+            ids = self._lids = compute_legal(self, seat)
             self._lseat = seat
             return ids
         found = self._legal.get(seat)
         if found is None:
-            found = self._legal[seat] = self._compute_legal(seat)
+            found = self._legal[seat] = compute_legal(self, seat)
         return found
-
-    def _compute_legal(self, seat: int) -> list[int]:
-        """The legal ids of ``seat``: the one place legality is decided (objects and ids)."""
-        if self.phase is _OVER or not 0 <= seat < self.n or self.out[seat]:
-            return []
-        acts: list[int] = self._turn_actions() if seat == self.turn else []
-        if self._jump_in and seat != self.turn and self.phase is _PLAY and not self.pending_total:
-            top = self.discard[-1]
-            for card in self.hands[seat]:
-                if card is top:  # C04: an identical card, offered once
-                    acts.extend(self._variants(seat, card, jump=True))
-                    break
-        if len(self.hands[seat]) == 1 and not self.uno_called[seat]:
-            acts.append(UNO_ID)
-        if self.uno_window:
-            n = self.n
-            for t in sorted(self.uno_window):
-                if t != seat and len(self.hands[t]) == 1 and not self.uno_called[t]:
-                    acts.append(catch_id((t - seat) % n))
-        return acts
-
-    def _playable_flags(self) -> list[bool]:
-        """Whether each card (by ``Card.index``) matches the top card and active colour now
-        (cached per pair and matching options)."""
-        key = self.discard[-1].index * 5 + _colour_slot(self.colour)
-        found = self._pcache[key]
-        if found is None:
-            found = self._pcache[key] = [self._is_playable(c) for c in _ALL_CARDS]
-        return found
-
-    def _is_playable(self, card: Card) -> bool:
-        """NM-12 / CL-4 matching with nothing pending."""
-        if card.is_wild:
-            return True
-        if card.colour is self.colour:
-            return True
-        top = self.discard[-1]
-        if card.kind is _K_NUMBER:
-            return card.number == top.number
-        if card.kind is top.kind:
-            return card.kind is not _K_DISCARD_ALL or self.rules.discard_all_symbol_match
-        # A11: a coloured +4 and a Wild Reverse +4 share the symbol only with the option.
-        return (
-            self.rules.plus4_symbols_shared
-            and card.kind is _K_DRAW_FOUR
-            and top.kind is _K_WILD_REVERSE_DRAW_FOUR
-        )
-
-    def _wild_draw_allowed(self, seat: int, card: Card) -> bool:
-        """A34 / CL-4: a restricted wild draw needs no card of the active colour in hand."""
-        r = self.rules
-        if self._classic:
-            if card.kind is not _K_WILD_DRAW_FOUR or not r.wd4_restriction or r.wd4_challenge:
-                return True
-        elif not (r.wild_draw_restriction and card.is_wild and card.draw_value):
-            return True
-        colour = self.colour
-        return not any(c.colour is colour for c in self.hands[seat])
-
-    def _turn_actions(self) -> list[int]:
-        seat = self.turn
-        assert seat is not None
-        phase = self.phase
-        hand = self.hands[seat]
-        acts: list[int] = []
-        if phase is _PLAY:
-            playable = self._playable_flags()
-            restricted = self._restricted
-            special = self._special
-            base = self._base if len(hand) > 2 else None  # _variants' cache, inlined
-            found = False
-            # Each card once, in hand order: a card is seen when its mark is this epoch's.
-            self._epoch += 1
-            epoch = self._epoch
-            mark = self._mark
-            for card in hand:
-                i = card.index
-                if playable[i] and mark[i] != epoch:
-                    mark[i] = epoch
-                    if restricted[i] and not self._wild_draw_allowed(seat, card):
-                        continue
-                    found = True
-                    cached = base.get(card) if base is not None and not special[i] else None
-                    acts.extend(cached if cached is not None else self._variants(seat, card))
-            if not found or self._may_draw:
-                acts.append(DRAW_ID)
-        elif phase is _STACK_OR_ABSORB:
-            acts = self._stack_actions(seat)
-        elif phase is _PLAY_DRAWN:
-            assert self.drawn is not None
-            acts.extend(self._variants(seat, self.drawn))
-            if self._may_keep_drawn():
-                acts.append(PASS_ID)
-        elif phase is _ROULETTE_COLOUR or phase is _CHOOSE_COLOUR:
-            acts.extend(_COLOUR_IDS)
-        elif phase is _DISCARD_ALL_TOP:
-            colour = self.discard[-1].colour
-            for card in dict.fromkeys(hand):
-                if card.colour is colour:
-                    acts.extend(self._variants(seat, card, on_da=True))
-            acts.append(PASS_ID)
-        elif phase is _DISCARD_ALL_SUBSET:
-            colour = self.discard[-1].colour
-            size = len(hand)
-            for card in dict.fromkeys(hand):
-                if card.colour is colour:
-                    acts.append(play_id(card, None, 0, False, False))
-                    if size == 2:
-                        acts.append(play_id(card, None, 0, True, False))
-            acts.append(PASS_ID)
-        return acts
-
-    def _may_keep_drawn(self) -> bool:
-        r = self.rules
-        if self._classic:
-            return not r.drawn_card_must_be_played
-        if self._draw_mode == "draw_until_playable":
-            return not r.drawn_card_must_be_played
-        return True
-
-    def _stack_actions(self, seat: int) -> list[int]:
-        r = self.rules
-        acts: list[int] = []
-        final = self.pending_win is not None  # A17: no stacking on a last-card penalty
-        if not final and self._can_stack:
-            threshold = self.pending_total if self._stack_on_total else self.pending_last
-            top = self.discard[-1]
-            deflect = self._deflect
-            match = self._stack_match
-            seen: set[Card] = set()  # each card once, in hand order
-            for card in self.hands[seat]:
-                if card.draw_value >= threshold:
-                    if match and not (
-                        card.is_wild or card.colour is self.colour or card.kind is top.kind
-                    ):
-                        continue
-                elif not (
-                    deflect
-                    and card.kind in (_K_SKIP, _K_REVERSE)
-                    and (card.colour is self.colour or card.kind is top.kind)
-                ):
-                    continue
-                if card not in seen:
-                    seen.add(card)
-                    acts.extend(self._variants(seat, card, stacking=True))
-        if self.wd4 is not None and r.wd4_challenge:
-            acts.append(CHALLENGE_ID)
-        if not (acts and r.stack_mandatory and not self._classic):
-            acts.append(DRAW_ID)
-        return acts
-
-    def _variants(
-        self,
-        seat: int,
-        card: Card,
-        *,
-        jump: bool = False,
-        stacking: bool = False,
-        on_da: bool = False,
-    ) -> list[int]:
-        """The ids of every play of ``card``: colours for a wild, targets for a 7, UNO."""
-        r = self.rules
-        hand = self.hands[seat]
-        cacheable = len(hand) > 2 and not on_da and not jump and not self._special[card.index]
-        if cacheable:
-            cached = self._base.get(card)
-            if cached is not None:
-                return cached
-        # Cards left once the play (and any Discard All shedding) is done.
-        if on_da or (card.kind is _K_DISCARD_ALL and not stacking):
-            same = sum(1 for c in hand if c.colour is card.colour)
-            if on_da or r.discard_all_mode == "bury_no_effects" or same == 1:
-                remaining = len(hand) - same
-            else:
-                remaining = -1  # a Discard All choice follows; UNO is called there
-        else:
-            remaining = len(hand) - 1
-        ends = remaining == 0 and self._last_card_ends
-        colours: Iterable[Colour | None] = (None,)
-        if card.is_wild:
-            if ends:
-                # A classic winning Wild +4 still names a colour when it may be challenged (C08).
-                if (
-                    card.kind is _K_WILD_DRAW_FOUR
-                    and r.challenge_on_winning_card
-                    and (r.wd4_challenge and self._classic)
-                ):
-                    colours = COLOURS
-            elif card.kind is _K_WILD_COLOUR_ROULETTE:
-                if r.roulette_chooser == "player" or r.roulette_active_colour == "player_names":
-                    colours = COLOURS
-            elif not (self._colour_on_resolution and card.draw_value):
-                colours = COLOURS
-        targets: list[int | None] = [None]
-        sizes = [remaining]
-        if card.number is not None and not ends and (not self._classic or r.classic_seven_zero):
-            if card.number == 7:
-                targets = [s for s in range(self.n) if s != seat and not self.out[s]]
-                sizes = [len(self.hands[t]) for t in targets if t is not None]
-            elif card.number == 0:
-                prev = self.next_seat(seat, -self.direction)
-                sizes = [len(self.hands[prev])]
-        acts: list[int] = []
-        n = self.n
-        for target, size in zip(targets, sizes, strict=True):
-            rel = 0 if target is None else (target - seat) % n
-            for colour in colours:
-                acts.append(play_id(card, colour, rel, False, jump))
-                if size == 1:
-                    acts.append(play_id(card, colour, rel, True, jump))
-        if cacheable:  # depends only on the rules and the card
-            self._base[card] = acts
-        return acts
 
     # ------------------------------------------------------------------ apply
     def _check(self, action: Action | str) -> tuple[int, int]:
@@ -869,7 +487,7 @@ class Game:
             found = -1
         if found in legal:
             return seat, found
-        reason, rule = self._diagnose(action)
+        reason, rule = diagnose(self, action)
         raise IllegalActionError(f"illegal '{action}': {reason}", rule)
 
     def step(self, action_id: object, seat: object = None) -> None:
@@ -906,7 +524,7 @@ class Game:
             action = id_action(action_id, seat, self.n)
         except ActionIdError as exc:
             return exc
-        reason, rule = self._diagnose(action)
+        reason, rule = diagnose(self, action)
         return IllegalActionError(f"illegal '{action}': {reason}", rule)
 
     def apply(self, action: Action | str) -> list[Event]:
@@ -939,7 +557,7 @@ class Game:
             raise
         action = self._acts[seat][found]
         self.history.append(action if action is not None else id_action(found, seat, self.n))
-        if self._deferred_mercy and self.phase is not _OVER:
+        if self._deferred_mercy and self.phase is not OVER:
             self._mercy_sweep(seat)
         self.log.extend(events)
         return events
@@ -976,18 +594,18 @@ class Game:
             rel = ID_REL[aid]
             target = (seat + rel) % self.n if rel else None
             phase = self.phase
-            if phase is _PLAY:  # the common case first
+            if phase is PLAY:  # the common case first
                 if self.uno_window:
                     self.uno_window.clear()
                 self._play_card(seat, card, ID_COLOUR[aid], target, ID_UNO[aid], ID_JUMP[aid])
                 return
             # An in-turn action: the next player has begun their turn, so earlier UNO windows
             # close (NM-37, A19), unless the same play is still being completed.
-            if self.uno_window and phase not in _PLAYING_PHASES:
+            if self.uno_window and phase not in PLAYING_PHASES:
                 self.uno_window.clear()
-            if phase is _DISCARD_ALL_SUBSET:
+            if phase is DISCARD_ALL_SUBSET:
                 self._bury_one(seat, card, ID_UNO[aid])
-            elif phase is _DISCARD_ALL_TOP:
+            elif phase is DISCARD_ALL_TOP:
                 self._discard_all_top(seat, card, ID_COLOUR[aid], target, ID_UNO[aid])
             else:
                 self._play_card(seat, card, ID_COLOUR[aid], target, ID_UNO[aid], False)
@@ -1000,10 +618,10 @@ class Game:
         if kind == K_CATCH:
             self._catch(seat, (seat + ID_REL[aid]) % self.n)
             return
-        if self.uno_window and self.phase not in _PLAYING_PHASES:
+        if self.uno_window and self.phase not in PLAYING_PHASES:
             self.uno_window.clear()  # as for an in-turn play above
         if kind == K_DRAW:
-            if self.phase is _STACK_OR_ABSORB:
+            if self.phase is STACK_OR_ABSORB:
                 self._absorb(seat)
             else:
                 self._draw_turn(seat)
@@ -1026,8 +644,8 @@ class Game:
         return self._n_active == 2
 
     def _shuffle(self, cards: list[Card]) -> None:
-        _shuffle_as_random(cards, random.Random(self.key))
-        self.key = _next_key(self.key)
+        shuffle_as_random(cards, random.Random(self.key))
+        self.key = next_key(self.key)
 
     def _reshuffle(self) -> bool:
         """NM-35 / CL-11: discard pile (all but the top) plus set-aside hands become the pile."""
@@ -1125,7 +743,7 @@ class Game:
         jump: bool,
     ) -> None:
         hand = self.hands[seat]
-        stacking = self.phase is _STACK_OR_ABSORB
+        stacking = self.phase is STACK_OR_ABSORB
         if jump:
             self.turn = seat
             self._emit(
@@ -1140,12 +758,7 @@ class Game:
         self.discard.append(card)
         name = self.names[seat]
         r = self.rules
-        if (
-            self.wd4 is None
-            and card.kind is _K_WILD_DRAW_FOUR
-            and self._classic
-            and r.wd4_challenge
-        ):
+        if self.wd4 is None and card.kind is K_WILD_DRAW_FOUR and self._classic and r.wd4_challenge:
             # CL-8: remember whether the play was honest, for a challenge.
             guilty = any(c.colour is self.colour for c in hand)
             self.wd4 = {
@@ -1164,7 +777,7 @@ class Game:
                 and r.chain_colour_source == "last_wild_named"
             ):
                 self.colour = card.colour
-        elif colour is not None and card.kind is not _K_WILD_COLOUR_ROULETTE:
+        elif colour is not None and card.kind is not K_WILD_COLOUR_ROULETTE:
             self.colour = colour
         elif card.draw_value and self._colour_on_resolution and not hand:
             pass
@@ -1186,15 +799,15 @@ class Game:
                 seat,
                 {"card": card.code, "colour": colour.value if colour else None},
             )
-        if card.kind is _K_DISCARD_ALL and not stacking:
+        if card.kind is K_DISCARD_ALL and not stacking:
             mode = r.discard_all_mode
             same = [c for c in hand if c.colour is card.colour]
             if same and mode == "choose_top_and_fire":
-                self.phase = _DISCARD_ALL_TOP
+                self.phase = DISCARD_ALL_TOP
                 self.turn = seat
                 return
             if same and mode == "optional_subset":
-                self.phase = _DISCARD_ALL_SUBSET
+                self.phase = DISCARD_ALL_SUBSET
                 self.turn = seat
                 return
             if same:
@@ -1210,7 +823,7 @@ class Game:
             self._last_card(seat, card, colour, target)
             return
         # A 7-swap or 0-pass already opened the seat's UNO duty for the hand it received.
-        if not self._resolve(seat, card, colour, target, stacking) and (self.phase is not _OVER):
+        if not self._resolve(seat, card, colour, target, stacking) and (self.phase is not OVER):
             self._open_uno(seat)
 
     def _bury(self, seat: int, cards: list[Card]) -> None:
@@ -1251,7 +864,7 @@ class Game:
 
     def _finish_discard_all(self, seat: int) -> None:
         self.colour = self.discard[-1].colour
-        self.phase = _PLAY
+        self.phase = PLAY
         self.turn = self.next_seat(seat)
         self._open_uno(seat)
 
@@ -1263,20 +876,20 @@ class Game:
         others.remove(card)
         if others:
             self._bury(seat, others)
-        self.phase = _PLAY
+        self.phase = PLAY
         self._play_card(seat, card, colour, target, uno, False)
 
     def _pass(self, seat: int) -> None:
-        if self.phase is _PLAY_DRAWN:
+        if self.phase is PLAY_DRAWN:
             self.drawn = None
             rule = "CL-5" if self._classic else "NM-9"
             self._emit(
                 "pass", ("{} keeps the drawn card and passes [{}]", self.names[seat], rule), seat
             )
-            self.phase = _PLAY
+            self.phase = PLAY
             self.turn = self.next_seat(seat)
         else:  # a Discard All choice ends
-            if self.phase is _DISCARD_ALL_TOP:
+            if self.phase is DISCARD_ALL_TOP:
                 self._bury(
                     seat, [c for c in self.hands[seat] if c.colour is self.discard[-1].colour]
                 )
@@ -1292,9 +905,9 @@ class Game:
         if eff == "resolve_effects" and not card.draw_value:
             self.pending_win = seat
             self._resolve(seat, card, colour, target, False)
-            if self.phase is _OVER:
+            if self.phase is OVER:
                 return
-            if self.phase is not _ROULETTE_COLOUR and not self.hands[seat]:
+            if self.phase is not ROULETTE_COLOUR and not self.hands[seat]:
                 self._end_hand(seat, "empty hand")
             elif self.hands[seat]:
                 self.pending_win = None
@@ -1307,7 +920,7 @@ class Game:
         total = self.pending_total + card.draw_value
         chain = [*self.pending_chain, card.draw_value]
         direction = self.direction
-        if card.kind is _K_WILD_REVERSE_DRAW_FOUR:
+        if card.kind is K_WILD_REVERSE_DRAW_FOUR:
             direction = -direction
             self.direction = direction
         target = self.next_seat(seat, direction)
@@ -1320,7 +933,7 @@ class Game:
                 chain,
             )
             self.pending_win = seat
-            self.phase = _STACK_OR_ABSORB
+            self.phase = STACK_OR_ABSORB
             self.turn = target
             self._emit(
                 "stack",
@@ -1359,19 +972,19 @@ class Game:
         """
         kind = card.kind
         name = self.names[seat]
-        self.phase = _PLAY
+        self.phase = PLAY
         if card.draw_value:
             self._open_stack(seat, card)
             return False
         if stacking:  # A07 deflection with a Skip or Reverse
-            if kind is _K_REVERSE:
+            if kind is K_REVERSE:
                 self.direction = -self.direction
                 self.turn = self.next_seat(seat)
                 rule = "sends the penalty back"
             else:  # the Skip skips its player out of the penalty: the next player faces it
                 self.turn = self.next_seat(seat)
                 rule = "passes the penalty on"
-            self.phase = _STACK_OR_ABSORB
+            self.phase = STACK_OR_ABSORB
             self._emit(
                 "deflect",
                 (
@@ -1389,7 +1002,7 @@ class Game:
         r = self.rules
         seven_zero = not self._classic or r.classic_seven_zero
         exchanged = False
-        if kind is _K_NUMBER:
+        if kind is K_NUMBER:
             if seven_zero and card.number == 7 and target is not None:
                 self._swap(seat, target)
                 exchanged = True
@@ -1397,12 +1010,12 @@ class Game:
                 self._pass_hands(seat)
                 exchanged = True
             self.turn = self.next_seat(seat)
-        elif kind is _K_SKIP:
+        elif kind is K_SKIP:
             skipped = self.next_seat(seat)
             self.turn = self.next_seat(skipped)
             rule = "CL-6" if self._classic else "NM-23"
             self._emit("skip", ("{} is skipped [{}]", self.names[skipped], rule), skipped)
-        elif kind is _K_REVERSE:
+        elif kind is K_REVERSE:
             self.direction = -self.direction
             rule = "CL-12" if self._classic else "NM-25"
             if self._two_player():
@@ -1423,14 +1036,14 @@ class Game:
                     ),
                     seat,
                 )
-        elif kind is _K_SKIP_EVERYONE:
+        elif kind is K_SKIP_EVERYONE:
             self.turn = seat
             self._emit(
                 "skip_everyone",
                 ("Everyone else is skipped; {} takes another full turn [NM-26]", name),
                 seat,
             )
-        elif kind is _K_WILD_COLOUR_ROULETTE:
+        elif kind is K_WILD_COLOUR_ROULETTE:
             victim = self.next_seat(seat)
             if r.roulette_chooser == "player":
                 assert colour is not None
@@ -1444,7 +1057,7 @@ class Game:
                 self._reveal(victim, colour)
             else:
                 self.roulette_colour = colour  # A21 player_names, else None
-                self.phase = _ROULETTE_COLOUR
+                self.phase = ROULETTE_COLOUR
                 self.turn = victim
                 self._emit(
                     "roulette",
@@ -1467,7 +1080,7 @@ class Game:
         self.pending_last = value
         self.pending_chain.append(value)
         name = self.names[seat]
-        if card.kind is _K_WILD_REVERSE_DRAW_FOUR:
+        if card.kind is K_WILD_REVERSE_DRAW_FOUR:
             self.direction = -self.direction
             if two and (not prior or self.rules.wrd4_two_player_in_stack == "self"):
                 target = seat
@@ -1486,7 +1099,7 @@ class Game:
             if self._classic and not self.rules.classic_stacking:
                 why = f"{self.names[target]} must draw [CL-6]"
         self.turn = target
-        self.phase = _STACK_OR_ABSORB
+        self.phase = STACK_OR_ABSORB
         if self.record_events:
             chain = _chain_text(self.pending_chain, self.pending_total)
             self._emit(
@@ -1533,24 +1146,24 @@ class Game:
             return
         if not knocked and self._immediate() and self._over_limit(seat):
             knocked = True
-        self.phase = _PLAY
+        self.phase = PLAY
         self.turn = self.next_seat(seat)
         if knocked:
             self._knock_out(seat)
-        if self.phase is not _OVER:
+        if self.phase is not OVER:
             self._after_resolution()
 
     def _after_resolution(self) -> None:
         """A18 on_resolution: the last wild's player names the colour once the stack is gone."""
         if self.pending_total:
             return
-        if self.colour is None and self.chain_wild is not None and self.phase is _PLAY:
+        if self.colour is None and self.chain_wild is not None and self.phase is PLAY:
             chooser = self.chain_wild
             if self.out[chooser]:
                 chooser = self.turn if self.turn is not None else chooser
             self.resume = self.turn
             self.turn = chooser
-            self.phase = _CHOOSE_COLOUR
+            self.phase = CHOOSE_COLOUR
             self._emit(
                 "choose_colour",
                 ("{} names the colour now that the stack is resolved [A18]", self.names[chooser]),
@@ -1562,7 +1175,7 @@ class Game:
         """NM-9 / A02 / A03 / CL-5: draw when not playing."""
         r = self.rules
         hand = self.hands[seat]
-        has_playable = any(self._is_playable(c) and self._wild_draw_allowed(seat, c) for c in hand)
+        has_playable = any(is_playable(self, c) and wild_draw_allowed(self, seat, c) for c in hand)
         mode = r.voluntary_draw if has_playable else r.no_playable_action
         self._draw_mode = mode
         name = self.names[seat]
@@ -1595,10 +1208,10 @@ class Game:
                     self.turn = self.next_seat(seat)
                     self._knock_out(seat)
                     return
-                if self._is_playable(card) and self._wild_draw_allowed(seat, card):
+                if is_playable(self, card) and wild_draw_allowed(self, seat, card):
                     break
             codes = [c.code for c in drawn]
-            if drawn and self._is_playable(drawn[-1]):
+            if drawn and is_playable(self, drawn[-1]):
                 last = drawn[-1]
                 must = "must play" if r.drawn_card_must_be_played else "may play"
                 self._emit(
@@ -1620,7 +1233,7 @@ class Game:
                         must,
                     ),
                 )
-                self.phase = _PLAY_DRAWN
+                self.phase = PLAY_DRAWN
                 self.drawn = last
                 return
             self._emit(
@@ -1638,7 +1251,7 @@ class Game:
             return
         self._receive(seat, card)
         rule = "CL-5" if self._classic else "A02"
-        playable = self._is_playable(card) and self._wild_draw_allowed(seat, card)
+        playable = is_playable(self, card) and wild_draw_allowed(self, seat, card)
         knocked = immediate and self._over_limit(seat)
         keeps = playable and mode != "draw_one_pass" and not knocked
         tail = "" if knocked else (" and may play it" if keeps else " and the turn passes")
@@ -1650,7 +1263,7 @@ class Game:
             public_text=("{} draws 1{} [{}]", name, "" if keeps else tail, rule),
         )
         if keeps:
-            self.phase = _PLAY_DRAWN
+            self.phase = PLAY_DRAWN
             self.drawn = card
             return
         self.turn = self.next_seat(seat)
@@ -1658,7 +1271,7 @@ class Game:
             self._knock_out(seat)
 
     def _choose_colour(self, seat: int, colour: Colour) -> None:
-        if self.phase is _ROULETTE_COLOUR:
+        if self.phase is ROULETTE_COLOUR:
             self._emit(
                 "roulette_colour",
                 (
@@ -1682,7 +1295,7 @@ class Game:
             {"colour": colour.value},
         )
         self.resume = None
-        self.phase = _PLAY
+        self.phase = PLAY
         self.turn = resume
 
     def _reveal(self, victim: int, colour: Colour) -> None:
@@ -1731,12 +1344,12 @@ class Game:
         )
         if not knocked and self._immediate() and self._over_limit(victim):
             knocked = True
-        self.phase = _PLAY
+        self.phase = PLAY
         self.turn = self.next_seat(victim)
         win = self.pending_win
         if knocked:
             self._knock_out(victim, end_if_one=win is None)
-        if win is not None and self.phase is not _OVER:
+        if win is not None and self.phase is not OVER:
             self.pending_win = None
             self._end_hand(win, "empty hand")
 
@@ -1822,7 +1435,7 @@ class Game:
         self.uno_window.discard(seat)
         if self.known:
             self.known = {k: v for k, v in self.known.items() if k[1] != seat}
-        if self.phase is _STACK_OR_ABSORB and self.turn == seat:
+        if self.phase is STACK_OR_ABSORB and self.turn == seat:
             # NM-34.2/3: the target's own knock-out ends its stack decision and the penalty.
             # Anyone else's knock-out (a caught bystander, the Draw Card's own player under a
             # deferred Mercy check) leaves the target facing it (RULES.md A40).
@@ -1840,7 +1453,7 @@ class Game:
             seat,
             {"count": len(hand)},
         )
-        if self.phase is _CHOOSE_COLOUR and self.turn == seat and self.colour is None:
+        if self.phase is CHOOSE_COLOUR and self.turn == seat and self.colour is None:
             # A18 on_resolution: the colour is still owed; as when its wild's player is out
             # (_after_resolution), the player who would play next names it.
             resume = self.resume
@@ -1848,7 +1461,7 @@ class Game:
             self.turn = self.resume = chooser if chooser is not None else self.next_seat(seat)
         elif self.turn == seat or (self.turn is not None and self.out[self.turn]):
             self.turn = self.next_seat(seat)
-            self.phase = _PLAY
+            self.phase = PLAY
         if self._n_active == 1 and end_if_one:
             last = next(s for s in range(self.n) if not self.out[s])
             self._end_hand(last, "last standing")
@@ -1856,7 +1469,7 @@ class Game:
     def _drop_penalty(self) -> None:
         """NM-34.3: the pending penalty is gone; the seat to act takes a normal turn."""
         self._clear_pending()
-        self.phase = _PLAY
+        self.phase = PLAY
         self.wd4 = None
 
     def _mercy_sweep(self, actor: int) -> None:
@@ -1866,12 +1479,12 @@ class Game:
         for s in range(self.n):
             if self.out[s] or not self._over_limit(s):
                 continue
-            if s == self.turn and self.phase in _PLAYING_PHASES:
+            if s == self.turn and self.phase in PLAYING_PHASES:
                 continue  # the action (draw then play, a Discard All choice) is not finished
             if (
                 self.rules.mercy_timing == "end_of_turn"
                 and s == self.turn == actor
-                and (self.phase is not _STACK_OR_ABSORB)
+                and (self.phase is not STACK_OR_ABSORB)
             ):
                 continue  # the same player's turn goes on (Skip Everyone, 2-player Skip)
             events = self._events
@@ -1879,17 +1492,17 @@ class Game:
             # against its target by default ("cancelled": it goes with its player).
             cancel = (
                 s == actor
-                and self.phase is _STACK_OR_ABSORB
+                and self.phase is STACK_OR_ABSORB
                 and self.turn != s
                 and self.rules.knocked_out_draw_card == "cancelled"
             )
             self._knock_out(s)
-            if cancel and self.phase is _STACK_OR_ABSORB:
+            if cancel and self.phase is STACK_OR_ABSORB:
                 self._drop_penalty()
             self._events = events
-            if self.phase is _OVER:
+            if self.phase is OVER:
                 return
-        if self.phase is not _OVER:
+        if self.phase is not OVER:
             self._after_resolution()
 
     # ------------------------------------------------------------------ UNO and challenges
@@ -1958,7 +1571,7 @@ class Game:
                 public_text=("Challenge succeeds: {} draws 4 [CL-8]", self.names[accused]),
             )
             self.pending_win = None
-            self.phase = _PLAY
+            self.phase = PLAY
             if self.rules.challenge_success_turn == "challenger_plays":
                 self.turn = seat
             else:
@@ -1986,7 +1599,7 @@ class Game:
             self.pending_win = None
             self._end_hand(win, "empty hand")
             return
-        self.phase = _PLAY
+        self.phase = PLAY
         self.turn = self.next_seat(seat)
 
     # ------------------------------------------------------------------ end of hand, match
@@ -2059,12 +1672,12 @@ class Game:
             match_winner = winner
         if not r.scoring_enabled:
             self.winner = winner
-            self.phase = _OVER
+            self.phase = OVER
             self.turn = None
             return
         if done:
             self.winner = match_winner
-            self.phase = _OVER
+            self.phase = OVER
             self.turn = None
             self._emit(
                 "match_end",
@@ -2084,331 +1697,11 @@ class Game:
         else:
             self.dealer = (self.dealer + 1) % self.n
         self.hand_number += 1
-        self._deal()
+        deal(self)
 
     # ------------------------------------------------------------------ dealing
-    def _deal(self, *, choose_dealer: bool = False) -> None:
-        """NM-2…NM-5, CL-2, CL-3: shuffle, deal, flip the start card."""
-        r = self.rules
-        n = self.n
-        deck = _fresh_deck(r)
-        self.total_cards = len(deck)
-        self._shuffle(deck)
-        if choose_dealer:
-            if r.dealer_rule == "highest_card":
-                self.dealer = self._high_card_dealer(deck)
-            else:
-                self.dealer = random.Random(self.key).randrange(n)
-                self.key = _next_key(self.key)
-                self._emit(
-                    "dealer",
-                    ("{} is chosen at random to deal [A38]", self.names[self.dealer]),
-                    self.dealer,
-                )
-        if r.hand_size * n >= len(deck):
-            raise RuleSetError(
-                f"a deck of {len(deck)} cards cannot deal {r.hand_size} cards to "
-                f"{n} players and start a discard pile"
-            )
-        self.hands = [[] for _ in range(n)]
-        self.out = [False] * n
-        self._n_active = n
-        self.uno_called = [False] * n
-        self.uno_window = set()
-        self.set_aside = []
-        self.known = {}
-        self._clear_pending()
-        self.chain_wild = None
-        self.wd4 = None
-        self.pending_win = None
-        self.drawn = None
-        self.direction = 1
-        self.hand_winner = None
-        self._draw = deck  # top = end
-        for _ in range(r.hand_size):
-            for i in range(1, n + 1):
-                self.hands[(self.dealer + i) % n].append(self._draw.pop())
-        self.discard = []
-        self.turn = (self.dealer + 1) % n
-        self.phase = _PLAY
-        self._hand_start = len(self.log) + len(self._events)
-        self._emit(
-            "deal",
-            (
-                "Hand {}: {} deals {} cards to each player [NM-2]",
-                self.hand_number,
-                self.names[self.dealer],
-                r.hand_size,
-            ),
-            self.dealer,
-            {"dealer": self.dealer, "hand_number": self.hand_number},
-        )
-        self._flip()
-
-    def _high_card_dealer(self, deck: list[Card]) -> int:
-        """CL-2: each player draws a card; the highest number deals (actions count 0)."""
-        contenders = list(range(self.n))
-        pos = len(deck) - 1
-        while True:
-            draws = {}
-            for s in contenders:
-                card = deck[pos]
-                pos -= 1
-                draws[s] = card.number or 0
-            best = max(draws.values())
-            contenders = [s for s, v in draws.items() if v == best]
-            self._emit(
-                "dealer",
-                "Cards drawn for the deal: "
-                + ", ".join(f"{self.names[s]} {v}" for s, v in draws.items())
-                + " [CL-2]",
-            )
-            if len(contenders) == 1:
-                self._emit("dealer", ("{} deals [CL-2]", self.names[contenders[0]]), contenders[0])
-                return contenders[0]
-
-    def _flip(self) -> None:
-        """NM-4 / A01 and CL-3: turn up the start card."""
-        r = self.rules
-        name = "NM-4"
-        # The flip only ever turns up cards of the pile left after the deal (flipped cards
-        # return to it at a reshuffle), so without a card that may start it would never end.
-        if self._classic and r.start_card_effects:
-            can_start = any(c.kind is not _K_WILD_DRAW_FOUR for c in self._draw)
-        else:
-            can_start = any(c.is_number for c in self._draw)
-        if not can_start:
-            raise RuleSetError(
-                f"no card left after dealing {r.hand_size} cards to {self.n} players can start "
-                f"the discard pile ({'CL-3' if self._classic and r.start_card_effects else name}"
-                f": the {len(self._draw)} left are all action or wild cards); deal fewer cards"
-            )
-        while True:
-            if not self._draw:
-                self._reshuffle()
-            card = self._draw.pop()
-            if self._classic and r.start_card_effects:
-                if card.kind is _K_WILD_DRAW_FOUR:
-                    self._draw.append(card)
-                    self._shuffle(self._draw)
-                    self._emit(
-                        "start_card",
-                        (
-                            "{} cannot start: it goes back and the deck is reshuffled [CL-3]",
-                            card.name,
-                        ),
-                    )
-                    continue
-                self.discard.append(card)
-                self.colour = card.colour
-                self._emit(
-                    "start_card",
-                    ("The start card is {} [CL-3]", card.name),
-                    None,
-                    {"card": card.code},
-                )
-                self._classic_start(card)
-                return
-            if card.is_number:
-                self.discard.append(card)
-                self.colour = card.colour
-                self._emit(
-                    "start_card",
-                    ("The start card is {}; it has no effect [{}]", card.name, name),
-                    None,
-                    {"card": card.code},
-                )
-                return
-            mode = r.start_card_handling
-            if mode == "return_and_reshuffle":
-                self._draw.append(card)
-                self._shuffle(self._draw)
-                self._emit(
-                    "start_card",
-                    (
-                        "{} is not a number card: it goes back and the deck is reshuffled [A01]",
-                        card.name,
-                    ),
-                )
-            elif mode == "return_to_bottom":
-                self._draw.insert(0, card)
-                self._emit(
-                    "start_card",
-                    ("{} is not a number card: it goes to the bottom of the deck [A01]", card.name),
-                )
-            else:
-                self.discard.append(card)
-                self._emit(
-                    "start_card",
-                    (
-                        "{} is not a number card: its effect is ignored and the next card is "
-                        "flipped on top [NM-4]",
-                        card.name,
-                    ),
-                    None,
-                    {"card": card.code},
-                )
-
-    def _classic_start(self, card: Card) -> None:
-        """CL-3: the classic start-card effects."""
-        first = (self.dealer + 1) % self.n
-        kind = card.kind
-        if kind is _K_DRAW_TWO:
-            drawn, _ = self._draw_cards(first, 2, per_card_mercy=False)
-            self.turn = self.next_seat(first)
-            self._emit(
-                "absorb",
-                (
-                    "{} draws 2 ({}) and is skipped by the start card [CL-3]",
-                    self.names[first],
-                    ", ".join(c.code for c in drawn),
-                ),
-                first,
-                {"cards": [c.code for c in drawn], "count": 2},
-                public_text=(
-                    "{} draws 2 and is skipped by the start card [CL-3]",
-                    self.names[first],
-                ),
-            )
-        elif kind is _K_REVERSE:
-            self.direction = -1
-            self.turn = self.dealer
-            self._emit(
-                "reverse",
-                (
-                    "The start card reverses play: {} (the dealer) plays first, "
-                    "counterclockwise [CL-3]",
-                    self.names[self.dealer],
-                ),
-                self.dealer,
-            )
-        elif kind is _K_SKIP:
-            self.turn = self.next_seat(first)
-            self._emit("skip", ("{} is skipped by the start card [CL-3]", self.names[first]), first)
-        elif kind is _K_WILD:
-            self.colour = None
-            self.turn = first
-            self.resume = first
-            self.phase = _CHOOSE_COLOUR
-            self._emit(
-                "choose_colour",
-                ("{} names the colour of the start Wild and plays first [CL-3]", self.names[first]),
-                first,
-            )
 
     # ------------------------------------------------------------------ errors
-    def _diagnose(self, action: Action) -> tuple[str, str]:
-        """Why an action is illegal: (message, rule id)."""
-        seat = action.seat
-        who = self.names[seat]
-        if self.phase is _OVER:
-            return "the game is over", "NM-38"
-        if self.out[seat]:
-            return f"{who} is knocked out and takes no further part", "NM-34"
-        hand = self.hands[seat]
-        if isinstance(action, CallUno):
-            if self.uno_called[seat]:
-                return f"{who} has already called UNO", "NM-37"
-            return f"{who} holds {len(hand)} cards; UNO is called with exactly one", "NM-37"
-        if isinstance(action, Catch):
-            t = action.target
-            if not 0 <= t < self.n or t == seat:
-                return f"{who} cannot catch seat {t}", "NM-37"
-            if len(self.hands[t]) != 1 or self.uno_called[t]:
-                return f"{self.names[t]} does not hold one uncalled card", "NM-37"
-            return f"the window to catch {self.names[t]} has closed", "NM-37"
-        turn = self.turn
-        assert turn is not None
-        if seat != turn:
-            if isinstance(action, Play) and self.rules.classic_jump_in:
-                return f"{who} may only jump in with a card identical to the top card", "C04"
-            return f"it is {self.names[turn]}'s turn, not {who}'s", "NM-7"
-        phase = self.phase
-        if phase in (_ROULETTE_COLOUR, _CHOOSE_COLOUR):
-            rule = "NM-30" if phase is _ROULETTE_COLOUR else "CL-3"
-            return (
-                f"{who} must name a colour first: 'colour R', 'colour Y', 'colour G' or 'colour B'",
-                rule,
-            )
-        if isinstance(action, ChooseColour):
-            return (
-                "no colour is to be named now; a wild's colour goes with the play ('play W+6 G')",
-                "NM-14",
-            )
-        if isinstance(action, Challenge):
-            return "there is no Wild +4 to challenge", "CL-8"
-        if isinstance(action, Pass):
-            if phase is _PLAY_DRAWN:
-                return "the drawn card must be played", "NM-9"
-            return "passing is not allowed: play a card or draw", "NM-8"
-        if isinstance(action, Draw):
-            if phase is _PLAY_DRAWN:
-                return f"{who} has drawn and must now play the drawn card", "NM-9"
-            if phase is _STACK_OR_ABSORB:
-                return "stacking is mandatory with a legal Draw Card in hand", "A06"
-            if phase in (_DISCARD_ALL_TOP, _DISCARD_ALL_SUBSET):
-                return "finish the Discard All first (play a card of its colour, or pass)", "A09"
-            return f"{who} holds a playable card and must play", "NM-8"
-        assert isinstance(action, Play)
-        card = action.card
-        if card not in hand:
-            return f"{who} does not hold {card.code}", "NM-7"
-        if phase is _PLAY_DRAWN and card is not self.drawn:
-            assert self.drawn is not None
-            return f"only the drawn card {self.drawn.code} may be played", "NM-9"
-        if phase is _STACK_OR_ABSORB:
-            if self._classic and not self.rules.classic_stacking:
-                return "no stacking in classic: take the penalty with 'draw'", "CL-7"
-            if not card.draw_value:
-                return f"only a Draw Card may answer a pending penalty, not {card.name}", "NM-19"
-            if self.pending_win is not None:
-                return "a last-card penalty cannot be stacked", "A17"
-            threshold = (
-                self.pending_total
-                if self.rules.stack_threshold == "running_total"
-                else self.pending_last
-            )
-            if card.draw_value < threshold:
-                return (
-                    f"{card.name} (+{card.draw_value}) is below the last card's +{threshold}",
-                    "NM-18",
-                )
-            if self.rules.stack_requires_match:
-                return f"{card.name} must match the colour or symbol to stack", "A05"
-        elif phase is _PLAY:
-            if not self._is_playable(card):
-                colour = self.colour.word if self.colour else "none"
-                return (
-                    f"{card.name} matches neither the top card {self.top.name} nor the "
-                    f"active colour ({colour})",
-                    "CL-4" if self._classic else "NM-12",
-                )
-            if not self._wild_draw_allowed(seat, card):
-                return (
-                    f"{card.name} may not be played while holding the active colour",
-                    "CL-4" if self._classic else "A34",
-                )
-        n = self.n
-        options = [cast(Play, id_action(i, seat, n)) for i in self._variants(seat, card)]
-        if any(a.colour is not None for a in options) and action.colour is None:
-            return f"{card.name} needs a colour: 'play {card.code} G'", "NM-14"
-        if action.colour is not None and all(a.colour is None for a in options):
-            return f"{card.name} takes no colour", "NM-14"
-        if any(a.target is not None for a in options):
-            valid = sorted({a.target for a in options if a.target is not None})
-            if action.target is None:
-                return f"a 7 needs a target seat: 'play {card.code} {valid[0]}'", "NM-31"
-            if action.target not in valid:
-                return (
-                    f"seat {action.target} is not an active opponent to swap with "
-                    f"(choose from {valid})",
-                    "NM-31",
-                )
-        elif action.target is not None:
-            return f"{card.name} takes no target seat", "NM-31"
-        if action.uno:
-            return "UNO is called with the play only when it leaves one card", "NM-37"
-        return f"{action} is not legal now", "NM-7"
 
     # ------------------------------------------------------------------ views
     def view(self, seat: object, *, history: bool = True) -> dict[str, Any]:
@@ -2466,15 +1759,6 @@ class Game:
         return _positions.from_position(cls, position)
 
 
-def _check_deal(rules: RuleSet) -> None:
-    """NM-2 / NM-33: a deal must leave every player under the Mercy limit."""
-    if rules.mercy_enabled and rules.hand_size >= rules.mercy_threshold:
-        raise RuleSetError(
-            f"hand_size {rules.hand_size} would deal every player at or over mercy_threshold "
-            f"{rules.mercy_threshold}: the hand size must be below it (NM-2, NM-33)"
-        )
-
-
 # Compiled by mypyc, Game is a native class: no instance __dict__, but it lists its fields.
 _NATIVE_FIELDS: tuple[str, ...] | None = getattr(Game, "__mypyc_attrs__", None)
 
@@ -2523,25 +1807,19 @@ def new_game(
             f"{players} players is outside {ruleset.min_players}-{ruleset.max_players} for "
             f"preset {ruleset.preset!r} (NM-1, A30; raise max_players up to 10 to allow more)"
         )
-    _check_deal(ruleset)
+    check_deal(ruleset)
     if names is not None and len(names) != players:
         raise RuleSetError(f"{len(names)} names given for {players} players")
     g = Game(ruleset, names or [f"P{i}" for i in range(players)])
     g.seed = seed
-    g.key = _next_key(seed & _MASK)
+    g.key = next_key(seed & MASK)
     if not ruleset.is_classic and players > 6:
         g.warnings.append(
             f"{players} players: the draw pool can run out with 7 or more (A30, NM-36)"
         )
     events: list[Event] = []
     g._events = events
-    g._deal(choose_dealer=True)
+    deal(g, choose_dealer=True)
     g.log = list(events)
     g.opening_events = events
     return g
-
-
-# Views and positions live in their own modules, which import this one: bound here, once
-# Game exists, and read at call time.
-from nomercy.core import positions as _positions  # noqa: E402
-from nomercy.core import views as _views  # noqa: E402

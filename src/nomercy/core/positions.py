@@ -11,24 +11,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from nomercy.core.base import (
+    CHOOSE_COLOUR,
+    DISCARD_ALL_SUBSET,
+    DISCARD_ALL_TOP,
+    K_DISCARD_ALL,
+    OVER,
+    PLAY_DRAWN,
+    STACK_OR_ABSORB,
+    Phase,
+    check_deal,
+)
 from nomercy.core.cards import Card, Colour, parse_card, parse_colour
 from nomercy.core.errors import NoMercyError, NotationError
 from nomercy.core.events import Event
-from nomercy.core.game import (
-    _CHOOSE_COLOUR,
-    _DISCARD_ALL_SUBSET,
-    _DISCARD_ALL_TOP,
-    _K_DISCARD_ALL,
-    _OVER,
-    _PLAY_DRAWN,
-    _STACK_OR_ABSORB,
-    Game,
-    Phase,
-    _check_deal,
-)
 from nomercy.core.rules import OPTIONS, RuleSet, make_rules
+
+if TYPE_CHECKING:
+    from nomercy.core.game import Game
 
 __all__ = ["from_position", "to_position"]
 
@@ -97,7 +99,7 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
     rules_value = pos.get("rules", "no-mercy")
     rules = make_rules(rules_value)
     if rules.scoring_enabled:
-        _check_deal(rules)  # a match deals again after this hand
+        check_deal(rules)  # a match deals again after this hand
     players = pos.get("players")
     if not isinstance(players, list) or len(players) < 2:
         raise NotationError("'players' must list at least two players")
@@ -195,38 +197,36 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
             else ([g.pending_total] if g.pending_total == g.pending_last else [])
         )
         if "phase" not in pos:
-            phase = _STACK_OR_ABSORB
-        if phase is not _STACK_OR_ABSORB:
+            phase = STACK_OR_ABSORB
+        if phase is not STACK_OR_ABSORB:
             raise NotationError(
                 f"a pending penalty needs phase 'stack_or_absorb', not {phase.value!r}"
             )
-    elif phase is _STACK_OR_ABSORB:
+    elif phase is STACK_OR_ABSORB:
         raise NotationError("phase 'stack_or_absorb' needs a 'pending' penalty (NM-17)")
     g.phase = phase
-    if phase is not _OVER:
+    if phase is not OVER:
         if _seat_value(turn, "turn", n) is None or g.out[turn]:
             raise NotationError(f"'turn' must be an active seat, not {turn!r}")
         if g._n_active < 2:
             raise NotationError(
                 "only one player is in the game: the phase must be 'over' (NM-34.5)"
             )
-        if g.colour is None and phase not in (_CHOOSE_COLOUR, _STACK_OR_ABSORB):
+        if g.colour is None and phase not in (CHOOSE_COLOUR, STACK_OR_ABSORB):
             raise NotationError("'colour' must name the active colour (R, Y, G or B)")
     else:
         turn = _seat_key(pos, "turn", n)
     g.turn = turn
     drawn = pos.get("drawn")
     g.drawn = parse_card(str(drawn)) if drawn else None
-    if phase is _PLAY_DRAWN:
+    if phase is PLAY_DRAWN:
         if g.drawn is None:
             raise NotationError("phase 'play_drawn' needs the 'drawn' card (NM-9)")
         if g.drawn not in g.hands[turn]:
             raise NotationError(
                 f"the 'drawn' card {g.drawn.code} is not in the hand of seat {turn}"
             )
-    if phase in (_DISCARD_ALL_TOP, _DISCARD_ALL_SUBSET) and (
-        g.discard[-1].kind is not _K_DISCARD_ALL
-    ):
+    if phase in (DISCARD_ALL_TOP, DISCARD_ALL_SUBSET) and (g.discard[-1].kind is not K_DISCARD_ALL):
         raise NotationError(f"phase {phase.value!r} needs a Discard All on top (A09)")
     draw_mode = pos.get("draw_mode", "draw_until_playable")
     if draw_mode not in _DRAW_MODES:
@@ -246,7 +246,7 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
     g.chain_wild = _seat_key(pos, "chain_wild", n)
     if (
         g.colour is None
-        and phase is _STACK_OR_ABSORB
+        and phase is STACK_OR_ABSORB
         and (g.chain_wild is None or rules.wild_colour_timing != "on_resolution")
     ):
         # A18 on_resolution: only then is a colour still owed, by the seat that owes it.
@@ -257,7 +257,7 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
     g.wd4 = _wd4_key(pos, rules, n)
     g.pending_win = _seat_key(pos, "pending_win", n)
     g.resume = _seat_key(pos, "resume", n)
-    if phase is _CHOOSE_COLOUR and g.resume is not None and g.out[g.resume]:
+    if phase is CHOOSE_COLOUR and g.resume is not None and g.out[g.resume]:
         raise NotationError(f"'resume' must be an active seat, not {g.resume}")
     g.roulette_colour = _colour_key(pos, "roulette_colour")
     g.known = {}

@@ -31,9 +31,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from nomercy.core.base import seat_arg
 from nomercy.core.cards import Card, Colour, Kind, parse_card
-from nomercy.core.errors import NoMercyError, NotationError
+from nomercy.core.errors import NotationError
 from nomercy.core.events import Event
+from nomercy.core.legality import is_playable, wild_draw_allowed
 from nomercy.core.rules import RuleSet, make_rules
 
 if TYPE_CHECKING:
@@ -210,12 +212,6 @@ def infer_gaps(
     return Gaps(lacks, no_wild, colour)
 
 
-def _seat_arg(game: Game, seat: object) -> int:
-    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.n:
-        raise NoMercyError(f"there is no seat {seat!r} in a {game.n}-player game")
-    return seat
-
-
 class Redealer:
     """One seat's information set in a game, ready to be dealt again many times.
 
@@ -255,7 +251,7 @@ class Redealer:
     )
 
     def __init__(self, game: Game, seat: int, gaps: Gaps | None = None) -> None:
-        seat = _seat_arg(game, seat)
+        seat = seat_arg(game, seat)
         hidden: list[Card] = []
         t = game.copy()
         keep: dict[int, list[Card]] = {}
@@ -370,9 +366,9 @@ class Redealer:
             pick = at
             for i in range(at, len(rest)):
                 c = rest[i]
-                if g._is_playable(c):
+                if is_playable(g, c):
                     hand.append(c)
-                    if g._wild_draw_allowed(drawer, c):
+                    if wild_draw_allowed(g, drawer, c):
                         pick = i
                         break
                     hand.pop()

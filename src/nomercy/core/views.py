@@ -8,11 +8,13 @@ the public state, and never another hand or the draw pile's order (STYLE.md habi
 
 from __future__ import annotations
 
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
+from nomercy.core.base import OVER, Phase, seat_arg
 from nomercy.core.cards import COLOURS, Card, Colour
-from nomercy.core.game import _OVER, Game, Phase
-from nomercy.core.redeal import _seat_arg
+
+if TYPE_CHECKING:
+    from nomercy.core.game import Game
 
 __all__ = ["Snapshot", "snapshot", "view"]
 
@@ -53,7 +55,7 @@ def view(game: Game, seat: object, *, history: bool = True) -> dict[str, Any]:
     """:meth:`Game.view <nomercy.core.game.Game.view>` (documented there)."""
     n = game.n
     if seat is not None:
-        seat = _seat_arg(game, seat)
+        seat = seat_arg(game, seat)
     r = game.rules
     players = []
     for s in range(n):
@@ -121,7 +123,7 @@ def view(game: Game, seat: object, *, history: bool = True) -> dict[str, Any]:
 
 def snapshot(game: Game, seat: object) -> Snapshot:
     """:meth:`Game.snapshot <nomercy.core.game.Game.snapshot>` (documented there)."""
-    s = _seat_arg(game, seat)
+    s = seat_arg(game, seat)
     n = game.n
     hands = game.hands
     known: list[tuple[int, list[int]]] = []
@@ -152,7 +154,7 @@ def snapshot(game: Game, seat: object) -> Snapshot:
             game.discard[-1].index if game.discard else -1,
             _COLOUR_INDEX[colour] if colour is not None else -1,
             drawn.index if drawn is not None and s == turn else -1,
-            -1 if turn is None or game.phase is _OVER else turn,
+            -1 if turn is None or game.phase is OVER else turn,
             game.wd4 is not None,
             game.discard,
         ),

@@ -1,0 +1,306 @@
+"""Dealing and shuffling: the only chance in a game (NM-2..NM-5, CL-2, CL-3, A01, A38).
+
+Each shuffle uses ``random.Random(key)`` with the game's key and then advances the key with
+SplitMix64, so a position plus actions always continues the same way, draws included.
+Functions that work on a game take it as ``g`` (``Game`` calls them).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
+
+from nomercy.core.base import (
+    CHOOSE_COLOUR,
+    K_DRAW_TWO,
+    K_REVERSE,
+    K_SKIP,
+    K_WILD,
+    K_WILD_DRAW_FOUR,
+    PLAY,
+)
+from nomercy.core.cards import Card
+from nomercy.core.deck import build_deck
+from nomercy.core.errors import RuleSetError
+from nomercy.core.rules import RuleSet
+
+if TYPE_CHECKING:
+    from nomercy.core.game import Game
+
+__all__ = ["MASK", "deal", "fresh_deck", "next_key", "shuffle_as_random"]
+
+MASK: Final = (1 << 64) - 1
+
+
+def next_key(key: int) -> int:
+    """SplitMix64 step: derive the next shuffle key from the current one (Pgx-style keys)."""
+    z = (key + 0x9E3779B97F4A7C15) & MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return z ^ (z >> 31)
+
+
+_DECKS: Final[dict[tuple[tuple[str, int], ...], tuple[Card, ...]]] = {}
+
+
+def fresh_deck(rules: RuleSet) -> list[Card]:
+    """The unshuffled deck of the rule set (built once per composition)."""
+    key = tuple(rules.deck_table().items())
+    deck = _DECKS.get(key)
+    if deck is None:
+        deck = _DECKS[key] = tuple(build_deck(dict(key)))
+    return list(deck)
+
+
+def fisher_yates(cards: list[Any], rng: random.Random) -> None:
+    """``rng.shuffle(cards)``, draw for draw: the same Fisher-Yates over ``getrandbits`` as
+    CPython's ``random.shuffle`` with ``_randbelow_with_getrandbits``, inlined (a shuffle of
+    168 cards is ~167 Python-level calls there; compiled, this loop is native code)."""
+    getrandbits = rng.getrandbits
+    size = len(cards)
+    k = size.bit_length()  # of n = i + 1 below, kept by integer steps (native when compiled)
+    low = 1 << (k - 1) if k else 0  # the smallest n with k bits
+    for i in range(size - 1, 0, -1):
+        n = i + 1
+        if n < low:
+            k -= 1
+            low >>= 1
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def _library_shuffle(cards: list[Any], rng: random.Random) -> None:
+    rng.shuffle(cards)
+
+
+def _pick_shuffle() -> Callable[[list[Any], random.Random], None]:
+    """The inlined shuffle if it draws exactly like this Python's ``random.shuffle`` (checked
+    on a few seeds and sizes, so a future ``random`` cannot change recorded games), else the
+    library's own: the same seed must deal the same game (docs/notation.md)."""
+    for seed in (0, 1, 12345, 2**63 - 1):
+        for size in (0, 1, 2, 7, 108, 168, 300):
+            mine, theirs = list(range(size)), list(range(size))
+            fisher_yates(mine, random.Random(seed))
+            random.Random(seed).shuffle(theirs)
+            if mine != theirs:
+                return _library_shuffle
+    return fisher_yates
+
+
+shuffle_as_random = _pick_shuffle()
+
+
+def deal(g: Game, *, choose_dealer: bool = False) -> None:
+    """NM-2…NM-5, CL-2, CL-3: shuffle, deal, flip the start card."""
+    r = g.rules
+    n = g.n
+    deck = fresh_deck(r)
+    g.total_cards = len(deck)
+    g._shuffle(deck)
+    if choose_dealer:
+        if r.dealer_rule == "highest_card":
+            g.dealer = high_card_dealer(g, deck)
+        else:
+            g.dealer = random.Random(g.key).randrange(n)
+            g.key = next_key(g.key)
+            g._emit(
+                "dealer",
+                ("{} is chosen at random to deal [A38]", g.names[g.dealer]),
+                g.dealer,
+            )
+    if r.hand_size * n >= len(deck):
+        raise RuleSetError(
+            f"a deck of {len(deck)} cards cannot deal {r.hand_size} cards to "
+            f"{n} players and start a discard pile"
+        )
+    g.hands = [[] for _ in range(n)]
+    g.out = [False] * n
+    g._n_active = n
+    g.uno_called = [False] * n
+    g.uno_window = set()
+    g.set_aside = []
+    g.known = {}
+    g._clear_pending()
+    g.chain_wild = None
+    g.wd4 = None
+    g.pending_win = None
+    g.drawn = None
+    g.direction = 1
+    g.hand_winner = None
+    g._draw = deck  # top = end
+    for _ in range(r.hand_size):
+        for i in range(1, n + 1):
+            g.hands[(g.dealer + i) % n].append(g._draw.pop())
+    g.discard = []
+    g.turn = (g.dealer + 1) % n
+    g.phase = PLAY
+    g._hand_start = len(g.log) + len(g._events)
+    g._emit(
+        "deal",
+        (
+            "Hand {}: {} deals {} cards to each player [NM-2]",
+            g.hand_number,
+            g.names[g.dealer],
+            r.hand_size,
+        ),
+        g.dealer,
+        {"dealer": g.dealer, "hand_number": g.hand_number},
+    )
+    flip(g)
+
+
+def high_card_dealer(g: Game, deck: list[Card]) -> int:
+    """CL-2: each player draws a card; the highest number deals (actions count 0)."""
+    contenders = list(range(g.n))
+    pos = len(deck) - 1
+    while True:
+        draws = {}
+        for s in contenders:
+            card = deck[pos]
+            pos -= 1
+            draws[s] = card.number or 0
+        best = max(draws.values())
+        contenders = [s for s, v in draws.items() if v == best]
+        g._emit(
+            "dealer",
+            "Cards drawn for the deal: "
+            + ", ".join(f"{g.names[s]} {v}" for s, v in draws.items())
+            + " [CL-2]",
+        )
+        if len(contenders) == 1:
+            g._emit("dealer", ("{} deals [CL-2]", g.names[contenders[0]]), contenders[0])
+            return contenders[0]
+
+
+def flip(g: Game) -> None:
+    """NM-4 / A01 and CL-3: turn up the start card."""
+    r = g.rules
+    name = "NM-4"
+    # The flip only ever turns up cards of the pile left after the deal (flipped cards
+    # return to it at a reshuffle), so without a card that may start it would never end.
+    if g._classic and r.start_card_effects:
+        can_start = any(c.kind is not K_WILD_DRAW_FOUR for c in g._draw)
+    else:
+        can_start = any(c.is_number for c in g._draw)
+    if not can_start:
+        raise RuleSetError(
+            f"no card left after dealing {r.hand_size} cards to {g.n} players can start "
+            f"the discard pile ({'CL-3' if g._classic and r.start_card_effects else name}"
+            f": the {len(g._draw)} left are all action or wild cards); deal fewer cards"
+        )
+    while True:
+        if not g._draw:
+            g._reshuffle()
+        card = g._draw.pop()
+        if g._classic and r.start_card_effects:
+            if card.kind is K_WILD_DRAW_FOUR:
+                g._draw.append(card)
+                g._shuffle(g._draw)
+                g._emit(
+                    "start_card",
+                    (
+                        "{} cannot start: it goes back and the deck is reshuffled [CL-3]",
+                        card.name,
+                    ),
+                )
+                continue
+            g.discard.append(card)
+            g.colour = card.colour
+            g._emit(
+                "start_card",
+                ("The start card is {} [CL-3]", card.name),
+                None,
+                {"card": card.code},
+            )
+            classic_start(g, card)
+            return
+        if card.is_number:
+            g.discard.append(card)
+            g.colour = card.colour
+            g._emit(
+                "start_card",
+                ("The start card is {}; it has no effect [{}]", card.name, name),
+                None,
+                {"card": card.code},
+            )
+            return
+        mode = r.start_card_handling
+        if mode == "return_and_reshuffle":
+            g._draw.append(card)
+            g._shuffle(g._draw)
+            g._emit(
+                "start_card",
+                (
+                    "{} is not a number card: it goes back and the deck is reshuffled [A01]",
+                    card.name,
+                ),
+            )
+        elif mode == "return_to_bottom":
+            g._draw.insert(0, card)
+            g._emit(
+                "start_card",
+                ("{} is not a number card: it goes to the bottom of the deck [A01]", card.name),
+            )
+        else:
+            g.discard.append(card)
+            g._emit(
+                "start_card",
+                (
+                    "{} is not a number card: its effect is ignored and the next card is "
+                    "flipped on top [NM-4]",
+                    card.name,
+                ),
+                None,
+                {"card": card.code},
+            )
+
+
+def classic_start(g: Game, card: Card) -> None:
+    """CL-3: the classic start-card effects."""
+    first = (g.dealer + 1) % g.n
+    kind = card.kind
+    if kind is K_DRAW_TWO:
+        drawn, _ = g._draw_cards(first, 2, per_card_mercy=False)
+        g.turn = g.next_seat(first)
+        g._emit(
+            "absorb",
+            (
+                "{} draws 2 ({}) and is skipped by the start card [CL-3]",
+                g.names[first],
+                ", ".join(c.code for c in drawn),
+            ),
+            first,
+            {"cards": [c.code for c in drawn], "count": 2},
+            public_text=(
+                "{} draws 2 and is skipped by the start card [CL-3]",
+                g.names[first],
+            ),
+        )
+    elif kind is K_REVERSE:
+        g.direction = -1
+        g.turn = g.dealer
+        g._emit(
+            "reverse",
+            (
+                "The start card reverses play: {} (the dealer) plays first, "
+                "counterclockwise [CL-3]",
+                g.names[g.dealer],
+            ),
+            g.dealer,
+        )
+    elif kind is K_SKIP:
+        g.turn = g.next_seat(first)
+        g._emit("skip", ("{} is skipped by the start card [CL-3]", g.names[first]), first)
+    elif kind is K_WILD:
+        g.colour = None
+        g.turn = first
+        g.resume = first
+        g.phase = CHOOSE_COLOUR
+        g._emit(
+            "choose_colour",
+            ("{} names the colour of the start Wild and plays first [CL-3]", g.names[first]),
+            first,
+        )

@@ -1,0 +1,339 @@
+"""Legality: every action a seat may take now, as ids (``nomercy.core.ids``).
+
+The one place the engine decides what is legal. ``Game.legal_ids``, ``Game.legal_actions``,
+``Game.step`` and ``Game.apply`` all read :func:`compute_legal`; the order of the ids is the
+order of the actions (hand order, then variants), which the same-seed-same-game contract of
+bots relies on. Functions take the game as ``g``; hot tables live per rule set or game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Final
+
+from nomercy.core.base import (
+    CHOOSE_COLOUR,
+    DISCARD_ALL_SUBSET,
+    DISCARD_ALL_TOP,
+    K_DISCARD_ALL,
+    K_DRAW_FOUR,
+    K_NUMBER,
+    K_REVERSE,
+    K_SKIP,
+    K_WILD_COLOUR_ROULETTE,
+    K_WILD_DRAW_FOUR,
+    K_WILD_REVERSE_DRAW_FOUR,
+    OVER,
+    PLAY,
+    PLAY_DRAWN,
+    ROULETTE_COLOUR,
+    STACK_OR_ABSORB,
+)
+from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour
+from nomercy.core.ids import CHALLENGE_ID, COLOUR_BASE, DRAW_ID, PASS_ID, UNO_ID, catch_id, play_id
+from nomercy.core.rules import RuleSet
+
+if TYPE_CHECKING:
+    from nomercy.core.game import Game
+
+__all__ = ["compute_legal", "is_playable", "may_keep_drawn", "tables", "variants"]
+
+ALL_CARDS: Final[tuple[Card, ...]] = tuple(Card(code) for code in ALL_CODES)
+NUM_CARDS: Final = len(ALL_CARDS)
+_RED: Final = Colour.RED
+_YELLOW: Final = Colour.YELLOW
+_GREEN: Final = Colour.GREEN
+# Per (A08, A11) option pair: (top card, active colour) slot -> playable flag per Card.index.
+_PLAYABLE: Final[dict[tuple[bool, bool], list[list[bool] | None]]] = {}
+
+
+def _colour_slot(colour: Colour | None) -> int:
+    """0 for none, 1-4 in ``COLOURS`` order, by identity (an enum's hash is a Python call)."""
+    if colour is None:
+        return 0
+    if colour is _RED:
+        return 1
+    if colour is _YELLOW:
+        return 2
+    return 3 if colour is _GREEN else 4
+
+
+# The plain variants (ids) of each card, per the three options they depend on (seat-free:
+# a plain variant names no seat).
+_VARIANTS: Final[dict[tuple[str, str, str], dict[Card, list[int]]]] = {}
+_PLAYING_PHASES: Final = (PLAY_DRAWN, DISCARD_ALL_TOP, DISCARD_ALL_SUBSET)
+_COLOUR_IDS: Final[tuple[int, ...]] = tuple(COLOUR_BASE + i for i in range(len(COLOURS)))
+
+
+#: Per rule-set key (see tables()), flags by Card.index: the cards whose variants
+#: are never cached, and the wild draw cards restricted by A34 / CL-4.
+_CARD_SETS: Final[dict[tuple[bool, ...], tuple[list[bool], list[bool]]]] = {}
+
+
+def _card_sets(r: RuleSet) -> tuple[list[bool], list[bool]]:
+    seven_zero = not r.is_classic or r.classic_seven_zero
+    special = [c.kind is K_DISCARD_ALL or (seven_zero and c.number in (0, 7)) for c in ALL_CARDS]
+    restricted = [
+        bool(
+            c.is_wild
+            and c.draw_value
+            and (
+                (
+                    r.is_classic
+                    and c.kind is K_WILD_DRAW_FOUR
+                    and r.wd4_restriction
+                    and not r.wd4_challenge
+                )
+                or (not r.is_classic and r.wild_draw_restriction)
+            )
+        )
+        for c in ALL_CARDS
+    ]
+    return special, restricted
+
+
+def tables(
+    r: RuleSet,
+) -> tuple[list[list[bool] | None], dict[Card, list[int]], list[bool], list[bool]]:
+    """A game's legality tables, shared by every game of the same options: the playable
+    flags per (top card, colour) slot, the plain variants per card, and flags by
+    ``Card.index`` for the cards whose variants are never cached and the restricted wild
+    draw cards (A34 / CL-4)."""
+    # The matching table depends only on these two options (A08, A11).
+    playable = _PLAYABLE.setdefault(
+        (r.discard_all_symbol_match, r.plus4_symbols_shared), [None] * (NUM_CARDS * 5)
+    )
+    # Plain variants (no UNO call, no 7/0, not the last card) depend only on these options.
+    base = _VARIANTS.setdefault(
+        (r.roulette_chooser, r.roulette_active_colour, r.wild_colour_timing), {}
+    )
+    key = (
+        r.is_classic,
+        r.classic_seven_zero,
+        r.wd4_restriction,
+        r.wd4_challenge,
+        r.wild_draw_restriction,
+    )
+    sets = _CARD_SETS.get(key)
+    if sets is None:
+        sets = _CARD_SETS[key] = _card_sets(r)
+    return playable, base, sets[0], sets[1]
+
+
+def compute_legal(g: Game, seat: int) -> list[int]:
+    """The legal ids of ``seat``: the one place legality is decided (objects and ids)."""
+    if g.phase is OVER or not 0 <= seat < g.n or g.out[seat]:
+        return []
+    acts: list[int] = turn_actions(g) if seat == g.turn else []
+    if g._jump_in and seat != g.turn and g.phase is PLAY and not g.pending_total:
+        top = g.discard[-1]
+        for card in g.hands[seat]:
+            if card is top:  # C04: an identical card, offered once
+                acts.extend(variants(g, seat, card, jump=True))
+                break
+    if len(g.hands[seat]) == 1 and not g.uno_called[seat]:
+        acts.append(UNO_ID)
+    if g.uno_window:
+        n = g.n
+        for t in sorted(g.uno_window):
+            if t != seat and len(g.hands[t]) == 1 and not g.uno_called[t]:
+                acts.append(catch_id((t - seat) % n))
+    return acts
+
+
+def playable_flags(g: Game) -> list[bool]:
+    """Whether each card (by ``Card.index``) matches the top card and active colour now
+    (cached per pair and matching options)."""
+    key = g.discard[-1].index * 5 + _colour_slot(g.colour)
+    found = g._pcache[key]
+    if found is None:
+        found = g._pcache[key] = [is_playable(g, c) for c in ALL_CARDS]
+    return found
+
+
+def is_playable(g: Game, card: Card) -> bool:
+    """NM-12 / CL-4 matching with nothing pending."""
+    if card.is_wild:
+        return True
+    if card.colour is g.colour:
+        return True
+    top = g.discard[-1]
+    if card.kind is K_NUMBER:
+        return card.number == top.number
+    if card.kind is top.kind:
+        return card.kind is not K_DISCARD_ALL or g.rules.discard_all_symbol_match
+    # A11: a coloured +4 and a Wild Reverse +4 share the symbol only with the option.
+    return (
+        g.rules.plus4_symbols_shared
+        and card.kind is K_DRAW_FOUR
+        and top.kind is K_WILD_REVERSE_DRAW_FOUR
+    )
+
+
+def wild_draw_allowed(g: Game, seat: int, card: Card) -> bool:
+    """A34 / CL-4: a restricted wild draw needs no card of the active colour in hand."""
+    r = g.rules
+    if g._classic:
+        if card.kind is not K_WILD_DRAW_FOUR or not r.wd4_restriction or r.wd4_challenge:
+            return True
+    elif not (r.wild_draw_restriction and card.is_wild and card.draw_value):
+        return True
+    colour = g.colour
+    return not any(c.colour is colour for c in g.hands[seat])
+
+
+def turn_actions(g: Game) -> list[int]:
+    seat = g.turn
+    assert seat is not None
+    phase = g.phase
+    hand = g.hands[seat]
+    acts: list[int] = []
+    if phase is PLAY:
+        playable = playable_flags(g)
+        restricted = g._restricted
+        special = g._special
+        base = g._base if len(hand) > 2 else None  # _variants' cache, inlined
+        found = False
+        # Each card once, in hand order: a card is seen when its mark is this epoch's.
+        g._epoch += 1
+        epoch = g._epoch
+        mark = g._mark
+        for card in hand:
+            i = card.index
+            if playable[i] and mark[i] != epoch:
+                mark[i] = epoch
+                if restricted[i] and not wild_draw_allowed(g, seat, card):
+                    continue
+                found = True
+                cached = base.get(card) if base is not None and not special[i] else None
+                acts.extend(cached if cached is not None else variants(g, seat, card))
+        if not found or g._may_draw:
+            acts.append(DRAW_ID)
+    elif phase is STACK_OR_ABSORB:
+        acts = stack_actions(g, seat)
+    elif phase is PLAY_DRAWN:
+        assert g.drawn is not None
+        acts.extend(variants(g, seat, g.drawn))
+        if may_keep_drawn(g):
+            acts.append(PASS_ID)
+    elif phase is ROULETTE_COLOUR or phase is CHOOSE_COLOUR:
+        acts.extend(_COLOUR_IDS)
+    elif phase is DISCARD_ALL_TOP:
+        colour = g.discard[-1].colour
+        for card in dict.fromkeys(hand):
+            if card.colour is colour:
+                acts.extend(variants(g, seat, card, on_da=True))
+        acts.append(PASS_ID)
+    elif phase is DISCARD_ALL_SUBSET:
+        colour = g.discard[-1].colour
+        size = len(hand)
+        for card in dict.fromkeys(hand):
+            if card.colour is colour:
+                acts.append(play_id(card, None, 0, False, False))
+                if size == 2:
+                    acts.append(play_id(card, None, 0, True, False))
+        acts.append(PASS_ID)
+    return acts
+
+
+def may_keep_drawn(g: Game) -> bool:
+    r = g.rules
+    if g._classic:
+        return not r.drawn_card_must_be_played
+    if g._draw_mode == "draw_until_playable":
+        return not r.drawn_card_must_be_played
+    return True
+
+
+def stack_actions(g: Game, seat: int) -> list[int]:
+    r = g.rules
+    acts: list[int] = []
+    final = g.pending_win is not None  # A17: no stacking on a last-card penalty
+    if not final and g._can_stack:
+        threshold = g.pending_total if g._stack_on_total else g.pending_last
+        top = g.discard[-1]
+        deflect = g._deflect
+        match = g._stack_match
+        seen: set[Card] = set()  # each card once, in hand order
+        for card in g.hands[seat]:
+            if card.draw_value >= threshold:
+                if match and not (card.is_wild or card.colour is g.colour or card.kind is top.kind):
+                    continue
+            elif not (
+                deflect
+                and card.kind in (K_SKIP, K_REVERSE)
+                and (card.colour is g.colour or card.kind is top.kind)
+            ):
+                continue
+            if card not in seen:
+                seen.add(card)
+                acts.extend(variants(g, seat, card, stacking=True))
+    if g.wd4 is not None and r.wd4_challenge:
+        acts.append(CHALLENGE_ID)
+    if not (acts and r.stack_mandatory and not g._classic):
+        acts.append(DRAW_ID)
+    return acts
+
+
+def variants(
+    g: Game,
+    seat: int,
+    card: Card,
+    *,
+    jump: bool = False,
+    stacking: bool = False,
+    on_da: bool = False,
+) -> list[int]:
+    """The ids of every play of ``card``: colours for a wild, targets for a 7, UNO."""
+    r = g.rules
+    hand = g.hands[seat]
+    cacheable = len(hand) > 2 and not on_da and not jump and not g._special[card.index]
+    if cacheable:
+        cached = g._base.get(card)
+        if cached is not None:
+            return cached
+    # Cards left once the play (and any Discard All shedding) is done.
+    if on_da or (card.kind is K_DISCARD_ALL and not stacking):
+        same = sum(1 for c in hand if c.colour is card.colour)
+        if on_da or r.discard_all_mode == "bury_no_effects" or same == 1:
+            remaining = len(hand) - same
+        else:
+            remaining = -1  # a Discard All choice follows; UNO is called there
+    else:
+        remaining = len(hand) - 1
+    ends = remaining == 0 and g._last_card_ends
+    colours: Iterable[Colour | None] = (None,)
+    if card.is_wild:
+        if ends:
+            # A classic winning Wild +4 still names a colour when it may be challenged (C08).
+            if (
+                card.kind is K_WILD_DRAW_FOUR
+                and r.challenge_on_winning_card
+                and (r.wd4_challenge and g._classic)
+            ):
+                colours = COLOURS
+        elif card.kind is K_WILD_COLOUR_ROULETTE:
+            if r.roulette_chooser == "player" or r.roulette_active_colour == "player_names":
+                colours = COLOURS
+        elif not (g._colour_on_resolution and card.draw_value):
+            colours = COLOURS
+    targets: list[int | None] = [None]
+    sizes = [remaining]
+    if card.number is not None and not ends and (not g._classic or r.classic_seven_zero):
+        if card.number == 7:
+            targets = [s for s in range(g.n) if s != seat and not g.out[s]]
+            sizes = [len(g.hands[t]) for t in targets if t is not None]
+        elif card.number == 0:
+            prev = g.next_seat(seat, -g.direction)
+            sizes = [len(g.hands[prev])]
+    acts: list[int] = []
+    n = g.n
+    for target, size in zip(targets, sizes, strict=True):
+        rel = 0 if target is None else (target - seat) % n
+        for colour in colours:
+            acts.append(play_id(card, colour, rel, False, jump))
+            if size == 1:
+                acts.append(play_id(card, colour, rel, True, jump))
+    if cacheable:  # depends only on the rules and the card
+        g._base[card] = acts
+    return acts
