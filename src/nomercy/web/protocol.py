@@ -21,14 +21,18 @@ from nomercy.core.rules import OPTIONS, PRESETS, RuleSet, make_rules
 __all__ = [
     "HARD_MAX_BYTES",
     "LANGUAGES",
+    "MAX_DECK_CARDS",
     "MAX_MESSAGE_BYTES",
     "MODES",
+    "OPTION_LIMITS",
     "PROTOCOL_VERSION",
     "ErrorCode",
     "ProtocolError",
     "RoomSettings",
     "TokenBucket",
+    "check_deal",
     "check_name",
+    "check_option_bounds",
     "loads",
     "meta",
     "parse_client_message",
@@ -50,6 +54,21 @@ MAX_NAME = 24
 MAX_ROOM_NAME = 40
 #: Deepest nesting of arrays and objects a request may hold (a room request needs 3).
 MAX_DEPTH = 16
+#: The largest value this server accepts for each option whose size scales the work of a
+#: game (cards dealt, drawn and held, hands in a match). The engine allows more; a public
+#: server does not build a ten-million-card deck because a request asked for one.
+OPTION_LIMITS: dict[str, int] = {
+    "min_players": 10,
+    "max_players": 10,
+    "hand_size": 50,
+    "mercy_threshold": 100,
+    "uno_penalty_cards": 20,
+    "score_target": 10000,
+    "knockout_bonus": 10000,
+}
+#: Most cards a custom deck (``deck_counts``) may hold in all; the standard decks have 168
+#: (No Mercy) and 108 (classic).
+MAX_DECK_CARDS = 1000
 #: Letters that show nothing (Hangul fillers, the braille blank): a name of them is invisible.
 _INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
 
@@ -261,8 +280,60 @@ class RoomSettings:
     hints: bool = True
 
 
+def check_option_bounds(options: Mapping[str, Any]) -> None:
+    """Refuse an option value past this server's limit (``OPTION_LIMITS``, ``MAX_DECK_CARDS``)
+    before anything is built from it; the engine checks everything else.
+
+    >>> check_option_bounds({"hand_size": 7})
+    >>> try:
+    ...     check_option_bounds({"hand_size": 10_000_000})
+    ... except ProtocolError as exc:
+    ...     print(exc.message)
+    option 'hand_size' is at most 50 on this server, not 10000000
+
+    Raises:
+        ProtocolError: ``bad_options``, naming the option and its limit.
+    """
+    for name, limit in OPTION_LIMITS.items():
+        value = options.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value > limit:
+            raise ProtocolError(
+                ErrorCode.BAD_OPTIONS,
+                f"option {name!r} is at most {limit} on this server, not {value}",
+            )
+    counts = options.get("deck_counts")
+    if isinstance(counts, Mapping):
+        total = sum(
+            n for n in counts.values() if isinstance(n, int) and not isinstance(n, bool) and n > 0
+        )
+        if total > MAX_DECK_CARDS:
+            raise ProtocolError(
+                ErrorCode.BAD_OPTIONS,
+                f"option 'deck_counts' may hold at most {MAX_DECK_CARDS} cards on this server, "
+                f"not {total}",
+            )
+
+
+def check_deal(settings: RoomSettings) -> None:
+    """A dry run: rules that cannot deal a game (a custom deck too small for the hands) are
+    refused when the room is created, not at its start. It builds a game: servers call it in
+    a worker thread, never in the event loop.
+
+    Raises:
+        ProtocolError: ``bad_options``.
+    """
+    try:
+        new_game(settings.seats, rules=settings.preset, options=settings.options, seed=0)
+    except NoMercyError as exc:
+        raise ProtocolError(
+            ErrorCode.BAD_OPTIONS, f"these rules cannot deal a game: {exc}"
+        ) from None
+
+
 def parse_room_request(body: Any, timers: tuple[int, ...]) -> RoomSettings:
-    """Check a room creation request (docs/web-protocol.md); every option through the engine.
+    """Check a room creation request (docs/web-protocol.md): every option within the server's
+    bounds (``check_option_bounds``), then through the engine's rules. Builds no game (see
+    :func:`check_deal`).
 
     Raises:
         ProtocolError: a 400 naming the first problem found.
@@ -298,6 +369,7 @@ def parse_room_request(body: Any, timers: tuple[int, ...]) -> RoomSettings:
             "leave scoring_enabled out of the options",
         )
     options["scoring_enabled"] = scoring
+    check_option_bounds(options)
     try:
         rules = make_rules(preset, options)
     except NoMercyError as exc:
@@ -326,13 +398,6 @@ def parse_room_request(body: Any, timers: tuple[int, ...]) -> RoomSettings:
         raise ProtocolError(
             ErrorCode.BAD_HINTS, f"hints must be true or false (the coach on or off), not {hints!r}"
         )
-    # A dry run: a custom deck or hand size that cannot be dealt is refused now, not at start.
-    try:
-        new_game(seats, rules=preset, options=options, seed=0)
-    except NoMercyError as exc:
-        raise ProtocolError(
-            ErrorCode.BAD_OPTIONS, f"these rules cannot deal a game: {exc}"
-        ) from None
     return RoomSettings(
         name, host_name, preset, options, seats, bot, int(timer), mode, rules, hints
     )
@@ -352,6 +417,8 @@ def meta(timers: tuple[int, ...]) -> dict[str, Any]:
         }
         if spec.kind == "int":
             entry["minimum"] = spec.minimum
+            if spec.name in OPTION_LIMITS:
+                entry["maximum"] = OPTION_LIMITS[spec.name]
         options.append(entry)
     limits = {p: make_rules(p) for p in PRESETS}
     return {
@@ -366,4 +433,5 @@ def meta(timers: tuple[int, ...]) -> dict[str, Any]:
         "max_seats": 10,
         "max_seats_by_preset": {p: r.max_players for p, r in limits.items()},
         "max_message_bytes": MAX_MESSAGE_BYTES,
+        "max_deck_cards": MAX_DECK_CARDS,
     }

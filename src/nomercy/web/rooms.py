@@ -50,6 +50,7 @@ from nomercy.web.protocol import (
     ProtocolError,
     RoomSettings,
     TokenBucket,
+    check_deal,
     check_name,
     same_name,
 )
@@ -783,12 +784,16 @@ class Room:
                 row.kind, row.bot, row.name = BOT, self.bot, f"Bot {row.seat}"
         names = [row.name or f"P{row.seat}" for row in seats]
         if game is None:
-            game = new_game(
-                len(self.seats),
-                rules=self.preset,
-                options=self.options,
-                seed=self.config.seed_source(),
-                names=names,
+            # Dealing builds the deck: in a worker thread, so no room waits for it.
+            game = await asyncio.to_thread(
+                functools.partial(
+                    new_game,
+                    len(self.seats),
+                    rules=self.preset,
+                    options=self.options,
+                    seed=self.config.seed_source(),
+                    names=names,
+                )
             )
         elif game.n != len(self.seats):
             raise ValueError(f"a {game.n}-player game for {len(self.seats)} seats")
@@ -1309,8 +1314,11 @@ class Lobby:
         """A new room with the host in seat 0; returns the room and the host's token.
 
         Raises:
+            ProtocolError: ``bad_options``: these rules cannot deal a game.
             StoreUnavailable: the database refused it.
         """
+        # The dry run deals a game: in a worker thread, never in the event loop.
+        await asyncio.to_thread(check_deal, settings)
         token = secrets.token_urlsafe(24)
         code = self._new_code()
         seats = [SeatRow(0, settings.host_name, HUMAN, None, hash_token(token))]
