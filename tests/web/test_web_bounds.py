@@ -115,3 +115,126 @@ def test_options_that_scale_work_are_bounded_when_the_request_is_parsed(tmp_path
         state = asyncio.run(start())
         assert len(state["view"]["hand"]) == 7
         assert "Traceback" not in srv.log_text()
+
+
+# ---------------------------------------------------------------------- 2. strings, schema, hosts
+def test_lone_surrogates_from_clients_are_refused_cleanly(tmp_path: Path) -> None:
+    with real_server(tmp_path / "db.sqlite3") as srv:
+        room = srv.create(host_name="Ann")
+        code = room["code"]
+        # JSON escapes make strings that no UTF-8 encoder takes: in every place a client
+        # string goes (a token, an action, a name, a preset, an option's name, a key).
+        for body in (
+            {"host_name": "\ud800"},
+            {"host_name": "x", "preset": "\udfff"},
+            {"host_name": "x", "options": {"\ud800": 1}},
+            {"host_name": "x", "\ud800": 1},
+        ):
+            raw = json.dumps(body).encode()  # ASCII: the surrogates travel as \ud800 escapes
+            r = request(srv.port, "/api/rooms", raw=raw)
+            assert r.status == 400, (body, r.body)
+            assert r.body["error"] == "bad_request" and "surrogate" in r.body["message"]
+        r = request(srv.port, f"/api/rooms/{code}/join", raw=b'{"name": "a\\ud800"}')
+        assert r.status == 400 and "surrogate" in r.body["message"], r.body
+
+        async def main() -> None:
+            async with connect(srv.ws_url(code)) as ws:
+                for frame in (
+                    '{"type": "hello", "token": "\\ud800"}',
+                    '{"type": "hello\\udfff"}',
+                    b'{"type": "hello", "token": "\xed\xa0\x80"}',  # a binary frame: CESU bytes
+                ):
+                    await ws.send(frame)
+                    error = await expect(ws, "error")
+                    assert error["code"] == "malformed" and "surrogate" in error["message"]
+                # The connection is still good.
+                await ws.send(json.dumps({"type": "hello", "token": room["token"]}))
+                assert (await expect(ws, "welcome"))["seat"] == 0
+                await ws.send(json.dumps({"type": "action", "action": "\ud800"}))
+                assert (await expect(ws, "error"))["code"] == "malformed"
+
+        asyncio.run(main())
+        log = srv.log_text()
+        assert "Traceback" not in log and "server_error" not in log
+
+
+def test_a_database_of_another_program_is_refused_with_exit_2(tmp_path: Path) -> None:
+    import sqlite3
+    import subprocess
+
+    from realserver import free_port, serve_command
+
+    foreign = tmp_path / "foreign.sqlite3"
+    with sqlite3.connect(foreign) as db:
+        db.execute("CREATE TABLE rooms (id INTEGER PRIMARY KEY, owner TEXT)")
+        db.execute("INSERT INTO rooms (owner) VALUES ('someone')")
+    # Our table names with other columns, and a schema version.
+    lookalike = tmp_path / "lookalike.sqlite3"
+    with sqlite3.connect(lookalike) as db:
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute("INSERT INTO meta VALUES ('schema', '3')")
+        db.execute("CREATE TABLE rooms (code TEXT PRIMARY KEY, title TEXT)")
+    for path, text in ((foreign, "not a nomercy server database"), (lookalike, "'rooms'")):
+        proc = subprocess.run(
+            serve_command(free_port(), path), capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode == 2, proc.stderr
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and text in lines[0], proc.stderr
+        assert lines[0].startswith("nomercy serve: error:")
+    # Nothing was added to the other program's file.
+    with sqlite3.connect(foreign) as db:
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+    assert tables == ["rooms"]
+
+
+def test_only_allowed_host_names_are_answered(tmp_path: Path) -> None:
+    from websockets.exceptions import InvalidStatus
+
+    db = tmp_path / "db.sqlite3"
+    with real_server(db, "--allowed-host", "cards.example") as srv:
+        code = srv.create()["code"]
+        for host in (
+            "127.0.0.1",
+            f"127.0.0.1:{srv.port}",
+            f"localhost:{srv.port}",
+            "cards.example",
+        ):
+            r = request(srv.port, "/api/meta", headers={"host": host})
+            assert r.status == 200, (host, r.body)
+        for host in ("evil.example", f"evil.example:{srv.port}", "10.1.2.3", "cards.example.evil"):
+            r = request(srv.port, "/api/meta", headers={"host": host})
+            assert r.status == 400 and r.body["error"] == "bad_host", (host, r.body)
+            assert "--allowed-host" in r.body["message"]
+        r = request(srv.port, "/api/rooms", {"host_name": "x"}, headers={"host": "evil.example"})
+        assert r.status == 400 and r.body["error"] == "bad_host"
+
+        async def main() -> None:
+            # DNS rebinding: the page's Origin matches its Host, both the attacker's name.
+            evil = f"ws://evil.example:{srv.port}/ws/{code}"
+            try:
+                ws = await connect(
+                    evil,
+                    host="127.0.0.1",
+                    origin=f"http://evil.example:{srv.port}",  # type: ignore[arg-type]
+                )
+            except InvalidStatus as exc:
+                assert exc.response.status_code == 403
+            else:
+                await ws.close()
+                raise AssertionError("a WebSocket for evil.example was accepted")
+            good = f"ws://cards.example:{srv.port}/ws/{code}"
+            async with connect(
+                good,
+                host="127.0.0.1",
+                origin=f"http://cards.example:{srv.port}",  # type: ignore[arg-type]
+            ) as ws:
+                await ws.send('{"type": "ping"}')
+                await expect(ws, "pong")
+
+        asyncio.run(main())
+    # Listening on every interface: any IP address literal (typed in a browser) is fine too;
+    # names still need --allowed-host.
+    with real_server(tmp_path / "db2.sqlite3", "--host", "0.0.0.0") as srv:
+        assert request(srv.port, "/api/meta", headers={"host": "10.1.2.3:80"}).status == 200
+        assert request(srv.port, "/api/meta", headers={"host": "evil.example"}).status == 400

@@ -71,7 +71,7 @@ def test_bodies_are_bounded_and_errors_are_json(tmp_path: Path) -> None:
     with real_server(tmp_path / "db.sqlite3") as srv:
         # A 64 MB Content-Length is refused before the body is read.
         head = (
-            b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"POST /api/rooms HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             b"Content-Length: 67108864\r\n\r\n{"
         )
         answer = raw_http(srv.port, head)
@@ -82,7 +82,7 @@ def test_bodies_are_bounded_and_errors_are_json(tmp_path: Path) -> None:
         # while the client still has most of its 8 MB to send.
         with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as s:
             s.sendall(
-                b"POST /api/rooms/NOPE/join HTTP/1.1\r\nHost: x\r\n"
+                b"POST /api/rooms/NOPE/join HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 b"Transfer-Encoding: chunked\r\n\r\n"
             )
             chunk = b"%x\r\n%s\r\n" % (65536, b"x" * 65536)
@@ -216,7 +216,7 @@ def test_slow_and_surplus_sockets_are_closed(tmp_path: Path) -> None:
             time.sleep(0.2)
             extra = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
             try:
-                extra.sendall(b"GET /api/meta HTTP/1.1\r\nHost: x\r\n\r\n")
+                extra.sendall(b"GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
                 assert extra.recv(100) == b""  # closed without an answer
             except ConnectionResetError:
                 pass  # closed while the request was on its way: as good

@@ -35,6 +35,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from nomercy.web.guard import AllowedHosts
 from nomercy.web.protocol import (
     HARD_MAX_BYTES,
     ErrorCode,
@@ -119,6 +120,42 @@ class BodyLimit:
         except BodyTooLarge:
             if not started:
                 await too_large(scope, receive, send)
+
+
+class HostCheck:
+    """Answer only requests whose ``Host`` this server allows (DNS rebinding): others get a
+    400 ``bad_host`` (HTTP) or a refused handshake (WebSocket, 403), before any route runs."""
+
+    def __init__(self, app: ASGIApp, hosts: AllowedHosts | None) -> None:
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.hosts is None or scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        host = None
+        for name, value in scope["headers"]:
+            if name == b"host":
+                host = value.decode("latin-1")
+                break
+        if self.hosts.allows(host):
+            await self.app(scope, receive, send)
+            return
+        log.warning("refused a request for host %r", (host or "")[:100])
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        shown = (host or "")[:100]
+        refused = _error(
+            ProtocolError(
+                ErrorCode.BAD_HOST,
+                f"this server does not answer to the host {shown!r}; its operator may add "
+                "the name with --allowed-host",
+            )
+        )
+        refused.headers["connection"] = "close"
+        await refused(scope, receive, send)
 
 
 async def _json_body(request: Request) -> Any:
@@ -415,7 +452,10 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(BodyLimit, limit=MAX_BODY)],
+        middleware=[
+            Middleware(HostCheck, hosts=config.allowed_hosts),
+            Middleware(BodyLimit, limit=MAX_BODY),
+        ],
         exception_handlers={
             HTTPException: _http_error,
             StoreUnavailable: _unavailable,

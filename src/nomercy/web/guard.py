@@ -15,12 +15,20 @@ descriptors. :func:`guarded_protocol` builds uvicorn's h11 protocol with those l
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Limits", "RateLimitFilter", "guarded_protocol", "raise_open_files_limit"]
+__all__ = [
+    "AllowedHosts",
+    "Limits",
+    "RateLimitFilter",
+    "guarded_protocol",
+    "raise_open_files_limit",
+]
 
 
 @dataclass(frozen=True)
@@ -30,6 +38,68 @@ class Limits:
     max_connections: int = 1000
     per_address: int = 100
     header_timeout: float = 10.0
+
+
+#: Names that always reach this machine's own loopback: never another site's.
+_LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
+_WILDCARDS = ("0.0.0.0", "::", "")
+
+
+def _hostname(host: str) -> str:
+    """The name part of a ``Host`` header (no port, no brackets, lower case, no final dot)."""
+    host = host.strip().lower()
+    if host.startswith("["):  # [::1]:8000
+        host = host[1:].split("]", 1)[0]
+    elif host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    return host.rstrip(".")
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class AllowedHosts:
+    """The ``Host`` names this server answers to (DNS rebinding: a page on
+    ``http://evil.example`` whose name is made to resolve to this server would otherwise be
+    "same origin" with it, its ``Origin`` matching its ``Host``).
+
+    ``names``: exact host names (``"*"``: any); ``any_ip``: any IP address literal too, for a
+    server listening on every interface (an address typed in the browser is no rebinding: the
+    page's origin is that address).
+
+    >>> hosts = AllowedHosts.for_listening("127.0.0.1", ["cards.example"])
+    >>> [hosts.allows(h) for h in ("localhost:8000", "cards.example", "evil.example", "10.0.0.7")]
+    [True, True, False, False]
+    >>> AllowedHosts.for_listening("0.0.0.0").allows("[fe80::1]:80")
+    True
+    """
+
+    names: frozenset[str]
+    any_ip: bool = False
+
+    @classmethod
+    def for_listening(cls, listen: str, extra: Iterable[str] = ()) -> AllowedHosts:
+        """The listening address, ``localhost`` and its loopback addresses, and ``extra``; with a
+        wildcard listening address (``0.0.0.0``, ``::``) any IP address literal."""
+        names = {_hostname(n) if n != "*" else "*" for n in (*_LOCAL_NAMES, *extra)}
+        wildcard = listen in _WILDCARDS
+        if not wildcard:
+            names.add(_hostname(listen if ":" not in listen else f"[{listen}]"))
+        return cls(frozenset(names), any_ip=wildcard)
+
+    def allows(self, host: str | None) -> bool:
+        """Whether a request with this ``Host`` header is answered (no header: a client that is
+        not a browser, which rebinding cannot drive)."""
+        if host is None or "*" in self.names:
+            return True
+        name = _hostname(host)
+        return name in self.names or (self.any_ip and _is_ip(name))
 
 
 def guarded_protocol(limits: Limits) -> type[Any]:

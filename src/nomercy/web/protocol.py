@@ -110,6 +110,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_GAME = "unknown_game"
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
+    BAD_HOST = "bad_host"
     # both
     UNAVAILABLE = "unavailable"
     ROOM_CROWDED = "room_crowded"
@@ -158,13 +159,23 @@ class TokenBucket:
 
 
 def _depth(value: Any) -> int:
-    """How deeply ``value`` nests lists and dicts (iterative: no recursion limit to hit)."""
+    """How deeply ``value`` nests lists and dicts (iterative: no recursion limit to hit).
+
+    Raises:
+        ValueError: a string (a key or a value) that is not valid Unicode text: JSON's
+            ``\\ud800`` escapes make lone surrogates, which no UTF-8 encoder (a database, a
+            log, a JSON response) accepts.
+    """
     deepest = 0
     stack = [(value, 1)]
     while stack:
         item, level = stack.pop()
         if isinstance(item, dict):
+            _encodable(*item)
             item = list(item.values())
+        elif isinstance(item, str):
+            _encodable(item)
+            continue
         elif not isinstance(item, list):
             continue
         deepest = max(deepest, level)
@@ -174,12 +185,23 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+def _encodable(*texts: str) -> None:
+    for text in texts:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(
+                "a string holds a lone surrogate (\\ud800-\\udfff): not valid Unicode text"
+            ) from None
+
+
 def loads(text: str | bytes) -> Any:
     """Parse JSON from a client: ``ValueError`` with a short reason for anything unusable.
 
     Besides syntax, refuses what would make the server fail later: nesting deeper than
     ``MAX_DEPTH`` (the parser's recursion limit, and every ``repr`` after it) and integers
-    longer than Python's conversion limit (4,300 digits).
+    longer than Python's conversion limit (4,300 digits), and strings that are not valid
+    Unicode (lone surrogates), so every string from a client can be stored, logged and echoed.
 
     >>> loads('{"a": [1, 2]}')
     {'a': [1, 2]}
@@ -187,6 +209,10 @@ def loads(text: str | bytes) -> Any:
     Traceback (most recent call last):
     ...
     ValueError: JSON nested too deeply (at most 16 levels)
+    >>> loads('{"token": "\\ud800"}')
+    Traceback (most recent call last):
+    ...
+    ValueError: a string holds a lone surrogate (\ud800-\udfff): not valid Unicode text
     """
     try:
         data = json.loads(text)

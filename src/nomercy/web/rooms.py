@@ -45,6 +45,7 @@ from nomercy.core.records import GameRecord
 from nomercy.tables import SeatBot
 from nomercy.tables.advice import advice_for
 from nomercy.tables.coach import DEFAULT_ITERATIONS, DEFAULT_MAX_TIME, Coach, CoachError
+from nomercy.web.guard import AllowedHosts
 from nomercy.web.protocol import (
     ErrorCode,
     ProtocolError,
@@ -114,6 +115,8 @@ class ServerConfig:
         hint_workers: hints the whole server computes at once (each takes a thread for up to
             ``hint_max_time`` seconds); one more request gets ``hint_busy``.
         seed_source: the game seeds (``secrets.randbits(64)``; tests inject their own).
+        allowed_hosts: the ``Host`` names HTTP and WebSocket requests may carry (``None``: any;
+            ``nomercy serve`` always sets it).
     """
 
     database: str | Path
@@ -134,6 +137,7 @@ class ServerConfig:
     hint_max_time: float = DEFAULT_MAX_TIME
     hint_workers: int = 2
     seed_source: Callable[[], int] = field(default=_default_seed)
+    allowed_hosts: AllowedHosts | None = None
 
 
 def hash_token(token: str) -> str:

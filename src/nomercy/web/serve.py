@@ -56,6 +56,15 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         "--port", type=int, default=8000, help="TCP port, 1-65535 (default: %(default)s)"
     )
     parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the server answers to besides its listening address and localhost "
+        "(any IP address too when listening on 0.0.0.0 or ::); repeat for more; '*': any "
+        "name (turns off the DNS-rebinding check; for a reverse proxy that checks names)",
+    )
+    parser.add_argument(
         "--database",
         metavar="PATH",
         help=f"SQLite file for rooms and games (default: {default_database()})",
@@ -187,6 +196,9 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         return _fail(f"--grace must be >= 0, got {args.grace}")
     if args.rate_limit <= 0:
         return _fail(f"--rate-limit must be > 0, got {args.rate_limit}")
+    for name in args.allowed_host:
+        if not name.strip() or any(c in name for c in "/ \t@"):
+            return _fail(f"--allowed-host takes a host name (no scheme or path), not {name!r}")
     if args.room_idle < 0:
         return _fail(f"--room-idle must be >= 0, got {args.room_idle}")
     for flag, value in (
@@ -215,6 +227,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
 
         from nomercy.web.app import create_app
         from nomercy.web.guard import (
+            AllowedHosts,
             Limits,
             RateLimitFilter,
             guarded_protocol,
@@ -264,6 +277,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         timings=args.timings,
         hint_workers=args.hint_workers,
         hint_iterations=args.hint_iterations,
+        allowed_hosts=AllowedHosts.for_listening(args.host, args.allowed_host),
     )
     app = create_app(config)
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
