@@ -227,6 +227,8 @@ def main() -> int:
                     # Every client is on 127.0.0.1: no per-address cap; rooms of --seats.
                     "--max-per-address",
                     "0",
+                    "--rooms-per-hour",
+                    "0",
                     "--max-connections",
                     str(max(1000, args.rooms * args.seats + 100)),
                     # The server times each action from its arrival to its last update sent.

@@ -238,3 +238,58 @@ def test_only_allowed_host_names_are_answered(tmp_path: Path) -> None:
     with real_server(tmp_path / "db2.sqlite3", "--host", "0.0.0.0") as srv:
         assert request(srv.port, "/api/meta", headers={"host": "10.1.2.3:80"}).status == 200
         assert request(srv.port, "/api/meta", headers={"host": "evil.example"}).status == 400
+
+
+# ---------------------------------------------------------------------- 3. room creation
+def test_room_creation_is_limited_per_address_and_unjoined_rooms_expire(tmp_path: Path) -> None:
+    flags = ("--rooms-per-hour", "5", "--max-rooms", "9", "--unjoined-room-idle", "1")
+    with real_server(tmp_path / "db.sqlite3", *flags) as srv:
+        body = {"host_name": "Mallory"}
+        made = [request(srv.port, "/api/rooms", body, source="127.0.0.3") for _ in range(7)]
+        assert [r.status for r in made] == [201] * 5 + [429] * 2, [r.body for r in made]
+        refused = made[-1]
+        assert (
+            refused.body["error"] == "rate_limited"
+            and "5 new rooms an hour" in (refused.body["message"])
+        )
+        assert 3000 < int(refused.headers["retry-after"]) <= 3600
+        # Another address is not held up by that one.
+        victim = request(srv.port, "/api/rooms", {"host_name": "Vic"}, source=VICTIM)
+        assert victim.status == 201, victim.body
+        # A room someone joined, and one whose host stays connected, are kept; rooms made
+        # and left expire after --unjoined-room-idle.
+        joined = srv.create(host_name="Ann")["code"]
+        r = request(srv.port, f"/api/rooms/{joined}/join", {"name": "Bo"})
+        assert r.status == 200, r.body
+        watched = request(srv.port, "/api/rooms", {"host_name": "Cy"}, source="127.0.0.4")
+        assert watched.status == 201
+        codes = [r.body["code"] for r in made[:5]] + [victim.body["code"]]
+
+        async def hold() -> None:
+            async with connect(srv.ws_url(watched.body["code"]), local_addr=("127.0.0.4", 0)) as ws:
+                await ws.send(json.dumps({"type": "hello", "token": watched.body["token"]}))
+                await expect(ws, "welcome")
+                # 8 open rooms now (of 9): one more fits, then the server is full.
+                extra = request(srv.port, "/api/rooms", {"host_name": "Di"}, source="127.0.0.5")
+                assert extra.status == 201, extra.body
+                codes.append(extra.body["code"])
+                full = request(srv.port, "/api/rooms", {"host_name": "Di"}, source="127.0.0.5")
+                assert full.status == 503 and full.body["error"] == "server_full", full.body
+                end = time.monotonic() + 20
+                while time.monotonic() < end:
+                    gone = [request(srv.port, f"/api/rooms/{c}").status for c in codes]
+                    if gone == [404] * len(codes):
+                        break
+                    await asyncio.sleep(0.25)
+                assert gone == [404] * len(codes), gone
+                # The connected host's room and the joined room stay.
+                assert request(srv.port, f"/api/rooms/{watched.body['code']}").status == 200
+                assert request(srv.port, f"/api/rooms/{joined}").status == 200
+                await ws.send('{"type": "ping"}')
+                await expect(ws, "pong")
+
+        asyncio.run(hold())
+        # Room slots are free again.
+        again = request(srv.port, "/api/rooms", {"host_name": "Di"}, source="127.0.0.5")
+        assert again.status == 201, again.body
+        assert "Traceback" not in srv.log_text()

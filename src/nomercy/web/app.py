@@ -11,6 +11,7 @@ import contextlib
 import html
 import json
 import logging
+import math
 import statistics
 import time
 from collections.abc import AsyncIterator
@@ -70,7 +71,19 @@ _PAGE_HEADERS = {
 
 
 def _error(exc: ProtocolError) -> JSONResponse:
-    return JSONResponse({"error": exc.code.value, "message": exc.message}, status_code=exc.status)
+    headers = None
+    if exc.retry_after is not None:
+        headers = {"retry-after": str(max(1, math.ceil(exc.retry_after)))}
+    return JSONResponse(
+        {"error": exc.code.value, "message": exc.message},
+        status_code=exc.status,
+        headers=headers,
+    )
+
+
+def _address(request: Request) -> str | None:
+    """The client's address (behind a reverse proxy on this machine: the one it forwards)."""
+    return request.client.host if request.client else None
 
 
 class BodyTooLarge(Exception):
@@ -255,7 +268,7 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
     async def api_create(request: Request) -> Response:
         try:
             settings = parse_room_request(await _json_body(request), config.timers)
-            room, token = await lobby.create_room(settings)
+            room, token = await lobby.create_room(settings, _address(request))
         except ProtocolError as exc:
             return _error(exc)
         return JSONResponse(
@@ -295,7 +308,7 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
         try:
             fields = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=64)
             settings = parse_room_request(_form_room(fields), config.timers)
-            room, token = await lobby.create_room(settings)
+            room, token = await lobby.create_room(settings, _address(request))
         except (UnicodeDecodeError, ValueError):
             return _form_error_page("the form could not be read")
         except ProtocolError as exc:

@@ -8,7 +8,9 @@ descriptors. :func:`guarded_protocol` builds uvicorn's h11 protocol with those l
 
 - more than ``max_connections`` open connections (HTTP and WebSocket): a new one is closed at
   once, before anything is read;
-- more than ``per_address`` from one client address: likewise;
+- more than ``per_address`` from one client address: the oldest of that address's idle
+  connections (half-open, or kept alive between requests) is closed to make room; when none
+  is idle (each has a request or a WebSocket going), the new one is closed;
 - request headers not complete ``header_timeout`` seconds after the connection opened (or after
   the previous response, on a kept-alive connection): the connection is closed.
 """
@@ -110,21 +112,40 @@ def guarded_protocol(limits: Limits) -> type[Any]:
     class GuardedH11Protocol(H11Protocol):
         _header_timer: Any = None
 
+        _since = 0.0  # when it opened or last finished a response: its idle time
+
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
+            self._since = time.monotonic()
             host = self.client[0] if self.client else None
             crowded = len(self.connections) > limits.max_connections
             if not crowded and limits.per_address and host is not None:
-                same = sum(
-                    1
+                same = [
+                    c
                     for c in self.connections
-                    if (getattr(c, "client", None) or (None,))[0] == host
-                )
-                crowded = same > limits.per_address
+                    if c is not self and (getattr(c, "client", None) or (None,))[0] == host
+                ]
+                if len(same) >= limits.per_address:
+                    # Fair to a household behind one address: its oldest connection that is
+                    # doing nothing (half-open, or kept alive between requests) makes room;
+                    # only when every one is busy (a request, a game) is the new one refused.
+                    idle = [c for c in same if isinstance(c, GuardedH11Protocol) and c._idle()]
+                    if idle:
+                        min(idle, key=lambda c: c._since).transport.close()
+                    else:
+                        crowded = True
             if crowded:
                 transport.close()
                 return
             self._arm()
+
+        def _idle(self) -> bool:
+            """Waiting for a request's headers, none being answered."""
+            return (
+                self.conn.their_state is h11.IDLE
+                and (self.cycle is None or self.cycle.response_complete)
+                and not self.transport.is_closing()
+            )
 
         def _arm(self) -> None:
             self._disarm()
@@ -149,6 +170,7 @@ def guarded_protocol(limits: Limits) -> type[Any]:
         def on_response_complete(self) -> None:
             super().on_response_complete()
             if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+                self._since = time.monotonic()
                 self._arm()  # the next request's headers get the same time
 
         def connection_lost(self, exc: Exception | None) -> None:

@@ -114,6 +114,7 @@ class ErrorCode(StrEnum):
     # both
     UNAVAILABLE = "unavailable"
     ROOM_CROWDED = "room_crowded"
+    SERVER_FULL = "server_full"
     BAD_SEAT = "bad_seat"
     REMOVED = "removed"
 
@@ -121,11 +122,15 @@ class ErrorCode(StrEnum):
 class ProtocolError(Exception):
     """A refused request: ``code`` (an :class:`ErrorCode`) and a message naming the problem."""
 
-    def __init__(self, code: ErrorCode, message: str, status: int = 400) -> None:
+    def __init__(
+        self, code: ErrorCode, message: str, status: int = 400, retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
+        #: Seconds after which the same request may succeed (HTTP ``Retry-After``).
+        self.retry_after = retry_after
 
     def to_message(self) -> dict[str, Any]:
         """The WebSocket ``error`` message."""

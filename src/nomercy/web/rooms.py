@@ -24,6 +24,7 @@ import contextlib
 import functools
 import hashlib
 import hmac
+import ipaddress
 import json
 import logging
 import queue
@@ -59,10 +60,12 @@ from nomercy.web.store import RoomRow, SeatRow, Store
 
 __all__ = [
     "Connection",
+    "HourlyLimit",
     "Lobby",
     "Room",
     "ServerConfig",
     "StoreUnavailable",
+    "address_key",
     "bot_seed",
     "hash_token",
 ]
@@ -107,6 +110,10 @@ class ServerConfig:
         room_connections: WebSockets one room holds at most (seats and spectators).
         room_idle: seconds a room with no connection and no move is kept open (0: for ever);
             then it is closed (its finished games stay, as replays).
+        unjoined_idle: the same for a room nobody but its host ever joined and that never
+            started a game (0: like any room), so rooms made and left cost minutes, not a week.
+        rooms_per_hour: rooms one client address may create per hour (0: no limit).
+        max_rooms: open rooms on the server at most; more are refused (0: no limit).
         action_retry: seconds a person's move waits for a locked database before it is refused
             with ``unavailable`` (bots' and the timer's moves are retried until stored).
         timings: record the server-side time of each person's action (``GET /api/timings``,
@@ -131,6 +138,9 @@ class ServerConfig:
     hello_timeout: float = 10.0
     room_connections: int = 64
     room_idle: float = 7 * 86400.0
+    unjoined_idle: float = 600.0
+    rooms_per_hour: int = 60
+    max_rooms: int = 2000
     action_retry: float = 5.0
     timings: bool = False
     hint_iterations: int = DEFAULT_ITERATIONS
@@ -421,6 +431,8 @@ class Room:
         self.closed = False
         self._stuck: str | None = None
         self.sockets = 0  # WebSockets attached, greeted or not (ServerConfig.room_connections)
+        # Someone besides the host took a seat, or a game started (ServerConfig.unjoined_idle).
+        self.joined = any(s.kind == HUMAN and s.seat != 0 for s in self.seats)
         self.active = time.monotonic()  # the last move, hello or departure (room expiry)
         self._summary_pending: asyncio.TimerHandle | None = None
         self._arrival: float | None = None  # when the person's action being applied arrived
@@ -817,6 +829,7 @@ class Room:
             s.kind, s.bot, s.name = row.kind, row.bot, row.name
         self.game, self.game_id = game, game_id
         self.active = time.monotonic()
+        self.joined = True
         self.games_played += 1
         self._in_turn = 0
         self._timer_key = None
@@ -1178,6 +1191,56 @@ class Room:
                 await task
 
 
+def address_key(address: str) -> str:
+    """The key a client address is counted under: IPv4 as it is, IPv6 by its /64 network
+    (one household or host gets a whole /64; counting single IPv6 addresses would give it
+    2**64 allowances).
+
+    >>> address_key("203.0.113.7"), address_key("2001:db8:1:2:aaaa::1")
+    ('203.0.113.7', '2001:db8:1:2::/64')
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+class HourlyLimit:
+    """At most ``per_hour`` events per key in any hour (a sliding window; 0: no limit).
+
+    >>> limit = HourlyLimit(2)
+    >>> [limit.take("a", t) for t in (0.0, 1.0, 2.0)], limit.take("a", 3600.0)
+    ([None, None, 3598.0], None)
+    """
+
+    def __init__(self, per_hour: int) -> None:
+        self.per_hour = per_hour
+        self._times: dict[str, collections.deque[float]] = {}
+
+    def take(self, key: str, now: float) -> float | None:
+        """Count one event for ``key`` (``None``); if the hour's allowance is spent, count
+        nothing and return the seconds until the next one is allowed."""
+        if self.per_hour <= 0:
+            return None
+        times = self._times.setdefault(key, collections.deque())
+        while times and times[0] <= now - 3600.0:
+            times.popleft()
+        if len(times) >= self.per_hour:
+            return times[0] + 3600.0 - now
+        times.append(now)
+        return None
+
+    def forget(self, now: float) -> None:
+        """Drop keys with no event in the last hour (their memory)."""
+        for key in [k for k, t in self._times.items() if not t or t[-1] <= now - 3600.0]:
+            del self._times[key]
+
+
 class Lobby:
     """Every room of the server, the database, and the replays of finished games."""
 
@@ -1195,6 +1258,8 @@ class Lobby:
         #: Hints being computed now (``ServerConfig.hint_workers`` at most), and their tasks.
         self.hints_running = 0
         self.hint_tasks: set[asyncio.Task[None]] = set()
+        #: Rooms created per client address in the last hour (``ServerConfig.rooms_per_hour``).
+        self.creations = HourlyLimit(config.rooms_per_hour)
 
     @property
     def store(self) -> Store:
@@ -1234,6 +1299,7 @@ class Lobby:
             room = Room(self, row)
             room.finished = self.store.finished_games(row.code)
             room.games_played = self.store.games_count(row.code)
+            room.joined = room.joined or room.games_played > 0
             if row.game_id is not None:
                 game_row = self.store.load_game(row.game_id)
                 if game_row is None:
@@ -1260,7 +1326,7 @@ class Lobby:
                     room._reschedule_timer()
                     room._schedule()
         log.info("%d rooms loaded from %s", len(self.rooms), self.config.database)
-        if self.config.room_idle > 0:
+        if self.config.room_idle > 0 or self.config.unjoined_idle > 0:
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def close(self) -> None:
@@ -1283,15 +1349,26 @@ class Lobby:
             self._store = None
 
     async def _sweep(self) -> None:
-        """Close rooms idle for ``room_idle`` seconds (no connection, no move)."""
-        idle = self.config.room_idle
-        every = min(60.0, max(0.05, idle / 4))
+        """Close rooms idle for ``room_idle`` seconds (no connection, no move), and rooms never
+        joined idle for ``unjoined_idle`` seconds; forget stale room-creation counts."""
+        limits = [t for t in (self.config.room_idle, self.config.unjoined_idle) if t > 0]
+        every = min(60.0, max(0.05, min(limits) / 4))
         while True:
             await asyncio.sleep(every)
             now = time.monotonic()
             for room in list(self.rooms.values()):
-                if room.sockets == 0 and now - room.active >= idle:
-                    await self.expire(room)
+                if room.sockets == 0:
+                    idle = self.idle_limit(room)
+                    if idle > 0 and now - room.active >= idle:
+                        await self.expire(room)
+            self.creations.forget(now)
+
+    def idle_limit(self, room: Room) -> float:
+        """Seconds ``room`` may stay idle (0: for ever)."""
+        unjoined = self.config.unjoined_idle
+        if not room.joined and unjoined > 0:
+            return min(unjoined, self.config.room_idle or unjoined)
+        return self.config.room_idle
 
     async def expire(self, room: Room) -> None:
         """Close an idle room: it leaves the server and the database's open rooms; its
@@ -1304,7 +1381,7 @@ class Lobby:
             except StoreUnavailable:
                 return  # the next sweep tries again
             self.rooms.pop(room.code, None)
-            log.info("room %s closed after %.0f s idle", room.code, self.config.room_idle)
+            log.info("room %s closed after %.0f s idle", room.code, self.idle_limit(room))
         await room.close()
 
     # ------------------------------------------------------------------ rooms
@@ -1314,13 +1391,34 @@ class Lobby:
             if code not in self.rooms:
                 return code
 
-    async def create_room(self, settings: RoomSettings) -> tuple[Room, str]:
+    async def create_room(
+        self, settings: RoomSettings, address: str | None = None
+    ) -> tuple[Room, str]:
         """A new room with the host in seat 0; returns the room and the host's token.
+        ``address``: the client's, for ``rooms_per_hour`` (``None``: not counted).
 
         Raises:
-            ProtocolError: ``bad_options``: these rules cannot deal a game.
+            ProtocolError: ``rate_limited`` (429): this address made its rooms for the hour;
+                ``server_full`` (503): ``max_rooms`` rooms are open; ``bad_options``: these
+                rules cannot deal a game.
             StoreUnavailable: the database refused it.
         """
+        if self.config.max_rooms and len(self.rooms) >= self.config.max_rooms:
+            raise ProtocolError(
+                ErrorCode.SERVER_FULL,
+                f"the server has {self.config.max_rooms} open rooms, its limit; try later",
+                503,
+            )
+        if address is not None:
+            wait = self.creations.take(address_key(address), time.monotonic())
+            if wait is not None:
+                raise ProtocolError(
+                    ErrorCode.RATE_LIMITED,
+                    f"at most {self.config.rooms_per_hour} new rooms an hour from one address; "
+                    f"try again in {max(1, round(wait / 60))} min",
+                    429,
+                    retry_after=wait,
+                )
         # The dry run deals a game: in a worker thread, never in the event loop.
         await asyncio.to_thread(check_deal, settings)
         token = secrets.token_urlsafe(24)
@@ -1379,6 +1477,7 @@ class Lobby:
             )
             seat.kind, seat.name, seat.token_hash = HUMAN, name, row.token_hash
             room.active = time.monotonic()
+            room.joined = True
             room.broadcast_room()
             return seat.seat, token
 

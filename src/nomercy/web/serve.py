@@ -100,7 +100,31 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         help="close a room after this long with no connection and no move; its finished "
         "games stay as replays; 0: keep rooms for ever (default: %(default)s, a week)",
     )
+    parser.add_argument(
+        "--unjoined-room-idle",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="close a room that nobody but its host ever joined (and that never started a "
+        "game) after this long with no connection; 0: like any room (default: %(default)s)",
+    )
     limits = parser.add_argument_group("connection limits")
+    limits.add_argument(
+        "--rooms-per-hour",
+        type=int,
+        default=60,
+        metavar="N",
+        help="rooms one client address (an IPv6 /64) may create per hour; 0: no limit "
+        "(default: %(default)s)",
+    )
+    limits.add_argument(
+        "--max-rooms",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="open rooms on the server at most; creating more is refused until some close; "
+        "0: no limit (default: %(default)s)",
+    )
     limits.add_argument(
         "--max-connections",
         type=int,
@@ -199,8 +223,14 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
     for name in args.allowed_host:
         if not name.strip() or any(c in name for c in "/ \t@"):
             return _fail(f"--allowed-host takes a host name (no scheme or path), not {name!r}")
-    if args.room_idle < 0:
-        return _fail(f"--room-idle must be >= 0, got {args.room_idle}")
+    for flag, value in (
+        ("--room-idle", args.room_idle),
+        ("--unjoined-room-idle", args.unjoined_room_idle),
+        ("--rooms-per-hour", args.rooms_per_hour),
+        ("--max-rooms", args.max_rooms),
+    ):
+        if value < 0:
+            return _fail(f"{flag} must be >= 0, got {value}")
     for flag, value in (
         ("--max-connections", args.max_connections),
         ("--room-connections", args.room_connections),
@@ -274,6 +304,9 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         hello_timeout=args.hello_timeout,
         room_connections=args.room_connections,
         room_idle=args.room_idle,
+        unjoined_idle=args.unjoined_room_idle,
+        rooms_per_hour=args.rooms_per_hour,
+        max_rooms=args.max_rooms,
         timings=args.timings,
         hint_workers=args.hint_workers,
         hint_iterations=args.hint_iterations,
