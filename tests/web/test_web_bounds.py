@@ -10,6 +10,7 @@ below only say "it happened at all, long before the test gives up".
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -293,3 +294,93 @@ def test_room_creation_is_limited_per_address_and_unjoined_rooms_expire(tmp_path
         again = request(srv.port, "/api/rooms", {"host_name": "Di"}, source="127.0.0.5")
         assert again.status == 201, again.body
         assert "Traceback" not in srv.log_text()
+
+
+# ---------------------------------------------------------------------- 4. floods
+async def _pongs(ws: ClientConnection, count: int, timeout: float) -> list[str]:
+    """Read ``count`` answers (pongs or errors): their types or error codes."""
+    seen = []
+    for _ in range(count):
+        msg = await recv(ws, timeout)
+        seen.append(msg["type"] if msg["type"] != "error" else msg["code"])
+    return seen
+
+
+def test_a_burst_then_the_allowed_rate_is_throttled_not_closed(tmp_path: Path) -> None:
+    with real_server(tmp_path / "db.sqlite3") as srv:  # default: 10 a second, bursts of 20
+        code = srv.create()["code"]
+
+        async def main() -> None:
+            async with connect(srv.ws_url(code), local_addr=(VICTIM, 0)) as ws:
+                for _ in range(30):  # back to back
+                    await ws.send('{"type": "ping"}')
+                for _ in range(50):  # then 10 a second for 5 s
+                    await asyncio.sleep(0.1)
+                    await ws.send('{"type": "ping"}')
+                seen = await _pongs(ws, 80, 10)
+                assert seen == ["pong"] * 80, seen  # throttled (held back), none refused
+                assert await closed_code(ws, 0.5) is None
+
+        asyncio.run(main())
+
+
+def test_messages_that_piled_up_in_a_server_stall_are_not_a_flood(tmp_path: Path) -> None:
+    import os
+    import signal
+
+    with real_server(tmp_path / "db.sqlite3") as srv:
+        code = srv.create()["code"]
+
+        async def main() -> None:
+            async with connect(srv.ws_url(code), ping_interval=None) as ws:
+                await ws.send('{"type": "ping"}')
+                await expect(ws, "pong")
+                # The server stops for 6 s (as in a stall of its event loop); the client keeps
+                # pinging 10 times a second, as a browser does: 60 pings arrive at once after.
+                os.kill(srv.proc.pid, signal.SIGSTOP)
+                try:
+                    for _ in range(60):
+                        await ws.send('{"type": "ping"}')
+                        await asyncio.sleep(0.1)
+                finally:
+                    os.kill(srv.proc.pid, signal.SIGCONT)
+                seen = await _pongs(ws, 60, 10)
+                assert seen == ["pong"] * 60, seen
+                assert await closed_code(ws, 0.5) is None
+
+        asyncio.run(main())
+
+
+def test_a_sustained_flood_is_throttled_then_refused_then_closed(tmp_path: Path) -> None:
+    with real_server(tmp_path / "db.sqlite3") as srv:
+        code = srv.create()["code"]
+
+        async def main() -> None:
+            async with connect(srv.ws_url(code), max_queue=None) as ws:
+                answers: list[str] = []
+
+                async def read() -> int | None:
+                    try:
+                        while True:
+                            msg = json.loads(await ws.recv())
+                            answers.append(msg["type"] if msg["type"] != "error" else msg["code"])
+                    except ConnectionClosed as exc:
+                        return exc.rcvd.code if exc.rcvd is not None else None
+
+                reader = asyncio.create_task(read())
+                began = time.monotonic()
+                with contextlib.suppress(ConnectionClosed):
+                    while not reader.done() and time.monotonic() - began < 30:
+                        await ws.send('{"type": "ping"}')
+                        await asyncio.sleep(1 / 40)  # four times the rate
+                code_ = await asyncio.wait_for(reader, 10)
+                assert code_ == 1008, answers[-5:]
+                # First throttled (held back, answered in turn: the burst of 20 and 3 s of
+                # backlog at least), then refused (a refusal is answered at once, so it may
+                # overtake held-back pongs), then closed.
+                first = answers.index("rate_limited")
+                assert first >= 20 and set(answers[:first]) == {"pong"}, answers[:60]
+                assert answers.count("pong") >= 50, answers
+                assert answers.count("rate_limited") >= 40, answers
+
+        asyncio.run(main())

@@ -140,9 +140,17 @@ class ProtocolError(Exception):
 class TokenBucket:
     """A token bucket: ``capacity`` messages of burst, ``rate`` per second sustained.
 
+    :meth:`take` admits a message now or not at all; :meth:`reserve` schedules it instead (a
+    throttle): the tokens may go below zero, each message waiting its turn at ``rate``, up to
+    ``max_delay`` seconds. :meth:`credit` gives back time the server was not reading (a
+    stall), so that messages sent at an allowed rate and delivered in a burst pass.
+
     >>> bucket = TokenBucket(capacity=2, rate=1.0, clock=lambda: 0.0)
     >>> [bucket.take() for _ in range(3)]
     [True, True, False]
+    >>> bucket = TokenBucket(capacity=2, rate=10.0, clock=lambda: 0.0)
+    >>> [bucket.reserve(0.0, max_delay=0.25) for _ in range(6)]
+    [0.0, 0.0, 0.1, 0.2, None, None]
     """
 
     def __init__(self, capacity: float, rate: float, clock: Any = time.monotonic) -> None:
@@ -151,16 +159,40 @@ class TokenBucket:
         self.clock = clock
         self.tokens = capacity
         self.stamp = clock()
+        #: Most tokens a credit may add above ``capacity`` (30 s at ``rate``).
+        self.max_credit = 30.0 * rate
+
+    def _refill(self, now: float) -> None:
+        if self.tokens < self.capacity:  # credit above capacity is kept, not clipped
+            self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = max(self.stamp, now)
 
     def take(self) -> bool:
         """Spend one token if there is one."""
-        now = self.clock()
-        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
+        self._refill(self.clock())
         if self.tokens >= 1.0:
             self.tokens -= 1.0
             return True
         return False
+
+    def reserve(self, now: float, max_delay: float) -> float | None:
+        """Book one token for a message that arrived at ``now``: the seconds it must wait for
+        its turn (0: at once), or ``None`` (nothing booked) if that would be over
+        ``max_delay``."""
+        self._refill(now)
+        delay = max(0.0, (1.0 - self.tokens) / self.rate)
+        if delay > max_delay:
+            return None
+        self.tokens -= 1.0
+        return delay
+
+    def credit(self, now: float, seconds: float) -> None:
+        """Add ``seconds`` worth of tokens at ``now``, above ``capacity`` if need be (the refill
+        stops at ``capacity``: time the server spent not reading must not count as the
+        client's silence)."""
+        if seconds > 0:
+            self._refill(now)
+            self.tokens = min(self.tokens + seconds * self.rate, self.capacity + self.max_credit)
 
 
 def _depth(value: Any) -> int:

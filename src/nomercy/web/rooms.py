@@ -62,6 +62,7 @@ __all__ = [
     "Connection",
     "HourlyLimit",
     "Lobby",
+    "LoopWatch",
     "Room",
     "ServerConfig",
     "StoreUnavailable",
@@ -103,7 +104,9 @@ class ServerConfig:
         grace: seconds a disconnected person's seat waits before the room's bot plays it.
         timers: the turn timer lengths a room may choose (0: off).
         rate_capacity / rate_per_second: each connection's token bucket.
-        abuse_limit / abuse_window: this many rate-limited messages within ``abuse_window``
+        throttle: a connection over its rate has its messages held back (handled in turn at
+            the rate) up to this many seconds; past that they are refused (``rate_limited``).
+        abuse_limit / abuse_window: this many refused messages within ``abuse_window``
             seconds close the connection.
         send_queue: messages queued for one connection before it counts as stuck and is closed.
         hello_timeout: seconds a new WebSocket has to say ``hello`` before it is closed.
@@ -132,6 +135,7 @@ class ServerConfig:
     timers: tuple[int, ...] = (0, 15, 30, 60)
     rate_capacity: float = 20.0
     rate_per_second: float = 10.0
+    throttle: float = 3.0
     abuse_limit: int = 50
     abuse_window: float = 10.0
     send_queue: int = 256
@@ -294,6 +298,47 @@ def _resolve(items: list[tuple[asyncio.Future[Any], bool, Any]]) -> None:
             future.set_exception(value)
 
 
+class LoopWatch:
+    """Measures the event loop's stalls: time in which no connection's messages were read,
+    so none of them may be judged on how they bunched up then (``Connection.admit``)."""
+
+    PERIOD = 0.05
+
+    def __init__(self) -> None:
+        self._stalled = 0.0
+        self._tick: float | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start measuring (in the running loop)."""
+        self._tick = time.monotonic()
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        """Stop measuring."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.PERIOD)
+            now = time.monotonic()
+            assert self._tick is not None
+            late = now - self._tick - self.PERIOD
+            if late > self.PERIOD:
+                self._stalled += late
+            self._tick = now
+
+    def stalled(self, now: float) -> float:
+        """Seconds the loop has been stalled since it started, the stall going on at ``now``
+        (seen from a callback that runs as the loop comes back) included; never decreases."""
+        if self._tick is None:
+            return self._stalled
+        return self._stalled + max(0.0, now - self._tick - 2 * self.PERIOD)
+
+
 class Connection:
     """One WebSocket: its seat (``None``: a spectator), rate limit, and outgoing queue.
 
@@ -306,6 +351,7 @@ class Connection:
         send_text: Callable[[str], Coroutine[Any, Any, None]],
         close: Callable[[int], Coroutine[Any, Any, None]],
         config: ServerConfig,
+        watch: LoopWatch | None = None,
     ) -> None:
         self._send_text = send_text
         self._close = close
@@ -314,6 +360,9 @@ class Connection:
         self.hello_at = 0.0  # time.monotonic() of the last hello
         self.hello_token: str | None = None  # and its token
         self.bucket = TokenBucket(config.rate_capacity, config.rate_per_second)
+        self._throttle = config.throttle
+        self._watch = watch
+        self._stalls_seen = watch.stalled(time.monotonic()) if watch is not None else 0.0
         self._abuse_limit = config.abuse_limit
         self._abuse_window = config.abuse_window
         self._refused: collections.deque[float] = collections.deque()
@@ -328,6 +377,23 @@ class Connection:
     def start(self) -> None:
         """Start the sender task."""
         self._task = asyncio.create_task(self._sender())
+
+    def admit(self, arrived: float, busy: float = 0.0) -> float | None:
+        """Judge a message by when it arrived (``time.monotonic()``): the seconds to hold it
+        back so that the connection keeps to its rate (0: at once), or ``None``: it is over
+        the rate by more than ``ServerConfig.throttle`` seconds of messages (refuse it).
+
+        Time the server did not read (its event loop stalled, see :class:`LoopWatch`, or
+        ``busy``: seconds this connection's messages waited for the server) is credited, so
+        messages that piled up meanwhile count at the rate they were sent, not as a burst.
+        """
+        stalled = busy
+        if self._watch is not None:
+            total = self._watch.stalled(arrived)
+            stalled += max(0.0, total - self._stalls_seen)
+            self._stalls_seen = max(self._stalls_seen, total)
+        self.bucket.credit(arrived, stalled)
+        return self.bucket.reserve(arrived, self._throttle)
 
     def refuse(self) -> bool:
         """Count a rate-limited message; whether the connection now floods (``abuse_limit``
@@ -1260,6 +1326,8 @@ class Lobby:
         self.hint_tasks: set[asyncio.Task[None]] = set()
         #: Rooms created per client address in the last hour (``ServerConfig.rooms_per_hour``).
         self.creations = HourlyLimit(config.rooms_per_hour)
+        #: The event loop's stalls (flood detection does not count them against clients).
+        self.watch = LoopWatch()
 
     @property
     def store(self) -> Store:
@@ -1295,6 +1363,7 @@ class Lobby:
         """Open the database and resume every room where it was (games replayed)."""
         self._store = Store(self.config.database)
         self._writer = Writer(self._store)
+        self.watch.start()
         for row in self.store.load_rooms():
             room = Room(self, row)
             room.finished = self.store.finished_games(row.code)
@@ -1335,6 +1404,7 @@ class Lobby:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._sweeper
+        await self.watch.stop()
         for room in self.rooms.values():
             await room.close()
         for task in list(self.hint_tasks):
