@@ -384,3 +384,158 @@ def test_a_sustained_flood_is_throttled_then_refused_then_closed(tmp_path: Path)
                 assert answers.count("rate_limited") >= 40, answers
 
         asyncio.run(main())
+
+
+# ---------------------------------------------------------------------- 5. hellos
+async def _finished_game(srv: Any, seats: int = 6) -> dict[str, Any]:
+    """A room whose game bots played to the end (the host left; --grace 0): the room."""
+    room = srv.create(host_name="Ann", seats=seats, options={"hand_size": 15})
+    async with connect(srv.ws_url(room["code"])) as host:
+        await host.send(json.dumps({"type": "hello", "token": room["token"]}))
+        await expect(host, "welcome")
+        await host.send('{"type": "start"}')
+        await expect(host, "state")
+    async with connect(srv.ws_url(room["code"]), max_queue=None) as watcher:
+        await watcher.send('{"type": "hello"}')
+        end = time.monotonic() + 60
+        while True:
+            msg = await recv(watcher, max(0.01, end - time.monotonic()))
+            if msg["type"] == "state" and msg["view"]["phase"] == "over":
+                return room
+
+
+def test_a_hello_carries_the_newest_events_and_older_ones_come_in_pages(tmp_path: Path) -> None:
+    with real_server(tmp_path / "db.sqlite3", "--grace", "0") as srv:
+
+        async def main() -> None:
+            room = await _finished_game(srv)
+            async with connect(srv.ws_url(room["code"]), max_queue=None) as ws:
+                texts = []
+                for _ in range(2):  # the same state twice: built once, answered alike
+                    await ws.send('{"type": "hello"}')
+                    await expect(ws, "welcome")
+                    state = await expect(ws, "state")
+                    state.pop("room")
+                    texts.append(json.dumps(state, sort_keys=True))
+                    await asyncio.sleep(0.6)
+                assert texts[0] == texts[1]
+                history = state["view"]["history"]
+                start = state["history_from"]
+                assert len(history) == 60 and start > 0, (len(history), start)
+                log = list(history)
+                while start > 0:
+                    await ws.send(json.dumps({"type": "history", "before": start}))
+                    page = await expect(ws, "history")
+                    assert page["game_id"] == state["game_id"]
+                    assert page["hand"] == state["view"]["hand_number"]
+                    assert page["from"] == max(0, start - 100)
+                    assert len(page["events"]) == start - page["from"]
+                    log[:0] = page["events"]
+                    start = page["from"]
+                kinds = [e["kind"] for e in log]
+                assert kinds[-1] == "hand_end" and "play" in kinds, kinds[:5]
+                assert len(log) == state["history_from"] + 60
+                # Past the end: the newest page; bad indices are refused.
+                await ws.send(json.dumps({"type": "history", "before": 10**6}))
+                assert (await expect(ws, "history"))["events"] == log[-100:]
+                for bad in (-1, "3", True, None):
+                    await ws.send(json.dumps({"type": "history", "before": bad}))
+                    assert (await expect(ws, "error"))["code"] == "malformed"
+
+        asyncio.run(main())
+
+
+def test_hellos_are_budgeted_per_address_across_connections(tmp_path: Path) -> None:
+    with real_server(tmp_path / "db.sqlite3", "--hellos-per-address", "2") as srv:
+        code = srv.create()["code"]  # a budget of 2 a second, bursts of 12
+
+        async def main() -> None:
+            socks = [
+                await connect(srv.ws_url(code), local_addr=("127.0.0.3", 0)) for _ in range(20)
+            ]
+            try:
+                for ws in socks:  # one hello each, 20 at once from one address
+                    await ws.send('{"type": "hello"}')
+                answers = [await expect_any(ws, ("welcome", "error")) for ws in socks]
+                welcomed = sum(1 for a in answers if a["type"] == "welcome")
+                assert 12 <= welcomed <= 14, answers
+                for a in answers:
+                    if a["type"] == "error":
+                        assert a["code"] == "rate_limited"
+                        assert "too many hellos from your address" in a["message"]
+                # Another address has its own budget.
+                async with connect(srv.ws_url(code), local_addr=(VICTIM, 0)) as victim:
+                    for _ in range(3):
+                        await victim.send('{"type": "hello"}')
+                        await expect(victim, "welcome")
+                        await asyncio.sleep(0.55)
+                # The budget refills: a refused connection says hello again later.
+                await asyncio.sleep(1.0)
+                refused = next(
+                    ws for ws, a in zip(socks, answers, strict=True) if a["type"] == "error"
+                )
+                await refused.send('{"type": "hello"}')
+                await expect(refused, "welcome")
+            finally:
+                for ws in socks:
+                    await ws.close()
+
+        asyncio.run(main())
+
+
+async def expect_any(ws: ClientConnection, kinds: tuple[str, ...]) -> dict[str, Any]:
+    while True:
+        msg = await recv(ws)
+        if msg["type"] in kinds:
+            return msg
+
+
+def test_a_connection_that_does_not_read_is_closed_by_its_byte_budget(tmp_path: Path) -> None:
+    import socket
+
+    flags = ("--grace", "0", "--send-budget", "65536", "--rate-limit", "1000")
+    flags += ("--hellos-per-address", "0")
+    with real_server(tmp_path / "db.sqlite3", *flags) as srv:
+
+        async def finished() -> dict[str, Any]:
+            return await _finished_game(srv)
+
+        room = asyncio.run(finished())
+        # A raw WebSocket with a tiny receive buffer that never reads: its hellos' states
+        # (alternating seat and spectator: each answered) pile up in the server.
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", srv.port))
+        sock.sendall(
+            f"GET /ws/{room['code']} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+            "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        hellos = [json.dumps({"type": "hello", "token": room["token"]}), '{"type": "hello"}']
+        sock.settimeout(1.0)
+        began = time.monotonic()
+        sent = 0
+        try:
+            while time.monotonic() - began < 30:
+                if "does not read its messages" in srv.log_text():
+                    break
+                payload = hellos[sent % 2].encode()
+                mask = b"\x01\x02\x03\x04"
+                body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+                with contextlib.suppress(OSError):  # the server stopped reading: a timeout
+                    sock.sendall(bytes([0x81, 0x80 | len(payload)]) + mask + body)
+                sent += 1
+                time.sleep(0.01)
+            assert "does not read its messages" in srv.log_text(), f"{sent} hellos"
+            # It left the room at once (its socket may linger until the OS gives up on it).
+            end = time.monotonic() + 10
+            while time.monotonic() < end:
+                summary = request(srv.port, f"/api/rooms/{room['code']}").body
+                if summary["spectators"] == 0 and not summary["seats"][0]["connected"]:
+                    break
+                time.sleep(0.1)
+            assert summary["spectators"] == 0 and not summary["seats"][0]["connected"], summary
+        finally:
+            sock.close()
+        assert "Traceback" not in srv.log_text()
+        assert request(srv.port, "/api/meta").status == 200

@@ -396,16 +396,31 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
             return
 
         async def close(code: int) -> None:
-            with contextlib.suppress(RuntimeError):  # already closed
-                await ws.close(code=code)
+            # Bounded: a peer that does not read would hold the close frame (and us) forever.
+            with contextlib.suppress(RuntimeError, WebSocketDisconnect, TimeoutError):
+                await asyncio.wait_for(ws.close(code=code), 2.0)
 
-        conn = Connection(ws.send_text, close, config, lobby.watch)
+        reader = asyncio.current_task()
+        assert reader is not None
+
+        def stuck() -> None:
+            # The connection does not read its messages: stop reading its own at once, so it
+            # leaves the room now rather than when it next sends something.
+            if not reader.done():
+                reader.cancel()
+
+        address = ws.client.host if ws.client else None
+        conn = Connection(ws.send_text, close, config, lobby.watch, address, on_stuck=stuck)
         conn.start()
         room.sockets += 1
         try:
             await _receive_loop(ws, room, conn, close)
         except WebSocketDisconnect:
             pass
+        except asyncio.CancelledError:
+            if not conn.stuck:
+                raise  # the server is stopping
+            reader.uncancel()
         finally:
             room.sockets -= 1
             async with room.lock:

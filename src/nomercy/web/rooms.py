@@ -79,6 +79,10 @@ T = TypeVar("T")
 SUMMARY_DELAY = 0.05
 #: Seconds a connection waits between two hellos (each answered with the whole state).
 HELLO_EVERY = 0.5
+#: Public history entries (the current hand's) a ``hello``'s state carries at most: the
+#: newest; the client asks for older ones with ``history`` messages, ``HISTORY_PAGE`` at a time.
+HELLO_HISTORY = 60
+HISTORY_PAGE = 100
 #: Seconds a bot or the timer waits before retrying a move the database refused.
 RETRY_PAUSE = 0.25
 
@@ -109,6 +113,9 @@ class ServerConfig:
         abuse_limit / abuse_window: this many refused messages within ``abuse_window``
             seconds close the connection.
         send_queue: messages queued for one connection before it counts as stuck and is closed.
+        send_bytes: bytes queued for one connection before it counts as stuck and is closed.
+        hellos_per_address: ``hello`` messages per second one client address (an IPv6 /64)
+            may send across all its connections, with bursts of ``hello_burst`` (0: no limit).
         hello_timeout: seconds a new WebSocket has to say ``hello`` before it is closed.
         room_connections: WebSockets one room holds at most (seats and spectators).
         room_idle: seconds a room with no connection and no move is kept open (0: for ever);
@@ -139,6 +146,9 @@ class ServerConfig:
     abuse_limit: int = 50
     abuse_window: float = 10.0
     send_queue: int = 256
+    send_bytes: int = 1 << 20
+    hellos_per_address: float = 10.0
+    hello_burst: float = 60.0
     hello_timeout: float = 10.0
     room_connections: int = 64
     room_idle: float = 7 * 86400.0
@@ -343,7 +353,8 @@ class Connection:
     """One WebSocket: its seat (``None``: a spectator), rate limit, and outgoing queue.
 
     ``send`` never blocks: messages wait in a bounded queue that one sender task drains with
-    ``send_text``. A connection whose queue overflows is stuck: it is closed (``close``).
+    ``send_text``. A connection whose queue overflows (``send_queue`` messages or
+    ``send_bytes`` bytes) is stuck: it is closed (``close``).
     """
 
     def __init__(
@@ -352,8 +363,17 @@ class Connection:
         close: Callable[[int], Coroutine[Any, Any, None]],
         config: ServerConfig,
         watch: LoopWatch | None = None,
+        address: str | None = None,
+        on_stuck: Callable[[], None] | None = None,
     ) -> None:
         self._send_text = send_text
+        self._on_stuck = on_stuck
+        #: Closed for not reading its messages (see ``send``).
+        self.stuck = False
+        #: The client's address key (``address_key``), for the per-address hello budget.
+        self.address = address_key(address) if address is not None else None
+        self._send_bytes = config.send_bytes
+        self.queued_bytes = 0  # text waiting in ``queue``
         self._close = close
         self.seat: int | None = None
         self.greeted = False
@@ -411,6 +431,7 @@ class Connection:
             if item is None:
                 return
             text, delivery = item
+            self.queued_bytes -= len(text)
             try:
                 await self._send_text(text)
             except Exception:  # the peer went away; the receive loop cleans up
@@ -425,13 +446,19 @@ class Connection:
             return
         text = message if isinstance(message, str) else dumps(message)
         try:
+            if self.queued_bytes + len(text) > self._send_bytes and self.queued_bytes:
+                raise asyncio.QueueFull
             self.queue.put_nowait((text, delivery))
+            self.queued_bytes += len(text)
             if delivery is not None:
                 delivery.pending += 1
         except asyncio.QueueFull:
+            # By count or by bytes (a few large states weigh as much as many small updates).
             log.warning("closing a connection that does not read its messages")
-            self.closed = True
+            self.closed = self.stuck = True
             asyncio.get_running_loop().create_task(self._close(1013))
+            if self._on_stuck is not None:
+                self._on_stuck()
 
     async def stop(self) -> None:
         """Stop the sender after the queued messages (or at once if the peer is gone)."""
@@ -501,6 +528,10 @@ class Room:
         self.joined = any(s.kind == HUMAN and s.seat != 0 for s in self.seats)
         self.active = time.monotonic()  # the last move, hello or departure (room expiry)
         self._summary_pending: asyncio.TimerHandle | None = None
+        # The state a hello gets, encoded once per game, move, timer and seat (spectators
+        # share one): a crowd of hellos costs sends, not views (see hello_state).
+        self._hello_key: tuple[Any, ...] | None = None
+        self._hello_texts: dict[int | None, str] = {}
         self._arrival: float | None = None  # when the person's action being applied arrived
 
     # ------------------------------------------------------------------ reading
@@ -567,7 +598,14 @@ class Room:
         assert game is not None
         legal: list[str] = []
         advice: dict[str, list[dict[str, Any]]] = {}
-        view = game.view(seat, history=history)
+        view = game.view(seat, history=False)
+        history_from = None
+        if history:
+            # The newest HELLO_HISTORY public events of the hand; older ones on request
+            # (``history`` messages), so a hello's size does not grow with the hand.
+            public = game.public_history()
+            history_from = max(0, len(public) - HELLO_HISTORY)
+            view["history"] = public[history_from:]
         if seat is not None and not game.is_over and not game.out[seat]:
             actions = game.legal_actions(seat)
             legal = [str(a) for a in actions]
@@ -588,9 +626,50 @@ class Room:
             "last": None if last is None else {"seat": last.seat, "action": str(last)},
             "timer": timer,
         }
+        if history_from is not None:
+            message["history_from"] = history_from
         if room:
             message["room"] = self.summary()
         return message
+
+    def hello_state(self, seat: int | None) -> str:
+        """The encoded ``state`` a ``hello`` (or a removed seat) gets: built once per game,
+        move, timer and seat, then reused; the room summary, which changes with every
+        connection, is spliced in fresh."""
+        game = self.game
+        assert game is not None
+        key = (id(game), self.game_id, len(game.history), game.is_over, self.deadline)
+        if key != self._hello_key:
+            self._hello_key = key
+            self._hello_texts = {}
+        text = self._hello_texts.get(seat)
+        if text is None:
+            message = self.state_message(seat, [], None, history=True, room=False)
+            text = self._hello_texts[seat] = dumps(message)[:-1]
+        return f'{text},"room":{dumps(self.summary())}}}'
+
+    def history_page(self, before: Any) -> dict[str, Any]:
+        """A ``history`` message: the current hand's public events ``[from, before)``, at most
+        ``HISTORY_PAGE`` of them, oldest first.
+
+        Raises:
+            ProtocolError: ``malformed`` (``before`` not an index), ``not_started``.
+        """
+        if isinstance(before, bool) or not isinstance(before, int) or before < 0:
+            raise ProtocolError(ErrorCode.MALFORMED, "'before' must be an event index (>= 0)")
+        game = self.game
+        if game is None:
+            raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started")
+        public = game.public_history()
+        end = min(before, len(public))
+        start = max(0, end - HISTORY_PAGE)
+        return {
+            "type": "history",
+            "game_id": self.game_id,
+            "hand": game.hand_number,
+            "from": start,
+            "events": public[start:end],
+        }
 
     # ------------------------------------------------------------------ broadcasting
     def broadcast_room(self) -> None:
@@ -658,18 +737,28 @@ class Room:
                 raise ProtocolError(
                     ErrorCode.RATE_LIMITED, f"the same hello at most every {HELLO_EVERY} s"
                 )
+            if not self.lobby.hello_allowed(conn.address):
+                raise ProtocolError(
+                    ErrorCode.RATE_LIMITED,
+                    f"too many hellos from your address: {self.config.hellos_per_address:g} "
+                    "a second at most",
+                )
             conn.hello_at, conn.hello_token = now, token
             async with self.lock:
                 self.hello(conn, token)
             return
-        if kind not in ("start", "action", "remove", "hint"):
+        if kind not in ("start", "action", "remove", "hint", "history"):
             raise ProtocolError(
                 ErrorCode.UNKNOWN_TYPE,
                 f"unknown message type {kind[:40]!r}; "
-                "expected hello, start, action, remove, hint or ping",
+                "expected hello, start, action, remove, hint, history or ping",
             )
         if not conn.greeted:
             raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first (with your seat token)")
+        if kind == "history":
+            async with self.lock:
+                conn.send(self.history_page(data.get("before")))
+            return
         if kind == "hint":
             await self.hint(conn)
             return
@@ -721,7 +810,7 @@ class Room:
         self._reschedule_timer()
         conn.send({"type": "welcome", "seat": seat, "room": self.summary()})
         if self.game is not None:
-            conn.send(self.state_message(seat, [], None, history=True))
+            conn.send(self.hello_state(seat))
         self.broadcast_room()
 
     def leave(self, conn: Connection) -> None:
@@ -763,7 +852,7 @@ class Room:
             )
             c.send({"type": "welcome", "seat": None, "room": self.summary()})
             if self.game is not None:
-                c.send(self.state_message(None, [], None, history=True))
+                c.send(self.hello_state(None))
         self.broadcast_room()
 
     async def hint(self, conn: Connection) -> None:
@@ -1328,6 +1417,8 @@ class Lobby:
         self.creations = HourlyLimit(config.rooms_per_hour)
         #: The event loop's stalls (flood detection does not count them against clients).
         self.watch = LoopWatch()
+        #: Hellos per client address (``ServerConfig.hellos_per_address``).
+        self._hellos: dict[str, TokenBucket] = {}
 
     @property
     def store(self) -> Store:
@@ -1395,8 +1486,7 @@ class Lobby:
                     room._reschedule_timer()
                     room._schedule()
         log.info("%d rooms loaded from %s", len(self.rooms), self.config.database)
-        if self.config.room_idle > 0 or self.config.unjoined_idle > 0:
-            self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def close(self) -> None:
         """Stop every room's tasks and close the database."""
@@ -1420,9 +1510,9 @@ class Lobby:
 
     async def _sweep(self) -> None:
         """Close rooms idle for ``room_idle`` seconds (no connection, no move), and rooms never
-        joined idle for ``unjoined_idle`` seconds; forget stale room-creation counts."""
+        joined idle for ``unjoined_idle`` seconds; forget stale per-address counts."""
         limits = [t for t in (self.config.room_idle, self.config.unjoined_idle) if t > 0]
-        every = min(60.0, max(0.05, min(limits) / 4))
+        every = min(60.0, max(0.05, min(limits) / 4)) if limits else 60.0
         while True:
             await asyncio.sleep(every)
             now = time.monotonic()
@@ -1432,6 +1522,27 @@ class Lobby:
                     if idle > 0 and now - room.active >= idle:
                         await self.expire(room)
             self.creations.forget(now)
+            self._forget_hellos(now)
+
+    def hello_allowed(self, address: str | None) -> bool:
+        """Spend one of ``address``'s hellos (its key, see ``address_key``), if it has one.
+        One budget for all the address's connections: opening more connections does not buy
+        more hellos (each is answered with a whole state)."""
+        rate = self.config.hellos_per_address
+        if address is None or rate <= 0:
+            return True
+        bucket = self._hellos.get(address)
+        if bucket is None:
+            bucket = self._hellos[address] = TokenBucket(self.config.hello_burst, rate)
+        return bucket.take()
+
+    def _forget_hellos(self, now: float) -> None:
+        """Drop the hello budgets that have refilled (their addresses are quiet)."""
+        self._hellos = {
+            k: b
+            for k, b in self._hellos.items()
+            if b.tokens + (now - b.stamp) * b.rate < b.capacity
+        }
 
     def idle_limit(self, room: Room) -> float:
         """Seconds ``room`` may stay idle (0: for ever)."""

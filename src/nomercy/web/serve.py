@@ -148,6 +148,24 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         help="WebSockets (seats and spectators) one room holds at most (default: %(default)s)",
     )
     limits.add_argument(
+        "--hellos-per-address",
+        type=float,
+        default=10.0,
+        metavar="PER_SECOND",
+        help="hello messages (each answered with a whole state) one client address may send "
+        "across its connections, with bursts of six times as many; 0: no limit "
+        "(default: %(default)s)",
+    )
+    limits.add_argument(
+        "--send-budget",
+        type=int,
+        default=1 << 20,
+        metavar="BYTES",
+        help="bytes waiting to be sent to one WebSocket at most; a connection that reads too "
+        "slowly for that is closed (1013), so its backlog does not fill the server's memory "
+        "(default: %(default)s)",
+    )
+    limits.add_argument(
         "--header-timeout",
         type=float,
         default=10.0,
@@ -228,9 +246,12 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         ("--unjoined-room-idle", args.unjoined_room_idle),
         ("--rooms-per-hour", args.rooms_per_hour),
         ("--max-rooms", args.max_rooms),
+        ("--hellos-per-address", args.hellos_per_address),
     ):
         if value < 0:
             return _fail(f"{flag} must be >= 0, got {value}")
+    if args.send_budget < 4096:
+        return _fail(f"--send-budget must be >= 4096, got {args.send_budget}")
     for flag, value in (
         ("--max-connections", args.max_connections),
         ("--room-connections", args.room_connections),
@@ -307,6 +328,9 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         unjoined_idle=args.unjoined_room_idle,
         rooms_per_hour=args.rooms_per_hour,
         max_rooms=args.max_rooms,
+        hellos_per_address=args.hellos_per_address,
+        hello_burst=6 * args.hellos_per_address,
+        send_bytes=args.send_budget,
         timings=args.timings,
         hint_workers=args.hint_workers,
         hint_iterations=args.hint_iterations,
