@@ -451,6 +451,8 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
                     try:
                         message = await asyncio.wait_for(ws.receive(), hello_by - loop.time())
                     except TimeoutError:
+                        if conn.greeted:  # its hello was handled (by the worker) meanwhile
+                            continue
                         await conn.stop()
                         await close(4408)
                         return
