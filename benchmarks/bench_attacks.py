@@ -12,9 +12,11 @@ Scenarios (``--only NAME`` runs one):
   a huge hand, Mercy limit, penalty and score target), while the victim pings every 150 ms in
   another room: each answer's time and status, the victim's round trips, RSS growth.
 - ``hellos``: a room whose bots have played at least 400 moves (match mode, ``--bot-delay 0``,
-  the bots keep playing throughout); 60 attacker connections each say ``hello`` 9 times a
-  second for 10 s, alternating the host's seat and spectator hellos (``--spectators``: only
-  spectator hellos); the victim, a player in another room, pings every 150 ms: its round trips,
+  ``--grace 0``: the host left and a bot plays its seat; the bots keep playing throughout);
+  60 attacker connections each say ``hello`` 9 times a second for 10 s, alternating the host's
+  seat and spectator hellos (``--spectators``: spectator hellos only; ``--no-address-budget``:
+  the server without its per-address hello budget, as if every connection came from another
+  address); the victim, a player in another room, pings every 150 ms: its round trips,
   whether it was disconnected, how many attacker hellos were answered, RSS growth.
 - ``burst``: 30 pings back to back, then 10 a second for 10 s: pongs, refusals, the close.
 - ``stall``: the server is stopped (SIGSTOP) for 6 s while a client pings 10 times a second,
@@ -290,6 +292,15 @@ async def burst(port: int) -> dict[str, Any]:
     _, room = await asyncio.to_thread(post, port, "/api/rooms", {"host_name": "Vic"}, VICTIM)
     async with ws_from(f"ws://127.0.0.1:{port}/ws/{room['code']}", VICTIM) as ws:
         assert ws is not None
+        await ws.send('{"type": "hello"}')
+        while (await recv_json(ws, 10))["type"] != "welcome":
+            pass
+        await asyncio.sleep(0.5)  # the room summary that the hello causes
+        while True:
+            try:
+                await recv_json(ws, 0.3)
+            except TimeoutError:
+                break
         began = time.perf_counter()
         for _ in range(30):
             await ws.send('{"type": "ping"}')
@@ -312,8 +323,15 @@ async def stall(pid: int, port: int) -> dict[str, Any]:
     url = f"ws://127.0.0.1:{port}/ws/{room['code']}"
     async with ws_from(url, VICTIM, ping_interval=None) as ws:
         assert ws is not None
-        await ws.send('{"type": "ping"}')
-        await recv_json(ws, 10)
+        await ws.send('{"type": "hello"}')
+        while (await recv_json(ws, 10))["type"] != "welcome":
+            pass
+        await asyncio.sleep(0.5)
+        while True:
+            try:
+                await recv_json(ws, 0.3)
+            except TimeoutError:
+                break
         os.kill(pid, signal.SIGSTOP)
         try:
             for _ in range(60):
@@ -369,6 +387,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=("options", "hellos", "burst", "stall", "rooms"))
     parser.add_argument("--spectators", action="store_true", help="hellos: spectator hellos only")
+    parser.add_argument(
+        "--no-address-budget",
+        action="store_true",
+        help="hellos: the server without its per-address hello budget (--hellos-per-address 0), "
+        "as if each attacker connection came from its own address",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     machine = f"{platform.machine()}, {os.cpu_count()} cores"
@@ -379,7 +403,11 @@ def main() -> int:
             with server(tmp) as (proc, port):
                 figures["options"] = asyncio.run(options(proc.pid, port))
         if args.only in (None, "hellos"):
-            with server(tmp) as (proc, port):
+            # --grace 0: the bots take the host's seat at once (it left after the start).
+            flags = ["--grace", "0"]
+            if args.no_address_budget:
+                flags += ["--hellos-per-address", "0"]
+            with server(tmp, *flags) as (proc, port):
                 figures["hellos"] = asyncio.run(hellos(proc.pid, port, args.spectators))
         if args.only in (None, "burst"):
             with server(tmp) as (proc, port):
