@@ -391,11 +391,17 @@ function onState(msg) {
   } else {
     S.log.push(...(msg.events || []));
   }
-  if (S.log.length > 400) {
-    S.log.splice(0, S.log.length - 400);
-    S.logFrom = 0; // a long log keeps its newest 400 events, as before
+  if (msg.view?.hand_number !== S.logHand) {
+    // A new hand: the log's first events are an earlier hand's, which cannot be asked for.
+    S.logFrom = 0;
+    S.logHand = null;
   }
-  if (msg.view?.hand_number !== S.logHand) S.logFrom = 0; // a new hand: older pages are gone
+  if (S.log.length > 400) {
+    // The newest 400 events are shown; those cut off can be asked for again (same hand).
+    const cut = S.log.length - 400;
+    S.log.splice(0, cut);
+    S.logFrom = S.logHand === null ? 0 : S.logFrom + cut;
+  }
   show("join-panel", false);
   show("lobby-panel", false);
   show("table", true);
