@@ -9,13 +9,16 @@ per-address limits meet the attacker, not the victim). RSS growth is the server'
 Scenarios (``--only NAME`` runs one):
 
 - ``options``: five oversized-option room requests in a row (a ten-million-card custom deck,
-  a huge hand, Mercy limit, penalty and score target), while the victim pings every 150 ms in
-  another room: each answer's time and status, the victim's round trips, RSS growth.
+  a huge hand, Mercy limit, penalty and score target), then the largest room the bounds allow
+  (10 seats of 50 cards from a 1,000-card deck) created and started, while the victim pings
+  every 150 ms in another room: each answer's time and status, the victim's round trips, RSS
+  growth.
 - ``hellos``: a room whose bots have played at least 400 moves (match mode, ``--bot-delay 0``,
-  ``--grace 0``: the host left and a bot plays its seat; the bots keep playing throughout);
-  60 attacker connections each say ``hello`` 9 times a second for 10 s, alternating the host's
-  seat and spectator hellos (``--spectators``: spectator hellos only; ``--no-address-budget``:
-  the server without its per-address hello budget, as if every connection came from another
+  ``--grace 0``: the host left and a bot played its seat; then the host comes back and stays
+  connected, so the game waits on its turns, as a room of people does); 60 attacker
+  connections each say ``hello`` 9 times a second for 10 s, alternating the host's seat and
+  spectator hellos (``--spectators``: spectator hellos only; ``--no-address-budget``: the
+  server without its per-address hello budget, as if every connection came from another
   address); the victim, a player in another room, pings every 150 ms: its round trips,
   whether it was disconnected, how many attacker hellos were answered, RSS growth.
 - ``burst``: 30 pings back to back, then 10 a second for 10 s: pongs, refusals, the close.
@@ -91,6 +94,8 @@ class Victim:
         self.errors: list[str] = []
         self.disconnected = False
         self.unanswered = 0
+        self.slow: list[tuple[float, float]] = []
+        self._began = time.perf_counter()
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
@@ -110,6 +115,7 @@ class Victim:
             "p50_ms": ms(statistics.median(rtts)),
             "p99_ms": ms(pct(rtts, 0.99)),
             "max_ms": ms(max(rtts)),
+            "slow_pings": self.slow[:10],
             "errors": sorted(set(self.errors)),
             "disconnected": self.disconnected,
         }
@@ -140,6 +146,8 @@ class Victim:
                         self.unanswered += 1
                         continue
                     self.rtts.append(time.perf_counter() - began)
+                    if self.rtts[-1] > 0.2:  # when (since the victim started) and how long
+                        self.slow.append((round(began - self._began, 2), ms(self.rtts[-1])))
                     await asyncio.sleep(0.15)
             except ConnectionClosed:
                 self.disconnected = True
@@ -173,9 +181,38 @@ async def options(pid: int, port: int) -> dict[str, Any]:
                 "message": reply.get("message") if isinstance(reply, dict) else reply,
             }
         )
+    # The most a room may ask for within the bounds: 10 seats of 50 cards from a 1,000-card
+    # deck, created and started (the deal and the first state).
+    counts = {f"{c}{n}": 25 for c in "RGBY" for n in range(10)}
+    body = {
+        "host_name": "x",
+        "seats": 10,
+        "options": {
+            "max_players": 10,
+            "hand_size": 50,
+            "mercy_threshold": 100,
+            "deck_counts": counts,
+        },
+    }
+    began = time.perf_counter()
+    status, room = await asyncio.to_thread(post, port, "/api/rooms", body, ATTACKER)
+    created = time.perf_counter() - began
+    assert status == 201, room
+    async with ws_from(f"ws://127.0.0.1:{port}/ws/{room['code']}", ATTACKER, max_queue=None) as ws:
+        assert ws is not None
+        await ws.send(json.dumps({"type": "hello", "token": room["token"]}))
+        while (await recv_json(ws, 30))["type"] != "welcome":
+            pass
+        began = time.perf_counter()
+        await ws.send('{"type": "start"}')
+        while (await recv_json(ws, 30))["type"] != "state":
+            pass
+        started = time.perf_counter() - began
     await asyncio.sleep(1.0)
     return {
         "answers": answers,
+        "largest_room_created_s": round(created, 3),
+        "largest_room_started_s": round(started, 3),
         "victim": await victim.stop(),
         "rss_growth_mb": round((rss_kb(pid, "VmHWM") - before) / 1024, 1),
     }
@@ -208,15 +245,22 @@ async def long_game(port: int, moves: int) -> dict[str, Any]:
 async def hellos(pid: int, port: int, spectators: bool) -> dict[str, Any]:
     room = await long_game(port, 400)
     url = f"ws://127.0.0.1:{port}/ws/{room['code']}"
-    # What a seat's hello carried before the storm (bytes of the state message).
-    async with ws_from(url, ATTACKER, max_queue=None) as ws:
-        assert ws is not None
-        await ws.send(json.dumps({"type": "hello", "token": room["token"]}))
+    # The host comes back and stays (its seat is no longer away: the game waits on its
+    # turns, as a room of people does); its hello's state: the bytes a hello costs.
+    async with ws_from(url, ATTACKER, max_queue=None) as host:
+        assert host is not None
+        await host.send(json.dumps({"type": "hello", "token": room["token"]}))
         while True:
-            raw = await asyncio.wait_for(ws.recv(), 30)
+            raw = await asyncio.wait_for(host.recv(), 30)
             if json.loads(raw)["type"] == "state":
                 state_bytes = len(raw)
                 break
+        return await _storm(pid, port, room, url, spectators, state_bytes)
+
+
+async def _storm(
+    pid: int, port: int, room: dict[str, Any], url: str, spectators: bool, state_bytes: int
+) -> dict[str, Any]:
     victim = Victim(port)
     await victim.start()
     before = rss_kb(pid)
