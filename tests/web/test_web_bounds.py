@@ -566,3 +566,19 @@ def test_a_connection_that_said_hello_and_then_nothing_stays_open(tmp_path: Path
                 await expect(ws, "pong")
 
         asyncio.run(main())
+
+
+def test_a_stored_room_past_the_bounds_is_closed_at_startup(tmp_path: Path) -> None:
+    from nomercy.web.store import RoomRow, SeatRow, Store
+
+    db = tmp_path / "db.sqlite3"
+    store = Store(db)  # a room stored before the bounds existed, and a sound one
+    for code, options in (("HUGEDECK22", {"deck_counts": {"R1": 10_000_000}}), ("FINEROOM22", {})):
+        seats = [SeatRow(0, "Ann", "human", None, "h0"), SeatRow(1, None, "open", None, None)]
+        row = RoomRow(code, "r", "no-mercy", options, 2, "greedy", 0, "hand", 0.0, None, seats)
+        store.create_room(row)
+    store.close()
+    with real_server(db) as srv:
+        assert request(srv.port, "/api/rooms/HUGEDECK22").status == 404
+        assert request(srv.port, "/api/rooms/FINEROOM22").status == 200
+        assert "room HUGEDECK22 is closed: option 'deck_counts'" in srv.log_text()

@@ -54,6 +54,7 @@ from nomercy.web.protocol import (
     TokenBucket,
     check_deal,
     check_name,
+    check_option_bounds,
     same_name,
 )
 from nomercy.web.store import RoomRow, SeatRow, Store
@@ -1456,6 +1457,13 @@ class Lobby:
         self._writer = Writer(self._store)
         self.watch.start()
         for row in self.store.load_rooms():
+            try:
+                check_option_bounds(row.options)
+            except ProtocolError as exc:
+                # Made before these bounds existed: replaying its game could stall the start.
+                log.error("room %s is closed: %s", row.code, exc.message)
+                self.store.close_room(row.code)
+                continue
             room = Room(self, row)
             room.finished = self.store.finished_games(row.code)
             room.games_played = self.store.games_count(row.code)
@@ -1676,10 +1684,13 @@ class Lobby:
         record = row.record
         cached = self._replays.get(game_id)
         if cached is None:
-            cached = self._replays[game_id] = replay_data(row.id, row.room, record)
+            # Replaying a long game rebuilds it move by move: in a worker thread, never in the
+            # event loop.
+            cached = await asyncio.to_thread(replay_data, row.id, row.room, record)
+            self._replays[game_id] = cached
             if len(self._replays) > 64:
                 self._replays.pop(next(iter(self._replays)))
-        return cached, record.dumps()
+        return cached, await asyncio.to_thread(record.dumps)
 
 
 def _frame(game: Game) -> dict[str, Any]:
