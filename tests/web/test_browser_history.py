@@ -12,6 +12,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -73,13 +74,26 @@ def _long_hand(events: int) -> Game:
 
 @pytest.fixture(scope="module")
 def rigged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
-    """A server with one room whose game has a long hand: (base URL, its public events)."""
-    config = ServerConfig(
-        database=tmp_path_factory.mktemp("history") / "server.sqlite3",
-        bot_delay=600.0,  # the bot does not move while the test reads the log
-        grace=600.0,
+    """A server with one room whose game has a long hand: (room URL, its public events)."""
+    yield from _rigged_server(tmp_path_factory.mktemp("history") / "server.sqlite3")
+
+
+@pytest.fixture(scope="module")
+def stingy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+    """The same with a budget of 2 hellos a second per address, bursts of 1."""
+    database = tmp_path_factory.mktemp("stingy") / "server.sqlite3"
+    yield from _rigged_server(database, hellos_per_address=2.0, hello_burst=1.0)
+
+
+def _rigged_server(database: Path, **config: Any) -> Iterator[tuple[str, int]]:
+    app = create_app(
+        ServerConfig(
+            database=database,
+            bot_delay=600.0,  # the bot does not move while the test reads the log
+            grace=600.0,
+            **config,
+        )
     )
-    app = create_app(config)
     port = _free_port()
     with _LoopServer(app, port) as srv:
         base = f"http://127.0.0.1:{port}"
@@ -127,5 +141,33 @@ def test_the_log_asks_for_older_events_a_page_at_a_time(
             page.wait_for_timeout(200)
         expect(events).to_have_count(total)
         assert not errors.errors, errors.errors
+    finally:
+        ctx.close()
+
+
+def test_a_hello_over_the_address_budget_is_sent_again(
+    stingy: tuple[str, int],
+    browser: Browser,  # noqa: F811
+) -> None:
+    url, _ = stingy
+    ctx = _context(browser)
+    pages = [ctx.new_page(), ctx.new_page()]
+    consoles = [_Console(p) for p in pages]
+    try:
+        for page in pages:
+            page.goto(url)
+        # Both watch at once from one address: the second hello is over the budget (a burst
+        # of 1), refused with rate_limited, and sent again 0.7 s later, within the budget.
+        for page in pages:
+            page.click("#watch-btn")
+        for page in pages:
+            expect(page.locator("#log li.ev:not(.ev-older)")).to_have_count(HELLO_HISTORY)
+        code = url.rsplit("/", 1)[1]
+        summary = json.loads(
+            pages[0].request.get(url.replace(f"/r/{code}", f"/api/rooms/{code}")).text()
+        )
+        assert summary["spectators"] == 2
+        for console in consoles:
+            assert not console.errors, console.errors
     finally:
         ctx.close()

@@ -135,6 +135,9 @@ function connect() {
     setConn("");
     const hello = { type: "hello" };
     if (S.token) hello.token = S.token;
+    // Kept as the last message: a hello over the address's budget (rate_limited) is sent once
+    // more a moment later, like any other message.
+    S.lastSent = { msg: hello, retried: false };
     ws.send(JSON.stringify(hello));
   });
   ws.addEventListener("message", (e) => {
