@@ -246,12 +246,13 @@ def bigpost(pid: int, port: int) -> dict[str, Any]:
     for name, head in (
         (
             "content_length",
-            b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"POST /api/rooms HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             b"Content-Length: %d\r\n\r\n" % size,
         ),
         (
             "chunked",
-            b"POST /api/rooms/NOPE/join HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+            b"POST /api/rooms/NOPE/join HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n",
         ),
     ):
         sent = 0

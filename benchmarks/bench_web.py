@@ -224,8 +224,12 @@ def main() -> int:
                     "0",
                     "--rate-limit",
                     "100000",
-                    # Every client is on 127.0.0.1: no per-address cap; rooms of --seats.
+                    # Every client is on 127.0.0.1: no per-address caps; rooms of --seats.
                     "--max-per-address",
+                    "0",
+                    "--rooms-per-hour",
+                    "0",
+                    "--hellos-per-address",
                     "0",
                     "--max-connections",
                     str(max(1000, args.rooms * args.seats + 100)),

@@ -6,6 +6,7 @@ bounded. The server's log goes to a file the test can read.
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import subprocess
@@ -46,9 +47,25 @@ def request(
     raw: bytes | None = None,
     headers: dict[str, str] | None = None,
     timeout: float = 10.0,
+    source: str | None = None,
 ) -> Response:
-    """One HTTP request; 4xx/5xx answers are returned, not raised."""
+    """One HTTP request (from the loopback address ``source``, if given); 4xx/5xx answers are
+    returned, not raised."""
     data = raw if raw is not None else None if body is None else json.dumps(body).encode()
+    if source is not None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout, (source, 0))
+        try:
+            conn.request(
+                method or ("GET" if data is None else "POST"),
+                path,
+                body=data,
+                headers={"content-type": "application/json", **(headers or {})},
+            )
+            reply = conn.getresponse()
+            status, head, text = reply.status, dict(reply.headers), reply.read()
+        finally:
+            conn.close()
+        return _response(status, head, text)
     req = urllib.request.Request(
         f"http://127.0.0.1:{port}{path}",
         data=data,
@@ -60,6 +77,10 @@ def request(
             status, head, text = r.status, dict(r.headers), r.read()
     except urllib.error.HTTPError as exc:
         status, head, text = exc.code, dict(exc.headers), exc.read()
+    return _response(status, head, text)
+
+
+def _response(status: int, head: dict[str, str], text: bytes) -> Response:
     try:
         decoded: Any = json.loads(text)
     except ValueError:

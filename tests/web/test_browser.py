@@ -101,6 +101,9 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         bot_delay=0.15,
         grace=600.0,
         seed_source=lambda: NEXT_SEED["seed"],
+        # Every test's rooms come from 127.0.0.1: no hourly room limit here (it has tests of
+        # its own in test_web_bounds.py).
+        rooms_per_hour=0,
     )
     port = _free_port()
     with _Server(create_app(config), port):

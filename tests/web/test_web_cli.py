@@ -26,6 +26,13 @@ from nomercy.web.serve import default_database
         (["--max-per-address", "-1"], "--max-per-address must be >= 0"),
         (["--header-timeout", "0"], "--header-timeout must be > 0"),
         (["--hello-timeout", "-2"], "--hello-timeout must be > 0"),
+        (["--unjoined-room-idle", "-1"], "--unjoined-room-idle must be >= 0"),
+        (["--rooms-per-hour", "-1"], "--rooms-per-hour must be >= 0"),
+        (["--max-rooms", "-3"], "--max-rooms must be >= 0"),
+        (["--hellos-per-address", "-1"], "--hellos-per-address must be >= 0"),
+        (["--send-budget", "100"], "--send-budget must be >= 4096"),
+        (["--allowed-host", "http://cards.example/"], "--allowed-host takes a host name"),
+        (["--allowed-host", ""], "--allowed-host takes a host name"),
     ],
 )
 def test_bad_flags_exit_2_with_a_message(

@@ -11,10 +11,12 @@ import contextlib
 import html
 import json
 import logging
+import math
 import statistics
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
@@ -35,6 +37,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from nomercy.web.guard import AllowedHosts
 from nomercy.web.protocol import (
     HARD_MAX_BYTES,
     ErrorCode,
@@ -69,7 +72,19 @@ _PAGE_HEADERS = {
 
 
 def _error(exc: ProtocolError) -> JSONResponse:
-    return JSONResponse({"error": exc.code.value, "message": exc.message}, status_code=exc.status)
+    headers = None
+    if exc.retry_after is not None:
+        headers = {"retry-after": str(max(1, math.ceil(exc.retry_after)))}
+    return JSONResponse(
+        {"error": exc.code.value, "message": exc.message},
+        status_code=exc.status,
+        headers=headers,
+    )
+
+
+def _address(request: Request) -> str | None:
+    """The client's address (behind a reverse proxy on this machine: the one it forwards)."""
+    return request.client.host if request.client else None
 
 
 class BodyTooLarge(Exception):
@@ -119,6 +134,65 @@ class BodyLimit:
         except BodyTooLarge:
             if not started:
                 await too_large(scope, receive, send)
+
+
+class HostCheck:
+    """Answer only requests whose ``Host`` this server allows (DNS rebinding): others get a
+    400 ``bad_host`` (HTTP) or a refused handshake (WebSocket, 403), before any route runs."""
+
+    def __init__(self, app: ASGIApp, hosts: AllowedHosts | None) -> None:
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.hosts is None or scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        host = None
+        for name, value in scope["headers"]:
+            if name == b"host":
+                host = value.decode("latin-1")
+                break
+        if self.hosts.allows(host):
+            await self.app(scope, receive, send)
+            return
+        log.warning("refused a request for host %r", (host or "")[:100])
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        shown = (host or "")[:100]
+        refused = _error(
+            ProtocolError(
+                ErrorCode.BAD_HOST,
+                f"this server does not answer to the host {shown!r}; its operator may add "
+                "the name with --allowed-host",
+            )
+        )
+        refused.headers["connection"] = "close"
+        await refused(scope, receive, send)
+
+
+#: Admitted messages one connection may have waiting for its worker; past that its reader
+#: waits too (and that wait is the server's, credited to the client's rate).
+INBOX = 64
+
+
+@dataclass(frozen=True)
+class Inbound:
+    """An admitted client message: when its turn comes (``time.monotonic()``), its payload,
+    and its ``time.perf_counter()`` on arrival (``ServerConfig.timings``)."""
+
+    release: float
+    payload: str | bytes | None
+    stamp: float
+
+
+@dataclass
+class _Work:
+    """A connection worker's state, shared with its reader."""
+
+    handling: bool = False  # inside a message: it finishes before the worker stops
+    stopping: bool = False
 
 
 async def _json_body(request: Request) -> Any:
@@ -218,7 +292,7 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
     async def api_create(request: Request) -> Response:
         try:
             settings = parse_room_request(await _json_body(request), config.timers)
-            room, token = await lobby.create_room(settings)
+            room, token = await lobby.create_room(settings, _address(request))
         except ProtocolError as exc:
             return _error(exc)
         return JSONResponse(
@@ -258,7 +332,7 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
         try:
             fields = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=64)
             settings = parse_room_request(_form_room(fields), config.timers)
-            room, token = await lobby.create_room(settings)
+            room, token = await lobby.create_room(settings, _address(request))
         except (UnicodeDecodeError, ValueError):
             return _form_error_page("the form could not be read")
         except ProtocolError as exc:
@@ -322,16 +396,31 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
             return
 
         async def close(code: int) -> None:
-            with contextlib.suppress(RuntimeError):  # already closed
-                await ws.close(code=code)
+            # Bounded: a peer that does not read would hold the close frame (and us) forever.
+            with contextlib.suppress(RuntimeError, WebSocketDisconnect, TimeoutError):
+                await asyncio.wait_for(ws.close(code=code), 2.0)
 
-        conn = Connection(ws.send_text, close, config)
+        reader = asyncio.current_task()
+        assert reader is not None
+
+        def stuck() -> None:
+            # The connection does not read its messages: stop reading its own at once, so it
+            # leaves the room now rather than when it next sends something.
+            if not reader.done():
+                reader.cancel()
+
+        address = ws.client.host if ws.client else None
+        conn = Connection(ws.send_text, close, config, lobby.watch, address, on_stuck=stuck)
         conn.start()
         room.sockets += 1
         try:
             await _receive_loop(ws, room, conn, close)
         except WebSocketDisconnect:
             pass
+        except asyncio.CancelledError:
+            if not conn.stuck:
+                raise  # the server is stopping
+            reader.uncancel()
         finally:
             room.sockets -= 1
             async with room.lock:
@@ -339,56 +428,120 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
             await conn.stop()
 
     async def _receive_loop(ws: WebSocket, room: Room, conn: Connection, close: Any) -> None:
+        """Read a connection's messages as they arrive, judge its rate on their arrival times
+        (``Connection.admit``) and hand them to its worker (:func:`_work`), which handles them
+        in order, each in its turn: a client over its rate is throttled first, refused only
+        past ``ServerConfig.throttle`` seconds of backlog, closed after ``abuse_limit``
+        refusals. Reading never waits for the handling, so messages queued while a move waits
+        for the room or the database are judged when they came, not when they were read."""
         loop = asyncio.get_running_loop()
         hello_by = loop.time() + config.hello_timeout
-        while True:
-            if conn.greeted:
-                message = await ws.receive()
+        inbox: asyncio.Queue[Inbound | None] = asyncio.Queue(maxsize=INBOX)
+        work = _Work()
+        worker = loop.create_task(_work(inbox, room, conn, close, work))
+        busy = 0.0  # seconds the last message waited for room in the inbox: the server's time
+        drain = False
+        try:
+            while not worker.done():
+                if conn.greeted:
+                    message = await ws.receive()
+                else:
+                    # A connection that never says hello holds a socket and a room slot for
+                    # nothing: it gets hello_timeout seconds.
+                    try:
+                        message = await asyncio.wait_for(ws.receive(), hello_by - loop.time())
+                    except TimeoutError:
+                        if conn.greeted:  # its hello was handled (by the worker) meanwhile
+                            continue
+                        await conn.stop()
+                        await close(4408)
+                        return
+                arrived = time.monotonic()
+                stamp = time.perf_counter()
+                if message["type"] == "websocket.disconnect":
+                    drain = True  # what it sent before it left is still handled
+                    return
+                payload = message.get("text")
+                if payload is None:
+                    payload = message.get("bytes")
+                if payload is not None and len(payload) > HARD_MAX_BYTES:
+                    await conn.stop()
+                    await close(1009)
+                    return
+                delay = conn.admit(arrived, busy)
+                busy = 0.0
+                if delay is None:
+                    if conn.refuse():
+                        log.warning("room %s: closing a flooding connection", room.code)
+                        await conn.stop()
+                        await close(1008)
+                        return
+                    rate = config.rate_per_second
+                    error = ProtocolError(
+                        ErrorCode.RATE_LIMITED, f"slow down: {rate:g} messages a second at most"
+                    )
+                    conn.send(error.to_message())
+                    continue
+                item = Inbound(arrived + delay, payload, stamp)
+                if inbox.full():
+                    began = time.monotonic()
+                    await inbox.put(item)
+                    busy = time.monotonic() - began
+                else:
+                    inbox.put_nowait(item)
+        finally:
+            if drain and not worker.done():
+                await inbox.put(None)
             else:
-                # A connection that never says hello holds a socket and a room slot for
-                # nothing: it gets hello_timeout seconds.
-                try:
-                    message = await asyncio.wait_for(ws.receive(), hello_by - loop.time())
-                except TimeoutError:
-                    await conn.stop()
-                    await close(4408)
-                    return
-            arrived = time.perf_counter()
-            if message["type"] == "websocket.disconnect":
+                work.stopping = True
+                if not work.handling:
+                    worker.cancel()  # waiting for a message or its turn: safe to stop
+            with contextlib.suppress(asyncio.CancelledError):
+                await worker
+
+    async def _work(
+        inbox: asyncio.Queue[Inbound | None],
+        room: Room,
+        conn: Connection,
+        close: Any,
+        work: _Work,
+    ) -> None:
+        """Handle a connection's admitted messages in order, each at its turn."""
+        while not work.stopping:
+            item = await inbox.get()
+            if item is None:
                 return
-            if not conn.bucket.take():
-                if conn.refuse():
-                    log.warning("room %s: closing a flooding connection", room.code)
-                    await conn.stop()
-                    await close(1008)
-                    return
-                conn.send(ProtocolError(ErrorCode.RATE_LIMITED, "slow down").to_message())
-                continue
-            payload = message.get("text")
-            if payload is None:
-                payload = message.get("bytes")
-            if payload is not None and len(payload) > HARD_MAX_BYTES:
-                await conn.stop()
-                await close(1009)
-                return
+            wait = item.release - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)  # throttled: its turn at the connection's rate
+            work.handling = True
             try:
-                data = parse_client_message(payload)
-                await room.handle(conn, data, arrived)
-            except ProtocolError as exc:
-                conn.send(exc.to_message())
-                if exc.code is ErrorCode.RATE_LIMITED and conn.refuse():
-                    log.warning("room %s: closing a flooding connection", room.code)
+                if await _handle(room, conn, item):
                     await conn.stop()
                     await close(1008)
                     return
-            except StoreUnavailable:
-                error = ProtocolError(
-                    ErrorCode.UNAVAILABLE, "the database is unavailable; nothing changed: try again"
-                )
-                conn.send(error.to_message())
-            except Exception:  # a bug: report it, keep the server and the connection
-                log.exception("room %s: a message failed", room.code)
-                conn.send(ProtocolError(ErrorCode.SERVER_ERROR, "the server failed").to_message())
+            finally:
+                work.handling = False
+
+    async def _handle(room: Room, conn: Connection, item: Inbound) -> bool:
+        """One message; ``True``: the connection floods and is to be closed."""
+        try:
+            data = parse_client_message(item.payload)
+            await room.handle(conn, data, item.stamp)
+        except ProtocolError as exc:
+            conn.send(exc.to_message())
+            if exc.code is ErrorCode.RATE_LIMITED and conn.refuse():
+                log.warning("room %s: closing a flooding connection", room.code)
+                return True
+        except StoreUnavailable:
+            error = ProtocolError(
+                ErrorCode.UNAVAILABLE, "the database is unavailable; nothing changed: try again"
+            )
+            conn.send(error.to_message())
+        except Exception:  # a bug: report it, keep the server and the connection
+            log.exception("room %s: a message failed", room.code)
+            conn.send(ProtocolError(ErrorCode.SERVER_ERROR, "the server failed").to_message())
+        return False
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -415,7 +568,10 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(BodyLimit, limit=MAX_BODY)],
+        middleware=[
+            Middleware(HostCheck, hosts=config.allowed_hosts),
+            Middleware(BodyLimit, limit=MAX_BODY),
+        ],
         exception_handlers={
             HTTPException: _http_error,
             StoreUnavailable: _unavailable,

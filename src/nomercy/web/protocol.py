@@ -21,14 +21,18 @@ from nomercy.core.rules import OPTIONS, PRESETS, RuleSet, make_rules
 __all__ = [
     "HARD_MAX_BYTES",
     "LANGUAGES",
+    "MAX_DECK_CARDS",
     "MAX_MESSAGE_BYTES",
     "MODES",
+    "OPTION_LIMITS",
     "PROTOCOL_VERSION",
     "ErrorCode",
     "ProtocolError",
     "RoomSettings",
     "TokenBucket",
+    "check_deal",
     "check_name",
+    "check_option_bounds",
     "loads",
     "meta",
     "parse_client_message",
@@ -50,6 +54,21 @@ MAX_NAME = 24
 MAX_ROOM_NAME = 40
 #: Deepest nesting of arrays and objects a request may hold (a room request needs 3).
 MAX_DEPTH = 16
+#: The largest value this server accepts for each option whose size scales the work of a
+#: game (cards dealt, drawn and held, hands in a match). The engine allows more; a public
+#: server does not build a ten-million-card deck because a request asked for one.
+OPTION_LIMITS: dict[str, int] = {
+    "min_players": 10,
+    "max_players": 10,
+    "hand_size": 50,
+    "mercy_threshold": 100,
+    "uno_penalty_cards": 20,
+    "score_target": 10000,
+    "knockout_bonus": 10000,
+}
+#: Most cards a custom deck (``deck_counts``) may hold in all; the standard decks have 168
+#: (No Mercy) and 108 (classic).
+MAX_DECK_CARDS = 1000
 #: Letters that show nothing (Hangul fillers, the braille blank): a name of them is invisible.
 _INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
 
@@ -91,9 +110,11 @@ class ErrorCode(StrEnum):
     UNKNOWN_GAME = "unknown_game"
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
+    BAD_HOST = "bad_host"
     # both
     UNAVAILABLE = "unavailable"
     ROOM_CROWDED = "room_crowded"
+    SERVER_FULL = "server_full"
     BAD_SEAT = "bad_seat"
     REMOVED = "removed"
 
@@ -101,11 +122,15 @@ class ErrorCode(StrEnum):
 class ProtocolError(Exception):
     """A refused request: ``code`` (an :class:`ErrorCode`) and a message naming the problem."""
 
-    def __init__(self, code: ErrorCode, message: str, status: int = 400) -> None:
+    def __init__(
+        self, code: ErrorCode, message: str, status: int = 400, retry_after: float | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
+        #: Seconds after which the same request may succeed (HTTP ``Retry-After``).
+        self.retry_after = retry_after
 
     def to_message(self) -> dict[str, Any]:
         """The WebSocket ``error`` message."""
@@ -115,9 +140,17 @@ class ProtocolError(Exception):
 class TokenBucket:
     """A token bucket: ``capacity`` messages of burst, ``rate`` per second sustained.
 
+    :meth:`take` admits a message now or not at all; :meth:`reserve` schedules it instead (a
+    throttle): the tokens may go below zero, each message waiting its turn at ``rate``, up to
+    ``max_delay`` seconds. :meth:`credit` gives back time the server was not reading (a
+    stall), so that messages sent at an allowed rate and delivered in a burst pass.
+
     >>> bucket = TokenBucket(capacity=2, rate=1.0, clock=lambda: 0.0)
     >>> [bucket.take() for _ in range(3)]
     [True, True, False]
+    >>> bucket = TokenBucket(capacity=2, rate=10.0, clock=lambda: 0.0)
+    >>> [bucket.reserve(0.0, max_delay=0.25) for _ in range(6)]
+    [0.0, 0.0, 0.1, 0.2, None, None]
     """
 
     def __init__(self, capacity: float, rate: float, clock: Any = time.monotonic) -> None:
@@ -126,26 +159,60 @@ class TokenBucket:
         self.clock = clock
         self.tokens = capacity
         self.stamp = clock()
+        #: Most tokens a credit may add above ``capacity`` (30 s at ``rate``).
+        self.max_credit = 30.0 * rate
+
+    def _refill(self, now: float) -> None:
+        if self.tokens < self.capacity:  # credit above capacity is kept, not clipped
+            self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = max(self.stamp, now)
 
     def take(self) -> bool:
         """Spend one token if there is one."""
-        now = self.clock()
-        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
+        self._refill(self.clock())
         if self.tokens >= 1.0:
             self.tokens -= 1.0
             return True
         return False
 
+    def reserve(self, now: float, max_delay: float) -> float | None:
+        """Book one token for a message that arrived at ``now``: the seconds it must wait for
+        its turn (0: at once), or ``None`` (nothing booked) if that would be over
+        ``max_delay``."""
+        self._refill(now)
+        delay = max(0.0, (1.0 - self.tokens) / self.rate)
+        if delay > max_delay:
+            return None
+        self.tokens -= 1.0
+        return delay
+
+    def credit(self, now: float, seconds: float) -> None:
+        """Add ``seconds`` worth of tokens at ``now``, above ``capacity`` if need be (the refill
+        stops at ``capacity``: time the server spent not reading must not count as the
+        client's silence)."""
+        if seconds > 0:
+            self._refill(now)
+            self.tokens = min(self.tokens + seconds * self.rate, self.capacity + self.max_credit)
+
 
 def _depth(value: Any) -> int:
-    """How deeply ``value`` nests lists and dicts (iterative: no recursion limit to hit)."""
+    """How deeply ``value`` nests lists and dicts (iterative: no recursion limit to hit).
+
+    Raises:
+        ValueError: a string (a key or a value) that is not valid Unicode text: JSON's
+            ``\\ud800`` escapes make lone surrogates, which no UTF-8 encoder (a database, a
+            log, a JSON response) accepts.
+    """
     deepest = 0
     stack = [(value, 1)]
     while stack:
         item, level = stack.pop()
         if isinstance(item, dict):
+            _encodable(*item)
             item = list(item.values())
+        elif isinstance(item, str):
+            _encodable(item)
+            continue
         elif not isinstance(item, list):
             continue
         deepest = max(deepest, level)
@@ -155,12 +222,23 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+def _encodable(*texts: str) -> None:
+    for text in texts:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(
+                "a string holds a lone surrogate (\\ud800-\\udfff): not valid Unicode text"
+            ) from None
+
+
 def loads(text: str | bytes) -> Any:
     """Parse JSON from a client: ``ValueError`` with a short reason for anything unusable.
 
     Besides syntax, refuses what would make the server fail later: nesting deeper than
     ``MAX_DEPTH`` (the parser's recursion limit, and every ``repr`` after it) and integers
-    longer than Python's conversion limit (4,300 digits).
+    longer than Python's conversion limit (4,300 digits), and strings that are not valid
+    Unicode (lone surrogates), so every string from a client can be stored, logged and echoed.
 
     >>> loads('{"a": [1, 2]}')
     {'a': [1, 2]}
@@ -168,6 +246,10 @@ def loads(text: str | bytes) -> Any:
     Traceback (most recent call last):
     ...
     ValueError: JSON nested too deeply (at most 16 levels)
+    >>> loads('{"token": "\\ud800"}')
+    Traceback (most recent call last):
+    ...
+    ValueError: a string holds a lone surrogate (\ud800-\udfff): not valid Unicode text
     """
     try:
         data = json.loads(text)
@@ -261,8 +343,60 @@ class RoomSettings:
     hints: bool = True
 
 
+def check_option_bounds(options: Mapping[str, Any]) -> None:
+    """Refuse an option value past this server's limit (``OPTION_LIMITS``, ``MAX_DECK_CARDS``)
+    before anything is built from it; the engine checks everything else.
+
+    >>> check_option_bounds({"hand_size": 7})
+    >>> try:
+    ...     check_option_bounds({"hand_size": 10_000_000})
+    ... except ProtocolError as exc:
+    ...     print(exc.message)
+    option 'hand_size' is at most 50 on this server, not 10000000
+
+    Raises:
+        ProtocolError: ``bad_options``, naming the option and its limit.
+    """
+    for name, limit in OPTION_LIMITS.items():
+        value = options.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value > limit:
+            raise ProtocolError(
+                ErrorCode.BAD_OPTIONS,
+                f"option {name!r} is at most {limit} on this server, not {value}",
+            )
+    counts = options.get("deck_counts")
+    if isinstance(counts, Mapping):
+        total = sum(
+            n for n in counts.values() if isinstance(n, int) and not isinstance(n, bool) and n > 0
+        )
+        if total > MAX_DECK_CARDS:
+            raise ProtocolError(
+                ErrorCode.BAD_OPTIONS,
+                f"option 'deck_counts' may hold at most {MAX_DECK_CARDS} cards on this server, "
+                f"not {total}",
+            )
+
+
+def check_deal(settings: RoomSettings) -> None:
+    """A dry run: rules that cannot deal a game (a custom deck too small for the hands) are
+    refused when the room is created, not at its start. It builds a game: servers call it in
+    a worker thread, never in the event loop.
+
+    Raises:
+        ProtocolError: ``bad_options``.
+    """
+    try:
+        new_game(settings.seats, rules=settings.preset, options=settings.options, seed=0)
+    except NoMercyError as exc:
+        raise ProtocolError(
+            ErrorCode.BAD_OPTIONS, f"these rules cannot deal a game: {exc}"
+        ) from None
+
+
 def parse_room_request(body: Any, timers: tuple[int, ...]) -> RoomSettings:
-    """Check a room creation request (docs/web-protocol.md); every option through the engine.
+    """Check a room creation request (docs/web-protocol.md): every option within the server's
+    bounds (``check_option_bounds``), then through the engine's rules. Builds no game (see
+    :func:`check_deal`).
 
     Raises:
         ProtocolError: a 400 naming the first problem found.
@@ -298,6 +432,7 @@ def parse_room_request(body: Any, timers: tuple[int, ...]) -> RoomSettings:
             "leave scoring_enabled out of the options",
         )
     options["scoring_enabled"] = scoring
+    check_option_bounds(options)
     try:
         rules = make_rules(preset, options)
     except NoMercyError as exc:
@@ -326,13 +461,6 @@ def parse_room_request(body: Any, timers: tuple[int, ...]) -> RoomSettings:
         raise ProtocolError(
             ErrorCode.BAD_HINTS, f"hints must be true or false (the coach on or off), not {hints!r}"
         )
-    # A dry run: a custom deck or hand size that cannot be dealt is refused now, not at start.
-    try:
-        new_game(seats, rules=preset, options=options, seed=0)
-    except NoMercyError as exc:
-        raise ProtocolError(
-            ErrorCode.BAD_OPTIONS, f"these rules cannot deal a game: {exc}"
-        ) from None
     return RoomSettings(
         name, host_name, preset, options, seats, bot, int(timer), mode, rules, hints
     )
@@ -352,6 +480,8 @@ def meta(timers: tuple[int, ...]) -> dict[str, Any]:
         }
         if spec.kind == "int":
             entry["minimum"] = spec.minimum
+            if spec.name in OPTION_LIMITS:
+                entry["maximum"] = OPTION_LIMITS[spec.name]
         options.append(entry)
     limits = {p: make_rules(p) for p in PRESETS}
     return {
@@ -366,4 +496,5 @@ def meta(timers: tuple[int, ...]) -> dict[str, Any]:
         "max_seats": 10,
         "max_seats_by_preset": {p: r.max_players for p, r in limits.items()},
         "max_message_bytes": MAX_MESSAGE_BYTES,
+        "max_deck_cards": MAX_DECK_CARDS,
     }

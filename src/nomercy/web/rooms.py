@@ -24,6 +24,7 @@ import contextlib
 import functools
 import hashlib
 import hmac
+import ipaddress
 import json
 import logging
 import queue
@@ -45,22 +46,28 @@ from nomercy.core.records import GameRecord
 from nomercy.tables import SeatBot
 from nomercy.tables.advice import advice_for
 from nomercy.tables.coach import DEFAULT_ITERATIONS, DEFAULT_MAX_TIME, Coach, CoachError
+from nomercy.web.guard import AllowedHosts
 from nomercy.web.protocol import (
     ErrorCode,
     ProtocolError,
     RoomSettings,
     TokenBucket,
+    check_deal,
     check_name,
+    check_option_bounds,
     same_name,
 )
 from nomercy.web.store import RoomRow, SeatRow, Store
 
 __all__ = [
     "Connection",
+    "HourlyLimit",
     "Lobby",
+    "LoopWatch",
     "Room",
     "ServerConfig",
     "StoreUnavailable",
+    "address_key",
     "bot_seed",
     "hash_token",
 ]
@@ -73,6 +80,10 @@ T = TypeVar("T")
 SUMMARY_DELAY = 0.05
 #: Seconds a connection waits between two hellos (each answered with the whole state).
 HELLO_EVERY = 0.5
+#: Public history entries (the current hand's) a ``hello``'s state carries at most: the
+#: newest; the client asks for older ones with ``history`` messages, ``HISTORY_PAGE`` at a time.
+HELLO_HISTORY = 60
+HISTORY_PAGE = 100
 #: Seconds a bot or the timer waits before retrying a move the database refused.
 RETRY_PAUSE = 0.25
 
@@ -98,13 +109,22 @@ class ServerConfig:
         grace: seconds a disconnected person's seat waits before the room's bot plays it.
         timers: the turn timer lengths a room may choose (0: off).
         rate_capacity / rate_per_second: each connection's token bucket.
-        abuse_limit / abuse_window: this many rate-limited messages within ``abuse_window``
+        throttle: a connection over its rate has its messages held back (handled in turn at
+            the rate) up to this many seconds; past that they are refused (``rate_limited``).
+        abuse_limit / abuse_window: this many refused messages within ``abuse_window``
             seconds close the connection.
         send_queue: messages queued for one connection before it counts as stuck and is closed.
+        send_bytes: bytes queued for one connection before it counts as stuck and is closed.
+        hellos_per_address: ``hello`` messages per second one client address (an IPv6 /64)
+            may send across all its connections, with bursts of ``hello_burst`` (0: no limit).
         hello_timeout: seconds a new WebSocket has to say ``hello`` before it is closed.
         room_connections: WebSockets one room holds at most (seats and spectators).
         room_idle: seconds a room with no connection and no move is kept open (0: for ever);
             then it is closed (its finished games stay, as replays).
+        unjoined_idle: the same for a room nobody but its host ever joined and that never
+            started a game (0: like any room), so rooms made and left cost minutes, not a week.
+        rooms_per_hour: rooms one client address may create per hour (0: no limit).
+        max_rooms: open rooms on the server at most; more are refused (0: no limit).
         action_retry: seconds a person's move waits for a locked database before it is refused
             with ``unavailable`` (bots' and the timer's moves are retried until stored).
         timings: record the server-side time of each person's action (``GET /api/timings``,
@@ -113,6 +133,8 @@ class ServerConfig:
         hint_workers: hints the whole server computes at once (each takes a thread for up to
             ``hint_max_time`` seconds); one more request gets ``hint_busy``.
         seed_source: the game seeds (``secrets.randbits(64)``; tests inject their own).
+        allowed_hosts: the ``Host`` names HTTP and WebSocket requests may carry (``None``: any;
+            ``nomercy serve`` always sets it).
     """
 
     database: str | Path
@@ -121,18 +143,26 @@ class ServerConfig:
     timers: tuple[int, ...] = (0, 15, 30, 60)
     rate_capacity: float = 20.0
     rate_per_second: float = 10.0
+    throttle: float = 3.0
     abuse_limit: int = 50
     abuse_window: float = 10.0
     send_queue: int = 256
+    send_bytes: int = 1 << 20
+    hellos_per_address: float = 10.0
+    hello_burst: float = 60.0
     hello_timeout: float = 10.0
     room_connections: int = 64
     room_idle: float = 7 * 86400.0
+    unjoined_idle: float = 600.0
+    rooms_per_hour: int = 60
+    max_rooms: int = 2000
     action_retry: float = 5.0
     timings: bool = False
     hint_iterations: int = DEFAULT_ITERATIONS
     hint_max_time: float = DEFAULT_MAX_TIME
     hint_workers: int = 2
     seed_source: Callable[[], int] = field(default=_default_seed)
+    allowed_hosts: AllowedHosts | None = None
 
 
 def hash_token(token: str) -> str:
@@ -279,11 +309,53 @@ def _resolve(items: list[tuple[asyncio.Future[Any], bool, Any]]) -> None:
             future.set_exception(value)
 
 
+class LoopWatch:
+    """Measures the event loop's stalls: time in which no connection's messages were read,
+    so none of them may be judged on how they bunched up then (``Connection.admit``)."""
+
+    PERIOD = 0.05
+
+    def __init__(self) -> None:
+        self._stalled = 0.0
+        self._tick: float | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        """Start measuring (in the running loop)."""
+        self._tick = time.monotonic()
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        """Stop measuring."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.PERIOD)
+            now = time.monotonic()
+            assert self._tick is not None
+            late = now - self._tick - self.PERIOD
+            if late > self.PERIOD:
+                self._stalled += late
+            self._tick = now
+
+    def stalled(self, now: float) -> float:
+        """Seconds the loop has been stalled since it started, the stall going on at ``now``
+        (seen from a callback that runs as the loop comes back) included; never decreases."""
+        if self._tick is None:
+            return self._stalled
+        return self._stalled + max(0.0, now - self._tick - 2 * self.PERIOD)
+
+
 class Connection:
     """One WebSocket: its seat (``None``: a spectator), rate limit, and outgoing queue.
 
     ``send`` never blocks: messages wait in a bounded queue that one sender task drains with
-    ``send_text``. A connection whose queue overflows is stuck: it is closed (``close``).
+    ``send_text``. A connection whose queue overflows (``send_queue`` messages or
+    ``send_bytes`` bytes) is stuck: it is closed (``close``).
     """
 
     def __init__(
@@ -291,14 +363,27 @@ class Connection:
         send_text: Callable[[str], Coroutine[Any, Any, None]],
         close: Callable[[int], Coroutine[Any, Any, None]],
         config: ServerConfig,
+        watch: LoopWatch | None = None,
+        address: str | None = None,
+        on_stuck: Callable[[], None] | None = None,
     ) -> None:
         self._send_text = send_text
+        self._on_stuck = on_stuck
+        #: Closed for not reading its messages (see ``send``).
+        self.stuck = False
+        #: The client's address key (``address_key``), for the per-address hello budget.
+        self.address = address_key(address) if address is not None else None
+        self._send_bytes = config.send_bytes
+        self.queued_bytes = 0  # text waiting in ``queue``
         self._close = close
         self.seat: int | None = None
         self.greeted = False
         self.hello_at = 0.0  # time.monotonic() of the last hello
         self.hello_token: str | None = None  # and its token
         self.bucket = TokenBucket(config.rate_capacity, config.rate_per_second)
+        self._throttle = config.throttle
+        self._watch = watch
+        self._stalls_seen = watch.stalled(time.monotonic()) if watch is not None else 0.0
         self._abuse_limit = config.abuse_limit
         self._abuse_window = config.abuse_window
         self._refused: collections.deque[float] = collections.deque()
@@ -313,6 +398,23 @@ class Connection:
     def start(self) -> None:
         """Start the sender task."""
         self._task = asyncio.create_task(self._sender())
+
+    def admit(self, arrived: float, busy: float = 0.0) -> float | None:
+        """Judge a message by when it arrived (``time.monotonic()``): the seconds to hold it
+        back so that the connection keeps to its rate (0: at once), or ``None``: it is over
+        the rate by more than ``ServerConfig.throttle`` seconds of messages (refuse it).
+
+        Time the server did not read (its event loop stalled, see :class:`LoopWatch`, or
+        ``busy``: seconds this connection's messages waited for the server) is credited, so
+        messages that piled up meanwhile count at the rate they were sent, not as a burst.
+        """
+        stalled = busy
+        if self._watch is not None:
+            total = self._watch.stalled(arrived)
+            stalled += max(0.0, total - self._stalls_seen)
+            self._stalls_seen = max(self._stalls_seen, total)
+        self.bucket.credit(arrived, stalled)
+        return self.bucket.reserve(arrived, self._throttle)
 
     def refuse(self) -> bool:
         """Count a rate-limited message; whether the connection now floods (``abuse_limit``
@@ -330,6 +432,7 @@ class Connection:
             if item is None:
                 return
             text, delivery = item
+            self.queued_bytes -= len(text)
             try:
                 await self._send_text(text)
             except Exception:  # the peer went away; the receive loop cleans up
@@ -344,13 +447,19 @@ class Connection:
             return
         text = message if isinstance(message, str) else dumps(message)
         try:
+            if self.queued_bytes + len(text) > self._send_bytes and self.queued_bytes:
+                raise asyncio.QueueFull
             self.queue.put_nowait((text, delivery))
+            self.queued_bytes += len(text)
             if delivery is not None:
                 delivery.pending += 1
         except asyncio.QueueFull:
+            # By count or by bytes (a few large states weigh as much as many small updates).
             log.warning("closing a connection that does not read its messages")
-            self.closed = True
+            self.closed = self.stuck = True
             asyncio.get_running_loop().create_task(self._close(1013))
+            if self._on_stuck is not None:
+                self._on_stuck()
 
     async def stop(self) -> None:
         """Stop the sender after the queued messages (or at once if the peer is gone)."""
@@ -416,8 +525,14 @@ class Room:
         self.closed = False
         self._stuck: str | None = None
         self.sockets = 0  # WebSockets attached, greeted or not (ServerConfig.room_connections)
+        # Someone besides the host took a seat, or a game started (ServerConfig.unjoined_idle).
+        self.joined = any(s.kind == HUMAN and s.seat != 0 for s in self.seats)
         self.active = time.monotonic()  # the last move, hello or departure (room expiry)
         self._summary_pending: asyncio.TimerHandle | None = None
+        # The state a hello gets, encoded once per game, move, timer and seat (spectators
+        # share one): a crowd of hellos costs sends, not views (see hello_state).
+        self._hello_key: tuple[Any, ...] | None = None
+        self._hello_texts: dict[int | None, str] = {}
         self._arrival: float | None = None  # when the person's action being applied arrived
 
     # ------------------------------------------------------------------ reading
@@ -484,7 +599,14 @@ class Room:
         assert game is not None
         legal: list[str] = []
         advice: dict[str, list[dict[str, Any]]] = {}
-        view = game.view(seat, history=history)
+        view = game.view(seat, history=False)
+        history_from = None
+        if history:
+            # The newest HELLO_HISTORY public events of the hand; older ones on request
+            # (``history`` messages), so a hello's size does not grow with the hand.
+            public = game.public_history()
+            history_from = max(0, len(public) - HELLO_HISTORY)
+            view["history"] = public[history_from:]
         if seat is not None and not game.is_over and not game.out[seat]:
             actions = game.legal_actions(seat)
             legal = [str(a) for a in actions]
@@ -505,9 +627,50 @@ class Room:
             "last": None if last is None else {"seat": last.seat, "action": str(last)},
             "timer": timer,
         }
+        if history_from is not None:
+            message["history_from"] = history_from
         if room:
             message["room"] = self.summary()
         return message
+
+    def hello_state(self, seat: int | None) -> str:
+        """The encoded ``state`` a ``hello`` (or a removed seat) gets: built once per game,
+        move, timer and seat, then reused; the room summary, which changes with every
+        connection, is spliced in fresh."""
+        game = self.game
+        assert game is not None
+        key = (id(game), self.game_id, len(game.history), game.is_over, self.deadline)
+        if key != self._hello_key:
+            self._hello_key = key
+            self._hello_texts = {}
+        text = self._hello_texts.get(seat)
+        if text is None:
+            message = self.state_message(seat, [], None, history=True, room=False)
+            text = self._hello_texts[seat] = dumps(message)[:-1]
+        return f'{text},"room":{dumps(self.summary())}}}'
+
+    def history_page(self, before: Any) -> dict[str, Any]:
+        """A ``history`` message: the current hand's public events ``[from, before)``, at most
+        ``HISTORY_PAGE`` of them, oldest first.
+
+        Raises:
+            ProtocolError: ``malformed`` (``before`` not an index), ``not_started``.
+        """
+        if isinstance(before, bool) or not isinstance(before, int) or before < 0:
+            raise ProtocolError(ErrorCode.MALFORMED, "'before' must be an event index (>= 0)")
+        game = self.game
+        if game is None:
+            raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started")
+        public = game.public_history()
+        end = min(before, len(public))
+        start = max(0, end - HISTORY_PAGE)
+        return {
+            "type": "history",
+            "game_id": self.game_id,
+            "hand": game.hand_number,
+            "from": start,
+            "events": public[start:end],
+        }
 
     # ------------------------------------------------------------------ broadcasting
     def broadcast_room(self) -> None:
@@ -575,18 +738,28 @@ class Room:
                 raise ProtocolError(
                     ErrorCode.RATE_LIMITED, f"the same hello at most every {HELLO_EVERY} s"
                 )
+            if not self.lobby.hello_allowed(conn.address):
+                raise ProtocolError(
+                    ErrorCode.RATE_LIMITED,
+                    f"too many hellos from your address: {self.config.hellos_per_address:g} "
+                    "a second at most",
+                )
             conn.hello_at, conn.hello_token = now, token
             async with self.lock:
                 self.hello(conn, token)
             return
-        if kind not in ("start", "action", "remove", "hint"):
+        if kind not in ("start", "action", "remove", "hint", "history"):
             raise ProtocolError(
                 ErrorCode.UNKNOWN_TYPE,
                 f"unknown message type {kind[:40]!r}; "
-                "expected hello, start, action, remove, hint or ping",
+                "expected hello, start, action, remove, hint, history or ping",
             )
         if not conn.greeted:
             raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first (with your seat token)")
+        if kind == "history":
+            async with self.lock:
+                conn.send(self.history_page(data.get("before")))
+            return
         if kind == "hint":
             await self.hint(conn)
             return
@@ -638,7 +811,7 @@ class Room:
         self._reschedule_timer()
         conn.send({"type": "welcome", "seat": seat, "room": self.summary()})
         if self.game is not None:
-            conn.send(self.state_message(seat, [], None, history=True))
+            conn.send(self.hello_state(seat))
         self.broadcast_room()
 
     def leave(self, conn: Connection) -> None:
@@ -680,7 +853,7 @@ class Room:
             )
             c.send({"type": "welcome", "seat": None, "room": self.summary()})
             if self.game is not None:
-                c.send(self.state_message(None, [], None, history=True))
+                c.send(self.hello_state(None))
         self.broadcast_room()
 
     async def hint(self, conn: Connection) -> None:
@@ -783,12 +956,16 @@ class Room:
                 row.kind, row.bot, row.name = BOT, self.bot, f"Bot {row.seat}"
         names = [row.name or f"P{row.seat}" for row in seats]
         if game is None:
-            game = new_game(
-                len(self.seats),
-                rules=self.preset,
-                options=self.options,
-                seed=self.config.seed_source(),
-                names=names,
+            # Dealing builds the deck: in a worker thread, so no room waits for it.
+            game = await asyncio.to_thread(
+                functools.partial(
+                    new_game,
+                    len(self.seats),
+                    rules=self.preset,
+                    options=self.options,
+                    seed=self.config.seed_source(),
+                    names=names,
+                )
             )
         elif game.n != len(self.seats):
             raise ValueError(f"a {game.n}-player game for {len(self.seats)} seats")
@@ -808,6 +985,7 @@ class Room:
             s.kind, s.bot, s.name = row.kind, row.bot, row.name
         self.game, self.game_id = game, game_id
         self.active = time.monotonic()
+        self.joined = True
         self.games_played += 1
         self._in_turn = 0
         self._timer_key = None
@@ -1169,6 +1347,56 @@ class Room:
                 await task
 
 
+def address_key(address: str) -> str:
+    """The key a client address is counted under: IPv4 as it is, IPv6 by its /64 network
+    (one household or host gets a whole /64; counting single IPv6 addresses would give it
+    2**64 allowances).
+
+    >>> address_key("203.0.113.7"), address_key("2001:db8:1:2:aaaa::1")
+    ('203.0.113.7', '2001:db8:1:2::/64')
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+class HourlyLimit:
+    """At most ``per_hour`` events per key in any hour (a sliding window; 0: no limit).
+
+    >>> limit = HourlyLimit(2)
+    >>> [limit.take("a", t) for t in (0.0, 1.0, 2.0)], limit.take("a", 3600.0)
+    ([None, None, 3598.0], None)
+    """
+
+    def __init__(self, per_hour: int) -> None:
+        self.per_hour = per_hour
+        self._times: dict[str, collections.deque[float]] = {}
+
+    def take(self, key: str, now: float) -> float | None:
+        """Count one event for ``key`` (``None``); if the hour's allowance is spent, count
+        nothing and return the seconds until the next one is allowed."""
+        if self.per_hour <= 0:
+            return None
+        times = self._times.setdefault(key, collections.deque())
+        while times and times[0] <= now - 3600.0:
+            times.popleft()
+        if len(times) >= self.per_hour:
+            return times[0] + 3600.0 - now
+        times.append(now)
+        return None
+
+    def forget(self, now: float) -> None:
+        """Drop keys with no event in the last hour (their memory)."""
+        for key in [k for k, t in self._times.items() if not t or t[-1] <= now - 3600.0]:
+            del self._times[key]
+
+
 class Lobby:
     """Every room of the server, the database, and the replays of finished games."""
 
@@ -1186,6 +1414,12 @@ class Lobby:
         #: Hints being computed now (``ServerConfig.hint_workers`` at most), and their tasks.
         self.hints_running = 0
         self.hint_tasks: set[asyncio.Task[None]] = set()
+        #: Rooms created per client address in the last hour (``ServerConfig.rooms_per_hour``).
+        self.creations = HourlyLimit(config.rooms_per_hour)
+        #: The event loop's stalls (flood detection does not count them against clients).
+        self.watch = LoopWatch()
+        #: Hellos per client address (``ServerConfig.hellos_per_address``).
+        self._hellos: dict[str, TokenBucket] = {}
 
     @property
     def store(self) -> Store:
@@ -1221,10 +1455,19 @@ class Lobby:
         """Open the database and resume every room where it was (games replayed)."""
         self._store = Store(self.config.database)
         self._writer = Writer(self._store)
+        self.watch.start()
         for row in self.store.load_rooms():
+            try:
+                check_option_bounds(row.options)
+            except ProtocolError as exc:
+                # Made before these bounds existed: replaying its game could stall the start.
+                log.error("room %s is closed: %s", row.code, exc.message)
+                self.store.close_room(row.code)
+                continue
             room = Room(self, row)
             room.finished = self.store.finished_games(row.code)
             room.games_played = self.store.games_count(row.code)
+            room.joined = room.joined or room.games_played > 0
             if row.game_id is not None:
                 game_row = self.store.load_game(row.game_id)
                 if game_row is None:
@@ -1251,8 +1494,7 @@ class Lobby:
                     room._reschedule_timer()
                     room._schedule()
         log.info("%d rooms loaded from %s", len(self.rooms), self.config.database)
-        if self.config.room_idle > 0:
-            self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def close(self) -> None:
         """Stop every room's tasks and close the database."""
@@ -1260,6 +1502,7 @@ class Lobby:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._sweeper
+        await self.watch.stop()
         for room in self.rooms.values():
             await room.close()
         for task in list(self.hint_tasks):
@@ -1274,15 +1517,47 @@ class Lobby:
             self._store = None
 
     async def _sweep(self) -> None:
-        """Close rooms idle for ``room_idle`` seconds (no connection, no move)."""
-        idle = self.config.room_idle
-        every = min(60.0, max(0.05, idle / 4))
+        """Close rooms idle for ``room_idle`` seconds (no connection, no move), and rooms never
+        joined idle for ``unjoined_idle`` seconds; forget stale per-address counts."""
+        limits = [t for t in (self.config.room_idle, self.config.unjoined_idle) if t > 0]
+        every = min(60.0, max(0.05, min(limits) / 4)) if limits else 60.0
         while True:
             await asyncio.sleep(every)
             now = time.monotonic()
             for room in list(self.rooms.values()):
-                if room.sockets == 0 and now - room.active >= idle:
-                    await self.expire(room)
+                if room.sockets == 0:
+                    idle = self.idle_limit(room)
+                    if idle > 0 and now - room.active >= idle:
+                        await self.expire(room)
+            self.creations.forget(now)
+            self._forget_hellos(now)
+
+    def hello_allowed(self, address: str | None) -> bool:
+        """Spend one of ``address``'s hellos (its key, see ``address_key``), if it has one.
+        One budget for all the address's connections: opening more connections does not buy
+        more hellos (each is answered with a whole state)."""
+        rate = self.config.hellos_per_address
+        if address is None or rate <= 0:
+            return True
+        bucket = self._hellos.get(address)
+        if bucket is None:
+            bucket = self._hellos[address] = TokenBucket(self.config.hello_burst, rate)
+        return bucket.take()
+
+    def _forget_hellos(self, now: float) -> None:
+        """Drop the hello budgets that have refilled (their addresses are quiet)."""
+        self._hellos = {
+            k: b
+            for k, b in self._hellos.items()
+            if b.tokens + (now - b.stamp) * b.rate < b.capacity
+        }
+
+    def idle_limit(self, room: Room) -> float:
+        """Seconds ``room`` may stay idle (0: for ever)."""
+        unjoined = self.config.unjoined_idle
+        if not room.joined and unjoined > 0:
+            return min(unjoined, self.config.room_idle or unjoined)
+        return self.config.room_idle
 
     async def expire(self, room: Room) -> None:
         """Close an idle room: it leaves the server and the database's open rooms; its
@@ -1295,7 +1570,7 @@ class Lobby:
             except StoreUnavailable:
                 return  # the next sweep tries again
             self.rooms.pop(room.code, None)
-            log.info("room %s closed after %.0f s idle", room.code, self.config.room_idle)
+            log.info("room %s closed after %.0f s idle", room.code, self.idle_limit(room))
         await room.close()
 
     # ------------------------------------------------------------------ rooms
@@ -1305,12 +1580,36 @@ class Lobby:
             if code not in self.rooms:
                 return code
 
-    async def create_room(self, settings: RoomSettings) -> tuple[Room, str]:
+    async def create_room(
+        self, settings: RoomSettings, address: str | None = None
+    ) -> tuple[Room, str]:
         """A new room with the host in seat 0; returns the room and the host's token.
+        ``address``: the client's, for ``rooms_per_hour`` (``None``: not counted).
 
         Raises:
+            ProtocolError: ``rate_limited`` (429): this address made its rooms for the hour;
+                ``server_full`` (503): ``max_rooms`` rooms are open; ``bad_options``: these
+                rules cannot deal a game.
             StoreUnavailable: the database refused it.
         """
+        if self.config.max_rooms and len(self.rooms) >= self.config.max_rooms:
+            raise ProtocolError(
+                ErrorCode.SERVER_FULL,
+                f"the server has {self.config.max_rooms} open rooms, its limit; try later",
+                503,
+            )
+        if address is not None:
+            wait = self.creations.take(address_key(address), time.monotonic())
+            if wait is not None:
+                raise ProtocolError(
+                    ErrorCode.RATE_LIMITED,
+                    f"at most {self.config.rooms_per_hour} new rooms an hour from one address; "
+                    f"try again in {max(1, round(wait / 60))} min",
+                    429,
+                    retry_after=wait,
+                )
+        # The dry run deals a game: in a worker thread, never in the event loop.
+        await asyncio.to_thread(check_deal, settings)
         token = secrets.token_urlsafe(24)
         code = self._new_code()
         seats = [SeatRow(0, settings.host_name, HUMAN, None, hash_token(token))]
@@ -1367,6 +1666,7 @@ class Lobby:
             )
             seat.kind, seat.name, seat.token_hash = HUMAN, name, row.token_hash
             room.active = time.monotonic()
+            room.joined = True
             room.broadcast_room()
             return seat.seat, token
 
@@ -1384,10 +1684,13 @@ class Lobby:
         record = row.record
         cached = self._replays.get(game_id)
         if cached is None:
-            cached = self._replays[game_id] = replay_data(row.id, row.room, record)
+            # Replaying a long game rebuilds it move by move: in a worker thread, never in the
+            # event loop.
+            cached = await asyncio.to_thread(replay_data, row.id, row.room, record)
+            self._replays[game_id] = cached
             if len(self._replays) > 64:
                 self._replays.pop(next(iter(self._replays)))
-        return cached, record.dumps()
+        return cached, await asyncio.to_thread(record.dumps)
 
 
 def _frame(game: Game) -> dict[str, Any]:

@@ -56,6 +56,15 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         "--port", type=int, default=8000, help="TCP port, 1-65535 (default: %(default)s)"
     )
     parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the server answers to besides its listening address and localhost "
+        "(any IP address too when listening on 0.0.0.0 or ::); repeat for more; '*': any "
+        "name (turns off the DNS-rebinding check; for a reverse proxy that checks names)",
+    )
+    parser.add_argument(
         "--database",
         metavar="PATH",
         help=f"SQLite file for rooms and games (default: {default_database()})",
@@ -91,7 +100,31 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         help="close a room after this long with no connection and no move; its finished "
         "games stay as replays; 0: keep rooms for ever (default: %(default)s, a week)",
     )
+    parser.add_argument(
+        "--unjoined-room-idle",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="close a room that nobody but its host ever joined (and that never started a "
+        "game) after this long with no connection; 0: like any room (default: %(default)s)",
+    )
     limits = parser.add_argument_group("connection limits")
+    limits.add_argument(
+        "--rooms-per-hour",
+        type=int,
+        default=60,
+        metavar="N",
+        help="rooms one client address (an IPv6 /64) may create per hour; 0: no limit "
+        "(default: %(default)s)",
+    )
+    limits.add_argument(
+        "--max-rooms",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="open rooms on the server at most; creating more is refused until some close; "
+        "0: no limit (default: %(default)s)",
+    )
     limits.add_argument(
         "--max-connections",
         type=int,
@@ -113,6 +146,24 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         default=64,
         metavar="N",
         help="WebSockets (seats and spectators) one room holds at most (default: %(default)s)",
+    )
+    limits.add_argument(
+        "--hellos-per-address",
+        type=float,
+        default=10.0,
+        metavar="PER_SECOND",
+        help="hello messages (each answered with a whole state) one client address may send "
+        "across its connections, with bursts of six times as many; 0: no limit "
+        "(default: %(default)s)",
+    )
+    limits.add_argument(
+        "--send-budget",
+        type=int,
+        default=1 << 20,
+        metavar="BYTES",
+        help="bytes waiting to be sent to one WebSocket at most; a connection that reads too "
+        "slowly for that is closed (1013), so its backlog does not fill the server's memory "
+        "(default: %(default)s)",
     )
     limits.add_argument(
         "--header-timeout",
@@ -187,8 +238,20 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         return _fail(f"--grace must be >= 0, got {args.grace}")
     if args.rate_limit <= 0:
         return _fail(f"--rate-limit must be > 0, got {args.rate_limit}")
-    if args.room_idle < 0:
-        return _fail(f"--room-idle must be >= 0, got {args.room_idle}")
+    for name in args.allowed_host:
+        if not name.strip() or any(c in name for c in "/ \t@"):
+            return _fail(f"--allowed-host takes a host name (no scheme or path), not {name!r}")
+    for flag, value in (
+        ("--room-idle", args.room_idle),
+        ("--unjoined-room-idle", args.unjoined_room_idle),
+        ("--rooms-per-hour", args.rooms_per_hour),
+        ("--max-rooms", args.max_rooms),
+        ("--hellos-per-address", args.hellos_per_address),
+    ):
+        if value < 0:
+            return _fail(f"{flag} must be >= 0, got {value}")
+    if args.send_budget < 4096:
+        return _fail(f"--send-budget must be >= 4096, got {args.send_budget}")
     for flag, value in (
         ("--max-connections", args.max_connections),
         ("--room-connections", args.room_connections),
@@ -215,6 +278,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
 
         from nomercy.web.app import create_app
         from nomercy.web.guard import (
+            AllowedHosts,
             Limits,
             RateLimitFilter,
             guarded_protocol,
@@ -261,9 +325,16 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         hello_timeout=args.hello_timeout,
         room_connections=args.room_connections,
         room_idle=args.room_idle,
+        unjoined_idle=args.unjoined_room_idle,
+        rooms_per_hour=args.rooms_per_hour,
+        max_rooms=args.max_rooms,
+        hellos_per_address=args.hellos_per_address,
+        hello_burst=6 * args.hellos_per_address,
+        send_bytes=args.send_budget,
         timings=args.timings,
         hint_workers=args.hint_workers,
         hint_iterations=args.hint_iterations,
+        allowed_hosts=AllowedHosts.for_listening(args.host, args.allowed_host),
     )
     app = create_app(config)
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host

@@ -75,6 +75,27 @@ CREATE TABLE IF NOT EXISTS actions (
 """
 
 
+#: The columns each table must have (after migrations) for this version to read it.
+_COLUMNS = {
+    "meta": {"key", "value"},
+    "rooms": {
+        "code",
+        "name",
+        "preset",
+        "options",
+        "seats",
+        "bot",
+        "timer",
+        "mode",
+        "created",
+        "game_id",
+    },
+    "seats": {"room", "seat", "name", "kind", "bot", "token_hash"},
+    "games": {"id", "room", "number", "setup", "status", "started", "finished", "result"},
+    "actions": {"game", "idx", "action", "at"},
+}
+
+
 class StoreError(RuntimeError):
     """The database cannot be opened or is not a nomercy server database."""
 
@@ -203,7 +224,9 @@ class Store:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA foreign_keys=ON")
+            self._check_foreign()
             self.db.executescript(_SCHEMA)
+            self._check_columns()
             row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
             if row is None:
                 self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
@@ -221,8 +244,49 @@ class Store:
             # A read-only file opens and reads fine, then refuses every room: write now.
             with self._tx() as db:
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('opened', ?)", (str(time.time()),))
+        except StoreError:
+            self.db.close()
+            raise
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"cannot open the database {self.path}: {exc}") from None
+
+    def _tables(self) -> set[str]:
+        rows = self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+        )
+        return {name for (name,) in rows}
+
+    def _check_foreign(self) -> None:
+        """Refuse a database some other program made: tables, but not ours (no ``meta`` with a
+        schema version). Adding our tables to it would mix two programs' data."""
+        tables = self._tables()
+        if not tables:
+            return
+        ours = "meta" in tables and {"key", "value"} <= self._columns("meta")
+        if ours:
+            ours = (
+                self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone() is not None
+            )
+        if not ours:
+            shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+            raise StoreError(
+                f"{self.path} is not a nomercy server database (it holds the tables {shown}); "
+                "give another --database"
+            )
+
+    def _columns(self, table: str) -> set[str]:
+        return {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+
+    def _check_columns(self) -> None:
+        """Refuse a database whose tables lack the columns this version reads (a file edited
+        by hand, or made by another program with the same table names)."""
+        for table, columns in _COLUMNS.items():
+            missing = columns - self._columns(table)
+            if missing:
+                raise StoreError(
+                    f"{self.path} is not a nomercy server database: its table {table!r} has no "
+                    f"column {', '.join(sorted(missing))}"
+                )
 
     def close(self) -> None:
         """Close the database."""

@@ -59,6 +59,7 @@ function renderOptions() {
     } else {
       input = el("input", { type: "number", id, step: "1" });
       if (opt.minimum !== undefined && opt.minimum !== null) input.min = String(opt.minimum);
+      if (opt.maximum !== undefined && opt.maximum !== null) input.max = String(opt.maximum);
       if (Array.isArray(opt.values) && opt.values.length) {
         input.min = String(Math.min(...opt.values));
         input.max = String(Math.max(...opt.values));

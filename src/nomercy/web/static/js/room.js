@@ -20,6 +20,8 @@ const S = {
   legal: [],
   actions: null, // parsed legal actions
   log: [], // raw event dicts, translated on render
+  logFrom: 0, // index in the hand's public history of S.log[0] (> 0: older events to ask for)
+  logHand: null, // the hand S.logFrom counts in
   timer: null,
   selected: 0,
   unoArmed: false,
@@ -133,6 +135,9 @@ function connect() {
     setConn("");
     const hello = { type: "hello" };
     if (S.token) hello.token = S.token;
+    // Kept as the last message: a hello over the address's budget (rate_limited) is sent once
+    // more a moment later, like any other message.
+    S.lastSent = { msg: hello, retried: false };
     ws.send(JSON.stringify(hello));
   });
   ws.addEventListener("message", (e) => {
@@ -204,6 +209,9 @@ function onMessage(msg) {
       break;
     case "hint":
       onHint(msg);
+      break;
+    case "history":
+      onHistory(msg);
       break;
     case "pong":
       break;
@@ -372,8 +380,11 @@ function onState(msg) {
     S.clockOffset = S.clockOffset === undefined ? offset : Math.max(S.clockOffset, offset);
   }
   if (!S.gotState || newGame) {
-    // A (re)connection: the view's public history of this hand is the log so far.
+    // A (re)connection: the view's public history of this hand is the log so far (its newest
+    // events; history_from > 0: older ones are asked for with the log's button).
     S.log = Array.isArray(msg.view?.history) ? [...msg.view.history] : [];
+    S.logFrom = msg.history_from || 0;
+    S.logHand = msg.view?.hand_number ?? null;
     S.gotState = true;
     if (!S.log.length) S.log.push(...(msg.events || []));
     if (newGame) {
@@ -383,7 +394,17 @@ function onState(msg) {
   } else {
     S.log.push(...(msg.events || []));
   }
-  if (S.log.length > 400) S.log.splice(0, S.log.length - 400);
+  if (msg.view?.hand_number !== S.logHand) {
+    // A new hand: the log's first events are an earlier hand's, which cannot be asked for.
+    S.logFrom = 0;
+    S.logHand = null;
+  }
+  if (S.log.length > 400) {
+    // The newest 400 events are shown; those cut off can be asked for again (same hand).
+    const cut = S.log.length - 400;
+    S.log.splice(0, cut);
+    S.logFrom = S.logHand === null ? 0 : S.logFrom + cut;
+  }
   show("join-panel", false);
   show("lobby-panel", false);
   show("table", true);
@@ -774,7 +795,7 @@ async function maybeOpenColourPicker(force = false) {
   const A = S.actions;
   if (!myTurn() || !A.colours.size || S.picker) return;
   // Opened once per decision; the Name the colour button (K) opens it again after Cancel.
-  const decision = `${S.gameId}:${S.view.phase}:${S.view.hand_number}:${S.log.length}`;
+  const decision = `${S.gameId}:${S.view.phase}:${S.view.hand_number}:${S.move}`;
   if (!force && S.colourAsked === decision) return;
   S.colourAsked = decision;
   const title = S.view.phase === "roulette_colour" ? t("picker.roulette") : t("picker.colour");
@@ -802,17 +823,38 @@ function renderTimer() {
 setInterval(() => S.view && renderTimer(), 250);
 
 // ------------------------------------------------------------------ log
-function renderLog() {
+function renderLog(keepScroll = false) {
   const list = $("log");
   const nm = names();
+  const below = list.scrollHeight - list.scrollTop;
   list.replaceChildren();
+  if (S.logFrom > 0) {
+    // The hello's state carries the hand's newest events: older ones come a page at a time.
+    const more = el("button", { type: "button", class: "secondary", id: "log-older", text: t("table.older"), onclick: askOlder });
+    list.append(el("li", { class: "ev ev-older" }, more));
+  }
   for (const ev of S.log) {
     const { text, rules } = translateEvent(ev, nm);
     const li = el("li", { class: `ev ev-${ev.kind}` }, el("span", { class: "etext", text }));
     if (rules) li.append(" ", el("span", { class: "rule", text: rules }));
     list.append(li);
   }
-  list.scrollTop = list.scrollHeight;
+  list.scrollTop = keepScroll ? list.scrollHeight - below : list.scrollHeight;
+}
+
+function askOlder() {
+  if (S.ws && S.ws.readyState === WebSocket.OPEN && S.logFrom > 0) {
+    S.ws.send(JSON.stringify({ type: "history", before: S.logFrom }));
+  }
+}
+
+function onHistory(msg) {
+  // Older events of this hand (web-protocol.md): [from, S.logFrom), put before the log.
+  if (msg.game_id !== S.gameId || msg.hand !== S.logHand || !(msg.from < S.logFrom)) return;
+  const events = Array.isArray(msg.events) ? msg.events.slice(0, S.logFrom - msg.from) : [];
+  S.log.unshift(...events);
+  S.logFrom = msg.from;
+  renderLog(true);
 }
 
 // ------------------------------------------------------------------ end of a hand
