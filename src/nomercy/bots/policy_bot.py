@@ -25,7 +25,7 @@ import numpy.typing as npt
 from nomercy.bots.knowledge import rules_of
 from nomercy.core.actions import Action
 from nomercy.encoding.actions import NUM_ACTIONS, fast_ids
-from nomercy.encoding.observations import ObservationEncoder, flat_scale
+from nomercy.encoding.observations import FLAT_BOUNDS, ObservationEncoder, flat_scale
 
 __all__ = ["Policy", "PolicyBot", "PolicyFn", "as_policy", "load_target"]
 
@@ -235,6 +235,8 @@ class PolicyBot:
         target: ``"MODULE:ATTR"``, the policy to load (see :func:`load_target`).
         policy: the policy itself, instead of ``target`` (anything :func:`as_policy` takes).
         deterministic: play the legal id with the largest logit (default) or sample.
+        flat_bounds: the ``"flat"`` scaling the policy was trained with (``"fixed"``, the
+            environments' default, or ``"rules"``); ``policy:M:A:flat_bounds=rules``.
 
     The policy gets the observation the RL environments give (``obs_format`` of the policy:
     the scaled flat vector, or the Dict with the mask), built from the seat's view, and the
@@ -257,7 +259,11 @@ class PolicyBot:
         target: str | None = None,
         policy: Any = None,
         deterministic: bool = True,
+        flat_bounds: str = "fixed",
     ) -> None:
+        if flat_bounds not in FLAT_BOUNDS:
+            raise ValueError(f"flat_bounds must be 'fixed' or 'rules', not {flat_bounds!r}")
+        self.flat_bounds = flat_bounds
         if (target is None) == (policy is None):
             raise ValueError("a policy bot needs a target (MODULE:ATTR) or a policy, not both")
         obj = load_target(target) if target is not None else policy
@@ -275,7 +281,7 @@ class PolicyBot:
         found = self._encoders.get(key)
         if found is None:
             encoder = ObservationEncoder(rules_of(view), n)
-            found = self._encoders[key] = (encoder, flat_scale(encoder))
+            found = self._encoders[key] = (encoder, flat_scale(encoder, self.flat_bounds))
         return found
 
     def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:

@@ -22,7 +22,13 @@ from nomercy.encoding.actions import (
     fast_ids,
     id_to_action,
 )
-from nomercy.encoding.observations import OBS_SIZE, ObservationEncoder, PublicTracker, flat_scale
+from nomercy.encoding.observations import (
+    FLAT_BOUNDS,
+    OBS_SIZE,
+    ObservationEncoder,
+    PublicTracker,
+    flat_scale,
+)
 
 ILLEGAL_MODES = ("raise", "penalize")
 
@@ -63,15 +69,21 @@ def observation_space(encoder: ObservationEncoder) -> spaces.Dict:
 OBS_FORMATS = ("dict", "flat")
 
 
+def check_flat_bounds(bounds: str) -> str:
+    if bounds not in FLAT_BOUNDS:
+        raise ValueError(f"flat_bounds must be 'fixed' or 'rules', not {bounds!r}")
+    return bounds
+
+
 def check_obs_format(obs_format: str) -> str:
     if obs_format not in OBS_FORMATS:
         raise ValueError(f"obs_format must be 'dict' or 'flat', not {obs_format!r}")
     return obs_format
 
 
-def flat_observation_space(encoder: ObservationEncoder) -> spaces.Box:
+def flat_observation_space(encoder: ObservationEncoder, bounds: str = "fixed") -> spaces.Box:
     """The ``"flat"`` observation: the vector scaled by :func:`flat_scale`, no mask."""
-    scale = flat_scale(encoder)
+    scale = flat_scale(encoder, bounds)
     low = (encoder.low * scale).astype(np.float32)
     high = (encoder.high * scale).astype(np.float32)
     return spaces.Box(low, high, (OBS_SIZE,), np.float32)

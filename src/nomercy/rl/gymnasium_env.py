@@ -24,6 +24,7 @@ from nomercy.rl._common import (
     IllegalActionIdError,
     LegalDiscrete,
     apply_tracked,
+    check_flat_bounds,
     check_illegal_mode,
     check_obs_format,
     check_out_of_turn,
@@ -67,6 +68,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             ``"flat"``: the vector alone, each entry divided by its largest magnitude (a
             ``Box`` in [-1, 1]), for policies that take one array; the mask is then in
             ``info["action_mask"]`` and :meth:`action_masks`.
+        flat_bounds: ``"fixed"`` (default) or ``"rules"``, as :class:`nomercy.rl.raw_env`.
         render_mode: ``None``; ``"ansi"``: ``render()`` returns the learner's view as text;
             ``"human"``: that text is printed after every ``reset()`` and ``step()`` (and by
             ``render()``, which returns ``None``); ``"rgb_array"``: ``render()`` returns a
@@ -108,6 +110,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         reward: str = "win_loss",
         points_scale: float = 100.0,
         knockout_bonus: float = 0.0,
+        flat_bounds: str = "fixed",
     ) -> None:
         self.reward = check_reward(reward, points_scale, knockout_bonus)
         self.points_scale = float(points_scale)
@@ -142,9 +145,10 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         self._encoder = ObservationEncoder(self.rules, n)
         self.obs_format = check_obs_format(obs_format)
         self._flat = obs_format == "flat"
-        self._scale = flat_scale(self._encoder)
+        self.flat_bounds = check_flat_bounds(flat_bounds)
+        self._scale = flat_scale(self._encoder, flat_bounds)
         self.observation_space: spaces.Space[Any] = (
-            flat_observation_space(self._encoder)
+            flat_observation_space(self._encoder, flat_bounds)
             if self._flat
             else observation_space(self._encoder)
         )

@@ -32,6 +32,7 @@ from nomercy.rl._common import (
     IllegalActionIdError,
     LegalDiscrete,
     apply_tracked,
+    check_flat_bounds,
     check_illegal_mode,
     check_obs_format,
     check_out_of_turn,
@@ -90,6 +91,9 @@ class raw_env(AECEnv[str, Obs, int]):
             ``"flat"``: the vector alone, each entry divided by its largest magnitude (a
             ``Box`` in [-1, 1]); the masks are then in ``infos[agent]["action_mask"]`` (kept
             current for every agent after each step) and :meth:`action_mask`.
+        flat_bounds: the ``"flat"`` divisors: ``"fixed"`` (default), the same for every
+            preset and option set; ``"rules"``, each entry's bound under this rule set (the
+            scaling before version 2, which the shipped ``neural`` bot was trained on).
         render_mode: ``None``; ``"ansi"``: ``render()`` returns the acting seat's view as
             text; ``"human"``: that text is printed after every ``reset()`` and ``step()``
             (and by ``render()``, which returns ``None``); ``"rgb_array"``: ``render()``
@@ -138,6 +142,7 @@ class raw_env(AECEnv[str, Obs, int]):
         reward: str = "win_loss",
         points_scale: float = 100.0,
         knockout_bonus: float = 0.0,
+        flat_bounds: str = "fixed",
     ) -> None:
         super().__init__()
         self.reward = check_reward(reward, points_scale, knockout_bonus)
@@ -162,9 +167,10 @@ class raw_env(AECEnv[str, Obs, int]):
         self._flat = obs_format == "flat"
         # step() has more to do after a move only in these modes (checked once per step).
         self._after_steps = self._flat or render_mode == "human"
-        self._scale = flat_scale(self._encoder)
+        self.flat_bounds = check_flat_bounds(flat_bounds)
+        self._scale = flat_scale(self._encoder, flat_bounds)
         obs_space: spaces.Space[Any] = (
-            flat_observation_space(self._encoder)
+            flat_observation_space(self._encoder, flat_bounds)
             if self._flat
             else observation_space(self._encoder)
         )

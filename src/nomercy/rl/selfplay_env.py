@@ -72,6 +72,7 @@ class SelfPlayEnv(gym.Env[Obs, np.int64]):
             ``choose_out_of_turn`` (a bot without it lets them go).
         reward, points_scale, knockout_bonus: the reward scheme, as
             :class:`nomercy.rl.raw_env`.
+        flat_bounds: the ``"flat"`` scaling, as :class:`nomercy.rl.raw_env`.
         pool_size: how many snapshots are kept (the oldest is dropped).
         latest_share: the probability that a ``"self"`` seat plays the latest snapshot.
         render_mode: as :class:`nomercy.rl.NoMercyEnv`, from the learner's view.
@@ -101,6 +102,7 @@ class SelfPlayEnv(gym.Env[Obs, np.int64]):
         reward: str = "win_loss",
         points_scale: float = 100.0,
         knockout_bonus: float = 0.0,
+        flat_bounds: str = "fixed",
         pool_size: int = 8,
         latest_share: float = 0.5,
         render_mode: str | None = None,
@@ -120,6 +122,7 @@ class SelfPlayEnv(gym.Env[Obs, np.int64]):
             reward=reward,
             points_scale=points_scale,
             knockout_bonus=knockout_bonus,
+            flat_bounds=flat_bounds,
         )
         self.n = n
         if learner_seat is not None and (
