@@ -203,3 +203,70 @@ def test_points_rewards_follow_the_hand_score() -> None:
         rl.env(reward="score")
     with pytest.raises(ValueError, match="points_scale"):
         rl.env(reward="points", points_scale=0)
+
+
+@pytest.mark.parametrize("preset", ["no-mercy", "classic"])
+def test_points_rewards_in_a_match_come_with_every_hand(preset: str) -> None:
+    # With scoring on, reward="points" pays each hand's points when the hand ends (the hand's
+    # winner its points, the others their own card points, negative), not only at the end.
+    target = 1500 if preset == "no-mercy" else 300
+    options = {"scoring_enabled": True, "score_target": target}
+    env = rl.env(num_players=3, preset=preset, options=options, reward="points")
+    rng = np.random.default_rng(4)
+    hands_paid = 0
+    for seed in range(3):
+        env.reset(seed=seed)
+        totals = dict.fromkeys(env.possible_agents, 0.0)
+        expected = [0.0, 0.0, 0.0]
+        seen = 0
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            totals[agent] += reward
+            if term or trunc:
+                env.step(None)
+                continue
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            game = env.game
+            assert game is not None
+            ends = [e for e in game.log[seen:] if e.kind == "hand_end"]
+            seen = len(game.log)
+            for e in ends:
+                cards = {int(s): p for s, p in e.data["cards"].items()}
+                won = e.data.get("points", sum(cards.values()))
+                expected[e.data["winner"]] += won / 100.0
+                for s, p in cards.items():
+                    expected[s] -= p / 100.0
+                hands_paid += 1
+        for seat, agent in enumerate(env.possible_agents):
+            assert totals[agent] == pytest.approx(expected[seat])
+    assert hands_paid > 4  # 3 matches, some of several hands
+
+
+def test_gymnasium_points_rewards_in_a_match_come_with_every_hand() -> None:
+    options = {"scoring_enabled": True, "score_target": 1500}
+    env = rl.NoMercyEnv(["random", "random"], options=options, reward="points")
+    rng = np.random.default_rng(6)
+    mid_match = 0
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        total, done = 0.0, False
+        while not done:
+            obs, reward, terminated, truncated, _ = env.step(
+                int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            )
+            total += reward
+            done = terminated or truncated
+            mid_match += bool(reward) and not done
+        game = env.game
+        assert game is not None
+        expected = 0.0
+        for e in game.log:
+            if e.kind == "hand_end":
+                cards = {int(s): p for s, p in e.data["cards"].items()}
+                if e.data["winner"] == env.seat:
+                    expected += e.data["points"] / 100.0
+                expected -= cards.get(env.seat, 0) / 100.0
+        if game.out[env.seat] and not game.is_over:
+            expected -= 1.0  # its episode ended at its knock-out
+        assert total == pytest.approx(expected)
+    assert mid_match > 0

@@ -12,6 +12,7 @@ from gymnasium import spaces
 
 from nomercy.core.actions import Action, CallUno
 from nomercy.core.errors import IllegalActionError
+from nomercy.core.events import Event
 from nomercy.core.game import Game
 from nomercy.core.rules import RuleSet, make_rules
 from nomercy.encoding.actions import (
@@ -165,8 +166,8 @@ def next_decider(game: Game, offered: bool, declined: set[int]) -> int:
     return turn if first_other < 0 else first_other
 
 
-def apply_tracked(game: Game, action: Action, tracker: PublicTracker) -> None:
-    """Apply ``action`` and fold the step's public events into ``tracker``.
+def apply_tracked(game: Game, action: Action, tracker: PublicTracker) -> list[Event]:
+    """Apply ``action``, fold the step's public events into ``tracker`` and return them.
 
     Only public facts of the game go in: the active colour and the phase before and after.
     """
@@ -179,6 +180,26 @@ def apply_tracked(game: Game, action: Action, tracker: PublicTracker) -> None:
         phase=phase,
         next_phase=game.phase._value_,
     )
+    return events
+
+
+def hand_rewards(events: list[Event], n: int, points_scale: float) -> list[float] | None:
+    """``reward="points"`` in a match with scoring on: each seat's reward for the hands that
+    ended in ``events`` (``None`` if none did). The hand's winner gets the points the hand is
+    worth (NM-40; with classic ``lowest_wins``, the others' card points), every other seat
+    still in minus its own card points, each divided by ``points_scale``."""
+    out: list[float] | None = None
+    for event in events:
+        if event.kind != "hand_end":
+            continue
+        data = event.data
+        cards = {int(s): p for s, p in data["cards"].items()}
+        if out is None:
+            out = [0.0] * n
+        out[data["winner"]] += data.get("points", sum(cards.values())) / points_scale
+        for seat, p in cards.items():
+            out[seat] -= p / points_scale
+    return out
 
 
 def start_tracking(game: Game, tracker: PublicTracker) -> None:

@@ -33,6 +33,7 @@ from nomercy.rl._common import (
     end_rewards,
     explain_illegal,
     flat_observation_space,
+    hand_rewards,
     legal_id_map,
     make_ruleset,
     mask_of,
@@ -160,7 +161,8 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         self._ids: dict[int, Action] = {}
         self._steps = 0
         self._game_steps = 0
-        self._out_before: list[bool] = []
+        self._per_hand = self.reward == "points" and self.rules.scoring_enabled
+        self._hand_reward = 0.0  # the learner's per-hand points since its last step
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # Pickling and deepcopy make the action space a plain Discrete: re-attach the mask.
@@ -216,6 +218,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             info["reason"] = why
             return self._observe(), self.illegal_reward, False, truncated, info
         out_before = list(game.out)
+        self._hand_reward = 0.0
         if chosen is _DECLINE:
             self._declined.add(self.seat)
             self._game_steps += 1
@@ -227,7 +230,11 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         reward = 0.0
         if self.knockout_bonus and not game.out[self.seat] and not self.rules.scoring_enabled:
             reward += self.knockout_bonus * (sum(game.out) - sum(out_before))
-        if game.out[self.seat]:  # knocked out (NM-33): −1 in either scheme
+        if self._per_hand:  # a match with reward="points": each hand's points as it ends
+            reward += self._hand_reward
+            if game.out[self.seat] and not game.is_over:
+                reward -= 1.0  # the learner's episode ends at its knock-out
+        elif game.out[self.seat]:  # knocked out (NM-33): −1 in either scheme
             reward -= 1.0
         elif game.is_over:
             reward += end_rewards(game, self.reward, self.points_scale)[self.seat]
@@ -254,8 +261,12 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         return self.game
 
     def _apply(self, action: Action) -> None:
-        apply_tracked(self._require_game(), action, self._tracker)
+        events = apply_tracked(self._require_game(), action, self._tracker)
         self._game_steps += 1
+        if self._per_hand:
+            per_hand = hand_rewards(events, self.n, self.points_scale)
+            if per_hand is not None:
+                self._hand_reward += per_hand[self.seat]
         kind = type(action)
         if kind is not CallUno and kind is not Catch:
             self._declined.clear()  # an in-turn action or a jump-in: new chances for all

@@ -41,6 +41,7 @@ from nomercy.rl._common import (
     end_rewards,
     explain_illegal,
     flat_observation_space,
+    hand_rewards,
     legal_id_map,
     make_ruleset,
     next_decider,
@@ -105,7 +106,7 @@ class raw_env(AECEnv[str, Obs, int]):
         reward: ``"win_loss"`` (default): when the game ends the winner gets +1 and every
             other agent −1; ``"points"``: the winner gets the points the hand is worth
             (NM-40/CL-13) / ``points_scale``, every other agent still in minus its own card
-            points / ``points_scale``.
+            points / ``points_scale``; in a match (scoring on) so at the end of every hand.
         points_scale: the divisor of ``"points"`` rewards.
         knockout_bonus: added to every agent still in when another is knocked out.
 
@@ -194,6 +195,8 @@ class raw_env(AECEnv[str, Obs, int]):
         self._game_seed = 0
         self._rewarded = True  # `rewards` may hold non-zero values
         # step()'s short path needs no _settle(): turn-taking, no truncation, no scoring.
+        # reward="points" in a match: every hand's points when the hand ends.
+        self._per_hand = self.reward == "points" and self.rules.scoring_enabled
         self._plain = (
             self.out_of_turn == "to_act" and max_steps is None and not self.rules.scoring_enabled
         )
@@ -413,7 +416,13 @@ class raw_env(AECEnv[str, Obs, int]):
             self._steps += 1
         else:
             was_out = list(game.out)
-            apply_tracked(game, chosen, self._tracker)
+            events = apply_tracked(game, chosen, self._tracker)
+            if self._per_hand:
+                per_hand = hand_rewards(events, self.num_players, self.points_scale)
+                if per_hand is not None:
+                    for s, r in enumerate(per_hand):
+                        if r:
+                            self.rewards[self.possible_agents[s]] += r
             kind = type(chosen)
             if kind is not CallUno and kind is not Catch:
                 self._declined.clear()  # an in-turn action or a jump-in: new chances for all
@@ -485,7 +494,12 @@ class raw_env(AECEnv[str, Obs, int]):
                 for s in knocked:
                     self.infos[agents[s]].update(info)
         if over:
-            ends = end_rewards(state, self.reward, self.points_scale)
+            # Per-hand points (a match) came with each hand's end, the last one included.
+            ends = (
+                [0.0] * self.num_players
+                if self._per_hand
+                else end_rewards(state, self.reward, self.points_scale)
+            )
             info = outcome_info(state, self._steps)
             for a in self.agents:
                 if not self.terminations[a] or not self._was_out[self._seat[a]]:
