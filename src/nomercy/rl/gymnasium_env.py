@@ -66,7 +66,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             :class:`nomercy.rl.raw_env` (the bonus when a bot is knocked out while the
             learner is still in).
         obs_format: ``"dict"`` (default): ``{"observation": vector, "action_mask": mask}``;
-            ``"flat"``: the vector alone, each entry divided by its largest magnitude (a
+            ``"flat"``: the vector alone, each entry divided by a bound (``flat_bounds``; a
             ``Box`` in [-1, 1]), for policies that take one array; the mask is then in
             ``info["action_mask"]`` and :meth:`action_masks`.
         flat_bounds: ``"fixed"`` (default) or ``"rules"``, as :class:`nomercy.rl.raw_env`.

@@ -89,7 +89,7 @@ class raw_env(AECEnv[str, Obs, int]):
         max_steps: truncate every agent after this many actions (``None``: never).
         out_of_turn: ``"to_act"`` (default) or ``"offered"``; see the module docstring.
         obs_format: ``"dict"`` (default): ``{"observation": vector, "action_mask": mask}``;
-            ``"flat"``: the vector alone, each entry divided by its largest magnitude (a
+            ``"flat"``: the vector alone, each entry divided by a bound (``flat_bounds``; a
             ``Box`` in [-1, 1]); the masks are then in ``infos[agent]["action_mask"]`` (kept
             current for every agent after each step) and :meth:`action_mask`.
         flat_bounds: the ``"flat"`` divisors: ``"fixed"`` (default), the same for every
