@@ -53,9 +53,9 @@ def test_three_bots_play_both_before_and_after_each_other() -> None:
 
 
 def test_lineups_reject_bad_input() -> None:
-    with pytest.raises(ValueError, match="listed twice"):
+    with pytest.raises(ValueError, match="at least two different bots"):
         lineups([GREEDY, GREEDY], 4)
-    with pytest.raises(ValueError, match="at least two bots"):
+    with pytest.raises(ValueError, match="at least two different bots"):
         lineups([GREEDY], 4)
     with pytest.raises(ValueError, match="at least 2 players"):
         lineups([GREEDY, RANDOM], 1)

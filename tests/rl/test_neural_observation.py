@@ -24,7 +24,7 @@ def test_bot_observation_equals_the_env_observation(preset: str, players: int) -
     game = 0
     while checked < 150:  # whole games, each capped at 300 steps
         game += 1
-        env = rl.env(num_players=players, preset=preset, obs_format="flat")
+        env = rl.env(num_players=players, preset=preset, obs_format="flat", flat_bounds="rules")
         env.reset(seed=100 * players + game)
         for agent in env.agent_iter(max_iter=300):
             obs, _, terminated, truncated, info = env.last()

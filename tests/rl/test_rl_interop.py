@@ -13,6 +13,7 @@ from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 import nomercy.rl as rl
+from nomercy.encoding.observations import fixed_flat_scale
 
 # A low Mercy threshold knocks seats out within a few turns (NM-33), so that 3+ seat games
 # have agents terminated mid-game.
@@ -197,12 +198,15 @@ def test_gym_make_with_rgb_array_as_sb3_make_vec_env_does() -> None:
 # ---------------------------------------------------------------------------- flat observations
 @pytest.mark.parametrize("players", [2, 3, 5, 6])
 def test_flat_observation_is_the_scaled_vector_with_masks_in_infos(players: int) -> None:
-    flat = rl.env(num_players=players, options=KNOCKOUTS, obs_format="flat")
+    bounds = ("fixed", "rules")[players % 2]
+    flat = rl.env(num_players=players, options=KNOCKOUTS, obs_format="flat", flat_bounds=bounds)
     ref = rl.env(num_players=players, options=KNOCKOUTS)
     space = flat.observation_space("player_0")
     assert isinstance(space, gym.spaces.Box) and space.shape == (rl.OBS_SIZE,)
     assert space.low.min() >= -1.0 and space.high.max() <= 1.0
     scale = 1.0 / np.maximum(np.abs(ref._encoder.low), np.abs(ref._encoder.high))
+    if bounds == "fixed":
+        scale = fixed_flat_scale()
     for seed in range(3):
         flat.reset(seed=seed)
         ref.reset(seed=seed)
@@ -243,9 +247,7 @@ def test_gymnasium_flat_observation() -> None:
     env = gym.make("NoMercy-v0", opponents=["random", "greedy"], obs_format="flat")
     ref = gym.make("NoMercy-v0", opponents=["random", "greedy"])
     assert isinstance(env.observation_space, gym.spaces.Box)
-    scale = 1.0 / np.maximum(
-        np.abs(ref.unwrapped._encoder.low), np.abs(ref.unwrapped._encoder.high)
-    )
+    scale = fixed_flat_scale()
     for seed in range(5):
         obs, info = env.reset(seed=seed)
         want, _ = ref.reset(seed=seed)
@@ -330,3 +332,24 @@ def test_masked_random_play_through_supersuit_vector_conversion(players: int) ->
         obs, _, terminated, _, infos = venv.step(actions)
         games += int(terminated.all())  # the vector env has then reset the game
     assert blacked_out > 0
+
+
+def test_fixed_flat_bounds_scale_every_rule_set_alike() -> None:
+    # The same count means the same input under any preset and option set ("fixed"), while
+    # "rules" (the neural bot's scaling) rescales with the deck and the Mercy threshold.
+    tables = [
+        {"preset": "no-mercy"},
+        {"preset": "no-mercy", "options": {"mercy_threshold": 12}},
+        {"preset": "no-mercy", "options": {"mercy_enabled": False}},
+        {"preset": "classic"},
+    ]
+    fixed = [rl.env(num_players=3, obs_format="flat", **t) for t in tables]
+    for env in fixed:
+        np.testing.assert_array_equal(env.flat_scale, fixed_flat_scale())
+        space = env.observation_space("player_0")
+        assert space.low.min() >= -1.0 and space.high.max() <= 1.0
+    rules = [rl.env(num_players=3, obs_format="flat", flat_bounds="rules", **t) for t in tables]
+    assert not np.array_equal(rules[0].flat_scale, rules[1].flat_scale)
+    assert not np.array_equal(rules[0].flat_scale, rules[3].flat_scale)
+    with pytest.raises(ValueError, match="flat_bounds"):
+        rl.env(obs_format="flat", flat_bounds="auto")

@@ -75,8 +75,14 @@ class BotSpec:
 
     @property
     def label(self) -> str:
-        """The spec as written on the command line (``name`` or ``name:k=v:k2=v2``)."""
-        return ":".join([self.name, *(f"{k}={_show(v)}" for k, v in self.params)])
+        """The spec as written on the command line (``name`` or ``name:k=v:k2=v2``;
+        ``policy:module:attr`` for a policy)."""
+        params = [f"{k}={_show(v)}" for k, v in self.params if not self._target(k)]
+        target = [str(v) for k, v in self.params if self._target(k)]
+        return ":".join([self.name, *target, *params])
+
+    def _target(self, key: str) -> bool:
+        return self.name == "policy" and key == "target"
 
     def build(self, seed: int) -> Bot:
         """A new bot with ``seed``.
@@ -109,7 +115,8 @@ def _parse_value(text: str) -> Any:
 
 
 def parse_bot_spec(text: str) -> BotSpec:
-    """Parse ``name`` or ``name:key=value:key2=value2`` (values: int, float, true/false, text).
+    """Parse ``name`` or ``name:key=value:key2=value2`` (values: int, float, true/false, text),
+    or ``policy:module:attr[:key=value...]``, a trained policy (docs/rl.md).
 
     >>> parse_bot_spec("ismcts:iterations=200").params
     (('iterations', 200),)
@@ -123,6 +130,11 @@ def parse_bot_spec(text: str) -> BotSpec:
         raise ValueError(f"bot spec {text!r} has no bot name")
     bot_factory(name)  # an unknown or uninstalled bot fails here, with what to do
     params: list[tuple[str, Any]] = []
+    if name == "policy":
+        if len(parts) < 2 or "=" in parts[0] or "=" in parts[1]:
+            raise ValueError(f"bot spec {text!r}: a policy is policy:MODULE:ATTR")
+        params.append(("target", f"{parts[0].strip()}:{parts[1].strip()}"))
+        parts = parts[2:]
     for part in parts:
         key, sep, value = part.partition("=")
         key = key.strip()

@@ -8,7 +8,8 @@ bot sits in every seat exactly once, so a number of games that is a multiple of 
 length (``k``, or ``2k`` with three bots or more) seats every bot in every seat equally often;
 the reversed block also lets every bot play both before and after every other. With more seats
 than bots a bot holds several seats of a game (``a b c a`` with three bots and four seats);
-with fewer seats than bots, every game leaves some bots out, in turn.
+with fewer seats than bots, every game leaves some bots out, in turn. A bot may be listed
+more than once: it then holds that many places of the rotation (one standing over them all).
 
 **Seeds.** Game ``i`` is dealt with ``game_seed(seed, i)`` and the bot in seat ``s`` gets
 ``bot_seed(seed, i, s)`` (:mod:`nomercy.arena.seeds`), so results do not depend on ``jobs``
@@ -75,17 +76,23 @@ def lineups(bots: Sequence[BotSpec], players: int) -> list[tuple[BotSpec, ...]]:
     ...     [BotSpec("a"), BotSpec("b"), BotSpec("c")], 4)]
     ['a b c a', 'b c a b', 'c a b c', 'c b a c', 'b a c b', 'a c b a']
 
+    A bot listed more than once holds that many places in the rotation (``neural,heuristic,
+    heuristic,heuristic`` at four seats: one ``neural`` against three ``heuristic`` in every
+    game, ``neural`` in every seat in turn); its standing is one line over all its seats.
+
+    >>> [" ".join(b.name for b in lineup) for lineup in lineups(
+    ...     [BotSpec("n"), BotSpec("h"), BotSpec("h")], 3)][:3]
+    ['n h h', 'h h n', 'h n h']
+
     Raises:
-        ValueError: fewer than two bots or two players, or the same bot listed twice.
+        ValueError: fewer than two different bots, or fewer than two players.
     """
-    if len(bots) < 2:
-        raise ValueError(f"a tournament needs at least two bots, got {len(bots)}")
+    if len({b.label for b in bots}) < 2:
+        raise ValueError(
+            f"a tournament needs at least two different bots, got {[b.label for b in bots]}"
+        )
     if players < 2:
         raise ValueError(f"a game needs at least 2 players, got {players}")
-    labels = [b.label for b in bots]
-    for label in labels:
-        if labels.count(label) > 1:
-            raise ValueError(f"bot {label!r} is listed twice; list each bot once")
     k = len(bots)
     orders = [list(bots)]
     if k >= 3:
@@ -280,7 +287,7 @@ def run_tournament(
     """Play ``games`` seat-rotated games of ``bots`` and rate them.
 
     Args:
-        bots: the bots, each listed once.
+        bots: the bots; one listed n times holds n places of the rotation (lineups).
         setup: players, rules and the master seed.
         games: how many games (a multiple of the line-up block keeps seats balanced).
         jobs: worker processes for the local backend (default: every core).

@@ -1,14 +1,14 @@
 """What the ``neural`` bot feeds its network, built from a seat's view.
 
-The policy was trained on the PettingZoo environment's ``obs_format="flat"`` vector
-(docs/rl.md, "Observations"): the view encoded field by field, each entry divided by its
-largest magnitude. The bot builds the same vector from ``Game.view(seat, history=False)`` with
-the encoding the environments use (:mod:`nomercy.encoding`, below both), and names its
-actions with the same ids. One field is left out: ``opp_void`` comes from the env's
-``PublicTracker``, which follows the event stream and which a view does not carry, so training
-zeroes it too (:data:`VIEW_KEEP`). ``tests/rl/test_neural_observation.py`` checks, game moment
-by game moment, that :func:`encode_view` equals the env's flat observation times
-:data:`VIEW_KEEP`.
+The policy was trained on the PettingZoo environment's ``obs_format="flat"`` vector with
+``flat_bounds="rules"`` (docs/rl.md, "Observations"): the view encoded field by field, each
+entry divided by its largest magnitude under the rule set in force. The bot builds the same
+vector from ``Game.view(seat, history=False)`` with the encoding the environments use
+(:mod:`nomercy.encoding`, below both), and names its actions with the same ids. One field is
+left out: ``opp_void`` comes from the env's ``PublicTracker``, which follows the event stream
+and which a view does not carry, so training zeroes it too (:data:`VIEW_KEEP`).
+``tests/rl/test_neural_observation.py`` checks, game moment by game moment, that
+:func:`encode_view` equals the env's flat observation times :data:`VIEW_KEEP`.
 """
 
 from __future__ import annotations

@@ -34,6 +34,13 @@ def _neural(seed: int = 0, **params: Any) -> Bot:
     return NeuralBot(seed=seed, **params)
 
 
+def _policy(seed: int = 0, **params: Any) -> Bot:
+    """A trained policy as a bot (``policy:MODULE:ATTR``), imported on first use."""
+    from nomercy.bots.policy_bot import PolicyBot
+
+    return PolicyBot(seed=seed, **params)
+
+
 #: Every known bot, by name. ``neural`` is there only when numpy is installed.
 BOTS: dict[str, BotFactory] = {
     "greedy": GreedyBot,
@@ -86,6 +93,10 @@ def bot_factory(name: str) -> BotFactory:
     factory = BOTS.get(name)
     if factory is not None:
         return factory
+    if name == "policy":  # a trained policy: needs a target, so the apps do not offer it
+        if importlib.util.find_spec("numpy") is None:
+            raise ValueError("a policy bot needs numpy: pip install 'uno-no-mercy[neural]'")
+        return _policy
     if name in _MISSING:
         raise ValueError(_MISSING[name])
     optional = OPTIONAL_BOTS.get(name)

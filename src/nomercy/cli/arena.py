@@ -66,7 +66,11 @@ def add_arena_commands(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
         "--bots",
         required=True,
         metavar="LIST",
-        help=f"comma-separated bots, each once; NAME or NAME:KEY=VALUE[:KEY=VALUE] (known: {bots})",
+        help=(
+            "comma-separated bots (a bot listed n times holds n places of the rotation); "
+            "NAME, NAME:KEY=VALUE[:KEY=VALUE], or policy:MODULE:ATTR for a trained policy "
+            f"(known: {bots})"
+        ),
     )
     tour.add_argument(
         "--players", type=int, default=4, metavar="N", help="seats per game (default: 4)"

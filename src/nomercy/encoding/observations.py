@@ -5,7 +5,8 @@ Everything comes from ``Game.view(seat, history=False)`` (what that seat may kno
 (``event.for_seat(None)``); never from the game state or from uncensored events. Seats are
 relative to the observer: opponent slot ``k`` (1..5) is the seat ``(observer + k) % n``; slots
 beyond the table are zero with ``opp_present`` 0. Counts are raw (not normalised); the Box's
-``high`` gives each entry's largest possible value for the rule set.
+``high`` gives each entry's largest possible value for the rule set. :func:`flat_scale` gives
+the factors of the environments' ``"flat"`` format (``FLAT_BOUNDS``: fixed or per rule set).
 """
 
 from __future__ import annotations
@@ -20,18 +21,25 @@ import numpy.typing as npt
 from nomercy.core.cards import ALL_CODES, COLOURS, Card
 from nomercy.core.events import Event
 from nomercy.core.game import Phase
-from nomercy.core.rules import RuleSet
+from nomercy.core.rules import RuleSet, make_rules
 from nomercy.core.views import Snapshot
 from nomercy.encoding.actions import MAX_PLAYERS
 
 __all__ = [
     "CARD_KINDS",
+    "FLAT_BOUNDS",
     "OBS_LAYOUT",
     "OBS_SIZE",
     "ObservationEncoder",
     "PublicTracker",
+    "fixed_flat_scale",
     "flat_scale",
 ]
+
+#: How the ``"flat"`` observation is scaled: ``"fixed"``, the same divisors for every rule
+#: set (:func:`fixed_flat_scale`), or ``"rules"``, each entry's bound under the rule set in
+#: force (:func:`flat_scale`; what the shipped ``neural`` bot was trained on).
+FLAT_BOUNDS: Final = ("fixed", "rules")
 
 #: Card kinds indexed in every per-kind block: every card code, ``ALL_CODES`` order.
 CARD_KINDS: Final = ALL_CODES
@@ -339,11 +347,50 @@ class ObservationEncoder:
         return counts
 
 
-def flat_scale(encoder: ObservationEncoder) -> npt.NDArray[np.float32]:
-    """Per-entry factors of the ``"flat"`` observation: 1 / the entry's largest magnitude
-    (``max(|low|, |high|)``), so every entry lies in [-1, 1] and 0 stays 0."""
+def flat_scale(encoder: ObservationEncoder, bounds: str = "rules") -> npt.NDArray[np.float32]:
+    """Per-entry factors of the ``"flat"`` observation.
+
+    ``bounds="rules"``: 1 / the entry's largest magnitude under the encoder's rule set
+    (``max(|low|, |high|)``), so every entry lies in [-1, 1] and 0 stays 0, but the same count
+    is scaled differently under another deck or Mercy threshold. ``bounds="fixed"``:
+    :func:`fixed_flat_scale`, the same for every rule set.
+    """
+    if bounds == "fixed":
+        return fixed_flat_scale()
+    if bounds != "rules":
+        raise ValueError(f"flat_bounds must be 'fixed' or 'rules', not {bounds!r}")
     largest = np.maximum(np.abs(encoder.low), np.abs(encoder.high))
     return (1.0 / largest).astype(np.float32)
+
+
+_FIXED: list[npt.NDArray[np.float32]] = []
+
+
+def fixed_flat_scale() -> npt.NDArray[np.float32]:
+    """The ``"fixed"`` factors: one divisor per entry for every preset and option set.
+
+    Each entry is divided by its largest magnitude over both presets' standard decks
+    (``NM168_COUNTS``, ``CLASSIC108_COUNTS``: copies per kind, 168 cards, the No Mercy deck's
+    draw total), and the Mercy distances by the card total (168), which bounds them for any
+    threshold up to 168. Entries lie in [-1, 1] for both presets, both standard decks and
+    every Mercy threshold up to 168; a custom deck with more copies of a kind or more cards
+    gives entries beyond 1 (the observation ``Box`` says how far).
+    """
+    if not _FIXED:
+        largest = np.ones(OBS_SIZE, dtype=np.float32)
+        total = 1.0
+        for preset in ("no-mercy", "classic"):
+            rules = make_rules(preset)
+            low, high = _bounds(rules)
+            largest = np.maximum(largest, np.maximum(np.abs(low), np.abs(high)))
+            total = max(total, float(sum(rules.deck_table().values())))
+        mercy = OBS_LAYOUT["self"].start + 1
+        largest[mercy] = total
+        largest[OBS_LAYOUT["opp_mercy_distance"]] = total
+        scale = (1.0 / largest).astype(np.float32)
+        scale.setflags(write=False)
+        _FIXED.append(scale)
+    return _FIXED[0]
 
 
 def _bounds(rules: RuleSet) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:

@@ -7,7 +7,12 @@ Needs the ``rl`` extra: ``pip install 'uno-no-mercy[rl]'`` (numpy, gymnasium, pe
 - :mod:`nomercy.rl.observations`: view → vector (``OBS_LAYOUT``, ``ObservationEncoder``);
 - :func:`env` / :class:`raw_env`: the PettingZoo AEC environment, every seat an agent;
 - :class:`NoMercyEnv`: a Gymnasium environment, one learning seat against registered bots
-  (registered as ``NoMercy-v0``).
+  (registered as ``NoMercy-v0``);
+- :func:`parallel_env`: the AEC env through PettingZoo's ``turn_based_aec_to_parallel``;
+- :class:`SelfPlayEnv`: one learner seat against snapshots of itself or bots, every seat's
+  reward credited to that seat (registered as ``NoMercySelfPlay-v0``);
+- :func:`as_policy` / :func:`evaluate`: a callable, SB3 model or torch module as a policy
+  ``(obs, mask) -> id``, and its win rate against bots with a Wilson interval.
 """
 
 from __future__ import annotations
@@ -35,7 +40,9 @@ from nomercy.encoding.actions import (
 from nomercy.encoding.observations import OBS_LAYOUT, OBS_SIZE, ObservationEncoder, PublicTracker
 from nomercy.rl._common import IllegalActionIdError
 from nomercy.rl.gymnasium_env import NoMercyEnv
-from nomercy.rl.pettingzoo_env import env, raw_env
+from nomercy.rl.pettingzoo_env import env, parallel_env, raw_env
+from nomercy.rl.policies import PolicyFn, as_policy, evaluate, wilson
+from nomercy.rl.selfplay_env import SelfPlayEnv
 
 __all__ = [
     "ACTION_SPACE_VERSION",
@@ -47,14 +54,20 @@ __all__ = [
     "IllegalActionIdError",
     "NoMercyEnv",
     "ObservationEncoder",
+    "PolicyFn",
     "PublicTracker",
+    "SelfPlayEnv",
     "action_mask",
     "action_name",
     "action_to_id",
+    "as_policy",
     "env",
+    "evaluate",
     "id_to_action",
     "legal_ids",
+    "parallel_env",
     "raw_env",
+    "wilson",
 ]
 
 
@@ -64,6 +77,8 @@ def _register() -> None:
 
     if "NoMercy-v0" not in registry:
         register(id="NoMercy-v0", entry_point="nomercy.rl.gymnasium_env:NoMercyEnv")
+    if "NoMercySelfPlay-v0" not in registry:
+        register(id="NoMercySelfPlay-v0", entry_point="nomercy.rl.selfplay_env:SelfPlayEnv")
 
 
 _register()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,7 @@ from gymnasium import spaces
 
 from nomercy.core.actions import Action, CallUno
 from nomercy.core.errors import IllegalActionError
+from nomercy.core.events import Event
 from nomercy.core.game import Game
 from nomercy.core.rules import RuleSet, make_rules
 from nomercy.encoding.actions import (
@@ -21,7 +23,13 @@ from nomercy.encoding.actions import (
     fast_ids,
     id_to_action,
 )
-from nomercy.encoding.observations import OBS_SIZE, ObservationEncoder, PublicTracker, flat_scale
+from nomercy.encoding.observations import (
+    FLAT_BOUNDS,
+    OBS_SIZE,
+    ObservationEncoder,
+    PublicTracker,
+    flat_scale,
+)
 
 ILLEGAL_MODES = ("raise", "penalize")
 
@@ -62,15 +70,21 @@ def observation_space(encoder: ObservationEncoder) -> spaces.Dict:
 OBS_FORMATS = ("dict", "flat")
 
 
+def check_flat_bounds(bounds: str) -> str:
+    if bounds not in FLAT_BOUNDS:
+        raise ValueError(f"flat_bounds must be 'fixed' or 'rules', not {bounds!r}")
+    return bounds
+
+
 def check_obs_format(obs_format: str) -> str:
     if obs_format not in OBS_FORMATS:
         raise ValueError(f"obs_format must be 'dict' or 'flat', not {obs_format!r}")
     return obs_format
 
 
-def flat_observation_space(encoder: ObservationEncoder) -> spaces.Box:
+def flat_observation_space(encoder: ObservationEncoder, bounds: str = "fixed") -> spaces.Box:
     """The ``"flat"`` observation: the vector scaled by :func:`flat_scale`, no mask."""
-    scale = flat_scale(encoder)
+    scale = flat_scale(encoder, bounds)
     low = (encoder.low * scale).astype(np.float32)
     high = (encoder.high * scale).astype(np.float32)
     return spaces.Box(low, high, (OBS_SIZE,), np.float32)
@@ -152,8 +166,8 @@ def next_decider(game: Game, offered: bool, declined: set[int]) -> int:
     return turn if first_other < 0 else first_other
 
 
-def apply_tracked(game: Game, action: Action, tracker: PublicTracker) -> None:
-    """Apply ``action`` and fold the step's public events into ``tracker``.
+def apply_tracked(game: Game, action: Action, tracker: PublicTracker) -> list[Event]:
+    """Apply ``action``, fold the step's public events into ``tracker`` and return them.
 
     Only public facts of the game go in: the active colour and the phase before and after.
     """
@@ -166,6 +180,26 @@ def apply_tracked(game: Game, action: Action, tracker: PublicTracker) -> None:
         phase=phase,
         next_phase=game.phase._value_,
     )
+    return events
+
+
+def hand_rewards(events: list[Event], n: int, points_scale: float) -> list[float] | None:
+    """``reward="points"`` in a match with scoring on: each seat's reward for the hands that
+    ended in ``events`` (``None`` if none did). The hand's winner gets the points the hand is
+    worth (NM-40; with classic ``lowest_wins``, the others' card points), every other seat
+    still in minus its own card points, each divided by ``points_scale``."""
+    out: list[float] | None = None
+    for event in events:
+        if event.kind != "hand_end":
+            continue
+        data = event.data
+        cards = {int(s): p for s, p in data["cards"].items()}
+        if out is None:
+            out = [0.0] * n
+        out[data["winner"]] += data.get("points", sum(cards.values())) / points_scale
+        for seat, p in cards.items():
+            out[seat] -= p / points_scale
+    return out
 
 
 def start_tracking(game: Game, tracker: PublicTracker) -> None:
@@ -286,3 +320,98 @@ def render(view: dict[str, Any], mode: str | None) -> str | npt.NDArray[np.uint8
         print(text, end="", flush=True)
         return None
     return text
+
+
+def outcome_info(game: Game, steps: int) -> dict[str, Any]:
+    """What the infos carry when an episode ends (docs/rl.md, "Infos").
+
+    The winner (``None`` if the game did not end), who is out, every hand size, the points
+    the last hand is worth to its winner (NM-40/CL-13; ``None`` if the game did not end), the
+    match scores, and the number of environment steps the game took.
+    """
+    winner = game.winner if game.is_over else None
+    hand_winner = game.hand_winner if game.is_over else None
+    return {
+        "winner": winner,
+        "knocked_out": list(game.out),
+        "hand_sizes": [len(h) for h in game.hands],
+        "points": game.hand_points(hand_winner)[0] if hand_winner is not None else None,
+        "scores": list(game.scores),
+        "episode_steps": steps,
+    }
+
+
+class LegalDiscrete(spaces.Discrete):
+    """``Discrete(469)`` whose ``sample()`` without a mask draws one of its agent's legal ids.
+
+    Checkers that step with ``action_space.sample()`` (Gymnasium's and SB3's ``check_env``,
+    PettingZoo's ``max_cycles_test``, ``state_test``, ``parallel_seed_test``) then play legal
+    games in every observation format and ``illegal_action`` mode. ``sample(mask)`` and
+    ``sample(probability=...)`` are Gymnasium's own; with no legal id now (another seat is to
+    act, the episode is over) ``sample()`` draws from the whole space. Pickled or copied on
+    its own it becomes a plain ``Discrete``; the environments re-attach their masks when they
+    are unpickled or copied.
+    """
+
+    def __init__(
+        self,
+        n: int,
+        masks: Callable[[], npt.NDArray[np.int8] | None] | None = None,
+        seed: int | np.random.Generator | None = None,
+    ) -> None:
+        super().__init__(n, seed=seed)
+        self.masks = masks
+
+    def sample(  # type: ignore[override]
+        self,
+        mask: npt.NDArray[np.int8] | None = None,
+        probability: npt.NDArray[np.float64] | None = None,
+    ) -> np.int64:
+        if mask is None and probability is None and self.masks is not None:
+            legal = self.masks()
+            if legal is not None and legal.any():
+                mask = legal
+        return super().sample(mask, probability)  # type: ignore[arg-type]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The mask source is a bound method of its env: a pickled space must not drag the env
+        # (and its game) along, e.g. into an SB3 model's saved action space.
+        return (_plain_discrete, (int(self.n), int(self.start)))
+
+
+def _plain_discrete(n: int, start: int) -> spaces.Discrete:
+    return spaces.Discrete(n, start=start)
+
+
+REWARDS = ("win_loss", "points")
+
+
+def check_reward(reward: str, points_scale: float, knockout_bonus: float) -> str:
+    """Check the reward options (docs/rl.md, "Rewards")."""
+    if reward not in REWARDS:
+        raise ValueError(f"reward must be 'win_loss' or 'points', not {reward!r}")
+    if isinstance(points_scale, bool) or not (
+        isinstance(points_scale, (int, float)) and points_scale > 0 and math.isfinite(points_scale)
+    ):
+        raise ValueError(f"points_scale must be a positive number, not {points_scale!r}")
+    if isinstance(knockout_bonus, bool) or not (
+        isinstance(knockout_bonus, (int, float)) and math.isfinite(knockout_bonus)
+    ):
+        raise ValueError(f"knockout_bonus must be a finite number, not {knockout_bonus!r}")
+    return reward
+
+
+def end_rewards(game: Game, reward: str, points_scale: float) -> list[float]:
+    """Each seat's reward when the game ends: ``"win_loss"``: +1 the winner, −1 the others;
+    ``"points"``: the last hand's winner its points (NM-40/CL-13) / ``points_scale``, every
+    other seat still in minus its own card points / ``points_scale``."""
+    winner = game.winner
+    if reward == "win_loss":
+        return [1.0 if s == winner else -1.0 for s in range(game.n)]
+    hand_winner = game.hand_winner if game.hand_winner is not None else winner
+    assert hand_winner is not None
+    points, per_seat = game.hand_points(hand_winner)
+    return [
+        points / points_scale if s == hand_winner else -per_seat.get(s, 0) / points_scale
+        for s in range(game.n)
+    ]

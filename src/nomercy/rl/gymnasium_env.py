@@ -22,18 +22,24 @@ from nomercy.encoding.actions import NUM_ACTIONS, PASS_ID
 from nomercy.encoding.observations import ObservationEncoder, PublicTracker, flat_scale
 from nomercy.rl._common import (
     IllegalActionIdError,
+    LegalDiscrete,
     apply_tracked,
+    check_flat_bounds,
     check_illegal_mode,
     check_obs_format,
     check_out_of_turn,
     check_render_mode,
+    check_reward,
+    end_rewards,
     explain_illegal,
     flat_observation_space,
+    hand_rewards,
     legal_id_map,
     make_ruleset,
     mask_of,
     next_decider,
     observation_space,
+    outcome_info,
     render,
     start_tracking,
 )
@@ -54,11 +60,16 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         learner_seat: the learner's seat, or ``None`` to draw it at every reset.
         illegal_action: ``"raise"`` (default) or ``"penalize"`` (reward ``illegal_reward``,
             nothing changes, the learner acts again; ``info["illegal_action"]`` is ``True``).
-        max_steps: truncate after this many learner actions (``None``: never).
+        max_steps: truncate after this many learner actions, illegal ones included
+            (``None``: never).
+        reward, points_scale, knockout_bonus: the reward scheme, as
+            :class:`nomercy.rl.raw_env` (the bonus when a bot is knocked out while the
+            learner is still in).
         obs_format: ``"dict"`` (default): ``{"observation": vector, "action_mask": mask}``;
-            ``"flat"``: the vector alone, each entry divided by its largest magnitude (a
+            ``"flat"``: the vector alone, each entry divided by a bound (``flat_bounds``; a
             ``Box`` in [-1, 1]), for policies that take one array; the mask is then in
             ``info["action_mask"]`` and :meth:`action_masks`.
+        flat_bounds: ``"fixed"`` (default) or ``"rules"``, as :class:`nomercy.rl.raw_env`.
         render_mode: ``None``; ``"ansi"``: ``render()`` returns the learner's view as text;
             ``"human"``: that text is printed after every ``reset()`` and ``step()`` (and by
             ``render()``, which returns ``None``); ``"rgb_array"``: ``render()`` returns a
@@ -67,9 +78,12 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
     Observations are ``{"observation": vector, "action_mask": int8 mask}`` as in the PettingZoo
     env, or the scaled vector alone with ``obs_format="flat"``; :meth:`action_masks` gives the
     mask alone (through ``gym.make``'s wrappers: ``env.get_wrapper_attr("action_masks")()``).
-    Reward: +1 when the learner wins, −1 when another seat wins or the learner is knocked out
-    (the episode ends there), else 0. The seat to act takes every action, its UNO calls and
-    catches included; bots are asked with ``choose_action(view, legal)``. With
+    Reward (``"win_loss"``): +1 when the learner wins, −1 when another seat wins or the
+    learner is knocked out (the episode ends there), else 0. When the episode ends ``info``
+    holds the outcome (winner, knock-outs, hand sizes, points, episode length).
+    ``action_space.sample()`` without a mask draws a legal id
+    (:class:`~nomercy.rl._common.LegalDiscrete`). The seat to act takes every action, its UNO
+    calls and catches included; bots are asked with ``choose_action(view, legal)``. With
     ``out_of_turn="offered"``, seats with out-of-turn actions are asked first as in the
     PettingZoo env: the learner through its mask (``pass``, id 1, lets the chance go), bots
     through ``choose_out_of_turn`` (``None`` lets it go; a bot without that method never acts
@@ -94,7 +108,14 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         render_mode: str | None = None,
         out_of_turn: str = "to_act",
         obs_format: str = "dict",
+        reward: str = "win_loss",
+        points_scale: float = 100.0,
+        knockout_bonus: float = 0.0,
+        flat_bounds: str = "fixed",
     ) -> None:
+        self.reward = check_reward(reward, points_scale, knockout_bonus)
+        self.points_scale = float(points_scale)
+        self.knockout_bonus = float(knockout_bonus)
         if isinstance(opponents, str):
             opponents = [opponents]
         self.opponents = list(opponents)
@@ -114,7 +135,9 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         self.learner_seat = learner_seat
         self.illegal_action = check_illegal_mode(illegal_action)
         self.illegal_reward = float(illegal_reward)
-        if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
+        if max_steps is not None and (
+            isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1
+        ):
             raise ValueError(f"max_steps must be a positive integer or None, not {max_steps!r}")
         self.max_steps = max_steps
         self.render_mode = check_render_mode(render_mode)
@@ -123,19 +146,28 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         self._encoder = ObservationEncoder(self.rules, n)
         self.obs_format = check_obs_format(obs_format)
         self._flat = obs_format == "flat"
-        self._scale = flat_scale(self._encoder)
+        self.flat_bounds = check_flat_bounds(flat_bounds)
+        self._scale = flat_scale(self._encoder, flat_bounds)
         self.observation_space: spaces.Space[Any] = (
-            flat_observation_space(self._encoder)
+            flat_observation_space(self._encoder, flat_bounds)
             if self._flat
             else observation_space(self._encoder)
         )
-        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.action_space: spaces.Space[Any] = LegalDiscrete(NUM_ACTIONS, self.action_masks)
         self._tracker = PublicTracker(self.rules, n)
         self.game: Game | None = None
         self.seat = 0
         self._bots: dict[int, Bot] = {}
         self._ids: dict[int, Action] = {}
         self._steps = 0
+        self._game_steps = 0
+        self._per_hand = self.reward == "points" and self.rules.scoring_enabled
+        self._hand_reward = 0.0  # the learner's per-hand points since its last step
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Pickling and deepcopy make the action space a plain Discrete: re-attach the mask.
+        self.__dict__.update(state)
+        self.action_space = LegalDiscrete(NUM_ACTIONS, self.action_masks)
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(
@@ -157,6 +189,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             self.game = new_game(self.n, rules=self.rules, seed=int(rng.integers(0, 2**63)))
             start_tracking(self.game, self._tracker)
             self._steps = 0
+            self._game_steps = 0
             self._declined = set()
             self._play_bots()
             # A game the bots finish before the learner's first turn is dealt again.
@@ -178,24 +211,37 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             why = explain_illegal(game, self.seat, action, f"seat {self.seat}")
             if self.illegal_action == "raise":
                 raise IllegalActionIdError(why)
-            info = self._info()
+            self._steps += 1  # an illegal step counts towards max_steps
+            truncated = self.max_steps is not None and self._steps >= self.max_steps
+            info = self._info(truncated)
             info["illegal_action"] = True
             info["reason"] = why
-            return self._observe(), self.illegal_reward, False, False, info
+            return self._observe(), self.illegal_reward, False, truncated, info
+        out_before = list(game.out)
+        self._hand_reward = 0.0
         if chosen is _DECLINE:
             self._declined.add(self.seat)
+            self._game_steps += 1
         else:
             self._apply(chosen)
         self._steps += 1
         self._play_bots()
         terminated = game.is_over or game.out[self.seat]
         reward = 0.0
-        if terminated:
-            reward = 1.0 if game.winner == self.seat else -1.0
+        if self.knockout_bonus and not game.out[self.seat] and not self.rules.scoring_enabled:
+            reward += self.knockout_bonus * (sum(game.out) - sum(out_before))
+        if self._per_hand:  # a match with reward="points": each hand's points as it ends
+            reward += self._hand_reward
+            if game.out[self.seat] and not game.is_over:
+                reward -= 1.0  # the learner's episode ends at its knock-out
+        elif game.out[self.seat]:  # knocked out (NM-33): −1 in either scheme
+            reward -= 1.0
+        elif game.is_over:
+            reward += end_rewards(game, self.reward, self.points_scale)[self.seat]
         truncated = not terminated and self.max_steps is not None and self._steps >= self.max_steps
         if self.render_mode == "human":
             self.render()
-        return self._observe(), reward, terminated, truncated, self._info()
+        return self._observe(), reward, terminated, truncated, self._info(terminated or truncated)
 
     def action_masks(self) -> npt.NDArray[np.int8]:
         """The legal-action mask of the learner now (for maskable algorithms)."""
@@ -215,7 +261,12 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         return self.game
 
     def _apply(self, action: Action) -> None:
-        apply_tracked(self._require_game(), action, self._tracker)
+        events = apply_tracked(self._require_game(), action, self._tracker)
+        self._game_steps += 1
+        if self._per_hand:
+            per_hand = hand_rewards(events, self.n, self.points_scale)
+            if per_hand is not None:
+                self._hand_reward += per_hand[self.seat]
         kind = type(action)
         if kind is not CallUno and kind is not Catch:
             self._declined.clear()  # an in-turn action or a jump-in: new chances for all
@@ -258,8 +309,12 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             return vector * self._scale
         return {"observation": vector, "action_mask": mask_of(self._ids)}
 
-    def _info(self) -> dict[str, Any]:
-        """``{"seat": ...}``, plus ``"action_mask"`` with ``obs_format="flat"``."""
+    def _info(self, final: bool = False) -> dict[str, Any]:
+        """``{"seat": ...}``, plus ``"action_mask"`` with ``obs_format="flat"``, plus the
+        outcome when the episode ends (``final``)."""
+        info: dict[str, Any] = {"seat": self.seat}
         if self._flat:
-            return {"seat": self.seat, "action_mask": mask_of(self._ids)}
-        return {"seat": self.seat}
+            info["action_mask"] = mask_of(self._ids)
+        if final:
+            info.update(outcome_info(self._require_game(), self._game_steps))
+        return info

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from nomercy.core.actions import Action, CallUno, Catch
 from nomercy.core.game import Game, new_game
@@ -29,22 +30,28 @@ from nomercy.encoding.actions import NUM_ACTIONS, PASS_ID
 from nomercy.encoding.observations import ObservationEncoder, PublicTracker, flat_scale
 from nomercy.rl._common import (
     IllegalActionIdError,
+    LegalDiscrete,
     apply_tracked,
+    check_flat_bounds,
     check_illegal_mode,
     check_obs_format,
     check_out_of_turn,
     check_render_mode,
+    check_reward,
+    end_rewards,
     explain_illegal,
     flat_observation_space,
+    hand_rewards,
     legal_id_map,
     make_ruleset,
     next_decider,
     observation_space,
+    outcome_info,
     render,
     start_tracking,
 )
 
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "parallel_env", "raw_env"]
 
 _NO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 _NO_MASK.setflags(write=False)
@@ -82,9 +89,12 @@ class raw_env(AECEnv[str, Obs, int]):
         max_steps: truncate every agent after this many actions (``None``: never).
         out_of_turn: ``"to_act"`` (default) or ``"offered"``; see the module docstring.
         obs_format: ``"dict"`` (default): ``{"observation": vector, "action_mask": mask}``;
-            ``"flat"``: the vector alone, each entry divided by its largest magnitude (a
+            ``"flat"``: the vector alone, each entry divided by a bound (``flat_bounds``; a
             ``Box`` in [-1, 1]); the masks are then in ``infos[agent]["action_mask"]`` (kept
             current for every agent after each step) and :meth:`action_mask`.
+        flat_bounds: the ``"flat"`` divisors: ``"fixed"`` (default), the same for every
+            preset and option set; ``"rules"``, each entry's bound under this rule set (the
+            scaling before version 2, which the shipped ``neural`` bot was trained on).
         render_mode: ``None``; ``"ansi"``: ``render()`` returns the acting seat's view as
             text; ``"human"``: that text is printed after every ``reset()`` and ``step()``
             (and by ``render()``, which returns ``None``); ``"rgb_array"``: ``render()``
@@ -93,11 +103,21 @@ class raw_env(AECEnv[str, Obs, int]):
             :class:`~nomercy.core.game.Game` (compiled when the core's compiled build is
             installed, ``nomercy --version`` says). Kept for compatibility; ``"kernel"``
             (the retired RL kernel) is a ``ValueError``.
+        reward: ``"win_loss"`` (default): when the game ends the winner gets +1 and every
+            other agent −1; ``"points"``: the winner gets the points the hand is worth
+            (NM-40/CL-13) / ``points_scale``, every other agent still in minus its own card
+            points / ``points_scale``; in a match (scoring on) so at the end of every hand.
+        points_scale: the divisor of ``"points"`` rewards.
+        knockout_bonus: added to every agent still in when another is knocked out.
 
-    Rewards: when the game ends the winner gets +1 and every other agent −1. A seat knocked
-    out by the Mercy rule (NM-33) is terminated at once with −1 (in a match with scoring on,
-    a knocked-out seat rejoins at the next deal, so it is only terminated when the match
-    ends). A truncated game gives 0.
+    A seat knocked out by the Mercy rule (NM-33) is terminated at once with −1 in either
+    scheme (in a match with scoring on, a knocked-out seat rejoins at the next deal, so it is
+    only terminated when the match ends). A truncated game gives 0. When an agent's episode
+    ends its info holds the outcome (:func:`nomercy.rl._common.outcome_info`).
+
+    ``action_space(agent).sample()`` without a mask draws one of the agent's legal ids
+    (:class:`~nomercy.rl._common.LegalDiscrete`), so checkers that sample blindly play legal
+    games. ``state()`` is every seat's observation vector, concatenated (``state_space``).
     """
 
     metadata = {  # noqa: RUF012 (PettingZoo reads a class attribute)
@@ -120,15 +140,24 @@ class raw_env(AECEnv[str, Obs, int]):
         out_of_turn: str = "to_act",
         engine: str = "auto",
         obs_format: str = "dict",
+        reward: str = "win_loss",
+        points_scale: float = 100.0,
+        knockout_bonus: float = 0.0,
+        flat_bounds: str = "fixed",
     ) -> None:
         super().__init__()
+        self.reward = check_reward(reward, points_scale, knockout_bonus)
+        self.points_scale = float(points_scale)
+        self.knockout_bonus = float(knockout_bonus)
         self.out_of_turn = check_out_of_turn(out_of_turn)
         self.rules = make_ruleset(preset, options, num_players)
         self.engine = _check_engine(engine)
         self.num_players = num_players
         self.illegal_action = check_illegal_mode(illegal_action)
         self.illegal_reward = float(illegal_reward)
-        if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
+        if max_steps is not None and (
+            isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1
+        ):
             raise ValueError(f"max_steps must be a positive integer or None, not {max_steps!r}")
         self.max_steps = max_steps
         self.render_mode = check_render_mode(render_mode)
@@ -139,14 +168,23 @@ class raw_env(AECEnv[str, Obs, int]):
         self._flat = obs_format == "flat"
         # step() has more to do after a move only in these modes (checked once per step).
         self._after_steps = self._flat or render_mode == "human"
-        self._scale = flat_scale(self._encoder)
+        self.flat_bounds = check_flat_bounds(flat_bounds)
+        self._scale = flat_scale(self._encoder, flat_bounds)
         obs_space: spaces.Space[Any] = (
-            flat_observation_space(self._encoder)
+            flat_observation_space(self._encoder, flat_bounds)
             if self._flat
             else observation_space(self._encoder)
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space[Any]] = {}
+        self._attach_masks()
+        unit = obs_space
+        if isinstance(obs_space, spaces.Dict):
+            unit = obs_space["observation"]
+        assert isinstance(unit, spaces.Box)
+        self.state_space = spaces.Box(
+            np.tile(unit.low, num_players), np.tile(unit.high, num_players), dtype=np.float32
+        )
         self._tracker = PublicTracker(self.rules, num_players)
         self._seed_rng: np.random.Generator | None = None
         self._seed_base: int | None = None  # None: fresh entropy
@@ -157,6 +195,8 @@ class raw_env(AECEnv[str, Obs, int]):
         self._game_seed = 0
         self._rewarded = True  # `rewards` may hold non-zero values
         # step()'s short path needs no _settle(): turn-taking, no truncation, no scoring.
+        # reward="points" in a match: every hand's points when the hand ends.
+        self._per_hand = self.reward == "points" and self.rules.scoring_enabled
         self._plain = (
             self.out_of_turn == "to_act" and max_steps is None and not self.rules.scoring_enabled
         )
@@ -164,6 +204,26 @@ class raw_env(AECEnv[str, Obs, int]):
         self._steps = 0
         self._decider = 0  # the seat whose decision agent_selection is (when it is live)
         self._declined: set[int] = set()
+
+    def _attach_masks(self) -> None:
+        """Action spaces whose blind ``sample()`` draws the agent's legal ids."""
+        self.action_spaces = {
+            a: LegalDiscrete(NUM_ACTIONS, self._sample_mask(a)) for a in self.possible_agents
+        }
+
+    def _sample_mask(self, agent: str) -> Any:
+        def masks() -> npt.NDArray[np.int8] | None:
+            if self._game is None or agent not in getattr(self, "terminations", {}):
+                return None
+            return self.action_mask(agent)
+
+        return masks
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Pickling and deepcopy turn the action spaces into plain Discrete ones (they must not
+        # carry the env along): give them their masks back.
+        self.__dict__.update(state)
+        self._attach_masks()
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         return self.observation_spaces[agent]
@@ -254,6 +314,34 @@ class raw_env(AECEnv[str, Obs, int]):
         offered an out-of-turn action), else zeros. The same in both ``obs_format``s."""
         return self._mask(self._require_game(), agent)
 
+    @property
+    def steps(self) -> int:
+        """Steps taken in this game (illegal ids in ``"penalize"`` mode count)."""
+        return self._steps
+
+    @property
+    def flat_scale(self) -> npt.NDArray[np.float32]:
+        """The factors from the Dict format's vector to the ``"flat"`` one."""
+        return self._scale
+
+    def raw_vector(self, agent: str) -> npt.NDArray[np.float32]:
+        """The agent's observation vector, unscaled (the Dict format's ``"observation"``)."""
+        return self._vector(agent)
+
+    def state(self) -> npt.NDArray[np.float32]:
+        """The full state for a centralised critic: every seat's observation vector (so every
+        hand), seat 0 first, in the observation format's scale. Never give it to a policy:
+        it holds the other seats' cards."""
+        game = self._require_game()
+        parts = [
+            self._encoder.encode_snapshot(game.snapshot(s), self._tracker.void)
+            for s in range(self.num_players)
+        ]
+        out = np.concatenate(parts)
+        if self._flat:
+            out *= np.tile(self._scale, self.num_players)
+        return out
+
     def _vector(self, agent: str) -> npt.NDArray[np.float32]:
         game = self._require_game()
         return self._encoder.encode_snapshot(game.snapshot(self._seat[agent]), self._tracker.void)
@@ -328,7 +416,13 @@ class raw_env(AECEnv[str, Obs, int]):
             self._steps += 1
         else:
             was_out = list(game.out)
-            apply_tracked(game, chosen, self._tracker)
+            events = apply_tracked(game, chosen, self._tracker)
+            if self._per_hand:
+                per_hand = hand_rewards(events, self.num_players, self.points_scale)
+                if per_hand is not None:
+                    for s, r in enumerate(per_hand):
+                        if r:
+                            self.rewards[self.possible_agents[s]] += r
             kind = type(chosen)
             if kind is not CallUno and kind is not Catch:
                 self._declined.clear()  # an in-turn action or a jump-in: new chances for all
@@ -365,6 +459,12 @@ class raw_env(AECEnv[str, Obs, int]):
         self.rewards[agent] = self.illegal_reward
         self._rewarded = True
         self.infos[agent] = {"illegal_action": True, "reason": why}
+        self._steps += 1  # an illegal step counts towards max_steps
+        if self.max_steps is not None and self._steps >= self.max_steps:
+            game = self._require_game()
+            for a in self.agents:
+                self.truncations[a] = True
+                self.infos[a].update(outcome_info(game, self._steps))
         self._accumulate_rewards()
         if self._flat:
             self._publish_masks()
@@ -376,25 +476,43 @@ class raw_env(AECEnv[str, Obs, int]):
         agents = self.possible_agents
         dead = False
         over = state.is_over
-        if not scoring and not over:
+        if not scoring:
             out = state.out
-            for s in range(self.num_players):
-                if out[s] and not self._was_out[s]:
-                    self._was_out[s] = True
-                    self.rewards[agents[s]] = -1.0
-                    self.terminations[agents[s]] = True
-                    dead = True
+            bonus = self.knockout_bonus
+            knocked = [s for s in range(self.num_players) if out[s] and not self._was_out[s]]
+            for s in knocked:
+                self._was_out[s] = True
+                self.rewards[agents[s]] = -1.0
+                self.terminations[agents[s]] = True
+                dead = True
+            if knocked and bonus:
+                for s in range(self.num_players):
+                    if not out[s]:
+                        self.rewards[agents[s]] += bonus * len(knocked)
+            if dead and not over:
+                info = outcome_info(state, self._steps)
+                for s in knocked:
+                    self.infos[agents[s]].update(info)
         if over:
-            winner = state.winner
+            # Per-hand points (a match) came with each hand's end, the last one included.
+            ends = (
+                [0.0] * self.num_players
+                if self._per_hand
+                else end_rewards(state, self.reward, self.points_scale)
+            )
+            info = outcome_info(state, self._steps)
             for a in self.agents:
-                if not self.terminations[a]:
-                    self.rewards[a] = 1.0 if self._seat[a] == winner else -1.0
+                if not self.terminations[a] or not self._was_out[self._seat[a]]:
+                    self.rewards[a] += ends[self._seat[a]]
                     self.terminations[a] = True
+                self.infos[a].update(info)
             return
         self._choose_decider()
         if self.max_steps is not None and self._steps >= self.max_steps:
+            info = outcome_info(state, self._steps)
             for a in self.agents:
                 self.truncations[a] = True
+                self.infos[a].update(info)
             return
         if dead:
             self._deads_step_first()
@@ -421,3 +539,11 @@ def env(**kwargs: Any) -> raw_env:
     of a random-play step. Wrap it yourself if you want PettingZoo's wrappers.
     """
     return raw_env(**kwargs)
+
+
+def parallel_env(**kwargs: Any) -> ParallelEnv[str, Obs, int]:
+    """The environment as a PettingZoo ``ParallelEnv`` (same arguments as :class:`raw_env`):
+    PettingZoo's ``turn_based_aec_to_parallel``, so one parallel step is one game step. Every
+    live agent gets an action; only the one to act (the one whose mask is not all zeros) is
+    used. ``state()`` and ``state_space`` are the AEC env's."""
+    return turn_based_aec_to_parallel(raw_env(**kwargs))

@@ -122,6 +122,7 @@ class Lane:
                 num_players=n,
                 preset=preset,
                 obs_format="flat",
+                flat_bounds="rules",  # the scaling the shipped neural bot reads (version 1)
                 engine="reference" if reference else "auto",
             )
             env.reset(seed=self._env_seed + 7919 * len(self._envs))

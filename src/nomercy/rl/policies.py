@@ -1,0 +1,102 @@
+"""Measuring a policy: :func:`evaluate` plays it against bots (docs/rl.md).
+
+:func:`as_policy` (from :mod:`nomercy.bots.policy_bot`, where tournaments' policy bots live)
+turns a callable ``(obs, mask) -> id``, an SB3 model or a torch module into one callable.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from nomercy.bots.policy_bot import Policy, PolicyFn, as_policy
+
+__all__ = ["Policy", "PolicyFn", "as_policy", "evaluate", "wilson"]
+
+
+def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of ``wins`` out of ``games`` (95% by default)."""
+    if games <= 0:
+        raise ValueError("need at least one game")
+    p = wins / games
+    denom = 1 + z * z / games
+    centre = (p + z * z / (2 * games)) / denom
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
+    return centre - half, centre + half
+
+
+def evaluate(
+    policy: Any,
+    *,
+    opponents: str | Sequence[Any] = "random",
+    players: int = 2,
+    games: int = 400,
+    seed: int = 0,
+    preset: str = "no-mercy",
+    options: Mapping[str, Any] | None = None,
+    deterministic: bool = True,
+) -> dict[str, Any]:
+    """Play ``policy`` against ``opponents`` and report its win rate with a Wilson interval.
+
+    Args:
+        policy: anything :func:`as_policy` takes (a callable, an SB3 model, a torch module).
+        opponents: one bot name (every other seat) or one entry per other seat: registry
+            names, or policies (anything :func:`as_policy` takes).
+        players: seats, 2-6.
+        games: games to play; game ``i`` is dealt from ``seed + i`` with the policy at seat
+            ``i % players``, so every seat gets its share.
+        seed: the first game's seed (the bots' seeds derive from it too).
+        preset, options: the rules.
+        deterministic: the policy plays its largest logit (``False``: it samples).
+
+    Returns:
+        ``{"wins", "games", "win_rate", "low", "high", "players", "opponents", "preset",
+        "mean_length", "knocked_out"}``: ``low``/``high`` bound the 95% Wilson interval;
+        ``mean_length`` is the mean number of steps per game, ``knocked_out`` how many games
+        ended for the policy by a Mercy knock-out.
+    """
+    from nomercy.rl.selfplay_env import SelfPlayEnv
+
+    fn = as_policy(policy, deterministic=deterministic, seed=seed)
+    if isinstance(opponents, str):
+        opponents = [opponents] * (players - 1)
+    opponents = list(opponents)
+    if len(opponents) != players - 1:
+        raise ValueError(f"{players} players need {players - 1} opponents, got {len(opponents)}")
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a positive integer, not {games!r}")
+    wins = knocked = steps = 0
+    envs = {
+        seat: SelfPlayEnv(
+            opponents,
+            preset=preset,
+            options=options,
+            learner_seat=seat,
+            obs_format=fn.obs_format,
+        )
+        for seat in range(players)
+    }
+    for i in range(games):
+        env = envs[i % players]
+        obs, info = env.reset(seed=seed + i)
+        done = False
+        while not done:
+            obs, _, terminated, truncated, info = env.step(fn(obs, info["action_mask"]))
+            done = terminated or truncated
+        wins += info["winner"] == info["seat"]
+        knocked += bool(info["knocked_out"][info["seat"]]) and info["winner"] != info["seat"]
+        steps += info["episode_steps"]
+    low, high = wilson(wins, games)
+    return {
+        "wins": wins,
+        "games": games,
+        "win_rate": wins / games,
+        "low": low,
+        "high": high,
+        "players": players,
+        "opponents": [o if isinstance(o, str) else repr(o) for o in opponents],
+        "preset": preset,
+        "mean_length": steps / games,
+        "knocked_out": knocked,
+    }
