@@ -66,6 +66,7 @@ __all__ = [
     "id_name",
     "play_id",
     "seat_table",
+    "variant_count",
 ]
 
 #: Bumped whenever an id of the stable table changes meaning; stored policies check it.
@@ -93,7 +94,8 @@ K_CATCH: Final = 5
 K_PLAY: Final = 6
 
 
-def _variant_count(card: Card) -> int:
+def variant_count(card: Card) -> int:
+    """How many ids a card owns in a play block (two per variant: without, then with UNO)."""
     if card.is_wild:
         return 2 * (1 + len(COLOURS))
     if card.number == 7:
@@ -107,7 +109,7 @@ def _offsets() -> tuple[list[int], int]:
     for code in ALL_CODES:
         card = Card(code)
         offsets.append(total)
-        total += _variant_count(card)
+        total += variant_count(card)
     return offsets, total
 
 
@@ -151,7 +153,7 @@ def _tables() -> tuple[
         for code in ALL_CODES:
             cd = Card(code)
             start = base + CARD_OFFSET[cd.index]
-            for i in range(start, start + _variant_count(cd)):
+            for i in range(start, start + variant_count(cd)):
                 kind[i] = K_PLAY
                 card[i] = cd
                 jump[i] = is_jump

@@ -20,7 +20,6 @@ from nomercy.encoding.actions import (
     NUM_ACTIONS,
     ActionIdError,
     action_name,
-    fast_ids,
     id_to_action,
 )
 from nomercy.encoding.observations import (
@@ -92,7 +91,7 @@ def flat_observation_space(encoder: ObservationEncoder, bounds: str = "fixed") -
 
 def legal_id_map(game: Game, seat: int) -> dict[int, Action]:
     """Legal ids of ``seat`` (the seat to act) mapped to the engine's own action objects."""
-    return fast_ids(game.legal_actions(seat), game.n)
+    return dict(zip(game.legal_ids(seat), game.legal_actions(seat), strict=True))
 
 
 def mask_of(ids: Mapping[int, Action]) -> npt.NDArray[np.int8]:
