@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from nomercy.cli.common import UsageError
 from nomercy.cli.progress import progress_bar
 from nomercy.core.actions import Action, CallUno, Catch, Play
 from nomercy.core.errors import NoMercyError
@@ -232,7 +233,6 @@ def _pct(x: float) -> str:
 
 def run_analyse(args: argparse.Namespace, out: TextIO) -> int:
     """The ``analyse`` command (user errors raise the CLI's usage error)."""
-    from nomercy.cli.main import UsageError
 
     if args.top < 1:
         raise UsageError(f"--top must be at least 1, not {args.top}")

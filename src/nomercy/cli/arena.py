@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from nomercy.arena.parallel import BACKENDS, ArenaError, default_jobs
 from nomercy.arena.runner import BotSpec, GameSetup, parse_bot_spec
 from nomercy.bots import bot_names
-from nomercy.cli.main import EXIT_FAILURE, PROG, UsageError, _add_rules_arguments, _parse_options
+from nomercy.cli.common import EXIT_FAILURE, PROG, UsageError, add_rules_arguments, parse_options
 from nomercy.cli.progress import progress_bar
 from nomercy.core.errors import NoMercyError
 from nomercy.core.rules import parse_option_value
@@ -116,7 +116,7 @@ def add_arena_commands(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
 
 
 def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    _add_rules_arguments(parser)
+    add_rules_arguments(parser)
     parser.add_argument(
         "--seed", type=int, default=0, help="master seed; game i's seeds derive from it (0)"
     )
@@ -264,7 +264,7 @@ def _tournament(args: argparse.Namespace, out: TextIO) -> int:
     _need_arena_extra()
     jobs = _check_run(args)
     bots = _parse_bots(args.bots)
-    options = _parse_options(args.option)
+    options = parse_options(args.option)
     setup = _setup(args, options)
     from nomercy.arena.tournament import lineups, run_tournament
 
@@ -355,7 +355,7 @@ def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     bots = _parse_bots(args.bots)
     if len(bots) not in (1, args.players):
         raise UsageError(f"--bots lists {len(bots)} bots for {args.players} players")
-    options = _parse_options(args.option)
+    options = parse_options(args.option)
     compare = _parse_compare(args.compare, options) if args.compare else None
     setup = _setup(args, options)
     if compare is not None:

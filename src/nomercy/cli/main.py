@@ -28,24 +28,27 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from nomercy.bots import BOTS, Bot, make_bot, play_out
+from nomercy.cli.analyse import add_analyse_parser
+from nomercy.cli.arena import add_arena_commands
+from nomercy.cli.common import (
+    EXIT_FAILURE,
+    EXIT_USAGE,
+    PROG,
+    UsageError,
+    add_rules_arguments,
+    parse_options,
+)
 from nomercy.core.actions import Action
 from nomercy.core.errors import NoMercyError
 from nomercy.core.events import Event
 from nomercy.core.game import Game, new_game
 from nomercy.core.records import GameRecord
-from nomercy.core.rules import OPTIONS, PRESETS, OptionSpec, parse_option_value
+from nomercy.core.rules import OPTIONS, PRESETS, OptionSpec
 
 __all__ = ["build_parser", "main"]
 
-PROG = "nomercy"
-EXIT_USAGE = 2
-EXIT_FAILURE = 1
 #: A safety stop for selfplay; real games end far sooner.
 MAX_ACTIONS = 1_000_000
-
-
-class UsageError(Exception):
-    """A user error: reported on one line, exit status 2."""
 
 
 # ---------------------------------------------------------------------- parser
@@ -130,20 +133,6 @@ Set an option with `nomercy selfplay --option NAME=VALUE` (booleans: true/false)
 """
 
 
-def _add_rules_arguments(parser: argparse.ArgumentParser) -> None:
-    """--preset and --option, shared by the commands that start a game."""
-    parser.add_argument(
-        "--preset", choices=PRESETS, default=PRESETS[0], help="rule set (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="set a rule option (repeatable); see `nomercy rules`",
-    )
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser for every subcommand."""
     raw = argparse.RawDescriptionHelpFormatter
@@ -176,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--players", type=int, default=4, metavar="N", help="number of seats (default: 4)"
     )
     play.add_argument("--seed", type=int, default=0, help="shuffle seed (default: 0)")
-    _add_rules_arguments(play)
+    add_rules_arguments(play)
     play.add_argument(
         "--bots",
         default="greedy",
@@ -193,8 +182,6 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(handler=_selfplay)
 
     _add_play(sub, raw)
-    from nomercy.cli.arena import add_arena_commands  # imports this module: load it here
-
     add_arena_commands(sub, raw)
 
     replay = sub.add_parser(
@@ -233,8 +220,6 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--json", action="store_true", help="print JSON instead of a table")
     rules.set_defaults(handler=_rules)
 
-    from nomercy.cli.analyse import add_analyse_parser  # imports this module: load it here
-
     add_analyse_parser(sub, raw)
 
     from nomercy.web.serve import add_serve_parser  # standard library only; the server is lazy
@@ -269,7 +254,7 @@ def _add_play(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
     play.add_argument(
         "--seat", type=int, default=0, metavar="K", help="your seat, 0-based (default: 0)"
     )
-    _add_rules_arguments(play)
+    add_rules_arguments(play)
     play.add_argument(
         "--match",
         action="store_true",
@@ -395,20 +380,6 @@ def _result_lines(game: Game, actions: int) -> list[str]:
 
 
 # ---------------------------------------------------------------------- selfplay
-def _parse_options(items: Sequence[str]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for item in items:
-        name, sep, text = item.partition("=")
-        name = name.strip()
-        if not sep or not name:
-            raise UsageError(f"--option needs NAME=VALUE, got {item!r}")
-        try:
-            options[name] = parse_option_value(name, text.strip())
-        except NoMercyError as exc:
-            raise UsageError(str(exc)) from None
-    return options
-
-
 def _make_bots(spec: str, players: int, seed: int) -> list[Bot]:
     names = [part.strip() for part in spec.split(",")]
     if len(names) == 1:
@@ -422,7 +393,7 @@ def _make_bots(spec: str, players: int, seed: int) -> list[Bot]:
 
 
 def _selfplay(args: argparse.Namespace, out: TextIO) -> int:
-    options = _parse_options(args.option)
+    options = parse_options(args.option)
     try:
         game = new_game(args.players, rules=args.preset, options=options, seed=args.seed)
     except NoMercyError as exc:
@@ -505,7 +476,7 @@ def _play_config(args: argparse.Namespace) -> Any:
             save_dir=save_dir,
             resume_path=path,
         )
-    options = _parse_options(args.option)
+    options = parse_options(args.option)
     if args.match:
         options["scoring_enabled"] = True
     names = [part.strip() for part in args.bots.split(",")]

@@ -1,0 +1,58 @@
+"""What every ``nomercy`` subcommand module shares: the program name, exit codes, the usage
+error and the rule arguments. ``main``, ``arena`` and ``analyse`` import it; none of them
+imports another's private names."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from nomercy.core.errors import NoMercyError
+from nomercy.core.rules import PRESETS, parse_option_value
+
+__all__ = [
+    "EXIT_FAILURE",
+    "EXIT_USAGE",
+    "PROG",
+    "UsageError",
+    "add_rules_arguments",
+    "parse_options",
+]
+
+PROG = "nomercy"
+EXIT_USAGE = 2
+EXIT_FAILURE = 1
+
+
+class UsageError(Exception):
+    """A user error: reported on one line, exit status 2."""
+
+
+def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    """--preset and --option, shared by the commands that start a game."""
+    parser.add_argument(
+        "--preset", choices=PRESETS, default=PRESETS[0], help="rule set (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a rule option (repeatable); see `nomercy rules`",
+    )
+
+
+def parse_options(items: Sequence[str]) -> dict[str, Any]:
+    """``--option NAME=VALUE`` items as option values (a UsageError names a bad one)."""
+    options: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise UsageError(f"--option needs NAME=VALUE, got {item!r}")
+        try:
+            options[name] = parse_option_value(name, text.strip())
+        except NoMercyError as exc:
+            raise UsageError(str(exc)) from None
+    return options
