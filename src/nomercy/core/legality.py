@@ -36,7 +36,7 @@ from nomercy.core.rules import RuleSet
 if TYPE_CHECKING:
     from nomercy.core.game import Game
 
-__all__ = ["compute_legal", "is_playable", "may_keep_drawn", "tables", "variants"]
+__all__ = ["compute_legal", "is_playable", "tables", "variants", "wild_draw_allowed"]
 
 ALL_CARDS: Final[tuple[Card, ...]] = tuple(Card(code) for code in ALL_CODES)
 NUM_CARDS: Final = len(ALL_CARDS)
@@ -61,7 +61,6 @@ def _colour_slot(colour: Colour | None) -> int:
 # The plain variants (ids) of each card, per the three options they depend on (seat-free:
 # a plain variant names no seat).
 _VARIANTS: Final[dict[tuple[str, str, str], dict[Card, list[int]]]] = {}
-_PLAYING_PHASES: Final = (PLAY_DRAWN, DISCARD_ALL_TOP, DISCARD_ALL_SUBSET)
 _COLOUR_IDS: Final[tuple[int, ...]] = tuple(COLOUR_BASE + i for i in range(len(COLOURS)))
 
 
