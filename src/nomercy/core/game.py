@@ -88,7 +88,7 @@ if TYPE_CHECKING:
 __all__ = ["EngineError", "Game", "Phase", "new_game"]
 
 
-def _remove_card(cards: list[Card], card: Card, *, missing_ok: bool = False) -> None:
+def _remove_card(cards: list[Card], card: Card) -> None:
     """``cards.remove(card)`` by identity (cards are interned). ``list.remove`` compares with
     ``==``, which costs a slow rich comparison per card in pure Python (``Card`` defines
     ``__lt__``, so it has no C-level equality)."""
@@ -96,8 +96,7 @@ def _remove_card(cards: list[Card], card: Card, *, missing_ok: bool = False) -> 
         if held is card:
             del cards[i]
             return
-    if not missing_ok:
-        raise ValueError(f"{card} is not in the list")
+    raise ValueError(f"{card} is not in the list")
 
 
 def _chain_text(chain: list[int], total: int) -> str:
@@ -158,6 +157,9 @@ class Game:
         self.roulette_colour: Colour | None = None  # A21 player_names: colour after the reveal
         # (viewer, seat) -> cards the viewer knows that seat holds; viewer -1 is everyone
         self.known: dict[tuple[int, int], list[Card]] = {}
+        # known's lists per seat they are about (None: index again), and the dict indexed.
+        self._about: list[list[list[Card]]] | None = None
+        self._about_of: dict[tuple[int, int], list[Card]] | None = None
         self.log: list[Event] = []  # every event so far; views censor them per seat
         self._public: list[dict[str, Any]] = []  # public dicts of log, built lazily
         self._hand_start = 0  # index in log of the current hand's deal
@@ -231,6 +233,8 @@ class Game:
         d["_lids"] = []
         d["_legal"] = {}
         d["_mark"] = [0] * NUM_CARDS
+        d["_about"] = None
+        d["_about_of"] = None
         d["_epoch"] = 0
         _set_fields(g, d)
         return g
@@ -712,9 +716,27 @@ class Game:
         return self._immediate_mercy
 
     def _forget(self, seat: int, card: Card) -> None:
+        """``card`` left ``seat``'s hand: no viewer knows it is there any more."""
+        about = self._about
+        if about is None or self._about_of is not self.known:
+            about = self._index_known()
+        for cards in about[seat]:
+            if cards:  # emptied lists stay (positions list them)
+                for i, held in enumerate(cards):
+                    if held is card:
+                        del cards[i]
+                        break
+
+    def _index_known(self) -> list[list[list[Card]]]:
+        """Per seat, the lists of ``known`` about that seat, so a play reads only its own.
+        Kept for the dict it indexes: a new dict (a swap's or a knock-out's, a deal's, a
+        copy's) indexes again, and the engine's in-place changes to it reset the index."""
+        about: list[list[list[Card]]] = [[] for _ in range(self.n)]
         for key, cards in self.known.items():
-            if cards and key[1] == seat:  # emptied lists stay (positions list them)
-                _remove_card(cards, card, missing_ok=True)
+            about[key[1]].append(cards)
+        self._about = about
+        self._about_of = self.known
+        return about
 
     def _open_uno(self, seat: int, *, received: bool = False) -> None:
         """NM-37: a hand of exactly one card must be called; re-arm otherwise.
@@ -1326,6 +1348,7 @@ class Game:
         for v in range(-1, self.n):  # NM-30: revealed cards are public (S4)
             if v != victim:
                 self.known.setdefault((v, victim), []).extend(revealed)
+        self._about = None
         codes = [c.code for c in revealed]
         name = self.names[victim]
         self.colour = self.roulette_colour or colour
@@ -1361,6 +1384,7 @@ class Game:
         self._swap_knowledge({seat: target, target: seat})
         self.known[seat, target] = list(mine)
         self.known[target, seat] = list(theirs)
+        self._about = None
         self._emit(
             "swap",
             (
@@ -1402,6 +1426,7 @@ class Game:
         for s in active:
             if receiver[s] != s:
                 self.known[s, receiver[s]] = list(old[s])
+        self._about = None
         way = "clockwise" if self.direction == 1 else "counterclockwise"
         self._emit(
             "pass_hands",
@@ -1554,6 +1579,7 @@ class Game:
             public_text=("{} shows their hand to {} [CL-8]", self.names[accused], self.names[seat]),
         )
         self.known[seat, accused] = list(self.hands[accused])
+        self._about = None
         total = self.pending_total
         win = self.pending_win
         self._clear_pending()
