@@ -48,6 +48,7 @@ from nomercy.core.actions import Action, CallUno, Catch, Play
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
 from nomercy.core.game import Game
 from nomercy.core.ids import (
+    DRAW_ID,
     ID_CARD,
     ID_COLOUR,
     ID_KIND,
@@ -56,9 +57,9 @@ from nomercy.core.ids import (
     K_CATCH,
     K_COLOUR,
     K_DRAW,
-    K_PASS,
     K_PLAY,
     NUM_IDS,
+    PASS_ID,
     UNO_ID,
     action_id,
 )
@@ -338,15 +339,31 @@ class ISMCTSBot:
         return best_action
 
     def _rollout(self, game: Game, rng: random.Random) -> list[float]:
-        """Play on with the rollout policy; the reward of each seat."""
+        """Play on with the rollout policy; the reward of each seat.
+
+        :func:`_decision` without pruning, inlined: this loop is most of a search's time.
+        """
         steps = 0
         depth = self.rollout_depth
         policy = self._policy
-        while not game.is_over and steps < depth:
-            seat, actions = _decision(game, prune=False)
-            if seat < 0:
+        step = game.step
+        while steps < depth and not game.is_over:
+            seat = game.turn
+            assert seat is not None
+            hands = game.hands
+            called = game.uno_called
+            if len(hands[seat]) == 1 and not called[seat]:
+                step(UNO_ID, seat)  # NM-37: the bots in a search always call
                 continue
-            game.step(policy(game, seat, actions, rng), seat)
+            legal = game.legal_ids(seat)
+            window = game.uno_window
+            if window and any(s != seat and not called[s] and len(hands[s]) == 1 for s in window):
+                for s in window:
+                    if s != seat and not called[s] and len(hands[s]) == 1:
+                        step(UNO_ID, s)  # a seat that forgot to call calls now
+                        break
+                continue
+            step(policy(game, seat, legal, rng), seat)
             steps += 1
         return _rewards(game)
 
@@ -397,12 +414,14 @@ def _prune_ids(legal: list[int]) -> list[int]:
     kinds = _ID_KIND
     uno = _ID_UNO
     calls = [a for a in legal if uno[a]]
+    if not calls:
+        return [a for a in legal if kinds[a] != K_CATCH] or list(legal)
     out: list[int] = []
     for a in legal:
         kind = kinds[a]
         if kind == K_CATCH:
             continue
-        if calls and kind == K_PLAY and not uno[a] and a + 1 in calls:
+        if kind == K_PLAY and not uno[a] and a + 1 in calls:
             continue
         out.append(a)
     return out or list(legal)
@@ -453,25 +472,25 @@ def _one_per_card(game: Game, seat: int, actions: list[int]) -> list[int]:
 
 def _favourite(hand: list[Card]) -> Colour:
     """The colour ``hand`` holds most (the first of COLOURS on a tie)."""
-    counts = [0, 0, 0, 0]
-    index = _COLOUR_INDEX
-    for card in hand:
-        colour = card.colour
-        if colour is not None:
-            counts[index[colour]] += 1
-    best = 0
-    for i in (1, 2, 3):
-        if counts[i] > counts[best]:
-            best = i
-    return COLOURS[best]
+    colours = [card.colour for card in hand]
+    best = COLOURS[0]
+    most = colours.count(best)
+    for colour in _OTHER_COLOURS:
+        count = colours.count(colour)
+        if count > most:
+            best, most = colour, count
+    return best
+
+
+_OTHER_COLOURS = COLOURS[1:]
 
 
 def _rollout_action(game: Game, seat: int, actions: list[int], rng: random.Random) -> int:
     """A fast greedy policy on the full game: stack, shed, favourite colour, small swaps."""
-    kinds = _ID_KIND
     cards_of = _ID_CARD
-    plays = [a for a in actions if kinds[a] == K_PLAY]
+    plays = [a for a in actions if cards_of[a] is not None]  # a card: a play
     if not plays:
+        kinds = _ID_KIND
         colours = [a for a in actions if kinds[a] == K_COLOUR]
         if colours:
             favourite = _favourite(game.hands[seat])
@@ -481,7 +500,7 @@ def _rollout_action(game: Game, seat: int, actions: list[int], rng: random.Rando
                 return a
         return actions[rng.randrange(len(actions))]
     # One card at random among the distinct playable cards, then a sensible variant.
-    cards = list(dict.fromkeys(cards_of[a] for a in plays))
+    cards = list(dict.fromkeys([cards_of[a] for a in plays]))
     if len(cards) > 1 and game.n - sum(game.out) == 2:
         # NM-24: with two players a Wild Reverse +4 comes back to its own player.
         cards = [
@@ -506,16 +525,14 @@ def _policy_action(game: Game, seat: int, actions: list[int], rng: random.Random
     smaller hand (NM-29, NM-31), avoid a self-targeted Wild Reverse +4 (NM-24), keep plain
     wilds for colour changes; facing a stack, answer with the smallest Draw Card (NM-18).
     """
-    kinds = _ID_KIND
     cards_of = _ID_CARD
-    plays = [a for a in actions if kinds[a] == K_PLAY]
+    plays = [a for a in actions if cards_of[a] is not None]  # a card: a play
     if not plays:
         return _rollout_action(game, seat, actions, rng)
     hands = game.hands
     hand = hands[seat]
-    out = game.out
     n = game.n
-    two = n - sum(out) == 2
+    two = n - sum(game.out) == 2
     phase = game.phase
     stacking = phase == "stack_or_absorb"
     nxt = game.next_seat(seat)
@@ -525,25 +542,26 @@ def _policy_action(game: Game, seat: int, actions: list[int], rng: random.Random
     pending = game.pending_total if stacking else 0
     best_card: Card | None = None
     best = -1e9
-    seen: set[Card] = set()
+    last: Card | None = None
+    seen: list[Card] = []
     size = len(hand)
-    # Cards of each colour in hand, counted once per decision (not once per card).
-    counts: dict[Colour | None, int] | None = None
-    # Each seat's highest Draw Card value: "the victim holds an answer" (NM-18).
-    answers: dict[int, int] = {}
+    colours: list[Colour | None] | None = None  # the hand's colours, read once when needed
+    answers: dict[int, int] = {}  # a victim's highest Draw Card value (NM-18)
     for a in plays:
         card = cards_of[a]
-        assert card is not None
-        if card in seen:
+        # A card's plays are usually adjacent: skip its variants without a search.
+        if card is last or card in seen:
             continue
-        seen.add(card)
+        assert card is not None
+        last = card
+        seen.append(card)
         kind = card.kind
         colour = card.colour
         shed = 1
         if kind is _K_DISCARD_ALL and phase == "play":
-            if counts is None:
-                counts = _colour_counts(hand)
-            shed = counts.get(colour, 0)
+            if colours is None:
+                colours = [c.colour for c in hand]
+            shed = colours.count(colour)
         rest = size - shed
         if rest <= 0:
             return _variant(game, seat, [v for v in plays if cards_of[v] is card])
@@ -564,9 +582,9 @@ def _policy_action(game: Game, seat: int, actions: list[int], rng: random.Random
             continue
         score = 10.0 * shed + card.points / 25.0
         if colour is not None:
-            if counts is None:
-                counts = _colour_counts(hand)
-            score += 2.0 * counts.get(colour, 0)
+            if colours is None:
+                colours = [c.colour for c in hand]
+            score += 2.0 * colours.count(colour)
         if value:
             keep = _ROLL_KEEP.get(value, 10.0) * (1.5 if card.is_wild else 1.0)
             if kind is _K_WILD_REVERSE_DRAW_FOUR and two:
@@ -609,23 +627,15 @@ def _policy_action(game: Game, seat: int, actions: list[int], rng: random.Random
             best, best_card = score, card
     if best_card is None or (stacking and best <= -1e5):
         for other in actions:  # stacking with nothing worth it: take the penalty
-            if kinds[other] == K_DRAW:
+            if other == DRAW_ID:
                 return other
         if best_card is None:
             return plays[0]
     if phase != "play" and best < -1.0:
         for other in actions:
-            if kinds[other] == K_PASS:
+            if other == PASS_ID:
                 return other  # NM-9: keep a drawn card not worth playing
     return _variant(game, seat, [v for v in plays if cards_of[v] is best_card])
-
-
-def _colour_counts(hand: list[Card]) -> dict[Colour | None, int]:
-    counts: dict[Colour | None, int] = {}
-    for c in hand:
-        colour = c.colour
-        counts[colour] = counts.get(colour, 0) + 1
-    return counts
 
 
 def _threat(size: int) -> float:
@@ -634,29 +644,31 @@ def _threat(size: int) -> float:
 
 
 def _variant(game: Game, seat: int, variants: list[int]) -> int:
-    """Among plays of one card: the favourite colour of the rest, the smallest hand, UNO."""
+    """Among plays of one card: the favourite colour of the rest, the smallest hand, UNO.
+
+    Ranked by the tuple (names the favourite colour, minus the target's hand size, calls
+    UNO), packed into one int: ``1024 * favourite - 2 * size + uno`` (a hand holds fewer
+    than 256 cards).
+    """
     if len(variants) == 1:
         return variants[0]
     card = _ID_CARD[variants[0]]
     assert card is not None
     hands = game.hands
-    fav: Colour | None = None
-    if card.is_wild:
-        rest = list(hands[seat])
-        if card in rest:
-            rest.remove(card)
-        fav = _favourite(rest)
+    # A wild has no colour, so the favourite of the rest of the hand is the hand's.
+    fav = _favourite(hands[seat]) if card.is_wild else None
     n = game.n
     colours = _ID_COLOUR
     rels = _ID_REL
     unos = _ID_UNO
     best = variants[0]
-    best_key: tuple[int, int, int] | None = None
+    best_key = -(1 << 30)
     for a in variants:
         rel = rels[a]
-        target_size = -len(hands[(seat + rel) % n]) if rel else 0
-        key = (int(colours[a] is fav), target_size, int(unos[a]))
-        if best_key is None or key > best_key:
+        key = (1024 if colours[a] is fav else 0) + unos[a]
+        if rel:
+            key -= 2 * len(hands[(seat + rel) % n])
+        if key > best_key:
             best_key, best = key, a
     return best
 
