@@ -300,11 +300,15 @@ class ISMCTSBot:
                     first = False
                 children = node.children
                 base = seat * NUM_IDS
-                untried = [a for a in actions if base + a not in children]
+                untried: list[int] = []
+                kids: list[_Node] = []
                 for a in actions:
                     child = children.get(base + a)
-                    if child is not None:
+                    if child is None:
+                        untried.append(a)
+                    else:
                         child.avail += 1
+                        kids.append(child)
                 if untried:
                     action = untried[rng.randrange(len(untried))]
                     child = children[base + action] = _Node()
@@ -314,12 +318,11 @@ class ISMCTSBot:
                     break
                 best = -1.0
                 action = actions[0]
-                for a in actions:
-                    ch = children[base + a]
+                node = kids[0]
+                for a, ch in zip(actions, kids, strict=True):
                     score = ch.reward / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
                     if score > best:
-                        best, action = score, a
-                node = children[base + action]
+                        best, action, node = score, a, ch
                 game.step(action, seat)
                 path.append((node, seat))
             rewards = rollout(game, rng)
@@ -466,7 +469,21 @@ def _one_per_card(game: Game, seat: int, actions: list[int]) -> list[int]:
                 several = True
     if not several:
         return actions
-    chosen = {card: _variant(game, seat, v) for card, v in by_card.items()}
+    hands = game.hands
+    n = game.n
+    fav: Colour | None = None  # the favourite colour, read once for all the wilds
+    chosen: dict[Card | None, int] = {}
+    for card, v in by_card.items():
+        if len(v) == 1:
+            chosen[card] = v[0]
+            continue
+        assert card is not None
+        if card.is_wild:
+            if fav is None:
+                fav = _favourite(hands[seat])
+            chosen[card] = _pick(hands, seat, n, v, fav)
+        else:
+            chosen[card] = _pick(hands, seat, n, v, None)
     return [a for a in actions if kinds[a] != K_PLAY or chosen[cards[a]] == a]
 
 
@@ -644,12 +661,7 @@ def _threat(size: int) -> float:
 
 
 def _variant(game: Game, seat: int, variants: list[int]) -> int:
-    """Among plays of one card: the favourite colour of the rest, the smallest hand, UNO.
-
-    Ranked by the tuple (names the favourite colour, minus the target's hand size, calls
-    UNO), packed into one int: ``1024 * favourite - 2 * size + uno`` (a hand holds fewer
-    than 256 cards).
-    """
+    """Among plays of one card: the favourite colour of the rest, the smallest hand, UNO."""
     if len(variants) == 1:
         return variants[0]
     card = _ID_CARD[variants[0]]
@@ -657,7 +669,17 @@ def _variant(game: Game, seat: int, variants: list[int]) -> int:
     hands = game.hands
     # A wild has no colour, so the favourite of the rest of the hand is the hand's.
     fav = _favourite(hands[seat]) if card.is_wild else None
-    n = game.n
+    return _pick(hands, seat, game.n, variants, fav)
+
+
+def _pick(
+    hands: list[list[Card]], seat: int, n: int, variants: list[int], fav: Colour | None
+) -> int:
+    """:func:`_variant` given the favourite colour (``None`` for a coloured card).
+
+    Ranked by the tuple (names ``fav``, minus the target's hand size, calls UNO), packed
+    into one int: ``1024 * names_fav - 2 * size + uno`` (a hand holds fewer than 256 cards).
+    """
     colours = _ID_COLOUR
     rels = _ID_REL
     unos = _ID_UNO
