@@ -26,6 +26,13 @@ One tree is grown over the searching seat's information set. Each iteration:
 5. **Back-propagate** the result: 1 to the winner of the hand, 0 to the others (a seat
    knocked out by the Mercy rule, NM-33, has lost).
 
+Below the root the search runs on the engine's id path (:mod:`nomercy.core.ids`): tree edges
+are keyed by the acting seat and the action's id (:func:`_edge`), determinized games are
+stepped with ``Game.step(id, seat)`` with events off, and the rollout policies
+(:data:`ROLLOUTS`) choose among ``Game.legal_ids(seat)``; no action or event object is built
+there. The search draws from its generator exactly as it did on action objects, so a seed
+makes the same choices.
+
 The budget is a number of iterations (``iterations``; a decision is then deterministic
 given the seed), a time per decision (``time_limit``), or both (whichever runs out first);
 ``max_time`` is only a safety net. A decision with one sensible action returns at once.
@@ -542,6 +549,10 @@ def _policy_action(game: Game, seat: int, actions: list[int], rng: random.Random
     smaller hand (NM-29, NM-31), avoid a self-targeted Wild Reverse +4 (NM-24), keep plain
     wilds for colour changes; facing a stack, answer with the smallest Draw Card (NM-18).
     """
+    if len(actions) == 1 and (actions[0] == DRAW_ID or _ID_CARD[actions[0]] is not None):
+        # Forced (a draw, one play): what the scoring below returns, without it. Anything
+        # else alone goes to _rollout_action, which draws from ``rng`` for it.
+        return actions[0]
     cards_of = _ID_CARD
     plays = [a for a in actions if cards_of[a] is not None]  # a card: a play
     if not plays:
