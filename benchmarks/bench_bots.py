@@ -324,12 +324,13 @@ def run_speed(args: argparse.Namespace, params: dict[str, Any]) -> int:
         f"{args.decisions} decision points x {args.repeat} runs (medians):"
     )
     print(
-        f"{'side':<26} {'build':>8} {'searched':>8} {'iter/s':>9} {'runs iter/s':>12} {'ms/dec':>8} "
-        f"{'p99':>8} {'deal us':>8}"
+        f"{'side':<26} {'build':>8} {'searched':>8} {'iter/s':>9} {'runs iter/s':>12} "
+        f"{'ms/dec':>8} {'p99':>8} {'deal us':>8}"
     )
     for name, side in result["sides"].items():
         print(
-            f"{name:<26} {side['build']:>8} {side['searched']:>8} {side['median_iterations_per_s']:>9,.0f} "
+            f"{name:<26} {side['build']:>8} {side['searched']:>8} "
+            f"{side['median_iterations_per_s']:>9,.0f} "
             f"{side['median_of_runs_iterations_per_s']:>12,.0f} "
             f"{side['median_decision_ms']:>8.1f} {side['p99_decision_ms']:>8.1f} "
             f"{side['median_deal_us']:>8.0f}"
