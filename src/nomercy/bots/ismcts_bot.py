@@ -299,7 +299,8 @@ class ISMCTSBot:
             node = root
             first = True
             while not game.is_over:
-                seat, actions = _decision(game, one=one)
+                # At the root the candidates are searched: no pruning to throw away.
+                seat, actions = _decision(game, prune=not first, one=one)
                 if seat < 0:
                     continue  # an automatic UNO call was applied
                 if first:
