@@ -19,6 +19,11 @@ by side in one run, each side in its own subprocess, alternating which goes firs
 
     python benchmarks/bench_bots.py --speed --baseline 888ce4f
     python benchmarks/bench_bots.py --speed --baseline 888ce4f --players 4 --repeat 5
+
+The baseline runs on the same core build as this checkout (``--baseline-build same``): when
+this checkout loads the compiled core, the baseline's core is compiled too (``python -m
+nomercy.core.build`` in the extracted copy, a few minutes), so the ratio is the bot's and the
+engine's, not the compiler's. Each side reports the build it ran on.
 """
 
 from __future__ import annotations
@@ -187,7 +192,47 @@ def speed_worker(path: str, params: dict[str, Any], seed: int) -> dict[str, Any]
             rates.append(done / elapsed)
             times.append(elapsed)
             iterations += done
-    return {"rates": rates, "times": times, "iterations": iterations, "deals": deals}
+    import nomercy.core as core
+
+    build = str(getattr(core, "BUILD", "pure"))
+    return {
+        "rates": rates,
+        "times": times,
+        "iterations": iterations,
+        "deals": deals,
+        "build": build,
+    }
+
+
+def this_build() -> str:
+    """The core build (``pure`` or ``compiled``) this process loads."""
+    import nomercy.core as core
+
+    return str(getattr(core, "BUILD", "pure"))
+
+
+def compile_baseline(src: Path) -> None:
+    """Compile the core of an extracted ``src/`` in place (its ``nomercy.core.build``).
+
+    Raises:
+        argparse.ArgumentTypeError: that revision cannot build its core (no build module, or
+            the compilation failed).
+    """
+    if not (src / "nomercy" / "core" / "build.py").exists():
+        raise argparse.ArgumentTypeError("the baseline has no nomercy/core/build.py to compile")
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    env.pop("NOMERCY_PURE", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "nomercy.core.build"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode:
+        raise argparse.ArgumentTypeError(
+            f"compiling the baseline's core failed:\n{done.stdout}{done.stderr}"
+        )
 
 
 def run_speed(args: argparse.Namespace, params: dict[str, Any]) -> int:
@@ -197,14 +242,24 @@ def run_speed(args: argparse.Namespace, params: dict[str, Any]) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-bots-") as tmp:
         sides: dict[str, str] = {"this checkout": str(repo / "src")}
         if args.baseline:
-            archive = Path(tmp) / "base.tar"
-            subprocess.run(
-                ["git", "-C", str(repo), "archive", "-o", str(archive), args.baseline, "src"],
-                check=True,
-            )
-            with tarfile.open(archive) as tar:
-                tar.extractall(Path(tmp) / "base", filter="data")
-            sides = {f"baseline {args.baseline}": str(Path(tmp) / "base" / "src"), **sides}
+            # --baseline-dir keeps the extracted (and compiled) baseline for later runs.
+            where = Path(args.baseline_dir) / args.baseline if args.baseline_dir else Path(tmp)
+            base_src = where / "base" / "src"
+            if not (base_src / "nomercy").is_dir():
+                where.mkdir(parents=True, exist_ok=True)
+                archive = where / "base.tar"
+                subprocess.run(
+                    ["git", "-C", str(repo), "archive", "-o", str(archive), args.baseline, "src"],
+                    check=True,
+                )
+                with tarfile.open(archive) as tar:
+                    tar.extractall(where / "base", filter="data")
+            want = this_build() if args.baseline_build == "same" else args.baseline_build
+            built = (base_src / "nomercy" / "core" / "_compiled" / "build.json").exists()
+            if want == "compiled" and not built:
+                print(f"compiling the core of {args.baseline} ...", file=sys.stderr, flush=True)
+                compile_baseline(base_src)
+            sides = {f"baseline {args.baseline}": str(base_src), **sides}
         points = decision_points(args.players, args.preset, args.seed, args.decisions)
         positions = Path(tmp) / "positions.json"
         positions.write_text(json.dumps(points))
@@ -214,6 +269,10 @@ def run_speed(args: argparse.Namespace, params: dict[str, Any]) -> int:
             order = names if rep % 2 == 0 else names[::-1]
             for name in order:
                 env = {**os.environ, "PYTHONPATH": sides[name]}
+                if name != names[-1] and args.baseline_build == "pure":
+                    env["NOMERCY_PURE"] = "1"
+                elif name != names[-1] and args.baseline_build == "compiled":
+                    env.pop("NOMERCY_PURE", None)
                 out = subprocess.run(
                     [
                         sys.executable,
@@ -248,6 +307,7 @@ def run_speed(args: argparse.Namespace, params: dict[str, Any]) -> int:
         per_rep = [rep["iterations"] / sum(rep["times"]) for rep in reps if rep["times"]]
         deals = [d for rep in reps for d in rep["deals"]]
         result["sides"][name] = {
+            "build": ",".join(sorted({str(rep.get("build", "pure")) for rep in reps})),
             "searched": len(rates) // max(1, len(reps)),
             "median_iterations_per_s": statistics.median(rates),
             "median_of_runs_iterations_per_s": statistics.median(per_rep),
@@ -264,12 +324,13 @@ def run_speed(args: argparse.Namespace, params: dict[str, Any]) -> int:
         f"{args.decisions} decision points x {args.repeat} runs (medians):"
     )
     print(
-        f"{'side':<26} {'searched':>8} {'iter/s':>9} {'runs iter/s':>12} {'ms/dec':>8} "
-        f"{'p99':>8} {'deal us':>8}"
+        f"{'side':<26} {'build':>8} {'searched':>8} {'iter/s':>9} {'runs iter/s':>12} "
+        f"{'ms/dec':>8} {'p99':>8} {'deal us':>8}"
     )
     for name, side in result["sides"].items():
         print(
-            f"{name:<26} {side['searched']:>8} {side['median_iterations_per_s']:>9,.0f} "
+            f"{name:<26} {side['build']:>8} {side['searched']:>8} "
+            f"{side['median_iterations_per_s']:>9,.0f} "
             f"{side['median_of_runs_iterations_per_s']:>12,.0f} "
             f"{side['median_decision_ms']:>8.1f} {side['p99_decision_ms']:>8.1f} "
             f"{side['median_deal_us']:>8.0f}"
@@ -339,6 +400,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--repeat", type=int, default=3, help="with --speed: runs per side (default: 3)"
+    )
+    parser.add_argument(
+        "--baseline-build",
+        choices=("same", "pure", "compiled"),
+        default="same",
+        help="with --speed: the baseline's core build; same (default) is this checkout's, "
+        "compiling the baseline's core when this one is compiled",
+    )
+    parser.add_argument(
+        "--baseline-dir",
+        metavar="DIR",
+        help="with --speed: keep the extracted (and compiled) baseline in DIR/REV and reuse it "
+        "on later runs (default: a temporary directory)",
     )
     parser.add_argument("--speed-worker", metavar="FILE", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_bots.py"
 
 
@@ -35,3 +37,34 @@ def test_bench_bots_gives_the_same_result_with_more_jobs() -> None:
 def test_bench_bots_rejects_bad_jobs() -> None:
     done = run("--games", "1", "--jobs", "0")
     assert done.returncode == 2 and "--jobs must be at least 1" in done.stderr
+
+
+def test_bench_bots_speed_reports_each_sides_build() -> None:
+    # A pure baseline (the worktree's own HEAD, extracted by git archive) beside this
+    # checkout: each side says which core build it ran on.
+    import nomercy.core as core
+
+    inside = subprocess.run(
+        ["git", "-C", str(SCRIPT.parent), "rev-parse", "HEAD"], capture_output=True, check=False
+    )
+    if inside.returncode:
+        pytest.skip("--baseline needs a git checkout (git archive)")
+    done = run(
+        "--speed",
+        "--baseline",
+        "HEAD",
+        "--baseline-build",
+        "pure",
+        "--decisions",
+        "2",
+        "--repeat",
+        "1",
+        "--param",
+        "iterations=5",
+        "--json",
+    )
+    assert done.returncode == 0, done.stderr
+    sides = json.loads(done.stdout)["sides"]
+    assert sides["baseline HEAD"]["build"] == "pure"
+    assert sides["this checkout"]["build"] == core.BUILD
+    assert all(1 <= side["searched"] <= 2 for side in sides.values())

@@ -1,7 +1,8 @@
-"""ISMCTSBot: legal play, view-only decisions, determinism, forced moves, parameters."""
+"""ISMCTSBot: legal play, view-only decisions, determinism, budgets, the id path."""
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 from typing import Any
@@ -12,6 +13,7 @@ from botkit import json_view, play_checked, reshuffle_secrets
 from nomercy import Game, new_game
 from nomercy.bots import Bot, ISMCTSBot, determinize, ismcts_bot, make_bot, next_action, play_out
 from nomercy.bots.ismcts_bot import ROLLOUTS
+from nomercy.core.ids import NUM_IDS, id_action
 from nomercy.core.redeal import Redealer
 
 
@@ -283,3 +285,114 @@ def test_the_default_budget_follows_the_rules_of_the_view() -> None:
     g = new_game(2, rules="classic", seed=3)
     fixed.choose_action(json_view(g, g.to_act or 0), g.legal_actions())
     assert fixed.last_iterations == 50
+
+
+# Digests of ISMCTS games (seeds 12, 21, 30, 30 iterations, against heuristic seats) recorded
+# at 23911fc, before the search moved to the engine's id path: the same seed must still make
+# the same choices, draw for draw of the bot's generator.
+_PINNED = [
+    (2, "no-mercy", {}, 86, "8494467511de2daf"),
+    (3, "classic", {}, 119, "65973fd841daaa17"),
+    (4, "no-mercy", {"rollout": "greedy", "variants": "all"}, 305, "488e8412a026aeec"),
+]
+
+
+@pytest.mark.parametrize(("players", "preset", "params", "actions", "digest"), _PINNED)
+def test_the_id_path_search_makes_the_object_path_choices(
+    players: int, preset: str, params: dict[str, Any], actions: int, digest: str
+) -> None:
+    h = hashlib.sha256()
+    total = 0
+    for seed in (12, 21, 30):
+        g = new_game(players, rules=preset, seed=seed)
+        bots: list[Bot] = [ISMCTSBot(seed=seed, iterations=30, **params)]
+        bots += [make_bot("heuristic", seed=s) for s in range(1, players)]
+        play_out(g, bots)
+        total += len(g.history)
+        h.update("\n".join(str(a) for a in g.history).encode() + b"\n\n")
+    assert (total, h.hexdigest()[:16]) == (actions, digest)
+
+
+def _random_positions(count: int) -> list[Game]:
+    """Games at random points of random play, over presets, table sizes and options."""
+    rng = random.Random(8)
+    configs: list[tuple[int, str, dict[str, Any]]] = [
+        (2, "no-mercy", {}),
+        (4, "no-mercy", {"roulette_chooser": "player"}),
+        (3, "no-mercy", {"discard_all_mode": "choose_top_and_fire"}),
+        (2, "classic", {}),
+        (8, "classic", {"classic_seven_zero": True, "classic_jump_in": True}),
+    ]
+    games: list[Game] = []
+    while len(games) < count:
+        players, preset, options = configs[len(games) % len(configs)]
+        g = new_game(players, rules=preset, options=options, seed=rng.randrange(10**6))
+        for _ in range(rng.randrange(1, 120)):
+            if g.is_over:
+                break
+            legal = g.legal_actions()
+            g.apply(legal[rng.randrange(len(legal))])
+        if not g.is_over:
+            games.append(g)
+    return games
+
+
+def test_id_pruning_is_the_action_pruning() -> None:
+    # The search prunes ids (a play's UNO twin is its id + 1); the root prunes the caller's
+    # action objects. Both must drop the same actions, at every step of random games.
+    rng = random.Random(8)
+    pruned_some = 0
+    for g in _random_positions(30):
+        while not g.is_over:
+            seat = g.to_act
+            assert seat is not None
+            legal = g.legal_actions(seat)
+            ids = g.legal_ids(seat)
+            pruned = ismcts_bot._prune_ids(ids)
+            assert [id_action(i, seat, g.n) for i in pruned] == ismcts_bot._prune(legal)
+            assert [ismcts_bot._edge(a, g.n) - seat * NUM_IDS for a in legal] == ids
+            pruned_some += len(ids) != len(pruned)
+            g.step(ids[rng.randrange(len(ids))], seat)
+    assert pruned_some >= 20  # UNO twins and catches were met
+
+
+@pytest.mark.parametrize("rollout", sorted(ROLLOUTS))
+def test_rollout_policies_choose_a_legal_id(rollout: str) -> None:
+    policy = ROLLOUTS[rollout]
+    rng = random.Random(3)
+    for g in _random_positions(150):
+        seat = g.to_act
+        assert seat is not None
+        ids = g.legal_ids(seat)
+        choice = policy(g, seat, ids, rng)
+        assert choice in ids
+        g.step(choice, seat)
+
+
+def test_the_search_plays_its_games_on_ids_with_events_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    searched: list[tuple[Game, int, int]] = []
+    sampler = determinize.search_sampler
+
+    def spy(view: dict[str, Any], priors: str = "choices") -> Any:
+        sample = sampler(view, priors)
+
+        def record(rng: random.Random) -> Game:
+            game = sample(rng)
+            searched.append((game, len(game.log), len(game.history)))
+            return game
+
+        return record
+
+    monkeypatch.setattr(ismcts_bot, "search_sampler", spy)
+    g = new_game(3, seed=21)
+    seat = g.to_act
+    assert seat is not None
+    bot = ISMCTSBot(seed=2, iterations=40)
+    bot.choose_action(json_view(g, seat), g.legal_actions())
+    assert len(searched) == bot.last_iterations == 40
+    for game, log, history in searched:
+        assert not game.record_events
+        assert len(game.log) == log  # no event was built
+        assert len(game.history) > history  # but the game was played on

@@ -26,6 +26,13 @@ One tree is grown over the searching seat's information set. Each iteration:
 5. **Back-propagate** the result: 1 to the winner of the hand, 0 to the others (a seat
    knocked out by the Mercy rule, NM-33, has lost).
 
+Below the root the search runs on the engine's id path (:mod:`nomercy.core.ids`): tree edges
+are keyed by the acting seat and the action's id (:func:`_edge`), determinized games are
+stepped with ``Game.step(id, seat)`` with events off, and the rollout policies
+(:data:`ROLLOUTS`) choose among ``Game.legal_ids(seat)``; no action or event object is built
+there. The search draws from its generator exactly as it did on action objects, so a seed
+makes the same choices.
+
 The budget is a number of iterations (``iterations``; a decision is then deterministic
 given the seed), a time per decision (``time_limit``), or both (whichever runs out first);
 ``max_time`` is only a safety net. A decision with one sensible action returns at once.
@@ -44,9 +51,25 @@ from typing import Any, NamedTuple
 from nomercy.bots.determinize import PRIORS, search_sampler
 from nomercy.bots.heuristic_bot import HeuristicBot
 from nomercy.bots.knowledge import rules_of
-from nomercy.core.actions import Action, CallUno, Catch, ChooseColour, Draw, Pass, Play
+from nomercy.core.actions import Action, CallUno, Catch, Play
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
 from nomercy.core.game import Game
+from nomercy.core.ids import (
+    DRAW_ID,
+    ID_CARD,
+    ID_COLOUR,
+    ID_KIND,
+    ID_REL,
+    ID_UNO,
+    K_CATCH,
+    K_COLOUR,
+    K_DRAW,
+    K_PLAY,
+    NUM_IDS,
+    PASS_ID,
+    UNO_ID,
+    action_id,
+)
 
 __all__ = ["CLASSIC_ITERATIONS", "DEFAULT_ITERATIONS", "ROLLOUTS", "ActionStats", "ISMCTSBot"]
 
@@ -70,12 +93,16 @@ class ActionStats(NamedTuple):
 
 
 class _Node:
-    """Statistics of one action in the tree, from the view of the seat that took it."""
+    """Statistics of one action in the tree, from the view of the seat that took it.
+
+    Children are keyed by :func:`_edge`: the acting seat and the action's id (ids are
+    relative to their seat, and the seat to act at a node may differ between deals).
+    """
 
     __slots__ = ("avail", "children", "reward", "visits")
 
     def __init__(self) -> None:
-        self.children: dict[Action, _Node] = {}
+        self.children: dict[int, _Node] = {}
         self.visits = 0
         self.reward = 0.0
         self.avail = 0
@@ -174,6 +201,7 @@ class ISMCTSBot:
         #: Iterations run by the last search (0 when the decision was forced).
         self.last_iterations = 0
         self._last_root = _Node()
+        self._last_n = 0  # seats of the last searched table (root edges: _edge)
 
     def __repr__(self) -> str:
         budget = f"iterations={self.iterations}"
@@ -229,9 +257,10 @@ class ISMCTSBot:
         self.last_iterations = 0
         self._search(view, candidates)
         root = self._last_root
+        n = self._last_n
         out = []
         for action in candidates:
-            child = root.children.get(action)
+            child = root.children.get(_edge(action, n))
             if child is None or not child.visits:
                 out.append(ActionStats(action, 0, 0.0))
             else:
@@ -254,82 +283,132 @@ class ISMCTSBot:
         if self._default_budget and rules_of(view).is_classic:
             iterations = CLASSIC_ITERATIONS
         clock = time.perf_counter
+        one = self._one
+        rollout = self._rollout
+        n = 0
+        root_ids: list[int] = []
         for iteration in range(iterations):
             if iteration and clock() > deadline:
                 break
             game = sample(rng)
             game.record_events = False  # nobody reads a simulated game's events
+            if not n:  # the root's candidates as ids, once (every deal has the view's seats)
+                n = self._last_n = game.n
+                root_ids = [action_id(a, n) for a in candidates]
             path: list[tuple[_Node, int]] = []
             node = root
             first = True
-            one = self._one
             while not game.is_over:
-                seat, actions = _decision(game, one=one)
+                # At the root the candidates are searched: no pruning to throw away.
+                seat, actions = _decision(game, prune=not first, one=one)
                 if seat < 0:
                     continue  # an automatic UNO call was applied
                 if first:
-                    actions = candidates  # the determinization agrees with the view here
+                    actions = root_ids  # the determinization agrees with the view here
                     first = False
                 children = node.children
-                untried = [a for a in actions if a not in children]
+                base = seat * NUM_IDS
+                untried: list[int] = []
+                kids: list[_Node] = []
                 for a in actions:
-                    child = children.get(a)
-                    if child is not None:
+                    child = children.get(base + a)
+                    if child is None:
+                        untried.append(a)
+                    else:
                         child.avail += 1
+                        kids.append(child)
                 if untried:
                     action = untried[rng.randrange(len(untried))]
-                    child = children[action] = _Node()
+                    child = children[base + action] = _Node()
                     child.avail = 1
-                    game.apply(action)
+                    game.step(action, seat)
                     path.append((child, seat))
                     break
                 best = -1.0
                 action = actions[0]
-                for a in actions:
-                    ch = children[a]
+                node = kids[0]
+                for a, ch in zip(actions, kids, strict=True):
                     score = ch.reward / ch.visits + c * sqrt(log(ch.avail) / ch.visits)
                     if score > best:
-                        best, action = score, a
-                node = children[action]
-                game.apply(action)
+                        best, action, node = score, a, ch
+                game.step(action, seat)
                 path.append((node, seat))
-            rewards = self._rollout(game, rng)
+            rewards = rollout(game, rng)
             for child, seat in path:
                 child.visits += 1
                 child.reward += rewards[seat]
             self.last_iterations = iteration + 1
         best_action = candidates[0]
         best_key = (-1, -1.0)
-        for action in candidates:
-            child = root.children.get(action)
+        for candidate in candidates:
+            child = root.children.get(_edge(candidate, n))
             if child is None or not child.visits:
                 continue
             key = (child.visits, child.reward / child.visits)
             if key > best_key:
-                best_key, best_action = key, action
+                best_key, best_action = key, candidate
         return best_action
 
     def _rollout(self, game: Game, rng: random.Random) -> list[float]:
-        """Play on with the rollout policy; the reward of each seat."""
+        """Play on with the rollout policy; the reward of each seat.
+
+        :func:`_decision` without pruning, inlined: this loop is most of a search's time.
+        """
         steps = 0
         depth = self.rollout_depth
         policy = self._policy
-        while not game.is_over and steps < depth:
-            seat, actions = _decision(game, prune=False)
-            if seat < 0:
+        step = game.step
+        while steps < depth and not game.is_over:
+            seat = game.turn
+            assert seat is not None
+            hands = game.hands
+            called = game.uno_called
+            if len(hands[seat]) == 1 and not called[seat]:
+                step(UNO_ID, seat)  # NM-37: the bots in a search always call
                 continue
-            game.apply(policy(game, seat, actions, rng))
+            legal = game.legal_ids(seat)
+            window = game.uno_window
+            if window and any(s != seat and not called[s] and len(hands[s]) == 1 for s in window):
+                for s in window:
+                    if s != seat and not called[s] and len(hands[s]) == 1:
+                        step(UNO_ID, s)  # a seat that forgot to call calls now
+                        break
+                continue
+            step(policy(game, seat, legal, rng), seat)
             steps += 1
         return _rewards(game)
 
 
+def _edge(action: Action, n: int) -> int:
+    """The tree key of ``action`` at an ``n``-seat table: its seat and its id."""
+    return action.seat * NUM_IDS + action_id(action, n)
+
+
 # ---------------------------------------------------------------------- game helpers
+# The search plays on the engine's id path (nomercy.core.ids): an action is an int relative
+# to the seat taking it, decoded by these tables.
+_ID_KIND = ID_KIND
+_ID_CARD = ID_CARD
+_ID_COLOUR = ID_COLOUR
+_ID_REL = ID_REL
+_ID_UNO = ID_UNO
+_COLOUR_INDEX = {c: i for i, c in enumerate(COLOURS)}
+_K_DISCARD_ALL = Kind.DISCARD_ALL
+_K_WILD_REVERSE_DRAW_FOUR = Kind.WILD_REVERSE_DRAW_FOUR
+_K_SKIP = Kind.SKIP
+_K_REVERSE = Kind.REVERSE
+_K_SKIP_EVERYONE = Kind.SKIP_EVERYONE
+_K_WILD_COLOUR_ROULETTE = Kind.WILD_COLOUR_ROULETTE
+_K_WILD = Kind.WILD
+
+
 def _is_jump(action: Action) -> bool:
     return isinstance(action, Play) and action.jump
 
 
 def _prune(actions: list[Action]) -> list[Action]:
-    """Drop catches and plays dominated by the same play with the UNO call."""
+    """Drop catches and plays dominated by the same play with the UNO call (the root's
+    action objects; :func:`_prune_ids` is the same rule on the ids of the search)."""
     with_uno = {(a.card, a.colour, a.target) for a in actions if isinstance(a, Play) and a.uno}
     out: list[Action] = []
     for a in actions:
@@ -341,84 +420,119 @@ def _prune(actions: list[Action]) -> list[Action]:
     return out or list(actions)
 
 
-def _decision(game: Game, *, prune: bool = True, one: bool = False) -> tuple[int, list[Action]]:
-    """The seat to act and its searchable actions; (-1, []) after an automatic UNO call."""
+def _prune_ids(legal: list[int]) -> list[int]:
+    """:func:`_prune` on ids: a play's UNO-calling twin is its id + 1 (nomercy.core.ids)."""
+    kinds = _ID_KIND
+    uno = _ID_UNO
+    calls = [a for a in legal if uno[a]]
+    if not calls:
+        return [a for a in legal if kinds[a] != K_CATCH] or list(legal)
+    out: list[int] = []
+    for a in legal:
+        kind = kinds[a]
+        if kind == K_CATCH:
+            continue
+        if kind == K_PLAY and not uno[a] and a + 1 in calls:
+            continue
+        out.append(a)
+    return out or list(legal)
+
+
+def _decision(game: Game, *, prune: bool = True, one: bool = False) -> tuple[int, list[int]]:
+    """The seat to act and its searchable action ids; (-1, []) after an automatic UNO call."""
     seat = game.turn
     assert seat is not None
-    if len(game.hands[seat]) == 1 and not game.uno_called[seat]:
-        # CallUno is legal exactly then (NM-37): call without building the action list.
-        game.apply(CallUno(seat))
+    hands = game.hands
+    called = game.uno_called
+    if len(hands[seat]) == 1 and not called[seat]:
+        # The UNO call is legal exactly then (NM-37): call without reading the legal ids.
+        game.step(UNO_ID, seat)
         return -1, []
-    legal = game.legal_actions(seat)
+    legal = game.legal_ids(seat)
     for s in game.uno_window:
-        if s != seat and not game.uno_called[s] and len(game.hands[s]) == 1:
+        if s != seat and not called[s] and len(hands[s]) == 1:
             # A seat that forgot to call (only at the root of a determinization): it calls
             # now, as the bots in this search always do.
-            game.apply(CallUno(s))
+            game.step(UNO_ID, s)
             return -1, []
     if not prune:
         return seat, legal
-    actions = _prune(legal)
+    actions = _prune_ids(legal)
     return seat, _one_per_card(game, seat, actions) if one else actions
 
 
-def _one_per_card(game: Game, seat: int, actions: list[Action]) -> list[Action]:
+def _one_per_card(game: Game, seat: int, actions: list[int]) -> list[int]:
     """``actions`` with each card's plays cut to one (:func:`_variant`'s colour and target)."""
-    by_card: dict[Card, list[Action]] = {}
+    kinds = _ID_KIND
+    cards = _ID_CARD
+    by_card: dict[Card | None, list[int]] = {}
+    several = False
     for a in actions:
-        if type(a) is Play:
-            by_card.setdefault(a.card, []).append(a)
-    if all(len(v) == 1 for v in by_card.values()):
+        if kinds[a] == K_PLAY:
+            found = by_card.get(cards[a])
+            if found is None:
+                by_card[cards[a]] = [a]
+            else:
+                found.append(a)
+                several = True
+    if not several:
         return actions
-    chosen = {card: _variant(game, seat, v) for card, v in by_card.items()}
-    return [a for a in actions if type(a) is not Play or chosen[a.card] is a]
+    hands = game.hands
+    n = game.n
+    fav: Colour | None = None  # the favourite colour, read once for all the wilds
+    chosen: dict[Card | None, int] = {}
+    for card, v in by_card.items():
+        if len(v) == 1:
+            chosen[card] = v[0]
+            continue
+        assert card is not None
+        if card.is_wild:
+            if fav is None:
+                fav = _favourite(hands[seat])
+            chosen[card] = _pick(hands, seat, n, v, fav)
+        else:
+            chosen[card] = _pick(hands, seat, n, v, None)
+    return [a for a in actions if kinds[a] != K_PLAY or chosen[cards[a]] == a]
 
 
 def _favourite(hand: list[Card]) -> Colour:
-    counts = [0, 0, 0, 0]
-    for card in hand:
-        colour = card.colour
-        if colour is not None:
-            counts[COLOURS.index(colour)] += 1
-    best = max(range(4), key=lambda i: counts[i])
-    return COLOURS[best]
+    """The colour ``hand`` holds most (the first of COLOURS on a tie)."""
+    colours = [card.colour for card in hand]
+    best = COLOURS[0]
+    most = colours.count(best)
+    for colour in _OTHER_COLOURS:
+        count = colours.count(colour)
+        if count > most:
+            best, most = colour, count
+    return best
 
 
-def _rollout_action(game: Game, seat: int, actions: list[Action], rng: random.Random) -> Action:
+_OTHER_COLOURS = COLOURS[1:]
+
+
+def _rollout_action(game: Game, seat: int, actions: list[int], rng: random.Random) -> int:
     """A fast greedy policy on the full game: stack, shed, favourite colour, small swaps."""
-    plays = [a for a in actions if type(a) is Play]  # no subclasses: the exact type is faster
+    cards_of = _ID_CARD
+    plays = [a for a in actions if cards_of[a] is not None]  # a card: a play
     if not plays:
-        colours = [a for a in actions if isinstance(a, ChooseColour)]
+        kinds = _ID_KIND
+        colours = [a for a in actions if kinds[a] == K_COLOUR]
         if colours:
             favourite = _favourite(game.hands[seat])
-            return next((a for a in colours if a.colour is favourite), colours[0])
+            return next((a for a in colours if _ID_COLOUR[a] is favourite), colours[0])
         for a in actions:
-            if isinstance(a, Draw):
+            if kinds[a] == K_DRAW:
                 return a
         return actions[rng.randrange(len(actions))]
     # One card at random among the distinct playable cards, then a sensible variant.
-    cards = list(dict.fromkeys(a.card for a in plays))
+    cards = list(dict.fromkeys([cards_of[a] for a in plays]))
     if len(cards) > 1 and game.n - sum(game.out) == 2:
         # NM-24: with two players a Wild Reverse +4 comes back to its own player.
-        cards = [c for c in cards if c.kind is not Kind.WILD_REVERSE_DRAW_FOUR] or cards
+        cards = [
+            c for c in cards if c is not None and c.kind is not _K_WILD_REVERSE_DRAW_FOUR
+        ] or cards
     card = cards[rng.randrange(len(cards))]
-    variants = [a for a in plays if a.card is card]
-    if len(variants) == 1:
-        return variants[0]
-    fav: Colour | None = None
-    if card.is_wild:
-        rest = list(game.hands[seat])
-        if card in rest:
-            rest.remove(card)
-        fav = _favourite(rest)
-    best = variants[0]
-    best_key: tuple[int, int, int] | None = None
-    for a in variants:
-        target_size = -len(game.hands[a.target]) if a.target is not None else 0
-        key = (int(a.colour is fav), target_size, int(a.uno))
-        if best_key is None or key > best_key:
-            best_key, best = key, a
-    return best
+    return _variant(game, seat, [a for a in plays if cards_of[a] is card])
 
 
 # How much a rollout player values keeping a Draw Card of each value for defence (the
@@ -426,7 +540,7 @@ def _rollout_action(game: Game, seat: int, actions: list[Action], rng: random.Ra
 _ROLL_KEEP = {2: 15.0, 4: 25.0, 6: 40.0, 10: 55.0}
 
 
-def _policy_action(game: Game, seat: int, actions: list[Action], rng: random.Random) -> Action:
+def _policy_action(game: Game, seat: int, actions: list[int], rng: random.Random) -> int:
     """A cheap version of the heuristic bot on the determinized game (the default rollout).
 
     It reads the sampled game directly, so a rollout seat knows whether its victim holds an
@@ -436,44 +550,59 @@ def _policy_action(game: Game, seat: int, actions: list[Action], rng: random.Ran
     smaller hand (NM-29, NM-31), avoid a self-targeted Wild Reverse +4 (NM-24), keep plain
     wilds for colour changes; facing a stack, answer with the smallest Draw Card (NM-18).
     """
-    plays = [a for a in actions if type(a) is Play]
+    if len(actions) == 1 and (actions[0] == DRAW_ID or _ID_CARD[actions[0]] is not None):
+        # Forced (a draw, one play): what the scoring below returns, without it. Anything
+        # else alone goes to _rollout_action, which draws from ``rng`` for it.
+        return actions[0]
+    cards_of = _ID_CARD
+    plays = [a for a in actions if cards_of[a] is not None]  # a card: a play
     if not plays:
         return _rollout_action(game, seat, actions, rng)
     hands = game.hands
     hand = hands[seat]
-    out = game.out
-    two = game.n - sum(out) == 2
+    n = game.n
+    two = n - sum(game.out) == 2
     phase = game.phase
     stacking = phase == "stack_or_absorb"
     nxt = game.next_seat(seat)
     prev = game.next_seat(seat, -game.direction)
-    mercy = game.rules.mercy_threshold if game.rules.mercy_enabled else 1 << 20
+    rules = game.rules
+    mercy = rules.mercy_threshold if rules.mercy_enabled else 1 << 20
     pending = game.pending_total if stacking else 0
     best_card: Card | None = None
     best = -1e9
-    seen: set[Card] = set()
+    last: Card | None = None
+    seen: list[Card] = []
     size = len(hand)
+    colours: list[Colour | None] | None = None  # the hand's colours, read once when needed
+    answers: dict[int, int] = {}  # a victim's highest Draw Card value (NM-18)
     for a in plays:
-        card = a.card
-        if card in seen:
+        card = cards_of[a]
+        # A card's plays are usually adjacent: skip its variants without a search.
+        if card is last or card in seen:
             continue
-        seen.add(card)
+        assert card is not None
+        last = card
+        seen.append(card)
         kind = card.kind
+        colour = card.colour
         shed = 1
-        if kind is Kind.DISCARD_ALL and phase == "play":
-            shed = sum(1 for c in hand if c.colour is card.colour)
+        if kind is _K_DISCARD_ALL and phase == "play":
+            if colours is None:
+                colours = [c.colour for c in hand]
+            shed = colours.count(colour)
         rest = size - shed
         if rest <= 0:
-            return _variant(game, seat, [v for v in plays if v.card is card])
+            return _variant(game, seat, [v for v in plays if cards_of[v] is card])
         value = card.draw_value
         if stacking:
             if not value:
                 score = 0.5  # A07: a Skip or Reverse deflects without a Draw Card's cost
-            elif kind is Kind.WILD_REVERSE_DRAW_FOUR and two:
+            elif kind is _K_WILD_REVERSE_DRAW_FOUR and two:
                 follow = any(c.draw_value >= 4 and c is not card for c in hand)
                 score = -1.0 - value if follow else -1e6
             else:
-                victim = prev if kind is Kind.WILD_REVERSE_DRAW_FOUR else nxt
+                victim = prev if kind is _K_WILD_REVERSE_DRAW_FOUR else nxt
                 score = -float(value)  # answer with the smallest Draw Card
                 if pending + value >= mercy - len(hands[victim]):
                     score += 100.0
@@ -481,55 +610,61 @@ def _policy_action(game: Game, seat: int, actions: list[Action], rng: random.Ran
                 best, best_card = score, card
             continue
         score = 10.0 * shed + card.points / 25.0
-        colour = card.colour
         if colour is not None:
-            score += 2.0 * sum(1 for c in hand if c.colour is colour)
+            if colours is None:
+                colours = [c.colour for c in hand]
+            score += 2.0 * colours.count(colour)
         if value:
             keep = _ROLL_KEEP.get(value, 10.0) * (1.5 if card.is_wild else 1.0)
-            if kind is Kind.WILD_REVERSE_DRAW_FOUR and two:
+            if kind is _K_WILD_REVERSE_DRAW_FOUR and two:
                 follow = any(c.draw_value >= 4 and c is not card for c in hand)
                 score += -keep + (2.0 if follow else -40.0)
             else:
-                victim = prev if kind is Kind.WILD_REVERSE_DRAW_FOUR else nxt
+                victim = prev if kind is _K_WILD_REVERSE_DRAW_FOUR else nxt
                 vhand = hands[victim]
                 if value >= mercy - len(vhand):
                     score += 100.0
-                elif not any(c.draw_value >= value for c in vhand):
-                    score += value + (10.0 if two else 0.0) + 12.0 * _threat(len(vhand))
+                else:
+                    top = answers.get(victim)
+                    if top is None:
+                        top = answers[victim] = max([c.draw_value for c in vhand], default=0)
+                    if top < value:  # the victim holds no Draw Card of at least this value
+                        score += value + (10.0 if two else 0.0) + 12.0 * _threat(len(vhand))
                 score -= keep
-        elif kind is Kind.SKIP or kind is Kind.REVERSE or kind is Kind.SKIP_EVERYONE:
-            if two or kind is Kind.SKIP_EVERYONE:
+        elif kind is _K_SKIP or kind is _K_REVERSE or kind is _K_SKIP_EVERYONE:
+            if two or kind is _K_SKIP_EVERYONE:
                 again = any(
                     c is not card and (c.is_wild or c.colour is colour or c.kind is kind)
                     for c in hand
                 )
                 score += 6.0 if again else 1.0
-            elif kind is Kind.SKIP:
+            elif kind is _K_SKIP:
                 score += 6.0 * _threat(len(hands[nxt]))
-        elif kind is Kind.WILD_COLOUR_ROULETTE:
+        elif kind is _K_WILD_COLOUR_ROULETTE:
             score += (14.0 if two else 4.0) + 12.0 * _threat(len(hands[nxt])) - 6.0
-        elif kind is Kind.WILD:
+        elif kind is _K_WILD:
             score -= 8.0
-        elif card.number == 7 and a.target is not None:
+        elif card.number == 7 and _ID_REL[a]:
+            rels = _ID_REL
             smallest = min(
-                len(hands[v.target]) for v in plays if v.card is card and v.target is not None
+                len(hands[(seat + rels[v]) % n]) for v in plays if cards_of[v] is card and rels[v]
             )
             score += 10.0 * (rest - smallest)
-        elif card.number == 0 and (not game.rules.is_classic or game.rules.classic_seven_zero):
+        elif card.number == 0 and (not rules.is_classic or rules.classic_seven_zero):
             score += 10.0 * (rest - len(hands[prev]))
         if score > best:
             best, best_card = score, card
     if best_card is None or (stacking and best <= -1e5):
         for other in actions:  # stacking with nothing worth it: take the penalty
-            if isinstance(other, Draw):
+            if other == DRAW_ID:
                 return other
         if best_card is None:
             return plays[0]
     if phase != "play" and best < -1.0:
         for other in actions:
-            if isinstance(other, Pass):
+            if other == PASS_ID:
                 return other  # NM-9: keep a drawn card not worth playing
-    return _variant(game, seat, [v for v in plays if v.card is best_card])
+    return _variant(game, seat, [v for v in plays if cards_of[v] is best_card])
 
 
 def _threat(size: int) -> float:
@@ -537,32 +672,45 @@ def _threat(size: int) -> float:
     return max(0.0, (8 - size) / 7)
 
 
-def _variant(game: Game, seat: int, variants: list[Action]) -> Action:
+def _variant(game: Game, seat: int, variants: list[int]) -> int:
     """Among plays of one card: the favourite colour of the rest, the smallest hand, UNO."""
     if len(variants) == 1:
         return variants[0]
-    card = variants[0].card  # type: ignore[attr-defined]
-    fav: Colour | None = None
-    if card.is_wild:
-        rest = list(game.hands[seat])
-        if card in rest:
-            rest.remove(card)
-        fav = _favourite(rest)
+    card = _ID_CARD[variants[0]]
+    assert card is not None
     hands = game.hands
+    # A wild has no colour, so the favourite of the rest of the hand is the hand's.
+    fav = _favourite(hands[seat]) if card.is_wild else None
+    return _pick(hands, seat, game.n, variants, fav)
+
+
+def _pick(
+    hands: list[list[Card]], seat: int, n: int, variants: list[int], fav: Colour | None
+) -> int:
+    """:func:`_variant` given the favourite colour (``None`` for a coloured card).
+
+    Ranked by the tuple (names ``fav``, minus the target's hand size, calls UNO), packed
+    into one int: ``1024 * names_fav - 2 * size + uno`` (a hand holds fewer than 256 cards).
+    """
+    colours = _ID_COLOUR
+    rels = _ID_REL
+    unos = _ID_UNO
     best = variants[0]
-    best_key: tuple[int, int, int] | None = None
+    best_key = -(1 << 30)
     for a in variants:
-        assert isinstance(a, Play)
-        target_size = -len(hands[a.target]) if a.target is not None else 0
-        key = (int(a.colour is fav), target_size, int(a.uno))
-        if best_key is None or key > best_key:
+        rel = rels[a]
+        key = (1024 if colours[a] is fav else 0) + unos[a]
+        if rel:
+            key -= 2 * len(hands[(seat + rel) % n])
+        if key > best_key:
             best_key, best = key, a
     return best
 
 
-#: Rollout policies by name: ``heuristic`` (:func:`_policy_action`, the default) and
-#: ``greedy`` (:func:`_rollout_action`, a random playable card with a sensible variant).
-ROLLOUTS: dict[str, Callable[[Game, int, list[Action], random.Random], Action]] = {
+#: Rollout policies by name, on the id path: ``policy(game, seat, ids, rng)`` returns one of
+#: ``ids`` (``game.legal_ids(seat)``): ``heuristic`` (:func:`_policy_action`, the default)
+#: and ``greedy`` (:func:`_rollout_action`, a random playable card with a sensible variant).
+ROLLOUTS: dict[str, Callable[[Game, int, list[int], random.Random], int]] = {
     "heuristic": _policy_action,
     "greedy": _rollout_action,
 }
