@@ -1070,12 +1070,18 @@ class Game:
             if r.roulette_chooser == "player":
                 assert colour is not None
                 self.roulette_colour = colour
-                self._emit(
-                    "roulette",
-                    ("{} names {} for {} to reveal [A20]", name, colour.word, self.names[victim]),
-                    victim,
-                    {"colour": colour.value},
-                )
+                if self.record_events:  # its texts and data read enum properties
+                    self._emit(
+                        "roulette",
+                        (
+                            "{} names {} for {} to reveal [A20]",
+                            name,
+                            colour.word,
+                            self.names[victim],
+                        ),
+                        victim,
+                        {"colour": colour.value},
+                    )
                 self._reveal(victim, colour)
             else:
                 self.roulette_colour = colour  # A21 player_names, else None
@@ -1294,28 +1300,30 @@ class Game:
 
     def _choose_colour(self, seat: int, colour: Colour) -> None:
         if self.phase is ROULETTE_COLOUR:
-            self._emit(
-                "roulette_colour",
-                (
-                    "{} names {} and reveals cards until one of that colour appears [NM-30]",
-                    self.names[seat],
-                    colour.word,
-                ),
-                seat,
-                {"colour": colour.value},
-            )
+            if self.record_events:  # its texts and data read enum properties
+                self._emit(
+                    "roulette_colour",
+                    (
+                        "{} names {} and reveals cards until one of that colour appears [NM-30]",
+                        self.names[seat],
+                        colour.word,
+                    ),
+                    seat,
+                    {"colour": colour.value},
+                )
             self._reveal(seat, colour)
             return
         self.colour = colour
         resume = self.resume if self.resume is not None else seat
-        self._emit(
-            "colour",
-            f"{self.names[seat]} names {colour.word} [CL-3]"
-            if self._classic
-            else f"{self.names[seat]} names {colour.word} [A18]",
-            seat,
-            {"colour": colour.value},
-        )
+        if self.record_events:  # its texts and data read enum properties
+            self._emit(
+                "colour",
+                f"{self.names[seat]} names {colour.word} [CL-3]"
+                if self._classic
+                else f"{self.names[seat]} names {colour.word} [A18]",
+                seat,
+                {"colour": colour.value},
+            )
         self.resume = None
         self.phase = PLAY
         self.turn = resume
@@ -1353,18 +1361,20 @@ class Game:
         name = self.names[victim]
         self.colour = self.roulette_colour or colour
         self.roulette_colour = None
-        self._emit(
-            "reveal",
-            (
-                "{} reveals {} ({}), keeps them all and loses the turn; the colour is {} [NM-30]",
-                name,
-                len(revealed),
-                ", ".join(codes),
-                self.colour.word,
-            ),
-            victim,
-            {"cards": codes, "count": len(revealed), "colour": self.colour.value},
-        )
+        if self.record_events:  # its texts and data read enum properties
+            self._emit(
+                "reveal",
+                (
+                    "{} reveals {} ({}), keeps them all and loses the turn; "
+                    "the colour is {} [NM-30]",
+                    name,
+                    len(revealed),
+                    ", ".join(codes),
+                    self.colour.word,
+                ),
+                victim,
+                {"cards": codes, "count": len(revealed), "colour": self.colour.value},
+            )
         if not knocked and self._immediate() and self._over_limit(victim):
             knocked = True
         self.phase = PLAY
