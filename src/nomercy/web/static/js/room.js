@@ -55,12 +55,25 @@ function toast(text, kind = "error", key = null) {
   setTimeout(() => box.remove(), kind === "error" ? 7000 : 3500);
 }
 
+/** "N cards", with the singular for one. */
+function cardsText(n) {
+  return n === 1 ? t("table.card_one") : t("table.cards", { n });
+}
+
+/** Whether these rules stack draw penalties (No Mercy, or classic with its house rule). */
+function stacking() {
+  const rules = S.view?.rules;
+  return !rules || rules.preset === "no-mercy" || Boolean(rules.options?.classic_stacking);
+}
+
 /** One piece of advice (a move's consequence), translated where the language has it. */
 function adviceText(a) {
   const data = { ...(a.data || {}) };
   if (data.colour) data.colour = colourWord(data.colour);
   const rules = a.rules && a.rules.length ? ` [${a.rules.join(", ")}]` : "";
-  return has(`advice.${a.kind}`) ? t(`advice.${a.kind}`, data) + rules : a.text;
+  // A template for one card where the count is one ("you get P1's only card").
+  const key = data.size === 1 && has(`advice.${a.kind}_one`) ? `advice.${a.kind}_one` : `advice.${a.kind}`;
+  return has(key) ? t(key, data) + rules : a.text;
 }
 
 /** The advice on the actions in `texts` (engine notation), each once. */
@@ -458,9 +471,15 @@ function renderTable() {
   // Our seat.
   const meBox = $("me");
   meBox.hidden = S.seat === null;
+  // A spectator is told so where a player's hand would be.
+  $("watching").hidden = S.seat !== null;
+  if (S.seat === null) {
+    $("advice").hidden = true;
+    $("hint").hidden = true;
+  }
   if (S.seat !== null) {
     const me = players[S.seat];
-    const bits = [`${me.name} (${t("room.you")})`, t("table.cards", { n: me.hand_size })];
+    const bits = [`${me.name} (${t("room.you")})`, cardsText(me.hand_size)];
     if (me.mercy_distance !== null && me.mercy_distance !== undefined) bits.push(t("table.mercy", { n: me.mercy_distance }));
     if (me.out) bits.push(t("table.out"));
     if (me.uno) bits.push(t("table.uno_called"));
@@ -469,7 +488,31 @@ function renderTable() {
     meBox.classList.toggle("turn", myTurn());
     renderHand();
     renderControls();
+    keepDecisionInView();
   }
+}
+
+/** The moment the seat decides in (a new one after every action of anyone). */
+function decisionKey() {
+  return `${S.gameId}:${S.move}:${S.view?.phase}`;
+}
+
+/**
+ * When this seat comes to decide, its warnings (and the prompt and hand) must be on screen: on a
+ * phone or a crowded table they may lie below the fold. Scrolls only when they are not visible,
+ * and once per decision, so a player reading the log is not pulled back on every render.
+ */
+function keepDecisionInView(force = false) {
+  if (!myTurn() && !S.actions?.uno) return;
+  const key = decisionKey();
+  if (!force && S.inViewFor === key) return;
+  S.inViewFor = key;
+  const boxes = ["prompt", "advice", "hint"].map($).filter((b) => !b.hidden);
+  const top = Math.min(...boxes.map((b) => b.getBoundingClientRect().top));
+  const bottom = Math.max(...boxes.map((b) => b.getBoundingClientRect().bottom));
+  if (top >= 0 && bottom <= window.innerHeight) return;
+  // The prompt at the top of the screen, the warnings and the hand below it.
+  window.scrollBy({ top: top - 8, behavior: "instant" });
 }
 
 function playerPanel(p, A) {
@@ -483,7 +526,7 @@ function playerPanel(p, A) {
   const fan = el("div", { class: "fan", "aria-hidden": "true" });
   for (let i = 0; i < Math.min(p.hand_size, 12); i++) fan.append(cardBack({ small: true }));
   box.append(fan);
-  const info = [t("table.cards", { n: p.hand_size })];
+  const info = [cardsText(p.hand_size)];
   if (p.mercy_distance !== null && p.mercy_distance !== undefined && !p.out) info.push(t("table.mercy", { n: p.mercy_distance }));
   if (v.score_target && (v.scores || []).some((x) => x)) info.push(t("table.score", { n: v.scores[p.seat] }));
   box.append(el("div", { class: `pinfo${p.mercy_distance !== null && p.mercy_distance <= 5 ? " danger" : ""}`, text: info.join(" · ") }));
@@ -517,13 +560,18 @@ function promptText() {
   const who = v.to_act === null || v.to_act === undefined ? "" : v.players[v.to_act].name;
   if (!myTurn()) {
     if (v.phase === "roulette_colour") return t("prompt.roulette_other", { name: who });
-    if (v.phase === "stack_or_absorb") return t("prompt.stack_other", { name: who, total: v.pending?.total ?? "" });
+    if (v.phase === "stack_or_absorb") {
+      // Classic has no stacking: a +2 is taken, a Wild +4 taken or challenged (CL-8).
+      const total = v.pending?.total ?? "";
+      if (stacking()) return t("prompt.stack_other", { name: who, total });
+      return t(v.wd4_challengeable ? "prompt.challenge_other" : "prompt.take_other", { name: who, total });
+    }
     return t("prompt.waiting", { name: who });
   }
   switch (v.phase) {
     case "stack_or_absorb":
       if (S.actions.challenge) return t("prompt.challenge"); // CL-8: a Wild Draw Four on us
-      return t("prompt.stack", { total: v.pending?.total ?? "" });
+      return t(stacking() ? "prompt.stack" : "prompt.take", { total: v.pending?.total ?? "" });
     case "play_drawn":
       return S.actions.pass ? t("prompt.drawn_may") : t("prompt.drawn_must");
     case "choose_colour":
@@ -548,7 +596,13 @@ function renderHand() {
   const cards = handCards();
   const A = S.actions;
   if (S.selected >= cards.length) S.selected = Math.max(0, cards.length - 1);
-  // Prefer a legal card as the keyboard's starting point.
+  // A new decision starts the keyboard on a playable card (the first), not on a dim one.
+  const key = decisionKey();
+  if (S.selectedFor !== key) {
+    S.selectedFor = key;
+    const first = cards.findIndex((c) => A.plays.has(c));
+    if (first >= 0 && !A.plays.has(cards[S.selected])) S.selected = first;
+  }
   hand.replaceChildren();
   cards.forEach((c, i) => {
     const legal = A.plays.has(c);
@@ -582,6 +636,8 @@ function renderControls() {
   draw.hidden = !A.draw;
   draw.querySelector("span").textContent =
     S.view.phase === "stack_or_absorb" && S.view.pending ? t("table.take", { n: S.view.pending.total }) : t("table.draw");
+  warnBadge(draw, A.draw ? adviceFor([A.draw]) : []);
+  warnBadge($("challenge-btn"), A.challenge ? adviceFor([A.challenge]) : []);
   const pass = $("pass-btn");
   pass.hidden = !A.pass;
   $("pass-label").textContent = t(
@@ -590,6 +646,8 @@ function renderControls() {
   $("challenge-btn").hidden = !A.challenge;
   $("colour-btn").hidden = !(myTurn() && A.colours.size);
   const uno = $("uno-btn");
+  // A knocked-out player has no UNO to call, now or later in the hand.
+  uno.hidden = Boolean(S.view.players?.[S.seat]?.out);
   uno.disabled = !(A.uno || A.unoWithPlay);
   uno.setAttribute("aria-pressed", S.unoArmed ? "true" : "false");
   uno.classList.toggle("armed", S.unoArmed);
@@ -636,6 +694,9 @@ function onHint(msg) {
   }
   S.hint = msg;
   renderHint();
+  // The answer below the fold (a phone) is brought up, the page otherwise left where it is.
+  const box = $("hint").getBoundingClientRect();
+  if (box.bottom > window.innerHeight || box.top < 0) $("hint").scrollIntoView({ block: "nearest", behavior: "instant" });
 }
 
 /** The coach's hint under the prompt: the move, its estimated chance, why, the other moves. */
@@ -666,6 +727,18 @@ function renderHint() {
   box.hidden = false;
 }
 
+/** A ⚠ badge on a control (Take, Challenge) whose action has `warn`, and the text in its title. */
+function warnBadge(button, warn) {
+  button.querySelector(".warn-badge")?.remove();
+  button.classList.toggle("warn", warn.length > 0);
+  if (!warn.length) {
+    button.removeAttribute("title");
+    return;
+  }
+  button.append(el("span", { class: "warn-badge", text: "⚠", "aria-hidden": "true" }));
+  button.title = `⚠ ${warn.map(adviceText).join("\n⚠ ")}`;
+}
+
 /** The consequences of this seat's moves that are not obvious, shown under the prompt. */
 function renderAdvice() {
   const box = $("advice");
@@ -673,6 +746,7 @@ function renderAdvice() {
   box.replaceChildren();
   const items = [];
   if (A.draw) for (const a of adviceFor([A.draw])) items.push([$("draw-btn").querySelector("span").textContent, a]);
+  if (A.challenge) for (const a of adviceFor([A.challenge])) items.push([t("table.challenge"), a]);
   for (const [card, plays] of A.plays) for (const a of adviceFor(plays.map((p) => p.text))) items.push([cardName(card), a]);
   for (const [what, a] of items) {
     box.append(el("li", { class: `advice-${a.kind}` }, el("strong", { text: `⚠ ${what}: ` }), adviceText(a)));
@@ -738,7 +812,7 @@ function pickTarget(targets) {
         key: [String(i + 1)],
         node: el(
           "button",
-          { type: "button", class: "pick-target", "data-target": s, text: `${p.name} · ${t("table.cards", { n: p.hand_size })}` },
+          { type: "button", class: "pick-target", "data-target": s, text: `${p.name} · ${cardsText(p.hand_size)}` },
           ...adviceFor(S.legal.filter((x) => new RegExp(`^play \\S+ ${s}( |$)`).test(x))).map((a) => el("span", { class: "warn-text", text: ` ⚠ ${adviceText(a)}` })),
           el("kbd", { text: String(i + 1) }),
         ),
