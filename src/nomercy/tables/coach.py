@@ -429,8 +429,8 @@ def _reason(action: Action, view: dict[str, Any], estimates: Sequence[Estimate])
         if accused is None:
             accused = _next_active(view, seat, -direction)
         # The colour the Wild +4 replaced: holding one makes its play illegal (CL-4).
-        colour = wd4.get("colour") or view.get("colour") or ""
-        data = {"name": players[accused]["name"], "colour": colour}
+        replaced = str(wd4.get("colour") or view.get("colour") or "")
+        data = {"name": players[accused]["name"], "colour": replaced}
         return _fill("challenge", data, ("CL-8",))
     return _best(action, estimates, chosen)
 
