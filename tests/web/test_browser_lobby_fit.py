@@ -22,7 +22,8 @@ _CUT = """() => {
     const room = s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 20;
     for (const o of s.options) {
       const w = ctx.measureText(o.textContent).width;
-      if (w > room) cut.push(`${s.id || s.name}: "${o.textContent}" ${Math.round(w)} > ${Math.round(room)}`);
+      const what = `${s.id || s.name}: "${o.textContent}"`;
+      if (w > room) cut.push(`${what} ${Math.round(w)} > ${Math.round(room)}`);
     }
   }
   return cut;

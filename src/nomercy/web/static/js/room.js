@@ -2,11 +2,16 @@
 import { api, forgetSeat, lastName, rememberName, savedSeat, saveSeat } from "./api.js";
 import { COLOURS, cardBack, cardElement, cardName, colourChip, colourWord, escapeHtml, shapeSvg, sortCards } from "./cards.js";
 import { errorText } from "./errors.js";
+import { bump, cue, flipIn, flyFrom, setSound, soundOn } from "./feel.js";
 import { translateEvent } from "./events.js";
 import { parseLegal } from "./legal.js";
 import { applyDom, has, initI18n, mountLanguagePicker, onLangChange, optionLabel, optionValue, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
+/** The quick reactions (web/reactions.py REACTIONS), each with the emoji the table shows. */
+const REACTIONS = { thumbs_up: "👍", laugh: "😂", wow: "😮", ouch: "😬", clap: "👏", good_game: "🤝" };
+/** Seconds between two reactions of a seat (the server's REACTION_EVERY). */
+const REACTION_EVERY = 2;
 const code = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "").toUpperCase();
 
 const S = {
@@ -218,6 +223,9 @@ function onMessage(msg) {
     case "hint":
       onHint(msg);
       break;
+    case "reaction":
+      showReaction(msg);
+      break;
     case "pong":
       break;
     default:
@@ -265,6 +273,7 @@ function setRoom(room) {
   $("room-code").textContent = room.code || code;
   document.title = `${room.name || room.code} · ${t("app.title")}`;
   renderLobby();
+  if (S.view && S.seat !== null) renderReactions(); // the host may have switched them
 }
 
 function renderLobby() {
@@ -402,8 +411,16 @@ function onState(msg) {
   show("table", true);
   document.body.classList.add("playing");
   if (!S.actions.unoWithPlay) S.unoArmed = false;
+  const live = S.gotState && !newGame && S.prevView; // an update of a game already on screen
+  const before = live ? placesNow() : null;
+  const prev = S.prevView;
   renderTable();
   renderLog();
+  if (live) {
+    moveCards(before, prev, msg);
+    soundFor(prev, msg.events || []);
+  }
+  S.prevView = S.view;
   const ended = (msg.events || []).find((e) => e.kind === "hand_end");
   if (ended) showHandEnd(ended);
   else if (S.view.phase === "over" && S.handEndShown === null) {
@@ -417,6 +434,150 @@ function onState(msg) {
 
 function myTurn() {
   return S.view && S.seat !== null && S.view.to_act === S.seat;
+}
+
+// ------------------------------------------------------------------ motion and sound (feel.js)
+/** Where things are on screen before a new state is drawn: hand cards, seats and the pile. */
+function placesNow() {
+  const hand = new Map();
+  for (const c of $("hand").querySelectorAll(".card")) {
+    if (!hand.has(c.dataset.code)) hand.set(c.dataset.code, c.getBoundingClientRect());
+  }
+  const seats = new Map();
+  for (const p of $("opponents").querySelectorAll(".player")) seats.set(Number(p.dataset.seat), p.getBoundingClientRect());
+  return { hand, seats, pile: $("draw-pile-btn").getBoundingClientRect(), top: $("top-card").getBoundingClientRect() };
+}
+
+/** Cards move from where they came: a play to the pile, drawn cards from the pile to the hand,
+ * a growing stack swells, a Roulette's cards turn up one by one. */
+function moveCards(before, prev, msg) {
+  const v = S.view;
+  const events = msg.events || [];
+  const top = $("top-card").querySelector(".card");
+  const last = msg.last;
+  if (top && last && /^(\d+:)?play /.test(last.action || "") && v.top !== prev.top) {
+    const code = String(last.action).replace(/^\d+:/, "").split(/\s+/)[1];
+    const from = last.seat === S.seat ? before.hand.get(code) : before.seats.get(last.seat);
+    if (from) {
+      top.classList.remove("landed");
+      flyFrom(top, from);
+    }
+  }
+  if (S.seat !== null) {
+    // New cards in our hand come from the draw pile (a swap's or a pass's from the centre).
+    const had = new Map();
+    for (const c of prev.hand || []) had.set(c, (had.get(c) || 0) + 1);
+    let i = 0;
+    for (const el of $("hand").querySelectorAll(".card")) {
+      const code = el.dataset.code;
+      if (had.get(code)) had.set(code, had.get(code) - 1);
+      else flyFrom(el, before.pile, { delay: Math.min(i++, 12) * 60 });
+    }
+  }
+  if ((v.pending?.total || 0) > (prev.pending?.total || 0)) bump($("pending"));
+  const reveal = events.find((e) => e.kind === "reveal" && Array.isArray(e.cards));
+  if (reveal) showReveal(reveal.cards);
+}
+
+function showReveal(codes) {
+  const box = $("reveal");
+  const cards = codes.map((c) => cardElement(c, { small: true }));
+  box.replaceChildren(...cards);
+  box.hidden = false;
+  flipIn(cards);
+  clearTimeout(S.revealTimer);
+  S.revealTimer = setTimeout(() => (box.hidden = true), 2500 + 280 * codes.length);
+}
+
+/** A sound for what just happened (only when the player turned sound on). */
+function soundFor(prev, events) {
+  if (S.seat === null) return;
+  const mine = (e) => e.seat === S.seat;
+  if (events.some((e) => e.kind === "knockout")) cue("knockout");
+  else if (events.some((e) => e.kind === "uno")) cue("uno");
+  else if (myTurn() && S.view.phase === "stack_or_absorb" && (S.view.pending?.total || 0) > (prev.pending?.total || 0)) cue("stack");
+  else if (myTurn() && prev.to_act !== S.seat && !events.every(mine)) cue("turn");
+}
+
+function renderSound() {
+  const on = soundOn();
+  const b = $("sound-btn");
+  b.setAttribute("aria-pressed", on ? "true" : "false");
+  b.querySelector("span").textContent = on ? "🔊" : "🔇";
+  b.title = t(on ? "sound.on" : "sound.off");
+  b.setAttribute("aria-label", b.title);
+}
+
+function toggleSound() {
+  setSound(!soundOn());
+  renderSound();
+  if (soundOn()) cue("turn"); // a sample, and the click unlocks audio in the browser
+}
+
+// ------------------------------------------------------------------ reactions
+function renderReactions() {
+  const bar = $("reactions");
+  if (!bar.childElementCount) {
+    for (const [key, emoji] of Object.entries(REACTIONS)) {
+      bar.append(el("button", { type: "button", class: "react", "data-reaction": key, text: emoji, onclick: () => react(key) }));
+    }
+  }
+  for (const b of bar.querySelectorAll("button")) {
+    const name = t(`react.${b.dataset.reaction}`);
+    b.title = name;
+    b.setAttribute("aria-label", name);
+    b.disabled = Boolean(S.reactWait);
+  }
+  const on = S.room?.reactions !== false;
+  bar.hidden = !on;
+  $("reactions-off").hidden = on;
+  const host = S.seat !== null && S.seat === S.room?.host;
+  const sw = $("reactions-switch");
+  sw.hidden = !host;
+  sw.textContent = t(on ? "react.turn_off" : "react.turn_on");
+}
+
+function react(key) {
+  if (S.reactWait || !send({ type: "react", reaction: key })) return;
+  // The server takes one reaction per seat every REACTION_EVERY s: wait as long here.
+  S.reactWait = setTimeout(() => {
+    S.reactWait = null;
+    if (S.view) renderReactions();
+  }, REACTION_EVERY * 1000);
+  renderReactions();
+}
+
+/** A reaction next to the seat that sent it, for a few seconds (kept across re-renders). */
+function showReaction(msg) {
+  if (!REACTIONS[msg.reaction] || !S.view) return;
+  S.bubbles ||= new Map();
+  const old = S.bubbles.get(msg.seat);
+  if (old) clearTimeout(old.timer);
+  const timer = setTimeout(() => {
+    S.bubbles.delete(msg.seat);
+    placeBubbles();
+  }, 4000);
+  S.bubbles.set(msg.seat, { reaction: msg.reaction, timer });
+  placeBubbles();
+}
+
+function placeBubbles() {
+  for (const old of document.querySelectorAll("#table .reaction-bubble")) old.remove();
+  for (const [seat, { reaction }] of S.bubbles || []) {
+    const box = seat === S.seat ? $("me").querySelector(".me-head") : $("opponents").querySelector(`.player[data-seat="${seat}"] .pname`);
+    if (!box) continue;
+    const name = S.view.players?.[seat]?.name ?? `P${seat}`;
+    box.append(
+      el("span", {
+        class: "reaction-bubble",
+        role: "status",
+        "data-seat": seat,
+        "data-reaction": reaction,
+        "aria-label": t("react.said", { name, reaction: t(`react.${reaction}`) }),
+        text: REACTIONS[reaction],
+      }),
+    );
+  }
 }
 
 function renderTable() {
@@ -434,6 +595,7 @@ function renderTable() {
   const opp = $("opponents");
   opp.replaceChildren();
   for (const s of order) opp.append(playerPanel(players[s], A));
+  placeBubbles();
   // Centre.
   $("draw-back").replaceChildren(cardBack());
   $("pile-size").textContent = t("table.pile", { n: v.draw_pile_size });
@@ -488,6 +650,7 @@ function renderTable() {
     meBox.classList.toggle("turn", myTurn());
     renderHand();
     renderControls();
+    renderReactions();
     keepDecisionInView();
   }
 }
@@ -970,7 +1133,13 @@ function onKey(e) {
     show("help", true);
     return;
   }
+  if (k === "m" || k === "M") {
+    toggleSound();
+    return;
+  }
   if (!S.view || S.seat === null) return;
+  // Enter or Space on a focused button outside the hand (a reaction, Take, Hint) presses it.
+  if ((k === "Enter" || k === " ") && e.target.closest("button") && !e.target.closest("#hand")) return;
   const cards = handCards();
   const A = S.actions;
   let handled = true;
@@ -1022,6 +1191,7 @@ async function main() {
   mountLanguagePicker($("lang"));
   onLangChange(() => {
     applyDom();
+    renderSound();
     if (S.room) setRoom(S.room);
     if (S.view) {
       renderTable();
@@ -1061,6 +1231,9 @@ async function main() {
   $("colour-btn").addEventListener("click", () => maybeOpenColourPicker(true));
   $("picker-cancel").addEventListener("click", () => closePicker(null));
   $("help-btn").addEventListener("click", () => show("help", true));
+  $("sound-btn").addEventListener("click", toggleSound);
+  renderSound();
+  $("reactions-switch").addEventListener("click", () => send({ type: "reactions", on: S.room?.reactions === false }));
   $("help-close").addEventListener("click", () => show("help", false));
   document.addEventListener("keydown", onKey);
   $("room-code").textContent = code;
