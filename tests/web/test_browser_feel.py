@@ -10,16 +10,16 @@ import pytest
 
 pytest.importorskip("playwright.sync_api", reason="playwright is in .[dev]")
 
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 from test_browser import NEXT_SEED, PHONE, _Console, _seed_where, _shot, base_url, browser  # noqa: F401
 from test_browser_phone import _room
 
 from nomercy import Game
 
 
-def _ctx(browser: Browser, *, phone: bool = False, motion: str = "no-preference") -> object:  # noqa: F811
+def _ctx(browser: Browser, *, phone: bool = False, motion: str = "no-preference") -> BrowserContext:  # noqa: F811
     viewport = PHONE if phone else {"width": 1280, "height": 900}
-    ctx = browser.new_context(viewport=viewport, locale="en-GB", reduced_motion=motion)  # type: ignore[arg-type]
+    ctx = browser.new_context(viewport=viewport, locale="en-GB", reduced_motion=motion)  # type: ignore[arg-type]  # a Literal
     ctx.set_default_timeout(15000)
     return ctx
 
@@ -50,7 +50,7 @@ def test_reactions_show_by_the_seat_and_the_host_turns_them_off(
     browser: Browser,  # noqa: F811
 ) -> None:
     host_ctx, guest_ctx = _ctx(browser), _ctx(browser, phone=True)
-    host, guest = host_ctx.new_page(), guest_ctx.new_page()  # type: ignore[attr-defined]
+    host, guest = host_ctx.new_page(), guest_ctx.new_page()
     errors = [_Console(host), _Console(guest)]
     try:
         NEXT_SEED["seed"] = 4
@@ -91,8 +91,8 @@ def test_reactions_show_by_the_seat_and_the_host_turns_them_off(
         for e in errors:
             assert not e.errors, e.errors
     finally:
-        host_ctx.close()  # type: ignore[attr-defined]
-        guest_ctx.close()  # type: ignore[attr-defined]
+        host_ctx.close()
+        guest_ctx.close()
 
 
 def test_sound_is_off_until_turned_on_and_cues_your_turn(
@@ -100,7 +100,7 @@ def test_sound_is_off_until_turned_on_and_cues_your_turn(
     browser: Browser,  # noqa: F811
 ) -> None:
     ctx = _ctx(browser)
-    page = ctx.new_page()  # type: ignore[attr-defined]
+    page = ctx.new_page()
     errors = _Console(page)
     try:
         NEXT_SEED["seed"] = _seed_where(2, {}, _numbers)
@@ -125,7 +125,7 @@ def test_sound_is_off_until_turned_on_and_cues_your_turn(
         expect(button).to_have_attribute("aria-pressed", "false")
         assert not errors.errors, errors.errors
     finally:
-        ctx.close()  # type: ignore[attr-defined]
+        ctx.close()
 
 
 @pytest.mark.parametrize("motion", ["no-preference", "reduce"])
@@ -135,7 +135,7 @@ def test_cards_move_unless_the_system_asks_for_reduced_motion(
     motion: str,
 ) -> None:
     ctx = _ctx(browser, motion=motion)
-    page = ctx.new_page()  # type: ignore[attr-defined]
+    page = ctx.new_page()
     errors = _Console(page)
     try:
         NEXT_SEED["seed"] = _seed_where(2, {}, _numbers)
@@ -156,4 +156,4 @@ def test_cards_move_unless_the_system_asks_for_reduced_motion(
             assert moved >= 2  # our card to the pile, the bot's card to the pile
         assert not errors.errors, errors.errors
     finally:
-        ctx.close()  # type: ignore[attr-defined]
+        ctx.close()

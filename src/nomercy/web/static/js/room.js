@@ -464,7 +464,8 @@ function moveCards(before, prev, msg) {
     }
   }
   if (S.seat !== null) {
-    // New cards in our hand come from the draw pile (a swap's or a pass's from the centre).
+    // New cards in our hand fly in from the draw pile (a new deal's too; a swap's or a pass's
+    // as well: the log says where those came from).
     const had = new Map();
     for (const c of prev.hand || []) had.set(c, (had.get(c) || 0) + 1);
     let i = 0;
