@@ -304,3 +304,11 @@ def test_reason_a_challenge_names_the_colour_the_wild_four_replaced() -> None:
         f"challenge the Wild +4: P{accused} likely held a blue card, the colour it replaced [CL-8]"
     )
     assert reason.rules == ("CL-8",)
+
+
+def test_a_reason_about_one_card_says_card() -> None:
+    from nomercy.tables.coach import _fill
+
+    reason = _fill("skip", {"card": "RS", "name": "P1", "size": 1})
+    assert reason.text == "the red Skip skips P1, who holds only 1 card"
+    assert _fill("skip", {"card": "RS", "name": "P1", "size": 11}).text.endswith("11 cards")

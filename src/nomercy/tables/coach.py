@@ -25,6 +25,7 @@ fill the web client's translated template ``coach.KIND``; ``text`` is the Englis
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -307,7 +308,12 @@ def _fill(kind: str, data: dict[str, Any], rules: tuple[str, ...] = ()) -> Reaso
             words[key] = _card_words(words[key])
     if isinstance(words.get("colour"), str) and words["colour"]:
         words["colour"] = Colour(words["colour"]).word
-    return Reason(kind, REASONS[kind].format(**words), data, rules)
+    # The templates say "{size} cards": one card reads "1 card" ("P3's 1 card").
+    text = _ONE_CARDS.sub("1 card", REASONS[kind].format(**words))
+    return Reason(kind, text, data, rules)
+
+
+_ONE_CARDS = re.compile(r"\b1 cards\b")
 
 
 #: The classic rule behind a No Mercy rule id a reason cites (no entry: not cited in classic).

@@ -78,7 +78,12 @@ function adviceText(a) {
   const rules = a.rules && a.rules.length ? ` [${a.rules.join(", ")}]` : "";
   // A template for one card where the count is one ("you get P1's only card").
   const key = data.size === 1 && has(`advice.${a.kind}_one`) ? `advice.${a.kind}_one` : `advice.${a.kind}`;
-  return has(key) ? t(key, data) + rules : a.text;
+  return has(key) ? oneCard(t(key, data)) + rules : a.text;
+}
+
+/** English templates say "{n} cards": one card reads "1 card". */
+function oneCard(text) {
+  return text.replace(/\b1 cards\b/g, "1 card");
 }
 
 /** The advice on the actions in `texts` (engine notation), each once. */
@@ -118,7 +123,7 @@ function reasonText(r) {
   if (data.alt) data.alt_card = actionText(data.alt);
   else if (data.alt_card) data.alt_card = cardName(data.alt_card);
   const rules = r.rules && r.rules.length ? ` [${r.rules.join(", ")}]` : "";
-  return has(`coach.${r.kind}`) ? t(`coach.${r.kind}`, data) + rules : r.text;
+  return has(`coach.${r.kind}`) ? oneCard(t(`coach.${r.kind}`, data)) + rules : r.text;
 }
 
 function notice(text) {
