@@ -176,3 +176,14 @@ def test_bad_input_is_a_usage_error(
     assert err.startswith(f"nomercy {argv[0]}: error: "), err
     assert message in err
     assert "Traceback" not in err
+
+
+def test_tournament_table_says_wins_count_per_seat(capsys: pytest.CaptureFixture[str]) -> None:
+    # Two bots, four seats: each bot holds two seats of every game.
+    argv = ["tournament", "--bots", "greedy,random", "--games", "4", "--seed", "4", "--quiet"]
+    code, out, err = run(capsys, *argv, "--jobs", "1", "--players", "4")
+    assert code == 0, err
+    flat = " ".join(out.split())
+    assert "seats played" in flat and "seats won" in flat and "won/played" in flat
+    assert "Wins count per seat played, not per game:" in flat
+    assert "held 8 seats in 4 games" in flat

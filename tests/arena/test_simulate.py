@@ -184,3 +184,36 @@ def test_plots_read_cleanly(variants: int, compared: SimulationResult) -> None:
     finally:
         for fig in figs.values():
             plt.close(fig)
+
+
+def test_points_plot_reads_past_the_spike_and_keeps_medians_apart() -> None:
+    import matplotlib.pyplot as plt
+
+    # Three variants whose medians may coincide: each is named in the legend with its value
+    # and marked at its own height.
+    result = run_simulation(
+        [BotSpec("greedy")],
+        GameSetup.make(4, seed=3, options={"scoring_enabled": True}),
+        20,
+        compare=("mercy_threshold", [20, 25, 30]),
+        jobs=1,
+    )
+    figs = dict(figures(result))
+    try:
+        (ax,) = figs["points.png"].axes
+        # one last-standing spike no longer flattens the rest: the share axis is logarithmic
+        assert ax.get_yscale() == "log"
+        labels = [t.get_text() for t in ax.get_legend().texts]
+        summary = result.summary()["variants"]
+        assert len(labels) == 3
+        for text, variant in zip(labels, summary, strict=True):
+            assert text.endswith(f"median {variant['points']['median']:g}"), text
+        marks = [line for line in ax.lines if line.get_marker() == "v"]
+        assert len(marks) == 3
+        assert len({float(m.get_ydata()[0]) for m in marks}) == 3  # stepped, never on top
+        turns_ax, drawn_ax = figs["hand_length.png"].axes
+        for hand_ax in (turns_ax, drawn_ax):
+            assert len([ln for ln in hand_ax.lines if ln.get_marker() == "v"]) == 3
+    finally:
+        for fig in figs.values():
+            plt.close(fig)

@@ -283,3 +283,32 @@ def test_every_reason_template_fills_from_its_data() -> None:
             "penalty", "name", "total", "distance", "alt_chance", "alt_card", "card", "size",
             "value", "count", "colour", "given", "points", "chance",
         }, kind  # fmt: skip
+
+
+def test_reason_a_challenge_names_the_colour_the_wild_four_replaced() -> None:
+    from nomercy import new_game
+
+    # Classic, first legal actions until a Wild +4 waits for an answer (seed 30: on blue).
+    game = new_game(2, rules="classic", seed=30)
+    while not game.view(game.to_act)["wd4_challengeable"]:
+        game.apply(str(game.legal_actions(game.to_act)[0]))
+    seat = game.to_act
+    view = game.view(seat)
+    accused = view["engine"]["wd4"]["seat"]
+    estimates = est(view, ("challenge", 0.6), ("draw", 0.4))
+    reason = reason_for(estimates[0].action, view, estimates)
+    assert reason.kind == "challenge"
+    assert view["engine"]["wd4"]["colour"] == "B"
+    assert reason.data == {"name": f"P{accused}", "colour": "B"}
+    assert reason.text == (
+        f"challenge the Wild +4: P{accused} likely held a blue card, the colour it replaced [CL-8]"
+    )
+    assert reason.rules == ("CL-8",)
+
+
+def test_a_reason_about_one_card_says_card() -> None:
+    from nomercy.tables.coach import _fill
+
+    reason = _fill("skip", {"card": "RS", "name": "P1", "size": 1})
+    assert reason.text == "the red Skip skips P1, who holds only 1 card"
+    assert _fill("skip", {"card": "RS", "name": "P1", "size": 11}).text.endswith("11 cards")

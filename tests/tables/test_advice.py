@@ -123,3 +123,36 @@ def test_draw_refusal_names_the_rule() -> None:
     refusal = draw_refusal(other, game.legal_actions(0)[:1])
     assert refusal is not None and refusal.text == "it is P1's turn, not yours"
     assert draw_refusal(view, [parse_action("draw", 0)]) is None
+
+
+def test_nm29_a_zero_that_brings_one_card_says_card_not_cards() -> None:
+    _, view = view_of(
+        {
+            "players": [{"hand": ["R0", "G1"]}, {"hand": ["Y1", "Y2"]}, {"hand": ["B1"]}],
+            "turn": 0,
+            "discard": ["R5"],
+        }
+    )
+    assert texts("play R0", view) == ["this 0 passes every hand on: you get P2's only card [NM-29]"]
+
+
+def _classic_wild_four_on(seed: int) -> tuple[Game, int]:
+    """A classic game played by first legal actions until a Wild +4 waits for an answer."""
+    from nomercy import new_game
+
+    game = new_game(2, rules="classic", seed=seed)
+    while not game.view(game.to_act)["wd4_challengeable"]:
+        game.apply(str(game.legal_actions(game.to_act)[0]))
+    return game, game.to_act
+
+
+def test_cl8_a_challenge_warns_that_failing_costs_two_more() -> None:
+    game, seat = _classic_wild_four_on(30)
+    view = game.view(seat)
+    assert view["pending"]["total"] == 4
+    (warning,) = consequences(parse_action("challenge", seat), view)
+    assert warning.kind == "challenge_fails"
+    assert warning.text == "if the challenge fails you draw 6 cards instead of 4 [CL-8]"
+    assert warning.data == {"cost": 6, "total": 4}
+    # Taking the 4 has no consequence to warn about in classic (no Mercy limit).
+    assert texts("draw", view) == []

@@ -31,19 +31,19 @@ from nomercy.tui.app import (
     TableScreen,
     VariantScreen,
 )
-from nomercy.tui.render import action_groups, card_text
+from nomercy.tui.render import action_groups, card_text, event_words
 
 SIZE = (140, 45)
 Script = Callable[[NomercyApp, Pilot[Any]], Awaitable[None]]
 
 
 # ---------------------------------------------------------------------- helpers
-def run(config: PlayConfig, script: Script) -> NomercyApp:
+def run(config: PlayConfig, script: Script, size: tuple[int, int] = SIZE) -> NomercyApp:
     """Run ``script`` against a headless app; return the app (its return value is set)."""
     app = NomercyApp(config)
 
     async def go() -> None:
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=size) as pilot:
             await pilot.pause()
             await script(app, pilot)
 
@@ -83,6 +83,16 @@ def list_text(app: NomercyApp) -> str:
 
 def log_text(app: NomercyApp) -> str:
     return "\n".join(table_screen(app).log_lines)
+
+
+async def until(pilot: Pilot[Any], check: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Let the app run until ``check()`` holds (bounded): one ``pause()`` is not always enough
+    for a key's effect to reach the screen on a loaded machine."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        assert loop.time() < deadline, "the screen did not show it in time"
+        await pilot.pause(0.05)
 
 
 async def type_action(pilot: Pilot[Any], text: str) -> None:
@@ -529,10 +539,10 @@ def test_nm38_cl10_full_game_by_keys_to_the_end_screen(
     assert secret
     for event in secret:
         assert event.text not in shown
-        assert event.public_text in shown
+        assert event_words(event.public_text) in shown
     # the finished game is a record that `nomercy replay` narrates
     (saved,) = tmp_path.glob("nomercy-game-*.json")
-    assert app.return_value == f"Game saved to {saved}"
+    assert app.return_value == f"Game saved to {saved} (`nomercy replay {saved}`)"
     record = GameRecord.loads(saved.read_text())
     assert record.replay().to_position() == table.game.to_position()
     capsys.readouterr()
@@ -588,7 +598,9 @@ def test_quit_saves_and_resume_gives_the_same_position(tmp_path: Path) -> None:
 
     app = run(fast(table, save_dir=tmp_path), script)
     (path,) = tmp_path.glob("nomercy-saved-seed5-*.json")
-    assert app.return_value == f"Game saved to {path}"
+    assert app.return_value == (
+        f"Game saved to {path}: `nomercy play --resume {path}` continues it"
+    )
     position = table.game.to_position()
 
     args = build_parser().parse_args(["play", "--resume", str(path), "--fast"])
@@ -625,7 +637,9 @@ def test_a_second_quit_save_does_not_overwrite_the_first(tmp_path: Path) -> None
         saved.append(str(run(fast(table, save_dir=tmp_path), script).return_value))
     files = sorted(tmp_path.glob("nomercy-saved-seed7-*.json"))
     assert len(files) == 2 and saved[0] != saved[1]
-    assert {f"Game saved to {f}" for f in files} == set(saved)
+    assert {f"Game saved to {f}: `nomercy play --resume {f}` continues it" for f in files} == set(
+        saved
+    )
 
 
 def test_quit_escape_keeps_playing() -> None:
@@ -843,10 +857,11 @@ def test_nm8_d_says_why_drawing_is_not_allowed_and_is_not_offered() -> None:
     )
 
     async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
-        text = screen_text(app)
-        assert "d Draw" not in text  # not in the footer
+        # The footer is drawn (its Quit key shows) before reading what it offers.
+        await until(pilot, lambda: "q Quit" in screen_text(app))
+        assert "d Draw" not in screen_text(app)  # not in the footer
         await pilot.press("d")
-        await pilot.pause()
+        await until(pilot, lambda: "You cannot draw now" in screen_text(app))
         text = screen_text(app)
         assert "You cannot draw now: you hold a playable card" in text
         assert "[NM-8, A03]" in text
@@ -865,10 +880,9 @@ def test_nm8_d_says_why_drawing_is_not_allowed_and_is_not_offered() -> None:
     )
 
     async def draws(app: NomercyApp, pilot: Pilot[Any]) -> None:
-        assert "d Draw" in screen_text(app)
+        await until(pilot, lambda: "d Draw" in screen_text(app))
         await pilot.press("d")
-        await pilot.pause()
-        assert "P0: draw" in log_text(app)
+        await until(pilot, lambda: "P0: draw" in log_text(app))
 
     run(slow(drawing), draws)
 
@@ -1120,3 +1134,128 @@ def test_h_when_it_is_not_your_turn_says_so() -> None:
         assert table_screen(app).last_hint is None
 
     run(slow(table), script)
+
+
+# ---------------------------------------------------------------------- 80x24 (issue 27)
+SMALL = (80, 24)
+
+
+def flat(text: str) -> str:
+    """Screen text with its lines joined (a warning wraps at 80 columns)."""
+    return " ".join(text.split())
+
+
+def test_a_warning_is_in_full_view_at_80x24() -> None:
+    hand = [f"B{n}" for n in range(1, 10)] * 2 + ["G1", "G2", "G3", "G4"]
+    table = rigged(
+        {
+            "players": [{"hand": hand}, {"hand": ["Y1", "Y2", "Y3"]}],
+            "turn": 0,
+            "discard": ["R3", "R+2"],
+            "pending": {"total": 4, "last": 2},
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await until(pilot, lambda: "⚠ draw" in screen_text(app))
+        text = flat(screen_text(app))
+        assert (
+            "⚠ draw: take the penalty: taking 4 cards reaches the 25-card Mercy limit: you are "
+            "knocked out [NM-33]"
+        ) in text
+        assert "q Quit" in text  # the footer is still there: the warning fits above it
+
+    run(slow(table), script, size=SMALL)
+
+
+def test_at_80x24_the_other_warned_moves_are_named() -> None:
+    table = rigged(
+        {
+            "players": [
+                {"hand": ["R0", "R3", "G1"]},
+                {"hand": ["Y1", "Y2"]},
+                {"hand": ["B1"]},
+            ],
+            "turn": 0,
+            "discard": ["R5"],
+        },
+        [None, "greedy", "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await until(pilot, lambda: "⚠" in screen_text(app))
+        text = flat(screen_text(app))
+        assert table_screen(app).query_one(ActionList).highlighted_group()[0].card.code == "R0"  # type: ignore[attr-defined]
+        assert "⚠ play ♥ 0 : this 0 passes every hand on: you get P2's only card [NM-29]" in text
+        await pilot.press("down")  # another move highlighted: the 0 is still named
+        await until(pilot, lambda: "⚠ also on: play ♥ 0" in flat(screen_text(app)))
+        # one card, not "1 cards"
+        assert "1 cards" not in text
+
+    run(slow(table), script, size=SMALL)
+
+
+def test_a_question_mark_in_the_action_box_opens_the_help() -> None:
+    table = Table.new(2, bots=["greedy"], human=0, seed=3)
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await pilot.press("i", "question_mark")
+        await until(pilot, lambda: not isinstance(app.screen, TableScreen))
+        assert "Card notation" in screen_text(app)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, TableScreen))
+        text = screen_text(app)
+        assert "unknown action" not in text and "Not allowed" not in text
+        assert table_screen(app).query_one("#entry").value == ""  # type: ignore[attr-defined]
+
+    run(slow(table), script, size=SMALL)
+
+
+def _classic_wild_four() -> tuple[Table, int]:
+    """Classic, played by first legal actions until a Wild +4 waits (seed 30); the seat that
+    faces it is the human's."""
+    from nomercy import new_game
+
+    game = new_game(2, rules="classic", seed=30)
+    while not game.view(game.to_act)["wd4_challengeable"]:
+        game.apply(str(game.legal_actions(game.to_act)[0]))
+    seat = game.to_act
+    position = Game.from_position(game.to_position())
+    bots = [None if s == seat else SeatBot(make_bot("greedy", seed=s), seed=s) for s in range(2)]
+    return Table(position, bots), seat
+
+
+def test_classic_wild_four_speaks_classic_and_highlights_taking_at_80x24() -> None:
+    table, seat = _classic_wild_four()
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await until(pilot, lambda: "Your turn" in screen_text(app))
+        text = flat(screen_text(app))
+        assert "Your turn (challenge or take)" in text
+        assert "Penalty: 4 cards to take" in text
+        assert "stack" not in text.lower()
+        # Taking the cards is the first entry; the challenge names what failing costs.
+        assert table_screen(app).query_one(ActionList).highlighted_notation() == "draw"
+        assert "draw: take the 4 cards" in text
+        assert "if the challenge fails you draw 6 cards instead of 4 [CL-8]" in flat(list_text(app))
+        assert "⚠ also on: challenge the Wild +4" in text
+        hand = len(table.game.hands[seat])
+        await pilot.press("enter")
+        await until(pilot, lambda: len(table.game.history) > 0)
+        assert str(table.game.history[-1]) == "draw"
+        assert len(table.game.hands[seat]) == hand + 4
+
+    run(PlayConfig(table=table, human=seat, speed=3600.0), script, size=SMALL)
+
+
+def test_event_words_count_cards_in_english() -> None:
+    assert (
+        event_words("P1 draws 1 until a playable card and must play it [NM-9]")
+        == "P1 draws 1 card, a playable one, and must play it [NM-9]"
+    )
+    assert (
+        event_words("P1 draws 3 until a playable card and may play it [NM-9]")
+        == "P1 draws 3 cards until a playable one and may play it [NM-9]"
+    )
+    assert event_words("P1 plays red 7 [NM-6]") == "P1 plays red 7 [NM-6]"

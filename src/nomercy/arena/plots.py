@@ -96,6 +96,25 @@ def _label(label: str, count: int) -> str:
     return f"{'default rules' if label == 'base' else label} ({count:,} hands)"
 
 
+def _median(ax: Any, value: float, colour: Any, index: int) -> None:
+    """A variant's median: a dashed line and a marker on top, the markers stepped down one per
+    variant, so medians that coincide (``--compare``) stay apart and countable."""
+    ax.axvline(value, color=colour, linestyle="--", linewidth=1)
+    ax.plot(
+        [value],
+        [0.97 - 0.06 * index],
+        marker="v",
+        markersize=7,
+        color=colour,
+        transform=ax.get_xaxis_transform(),
+        clip_on=False,
+    )
+
+
+def _with_median(label: str, count: int, median: float) -> str:
+    return f"{_label(label, count)}, median {median:g}"
+
+
 def _step_hist(ax: Any, values: list[int], colour: Any, label: str, bins: Any) -> None:
     """A histogram whose bars are the share of ``values`` in each bin."""
     weights = [1 / len(values)] * len(values) if values else []
@@ -127,17 +146,20 @@ def _hand_length(axes: Any, data: Any, colours: Any, players: int) -> None:
         colour = colours[i % len(colours)]
         turns = [h.turns for h in hands]
         drawn = [h.cards_drawn for h in hands]
-        _step_hist(turns_ax, turns, colour, _label(label, len(hands)), turn_bins)
-        turns_ax.axvline(vs["turns"]["median"], color=colour, linestyle="--", linewidth=1)
-        _step_hist(drawn_ax, drawn, colour, _label(label, len(hands)), drawn_bins)
-        drawn_ax.axvline(vs["cards_drawn"]["median"], color=colour, linestyle="--", linewidth=1)
-    turns_ax.set_title("Hand length in turns (dashed: median)")
+        median = vs["turns"]["median"]
+        _step_hist(turns_ax, turns, colour, _with_median(label, len(hands), median), turn_bins)
+        _median(turns_ax, median, colour, i)
+        median = vs["cards_drawn"]["median"]
+        _step_hist(drawn_ax, drawn, colour, _with_median(label, len(hands), median), drawn_bins)
+        _median(drawn_ax, median, colour, i)
+    turns_ax.set_title("Hand length in turns (▼ median)")
     turns_ax.set_xlabel("turns per hand (plays and draws)")
     turns_ax.set_ylabel("share of hands per bar")
-    drawn_ax.set_title("Cards drawn per hand, all players (dashed: median)")
+    drawn_ax.set_title("Cards drawn per hand, all players (▼ median)")
     drawn_ax.set_xlabel("cards drawn")
     drawn_ax.set_ylabel("share of hands per bar")
     turns_ax.legend(frameon=False)
+    drawn_ax.legend(frameon=False)
 
 
 def _by_order(ax: Any, data: Any, colours: Any, players: int, key: str, ci: str) -> None:
@@ -267,16 +289,23 @@ def _endings(axes: Any, data: Any, colours: Any, players: int) -> None:
 
 
 def _points(ax: Any, data: Any, colours: Any, players: int) -> None:
-    """Points per hand only (hand length is in hand_length.png)."""
+    """Points per hand only (hand length is in hand_length.png).
+
+    The share axis is logarithmic: the hands won by the last player standing all score about
+    the same knock-out bonus, and on a linear axis that one spike flattens every other bar.
+    """
     all_points = [h.points for _, hands, _ in data for h in hands]
     point_bins = _bins(all_points)
     for i, (label, hands, vs) in enumerate(data):
         colour = colours[i % len(colours)]
-        _step_hist(ax, [h.points for h in hands], colour, _label(label, len(hands)), point_bins)
-        ax.axvline(vs["points"]["median"], color=colour, linestyle="--", linewidth=1)
-    ax.set_title("Points to the hand's winner, knock-out bonus included (NM-40; dashed: median)")
+        median = vs["points"]["median"]
+        points = [h.points for h in hands]
+        _step_hist(ax, points, colour, _with_median(label, len(hands), median), point_bins)
+        _median(ax, median, colour, i)
+    ax.set_yscale("log")
+    ax.set_title("Points to the hand's winner, knock-out bonus included (NM-40; ▼ median)")
     ax.set_xlabel("points")
-    ax.set_ylabel("share of hands per bar")
+    ax.set_ylabel("share of hands per bar (log scale)")
     ax.legend(frameon=False)
 
 

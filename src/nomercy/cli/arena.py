@@ -301,6 +301,23 @@ def _tournament(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _standings_caption(result: Any) -> str:
+    """What the columns count: seats, not games, when a bot holds several seats of a game."""
+    shared = [s for s in result.standings if s.seats != s.games]
+    lines = []
+    if shared:
+        s = shared[0]
+        lines.append(
+            f"Wins count per seat played, not per game: {s.bot} held {s.seats} seats in "
+            f"{s.games} games and won {s.wins} of them ({s.win_rate:.1%})."
+        )
+    lines.append(
+        "won/played: seats won / seats played, 95% Wilson interval; openskill "
+        "Plackett-Luce, ordinal = mu - 3 sigma"
+    )
+    return "\n".join(lines)
+
+
 def _print_standings(result: Any, out: TextIO) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -313,16 +330,15 @@ def _print_standings(result: Any, out: TextIO) -> None:
             + (f" ({options})" if options else "")
             + f", seed {setup.seed}"
         ),
-        caption="win rate per seat played, 95% Wilson interval; openskill Plackett-Luce, "
-        "ordinal = mu - 3 sigma",
+        caption=_standings_caption(result),
     )
     for header, justify in (
         ("#", "right"),
         ("bot", "left"),
         ("games", "right"),
-        ("seats", "right"),
-        ("wins", "right"),
-        ("win rate", "right"),
+        ("seats played", "right"),
+        ("seats won", "right"),
+        ("won/played", "right"),
         ("95% CI", "center"),
         ("mean rank", "right"),
         ("mu", "right"),

@@ -9,9 +9,9 @@ Each piece of advice is a :class:`Advice`: a ``kind`` with its ``data`` (numbers
 colour letters, for the web client's translated templates ``advice.KIND``), the rule ids it
 rests on, and the English ``text``. Kinds: ``self_target``, ``self_target_stack``,
 ``self_target_knocks_out``, ``reverse_target``, ``absorb_knocks_out``, ``draw_knocks_out``,
-``swap_grows``, ``zero_pass``, ``discard_all``; refusals (:func:`draw_refusal`): ``must_play``,
-``not_your_turn``, ``name_colour``, ``play_drawn``, ``finish_discard_all``, ``out``, ``over``,
-``not_now``.
+``swap_grows``, ``zero_pass``, ``discard_all``, ``challenge_fails``; refusals
+(:func:`draw_refusal`): ``must_play``, ``not_your_turn``, ``name_colour``, ``play_drawn``,
+``finish_discard_all``, ``out``, ``over``, ``not_now``.
 
 >>> rules = {"preset": "no-mercy", "options": {"wrd4_two_player_in_stack": "self"}}
 >>> view = {"seat": 0, "rules": rules, "phase":
@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from nomercy.core.actions import Action, Draw, Play, parse_action
+from nomercy.core.actions import Action, Challenge, Draw, Play, parse_action
 from nomercy.core.cards import Card, Kind, parse_card
 from nomercy.core.rules import RuleSet, make_rules
 
@@ -97,7 +97,8 @@ def consequences(action: Action, view: dict[str, Any]) -> list[Advice]:
     - taking a penalty (or drawing at one card below the limit) that reaches the Mercy limit
       knocks the player out (NM-33);
     - a 7 that leaves its player with a larger hand (NM-31); a 0 that passes every hand on
-      and what the player receives (NM-29); a Discard All's other cards (NM-27).
+      and what the player receives (NM-29); a Discard All's other cards (NM-27);
+    - a challenge of a Wild +4 that fails costs the challenger the penalty and 2 more (CL-8).
 
     A play of the player's last card ends the hand, so it has no such consequences.
     """
@@ -109,6 +110,18 @@ def consequences(action: Action, view: dict[str, Any]) -> list[Advice]:
     pending = view.get("pending") or None
     stacking = pending is not None and view.get("phase") == "stack_or_absorb"
     out: list[Advice] = []
+    if isinstance(action, Challenge) and pending is not None:
+        total = int(pending["total"])
+        out.append(
+            Advice(
+                "challenge_fails",
+                f"if the challenge fails you draw {total + 2} cards instead of {total}"
+                + _cite(["CL-8"]),
+                ("CL-8",),
+                {"cost": total + 2, "total": total},
+            )
+        )
+        return out
     if isinstance(action, Draw):
         if limit is None:
             return out
@@ -199,11 +212,13 @@ def consequences(action: Action, view: dict[str, Any]) -> list[Advice]:
         giver = _next_active(view, seat, -int(view["direction"]))
         if giver != seat:
             p = view["players"][giver]
+            got = int(p["hand_size"])
+            cards = "only card" if got == 1 else f"{got} cards"
             out.append(
                 Advice(
                     "zero_pass",
-                    f"this 0 passes every hand on: you get {p['name']}'s {p['hand_size']} "
-                    "cards" + _cite(["NM-29"]),
+                    f"this 0 passes every hand on: you get {p['name']}'s {cards}"
+                    + _cite(["NM-29"]),
                     ("NM-29",),
                     {"name": p["name"], "size": int(p["hand_size"])},
                 )

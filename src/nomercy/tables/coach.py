@@ -25,6 +25,7 @@ fill the web client's translated template ``coach.KIND``; ``text`` is the Englis
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -92,7 +93,9 @@ REASONS: dict[str, str] = {
     "keep_drawn": "keep the drawn card: playing it rates lower ({alt_chance}%)",
     "stop_discard": "stop here: discarding more rates lower ({alt_chance}%)",
     "draw": "draw: the best play rates lower ({alt_chance}% with {alt_card})",
-    "challenge": "challenge the Wild +4: {name} likely held a card of the colour",
+    "challenge": (
+        "challenge the Wild +4: {name} likely held a {colour} card, the colour it replaced"
+    ),
     "accept": "take the cards: a challenge likely fails ({alt_chance}%)",
     "best": "the search rates it best: {chance}% against {alt_chance}% for {alt_card}",
 }
@@ -305,7 +308,12 @@ def _fill(kind: str, data: dict[str, Any], rules: tuple[str, ...] = ()) -> Reaso
             words[key] = _card_words(words[key])
     if isinstance(words.get("colour"), str) and words["colour"]:
         words["colour"] = Colour(words["colour"]).word
-    return Reason(kind, REASONS[kind].format(**words), data, rules)
+    # The templates say "{size} cards": one card reads "1 card" ("P3's 1 card").
+    text = _ONE_CARDS.sub("1 card", REASONS[kind].format(**words))
+    return Reason(kind, text, data, rules)
+
+
+_ONE_CARDS = re.compile(r"\b1 cards\b")
 
 
 #: The classic rule behind a No Mercy rule id a reason cites (no entry: not cited in classic).
@@ -316,7 +324,12 @@ def _cited(reason: Reason, view: dict[str, Any]) -> Reason:
     """The reason with its rule ids (the classic ones under classic rules) after its text."""
     rules = reason.rules
     if rules_of(view).preset == "classic":
-        rules = tuple(_CLASSIC_RULES[r] for r in rules if r in _CLASSIC_RULES)
+        # A classic id (CL-8, the challenge) stays; a No Mercy id maps to its classic rule.
+        rules = tuple(
+            r if r.startswith("CL-") else _CLASSIC_RULES[r]
+            for r in rules
+            if r.startswith("CL-") or r in _CLASSIC_RULES
+        )
     text = reason.text + (f" [{', '.join(rules)}]" if rules else "")
     return Reason(reason.kind, text, reason.data, rules)
 
@@ -417,8 +430,14 @@ def _reason(action: Action, view: dict[str, Any], estimates: Sequence[Estimate])
         count = _colour_counts(hand)[colour]
         return _fill("name_colour", {"colour": colour.value, "count": count}, ("NM-14",))
     if isinstance(action, Challenge):
-        accused = _next_active(view, seat, -direction)
-        return _fill("challenge", {"name": players[accused]["name"]}, ("CL-8",))
+        wd4 = (view.get("engine") or {}).get("wd4") or {}
+        accused = wd4.get("seat")
+        if accused is None:
+            accused = _next_active(view, seat, -direction)
+        # The colour the Wild +4 replaced: holding one makes its play illegal (CL-4).
+        replaced = str(wd4.get("colour") or view.get("colour") or "")
+        data = {"name": players[accused]["name"], "colour": replaced}
+        return _fill("challenge", data, ("CL-8",))
     return _best(action, estimates, chosen)
 
 

@@ -25,11 +25,11 @@ from textual.widgets import Footer, Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
-from nomercy.core.actions import Action, CallUno, Catch, Draw
+from nomercy.core.actions import Action, CallUno, Catch, Draw, Play
 from nomercy.core.errors import NoMercyError
 from nomercy.core.events import Event
 from nomercy.tables import Table
-from nomercy.tables.advice import draw_refusal
+from nomercy.tables.advice import consequences, draw_refusal
 from nomercy.tables.coach import DEFAULT_ITERATIONS, DEFAULT_MAX_TIME, Coach, CoachError, Hint
 from nomercy.tui.render import (
     COLOUR_LEGEND,
@@ -38,6 +38,7 @@ from nomercy.tui.render import (
     action_label,
     card_text,
     card_words,
+    event_words,
     group_label,
     hand_summary,
     hand_text,
@@ -185,6 +186,17 @@ class ActionList(OptionList):
             if action in group:
                 self.highlighted = index
                 return
+
+    def highlighted_group(self) -> list[Action]:
+        """The highlighted entry's actions (empty when nothing is highlighted)."""
+        index = self.highlighted
+        if index is None or not 0 <= index < len(self._groups):
+            return []
+        return list(self._groups[index])
+
+    def groups(self) -> list[list[Action]]:
+        """Every entry's actions, in list order."""
+        return [list(g) for g in self._groups]
 
     def highlighted_notation(self) -> str | None:
         """The notation of the highlighted entry (its first variant), for the typed box."""
@@ -388,6 +400,7 @@ class TableScreen(Screen[None]):
             yield ActionList(id="actions")
             yield RichLog(id="log", wrap=True, markup=False, min_width=40)
         yield Input(placeholder=self._placeholder(None), id="entry")
+        yield Static("", id="advice", markup=False)
         yield Static("", id="message", markup=False)
         yield Static("", id="hint", markup=False)
         yield Footer()
@@ -404,7 +417,7 @@ class TableScreen(Screen[None]):
             self._log_replayed()
         else:
             for event in game.opening_events:
-                self._log(event.for_seat(self.human).text)
+                self._log(event_words(event.for_seat(self.human).text))
         self.query_one(ActionList).focus()
         self._refresh()
         self._advance()
@@ -417,7 +430,7 @@ class TableScreen(Screen[None]):
             game = record.start_game()
             if record.start is None:
                 for event in game.opening_events:
-                    self._log(event.for_seat(self.human).text)
+                    self._log(event_words(event.for_seat(self.human).text))
             for text in record.actions:
                 events = game.apply(text)
                 self._show_events(game.history[-1], events)
@@ -438,6 +451,7 @@ class TableScreen(Screen[None]):
         actions = self.query_one(ActionList)
         actions.show(self.table.legal_actions(self.human), view)
         self.query_one(Input).placeholder = self._placeholder(actions.highlighted_notation())
+        self._show_advice()
         self.refresh_bindings()  # d is offered only when drawing is legal
         if self._hint_shown is not None and self._hint_shown != self._moment():
             self._hint_shown = None  # the game moved on: the hint is stale
@@ -452,6 +466,17 @@ class TableScreen(Screen[None]):
         if isinstance(event.option_list, ActionList):
             notation = event.option_list.highlighted_notation()
             self.query_one(Input).placeholder = self._placeholder(notation)
+            self._show_advice()
+
+    def _show_advice(self) -> None:
+        """The highlighted move's warnings in full, in a line of their own above the footer
+        (in the list they may be cut on a small terminal), and which other moves have some."""
+        actions = self.query_one(ActionList)
+        view = self.table.view(self.human)
+        box = self.query_one("#advice", Static)
+        text = advice_text(actions.highlighted_group(), actions.groups(), view)
+        box.update(text)
+        box.display = bool(text.plain)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``d`` draws when drawing is legal, else explains why not; escape only from the box."""
@@ -463,13 +488,15 @@ class TableScreen(Screen[None]):
         return True
 
     def _say(self, message: str) -> None:
-        self.query_one("#message", Static).update(message)
+        box = self.query_one("#message", Static)
+        box.update(message)
+        box.display = bool(message)  # an empty line would take a row from the move list
 
     def _show_events(self, action: Action, events: list[Event]) -> None:
         game = self.table.game
         self._log(f"{game.names[action.seat]}: {action}")
         for event in events:
-            self._log("    " + event.for_seat(self.human).text)
+            self._log("    " + event_words(event.for_seat(self.human).text))
 
     # ------------------------------------------------------------------ turn flow
     def _after(self, events: list[Event]) -> bool:
@@ -566,8 +593,20 @@ class TableScreen(Screen[None]):
 
         self.app.push_screen(VariantScreen(message.variants, view), chosen)
 
+    def on_input_changed(self, message: Input.Changed) -> None:
+        # The box's placeholder promises "? for help": a lone ? opens it (and leaves no
+        # "unknown action" behind).
+        if message.value.strip() == "?":
+            message.input.value = ""
+            self._say("")
+            self.action_help()
+
     def on_input_submitted(self, message: Input.Submitted) -> None:
         text = message.value.strip()
+        if text in ("?", "help"):
+            message.input.value = ""
+            self.action_help()
+            return
         if not text:  # enter on an empty box: back to the list
             self.query_one(ActionList).focus()
             return
@@ -641,7 +680,9 @@ class TableScreen(Screen[None]):
         self.query_one(ActionList).highlight_action(hint.action)
 
     def _show_hint(self, text: str | Text) -> None:
-        self.query_one("#hint", Static).update(text)
+        box = self.query_one("#hint", Static)
+        box.update(text)
+        box.display = bool(str(text))
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(list(self.table.view(self.human)["hand"])))
@@ -695,7 +736,12 @@ class TableScreen(Screen[None]):
 
     def _exit_message(self) -> str:
         if self.saved_path is not None:
-            return f"Game saved to {self.saved_path}"
+            if self.table.game.is_over:
+                return f"Game saved to {self.saved_path} (`nomercy replay {self.saved_path}`)"
+            return (
+                f"Game saved to {self.saved_path}: `nomercy play --resume {self.saved_path}` "
+                "continues it"
+            )
         return f"Goodbye ({self._seed_note()})"
 
     def _seed_note(self) -> str:
@@ -737,6 +783,50 @@ def coach_check(view: dict[str, Any], legal: list[Action], seat: int) -> None:
         )
     if view.get("to_act") != seat and not any(isinstance(a, (CallUno, Catch)) for a in legal):
         raise CoachError("it is not your turn")
+
+
+def advice_text(
+    highlighted: list[Action], groups: list[list[Action]], view: dict[str, Any]
+) -> Text:
+    """The highlighted entry's consequences (``⚠ draw: taking 4 cards ...``), then the other
+    entries that carry a warning, named; empty text when there is nothing to warn about."""
+    text = Text()
+    mine = _warnings_of(highlighted, view)
+    if mine:
+        text.append("⚠ ", style="bold yellow")
+        text.append_text(_entry_name(highlighted, view))
+        text.append(": " + "; ".join(mine), style="bold yellow")
+    others = [g for g in groups if g != highlighted and _warnings_of(g, view)]
+    if others:
+        if mine:
+            text.append("\n")
+        text.append("⚠ also on: ", style="yellow")
+        for i, group in enumerate(others):
+            if i:
+                text.append(", ")
+            text.append_text(_entry_name(group, view))
+    return text
+
+
+def _warnings_of(group: list[Action], view: dict[str, Any]) -> list[str]:
+    seen: list[str] = []
+    for action in group:
+        if action.seat != view["seat"]:
+            continue
+        for advice in consequences(action, view):
+            if advice.text not in seen:
+                seen.append(advice.text)
+    return seen
+
+
+def _entry_name(group: list[Action], view: dict[str, Any]) -> Text:
+    first = group[0]
+    if isinstance(first, Play):
+        text = Text("play ")
+        text.append_text(card_text(first.card.code))
+        return text
+    label = action_label(first, view, warn=False)
+    return Text(label.plain.split(" (", 1)[0])
 
 
 def hint_text(hint: Hint, view: dict[str, Any]) -> Text:
@@ -785,8 +875,9 @@ class NomercyApp(App[str]):
     #actions { width: 2fr; height: 1fr; }
     #log { width: 3fr; height: 1fr; border: round $panel; }
     #entry { height: 3; }
-    #message { height: auto; color: $error; padding: 0 1; }
-    #hint { height: auto; color: $success; padding: 0 1; }
+    #advice { height: auto; max-height: 4; padding: 0 1; display: none; }
+    #message { height: auto; color: $error; padding: 0 1; display: none; }
+    #hint { height: auto; color: $success; padding: 0 1; display: none; }
     HandOverScreen, QuitScreen, VariantScreen, HelpScreen { align: center middle; }
     #variants { height: auto; max-height: 20; }
     #panel { width: 80%; height: auto; border: thick $accent; background: $surface; padding: 1 2; }

@@ -10,6 +10,7 @@ No rule logic here: what is legal comes from the engine and a move's consequence
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,11 +41,13 @@ __all__ = [
     "action_label",
     "card_text",
     "card_words",
+    "event_words",
     "face_label",
     "group_label",
     "hand_summary",
     "hand_text",
     "pending_text",
+    "phase_words",
     "players_text",
     "stacking_rules",
     "status_text",
@@ -137,6 +140,26 @@ def hand_text(
     return text
 
 
+_DRAWS_UNTIL = re.compile(r"draws (\d+) until a playable card and (must|may) play it")
+
+
+def event_words(text: str) -> str:
+    """An event's text for the log, its counts read as English: "draws 1 until a playable card"
+    becomes "draws 1 card, a playable one", "draws 3 until ..." "draws 3 cards until ...".
+
+    The engine's own text stays as it is (the golden corpus pins it, and the web client reads
+    it); this is only how the terminal words it.
+    """
+
+    def words(m: re.Match[str]) -> str:
+        n, verb = m.group(1), m.group(2)
+        if n == "1":
+            return f"draws 1 card, a playable one, and {verb} play it"
+        return f"draws {n} cards until a playable one and {verb} play it"
+
+    return _DRAWS_UNTIL.sub(words, text)
+
+
 def pending_text(pending: dict[str, Any] | None) -> str:
     """The pending stack as the rules speak of it: ``total 16, last +6`` (or ``none``)."""
     if not pending:
@@ -160,7 +183,7 @@ def status_text(view: dict[str, Any], *, scoring: bool = False) -> Text:
     if to_act is None:
         text.append("Game over", style="bold")
     elif to_act == seat:
-        text.append(f"Your turn ({view['phase'].replace('_', ' ')})", style="bold reverse")
+        text.append(f"Your turn ({phase_words(view)})", style="bold reverse")
     else:
         text.append(f"{players[to_act]['name']} to act", style="bold")
     text.append("\nTop card: ")
@@ -169,8 +192,11 @@ def status_text(view: dict[str, Any], *, scoring: bool = False) -> Text:
     text.append("   Colour: ")
     text.append_text(colour_text(view["colour"]))
     text.append(f"\nDirection: {_direction(view['direction'])}")
-    if stacking_rules(view) or view["pending"]:
+    if stacking_rules(view):
         text.append(f"\nPending stack: {pending_text(view['pending'])}")
+    elif view["pending"]:
+        # Classic without stacking: a penalty to take (or a Wild +4 to challenge), no stack.
+        text.append(f"\nPenalty: {view['pending']['total']} cards to take")
     me = players[seat]
     distance = me["mercy_distance"]
     if me["out"]:
@@ -215,6 +241,14 @@ def players_text(view: dict[str, Any], *, width: int | None = None) -> Text:
     return text
 
 
+def phase_words(view: dict[str, Any]) -> str:
+    """The decision of the moment in words; a penalty without stacking rules is no stack."""
+    phase = str(view["phase"])
+    if phase == "stack_or_absorb" and not stacking_rules(view):
+        return "challenge or take" if view.get("wd4_challengeable") else "take the penalty"
+    return phase.replace("_", " ")
+
+
 def stacking_rules(view: dict[str, Any]) -> bool:
     """Whether the view's rules have draw stacks (No Mercy, or classic with its option)."""
     info = view["rules"]
@@ -248,7 +282,9 @@ def action_label(action: Action, view: dict[str, Any], *, warn: bool = True) -> 
             text.append(" (jump in out of turn)")
     elif isinstance(action, Draw):
         pending = view["pending"]
-        if pending and view["phase"] == "stack_or_absorb":
+        if pending and view["phase"] == "stack_or_absorb" and not stacking_rules(view):
+            text = Text(f"draw: take the {pending['total']} cards")
+        elif pending and view["phase"] == "stack_or_absorb":
             text = Text(f"draw: take the penalty ({pending_text(pending)})")
         else:
             text = Text("draw a card")
@@ -271,7 +307,9 @@ def action_label(action: Action, view: dict[str, Any], *, warn: bool = True) -> 
 def action_groups(actions: Sequence[Action]) -> list[list[Action]]:
     """Group the plays of one card (its colour, target and UNO variants); others stand alone.
 
-    Groups keep the engine's order; within a group the variants that call UNO come first.
+    Groups keep the engine's order, except that a challenge comes after taking the cards:
+    the first (highlighted) entry is never the gamble that costs 2 more (CL-8). Within a
+    group the variants that call UNO come first.
     """
     groups: list[list[Action]] = []
     by_card: dict[tuple[str, bool], list[Action]] = {}
@@ -285,6 +323,7 @@ def action_groups(actions: Sequence[Action]) -> list[list[Action]]:
             group.append(action)
         else:
             groups.append([action])
+    groups.sort(key=lambda g: isinstance(g[0], Challenge))
     return [sorted(g, key=lambda a: not (isinstance(a, Play) and a.uno)) for g in groups]
 
 

@@ -96,6 +96,9 @@ class ErrorCode(StrEnum):
     HINTS_OFF = "hints_off"
     HINT_BUSY = "hint_busy"
     NO_HINT = "no_hint"
+    REACTIONS_OFF = "reactions_off"
+    BAD_REACTION = "bad_reaction"
+    TOO_SOON = "too_soon"
     # HTTP API only
     BAD_REQUEST = "bad_request"
     BAD_NAME = "bad_name"

@@ -57,6 +57,7 @@ from nomercy.web.protocol import (
     check_option_bounds,
     same_name,
 )
+from nomercy.web.reactions import Reactions
 from nomercy.web.store import RoomRow, SeatRow, Store
 
 __all__ = [
@@ -506,6 +507,7 @@ class Room:
         self.timer = row.timer
         self.mode = row.mode
         self.hints = row.hints
+        self.reactions = Reactions()  # quick reactions and the host's switch (reactions.py)
         # Hints computed in this game, by (move, seat): asking again costs no search.
         self._hint_cache: dict[tuple[str | None, int, int], dict[str, Any]] = {}
         self.seats = [SeatState(s.seat, s.name, s.kind, s.bot, s.token_hash) for s in row.seat_rows]
@@ -552,6 +554,7 @@ class Room:
             "timer": self.timer,
             "bot": self.bot,
             "hints": self.hints,
+            "reactions": self.reactions.on,
             "host": 0,
             "started": self.started,
             "game_id": self.game_id if self.started else None,
@@ -748,17 +751,21 @@ class Room:
             async with self.lock:
                 self.hello(conn, token)
             return
-        if kind not in ("start", "action", "remove", "hint", "history"):
+        kinds = ("start", "action", "remove", "hint", "history", "react", "reactions")
+        if kind not in kinds:
             raise ProtocolError(
                 ErrorCode.UNKNOWN_TYPE,
                 f"unknown message type {kind[:40]!r}; "
-                "expected hello, start, action, remove, hint, history or ping",
+                "expected hello, start, action, remove, hint, history, react, reactions or ping",
             )
         if not conn.greeted:
             raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first (with your seat token)")
         if kind == "history":
             async with self.lock:
                 conn.send(self.history_page(data.get("before")))
+            return
+        if kind in ("react", "reactions"):
+            self.reactions.handle(self, conn, data)
             return
         if kind == "hint":
             await self.hint(conn)

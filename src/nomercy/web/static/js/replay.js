@@ -57,7 +57,8 @@ function render() {
   hands.replaceChildren();
   f.players.forEach((p, s) => {
     const box = el("div", { class: `rh${f.to_act === s ? " turn" : ""}`, "data-seat": String(s) });
-    const info = [t("table.cards", { n: (f.hands?.[s] || []).length })];
+    const size = (f.hands?.[s] || []).length;
+    const info = [size === 1 ? t("table.card_one") : t("table.cards", { n: size })];
     if (p.mercy_distance !== null && p.mercy_distance !== undefined && !p.out) info.push(t("table.mercy", { n: p.mercy_distance }));
     if (p.out) info.push(t("table.out"));
     if (p.uno) info.push(t("table.uno_called"));
@@ -82,7 +83,14 @@ function render() {
     log.append(el("li", { class: "replay-step small muted", text: `${i + 1}. ${names[R.steps[i].seat] ?? ""}: ${R.steps[i].action}` }));
     for (const ev of R.steps[i].events) last = add(ev, i === step - 1);
   }
-  (last || log.lastElementChild)?.scrollIntoView({ block: "nearest" });
+  // Scroll the log itself to the current step: scrollIntoView would scroll the page too (on a
+  // phone the log lies below the controls, and the Next button went off screen on every step).
+  const current = last || log.lastElementChild;
+  if (current) {
+    const box = log.getBoundingClientRect();
+    const r = current.getBoundingClientRect();
+    if (r.bottom > box.bottom || r.top < box.top) log.scrollTop += r.top - box.top - (box.height - r.height) / 2;
+  }
 }
 
 function go(i) {

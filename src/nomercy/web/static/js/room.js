@@ -2,11 +2,16 @@
 import { api, forgetSeat, lastName, rememberName, savedSeat, saveSeat } from "./api.js";
 import { COLOURS, cardBack, cardElement, cardName, colourChip, colourWord, escapeHtml, shapeSvg, sortCards } from "./cards.js";
 import { errorText } from "./errors.js";
+import { bump, cue, flipIn, flyFrom, setSound, soundOn } from "./feel.js";
 import { translateEvent } from "./events.js";
 import { parseLegal } from "./legal.js";
 import { applyDom, has, initI18n, mountLanguagePicker, onLangChange, optionLabel, optionValue, t } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
+/** The quick reactions (web/reactions.py REACTIONS), each with the emoji the table shows. */
+const REACTIONS = { thumbs_up: "👍", laugh: "😂", wow: "😮", ouch: "😬", clap: "👏", good_game: "🤝" };
+/** Seconds between two reactions of a seat (the server's REACTION_EVERY). */
+const REACTION_EVERY = 2;
 const code = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "").toUpperCase();
 
 const S = {
@@ -57,12 +62,30 @@ function toast(text, kind = "error", key = null) {
   setTimeout(() => box.remove(), kind === "error" ? 7000 : 3500);
 }
 
+/** "N cards", with the singular for one. */
+function cardsText(n) {
+  return n === 1 ? t("table.card_one") : t("table.cards", { n });
+}
+
+/** Whether these rules stack draw penalties (No Mercy, or classic with its house rule). */
+function stacking() {
+  const rules = S.view?.rules;
+  return !rules || rules.preset === "no-mercy" || Boolean(rules.options?.classic_stacking);
+}
+
 /** One piece of advice (a move's consequence), translated where the language has it. */
 function adviceText(a) {
   const data = { ...(a.data || {}) };
   if (data.colour) data.colour = colourWord(data.colour);
   const rules = a.rules && a.rules.length ? ` [${a.rules.join(", ")}]` : "";
-  return has(`advice.${a.kind}`) ? t(`advice.${a.kind}`, data) + rules : a.text;
+  // A template for one card where the count is one ("you get P1's only card").
+  const key = data.size === 1 && has(`advice.${a.kind}_one`) ? `advice.${a.kind}_one` : `advice.${a.kind}`;
+  return has(key) ? oneCard(t(key, data)) + rules : a.text;
+}
+
+/** English templates say "{n} cards": one card reads "1 card". */
+function oneCard(text) {
+  return text.replace(/\b1 cards\b/g, "1 card");
 }
 
 /** The advice on the actions in `texts` (engine notation), each once. */
@@ -102,7 +125,7 @@ function reasonText(r) {
   if (data.alt) data.alt_card = actionText(data.alt);
   else if (data.alt_card) data.alt_card = cardName(data.alt_card);
   const rules = r.rules && r.rules.length ? ` [${r.rules.join(", ")}]` : "";
-  return has(`coach.${r.kind}`) ? t(`coach.${r.kind}`, data) + rules : r.text;
+  return has(`coach.${r.kind}`) ? oneCard(t(`coach.${r.kind}`, data)) + rules : r.text;
 }
 
 function notice(text) {
@@ -213,6 +236,9 @@ function onMessage(msg) {
     case "history":
       onHistory(msg);
       break;
+    case "reaction":
+      showReaction(msg);
+      break;
     case "pong":
       break;
     default:
@@ -260,6 +286,7 @@ function setRoom(room) {
   $("room-code").textContent = room.code || code;
   document.title = `${room.name || room.code} · ${t("app.title")}`;
   renderLobby();
+  if (S.view && S.seat !== null) renderReactions(); // the host may have switched them
 }
 
 function renderLobby() {
@@ -410,8 +437,16 @@ function onState(msg) {
   show("table", true);
   document.body.classList.add("playing");
   if (!S.actions.unoWithPlay) S.unoArmed = false;
+  const live = S.gotState && !newGame && S.prevView; // an update of a game already on screen
+  const before = live ? placesNow() : null;
+  const prev = S.prevView;
   renderTable();
   renderLog();
+  if (live) {
+    moveCards(before, prev, msg);
+    soundFor(prev, msg.events || []);
+  }
+  S.prevView = S.view;
   const ended = (msg.events || []).find((e) => e.kind === "hand_end");
   if (ended) showHandEnd(ended);
   else if (S.view.phase === "over" && S.handEndShown === null) {
@@ -425,6 +460,151 @@ function onState(msg) {
 
 function myTurn() {
   return S.view && S.seat !== null && S.view.to_act === S.seat;
+}
+
+// ------------------------------------------------------------------ motion and sound (feel.js)
+/** Where things are on screen before a new state is drawn: hand cards, seats and the pile. */
+function placesNow() {
+  const hand = new Map();
+  for (const c of $("hand").querySelectorAll(".card")) {
+    if (!hand.has(c.dataset.code)) hand.set(c.dataset.code, c.getBoundingClientRect());
+  }
+  const seats = new Map();
+  for (const p of $("opponents").querySelectorAll(".player")) seats.set(Number(p.dataset.seat), p.getBoundingClientRect());
+  return { hand, seats, pile: $("draw-pile-btn").getBoundingClientRect(), top: $("top-card").getBoundingClientRect() };
+}
+
+/** Cards move from where they came: a play to the pile, drawn cards from the pile to the hand,
+ * a growing stack swells, a Roulette's cards turn up one by one. */
+function moveCards(before, prev, msg) {
+  const v = S.view;
+  const events = msg.events || [];
+  const top = $("top-card").querySelector(".card");
+  const last = msg.last;
+  if (top && last && /^(\d+:)?play /.test(last.action || "") && v.top !== prev.top) {
+    const code = String(last.action).replace(/^\d+:/, "").split(/\s+/)[1];
+    const from = last.seat === S.seat ? before.hand.get(code) : before.seats.get(last.seat);
+    if (from) {
+      top.classList.remove("landed");
+      flyFrom(top, from);
+    }
+  }
+  if (S.seat !== null) {
+    // New cards in our hand fly in from the draw pile (a new deal's too; a swap's or a pass's
+    // as well: the log says where those came from).
+    const had = new Map();
+    for (const c of prev.hand || []) had.set(c, (had.get(c) || 0) + 1);
+    let i = 0;
+    for (const el of $("hand").querySelectorAll(".card")) {
+      const code = el.dataset.code;
+      if (had.get(code)) had.set(code, had.get(code) - 1);
+      else flyFrom(el, before.pile, { delay: Math.min(i++, 12) * 60 });
+    }
+  }
+  if ((v.pending?.total || 0) > (prev.pending?.total || 0)) bump($("pending"));
+  const reveal = events.find((e) => e.kind === "reveal" && Array.isArray(e.cards));
+  if (reveal) showReveal(reveal.cards);
+}
+
+function showReveal(codes) {
+  const box = $("reveal");
+  const cards = codes.map((c) => cardElement(c, { small: true }));
+  box.replaceChildren(...cards);
+  box.hidden = false;
+  flipIn(cards);
+  clearTimeout(S.revealTimer);
+  S.revealTimer = setTimeout(() => (box.hidden = true), 2500 + 280 * codes.length);
+}
+
+/** A sound for what just happened (only when the player turned sound on). */
+function soundFor(prev, events) {
+  if (S.seat === null) return;
+  const mine = (e) => e.seat === S.seat;
+  if (events.some((e) => e.kind === "knockout")) cue("knockout");
+  else if (events.some((e) => e.kind === "uno")) cue("uno");
+  else if (myTurn() && S.view.phase === "stack_or_absorb" && (S.view.pending?.total || 0) > (prev.pending?.total || 0)) cue("stack");
+  else if (myTurn() && prev.to_act !== S.seat && !events.every(mine)) cue("turn");
+}
+
+function renderSound() {
+  const on = soundOn();
+  const b = $("sound-btn");
+  b.setAttribute("aria-pressed", on ? "true" : "false");
+  b.querySelector("span").textContent = on ? "🔊" : "🔇";
+  b.title = t(on ? "sound.on" : "sound.off");
+  b.setAttribute("aria-label", b.title);
+}
+
+function toggleSound() {
+  setSound(!soundOn());
+  renderSound();
+  if (soundOn()) cue("turn"); // a sample, and the click unlocks audio in the browser
+}
+
+// ------------------------------------------------------------------ reactions
+function renderReactions() {
+  const bar = $("reactions");
+  if (!bar.childElementCount) {
+    for (const [key, emoji] of Object.entries(REACTIONS)) {
+      bar.append(el("button", { type: "button", class: "react", "data-reaction": key, text: emoji, onclick: () => react(key) }));
+    }
+  }
+  for (const b of bar.querySelectorAll("button")) {
+    const name = t(`react.${b.dataset.reaction}`);
+    b.title = name;
+    b.setAttribute("aria-label", name);
+    b.disabled = Boolean(S.reactWait);
+  }
+  const on = S.room?.reactions !== false;
+  bar.hidden = !on;
+  $("reactions-off").hidden = on;
+  const host = S.seat !== null && S.seat === S.room?.host;
+  const sw = $("reactions-switch");
+  sw.hidden = !host;
+  sw.textContent = t(on ? "react.turn_off" : "react.turn_on");
+}
+
+function react(key) {
+  if (S.reactWait || !send({ type: "react", reaction: key })) return;
+  // The server takes one reaction per seat every REACTION_EVERY s: wait as long here.
+  S.reactWait = setTimeout(() => {
+    S.reactWait = null;
+    if (S.view) renderReactions();
+  }, REACTION_EVERY * 1000);
+  renderReactions();
+}
+
+/** A reaction next to the seat that sent it, for a few seconds (kept across re-renders). */
+function showReaction(msg) {
+  if (!REACTIONS[msg.reaction] || !S.view) return;
+  S.bubbles ||= new Map();
+  const old = S.bubbles.get(msg.seat);
+  if (old) clearTimeout(old.timer);
+  const timer = setTimeout(() => {
+    S.bubbles.delete(msg.seat);
+    placeBubbles();
+  }, 4000);
+  S.bubbles.set(msg.seat, { reaction: msg.reaction, timer });
+  placeBubbles();
+}
+
+function placeBubbles() {
+  for (const old of document.querySelectorAll("#table .reaction-bubble")) old.remove();
+  for (const [seat, { reaction }] of S.bubbles || []) {
+    const box = seat === S.seat ? $("me").querySelector(".me-head") : $("opponents").querySelector(`.player[data-seat="${seat}"] .pname`);
+    if (!box) continue;
+    const name = S.view.players?.[seat]?.name ?? `P${seat}`;
+    box.append(
+      el("span", {
+        class: "reaction-bubble",
+        role: "status",
+        "data-seat": seat,
+        "data-reaction": reaction,
+        "aria-label": t("react.said", { name, reaction: t(`react.${reaction}`) }),
+        text: REACTIONS[reaction],
+      }),
+    );
+  }
 }
 
 function renderTable() {
@@ -442,6 +622,7 @@ function renderTable() {
   const opp = $("opponents");
   opp.replaceChildren();
   for (const s of order) opp.append(playerPanel(players[s], A));
+  placeBubbles();
   // Centre.
   $("draw-back").replaceChildren(cardBack());
   $("pile-size").textContent = t("table.pile", { n: v.draw_pile_size });
@@ -479,9 +660,15 @@ function renderTable() {
   // Our seat.
   const meBox = $("me");
   meBox.hidden = S.seat === null;
+  // A spectator is told so where a player's hand would be.
+  $("watching").hidden = S.seat !== null;
+  if (S.seat === null) {
+    $("advice").hidden = true;
+    $("hint").hidden = true;
+  }
   if (S.seat !== null) {
     const me = players[S.seat];
-    const bits = [`${me.name} (${t("room.you")})`, t("table.cards", { n: me.hand_size })];
+    const bits = [`${me.name} (${t("room.you")})`, cardsText(me.hand_size)];
     if (me.mercy_distance !== null && me.mercy_distance !== undefined) bits.push(t("table.mercy", { n: me.mercy_distance }));
     if (me.out) bits.push(t("table.out"));
     if (me.uno) bits.push(t("table.uno_called"));
@@ -490,7 +677,32 @@ function renderTable() {
     meBox.classList.toggle("turn", myTurn());
     renderHand();
     renderControls();
+    renderReactions();
+    keepDecisionInView();
   }
+}
+
+/** The moment the seat decides in (a new one after every action of anyone). */
+function decisionKey() {
+  return `${S.gameId}:${S.move}:${S.view?.phase}`;
+}
+
+/**
+ * When this seat comes to decide, its warnings (and the prompt and hand) must be on screen: on a
+ * phone or a crowded table they may lie below the fold. Scrolls only when they are not visible,
+ * and once per decision, so a player reading the log is not pulled back on every render.
+ */
+function keepDecisionInView(force = false) {
+  if (!myTurn() && !S.actions?.uno) return;
+  const key = decisionKey();
+  if (!force && S.inViewFor === key) return;
+  S.inViewFor = key;
+  const boxes = ["prompt", "advice", "hint"].map($).filter((b) => !b.hidden);
+  const top = Math.min(...boxes.map((b) => b.getBoundingClientRect().top));
+  const bottom = Math.max(...boxes.map((b) => b.getBoundingClientRect().bottom));
+  if (top >= 0 && bottom <= window.innerHeight) return;
+  // The prompt at the top of the screen, the warnings and the hand below it.
+  window.scrollBy({ top: top - 8, behavior: "instant" });
 }
 
 function playerPanel(p, A) {
@@ -504,7 +716,7 @@ function playerPanel(p, A) {
   const fan = el("div", { class: "fan", "aria-hidden": "true" });
   for (let i = 0; i < Math.min(p.hand_size, 12); i++) fan.append(cardBack({ small: true }));
   box.append(fan);
-  const info = [t("table.cards", { n: p.hand_size })];
+  const info = [cardsText(p.hand_size)];
   if (p.mercy_distance !== null && p.mercy_distance !== undefined && !p.out) info.push(t("table.mercy", { n: p.mercy_distance }));
   if (v.score_target && (v.scores || []).some((x) => x)) info.push(t("table.score", { n: v.scores[p.seat] }));
   box.append(el("div", { class: `pinfo${p.mercy_distance !== null && p.mercy_distance <= 5 ? " danger" : ""}`, text: info.join(" · ") }));
@@ -538,13 +750,18 @@ function promptText() {
   const who = v.to_act === null || v.to_act === undefined ? "" : v.players[v.to_act].name;
   if (!myTurn()) {
     if (v.phase === "roulette_colour") return t("prompt.roulette_other", { name: who });
-    if (v.phase === "stack_or_absorb") return t("prompt.stack_other", { name: who, total: v.pending?.total ?? "" });
+    if (v.phase === "stack_or_absorb") {
+      // Classic has no stacking: a +2 is taken, a Wild +4 taken or challenged (CL-8).
+      const total = v.pending?.total ?? "";
+      if (stacking()) return t("prompt.stack_other", { name: who, total });
+      return t(v.wd4_challengeable ? "prompt.challenge_other" : "prompt.take_other", { name: who, total });
+    }
     return t("prompt.waiting", { name: who });
   }
   switch (v.phase) {
     case "stack_or_absorb":
       if (S.actions.challenge) return t("prompt.challenge"); // CL-8: a Wild Draw Four on us
-      return t("prompt.stack", { total: v.pending?.total ?? "" });
+      return t(stacking() ? "prompt.stack" : "prompt.take", { total: v.pending?.total ?? "" });
     case "play_drawn":
       return S.actions.pass ? t("prompt.drawn_may") : t("prompt.drawn_must");
     case "choose_colour":
@@ -569,7 +786,13 @@ function renderHand() {
   const cards = handCards();
   const A = S.actions;
   if (S.selected >= cards.length) S.selected = Math.max(0, cards.length - 1);
-  // Prefer a legal card as the keyboard's starting point.
+  // A new decision starts the keyboard on a playable card (the first), not on a dim one.
+  const key = decisionKey();
+  if (S.selectedFor !== key) {
+    S.selectedFor = key;
+    const first = cards.findIndex((c) => A.plays.has(c));
+    if (first >= 0 && !A.plays.has(cards[S.selected])) S.selected = first;
+  }
   hand.replaceChildren();
   cards.forEach((c, i) => {
     const legal = A.plays.has(c);
@@ -603,6 +826,8 @@ function renderControls() {
   draw.hidden = !A.draw;
   draw.querySelector("span").textContent =
     S.view.phase === "stack_or_absorb" && S.view.pending ? t("table.take", { n: S.view.pending.total }) : t("table.draw");
+  warnBadge(draw, A.draw ? adviceFor([A.draw]) : []);
+  warnBadge($("challenge-btn"), A.challenge ? adviceFor([A.challenge]) : []);
   const pass = $("pass-btn");
   pass.hidden = !A.pass;
   $("pass-label").textContent = t(
@@ -611,6 +836,8 @@ function renderControls() {
   $("challenge-btn").hidden = !A.challenge;
   $("colour-btn").hidden = !(myTurn() && A.colours.size);
   const uno = $("uno-btn");
+  // A knocked-out player has no UNO to call, now or later in the hand.
+  uno.hidden = Boolean(S.view.players?.[S.seat]?.out);
   uno.disabled = !(A.uno || A.unoWithPlay);
   uno.setAttribute("aria-pressed", S.unoArmed ? "true" : "false");
   uno.classList.toggle("armed", S.unoArmed);
@@ -657,6 +884,9 @@ function onHint(msg) {
   }
   S.hint = msg;
   renderHint();
+  // The answer below the fold (a phone) is brought up, the page otherwise left where it is.
+  const box = $("hint").getBoundingClientRect();
+  if (box.bottom > window.innerHeight || box.top < 0) $("hint").scrollIntoView({ block: "nearest", behavior: "instant" });
 }
 
 /** The coach's hint under the prompt: the move, its estimated chance, why, the other moves. */
@@ -687,6 +917,18 @@ function renderHint() {
   box.hidden = false;
 }
 
+/** A ⚠ badge on a control (Take, Challenge) whose action has `warn`, and the text in its title. */
+function warnBadge(button, warn) {
+  button.querySelector(".warn-badge")?.remove();
+  button.classList.toggle("warn", warn.length > 0);
+  if (!warn.length) {
+    button.removeAttribute("title");
+    return;
+  }
+  button.append(el("span", { class: "warn-badge", text: "⚠", "aria-hidden": "true" }));
+  button.title = `⚠ ${warn.map(adviceText).join("\n⚠ ")}`;
+}
+
 /** The consequences of this seat's moves that are not obvious, shown under the prompt. */
 function renderAdvice() {
   const box = $("advice");
@@ -694,6 +936,7 @@ function renderAdvice() {
   box.replaceChildren();
   const items = [];
   if (A.draw) for (const a of adviceFor([A.draw])) items.push([$("draw-btn").querySelector("span").textContent, a]);
+  if (A.challenge) for (const a of adviceFor([A.challenge])) items.push([t("table.challenge"), a]);
   for (const [card, plays] of A.plays) for (const a of adviceFor(plays.map((p) => p.text))) items.push([cardName(card), a]);
   for (const [what, a] of items) {
     box.append(el("li", { class: `advice-${a.kind}` }, el("strong", { text: `⚠ ${what}: ` }), adviceText(a)));
@@ -759,7 +1002,7 @@ function pickTarget(targets) {
         key: [String(i + 1)],
         node: el(
           "button",
-          { type: "button", class: "pick-target", "data-target": s, text: `${p.name} · ${t("table.cards", { n: p.hand_size })}` },
+          { type: "button", class: "pick-target", "data-target": s, text: `${p.name} · ${cardsText(p.hand_size)}` },
           ...adviceFor(S.legal.filter((x) => new RegExp(`^play \\S+ ${s}( |$)`).test(x))).map((a) => el("span", { class: "warn-text", text: ` ⚠ ${adviceText(a)}` })),
           el("kbd", { text: String(i + 1) }),
         ),
@@ -938,7 +1181,13 @@ function onKey(e) {
     show("help", true);
     return;
   }
+  if (k === "m" || k === "M") {
+    toggleSound();
+    return;
+  }
   if (!S.view || S.seat === null) return;
+  // Enter or Space on a focused button outside the hand (a reaction, Take, Hint) presses it.
+  if ((k === "Enter" || k === " ") && e.target.closest("button") && !e.target.closest("#hand")) return;
   const cards = handCards();
   const A = S.actions;
   let handled = true;
@@ -990,6 +1239,7 @@ async function main() {
   mountLanguagePicker($("lang"));
   onLangChange(() => {
     applyDom();
+    renderSound();
     if (S.room) setRoom(S.room);
     if (S.view) {
       renderTable();
@@ -1029,6 +1279,9 @@ async function main() {
   $("colour-btn").addEventListener("click", () => maybeOpenColourPicker(true));
   $("picker-cancel").addEventListener("click", () => closePicker(null));
   $("help-btn").addEventListener("click", () => show("help", true));
+  $("sound-btn").addEventListener("click", toggleSound);
+  renderSound();
+  $("reactions-switch").addEventListener("click", () => send({ type: "reactions", on: S.room?.reactions === false }));
   $("help-close").addEventListener("click", () => show("help", false));
   document.addEventListener("keydown", onKey);
   $("room-code").textContent = code;
