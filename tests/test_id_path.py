@@ -133,6 +133,10 @@ def test_malformed_ids_and_seats_are_refused() -> None:
         game.step(0, 3)
     with pytest.raises(NoMercyError, match="integer"):
         game.legal_ids("0")
+    game.step(game.legal_ids()[0])  # a seat that is no seat has nothing, before and after
+    for seat in (-1, -2, 3, 99):
+        assert game.legal_ids(seat) == [] and game.legal_actions(seat) == []
+    before = game.to_position()
     assert game.to_position() == before
     assert issubclass(ActionIdError, ValueError)
 

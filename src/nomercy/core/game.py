@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from nomercy.core import positions as _positions
 from nomercy.core import views as _views
@@ -99,6 +99,10 @@ def _remove_card(cards: list[Card], card: Card) -> None:
     raise ValueError(f"{card} is not in the list")
 
 
+#: The legal ids of no seat (shared and never changed: callers get copies).
+_NO_IDS: Final[list[int]] = []
+
+
 def _chain_text(chain: list[int], total: int) -> str:
     if len(chain) > 1 and sum(chain) == total:
         return " (" + " ".join(f"+{v}" for v in chain) + ")"
@@ -175,7 +179,7 @@ class Game:
         # The legal ids in this state: the seat to act's in _lids (when _lseat is that seat),
         # other seats' (out-of-turn actions) by seat in _legal. Never handed out to callers.
         self._lseat = -1
-        self._lids: list[int] = []
+        self._lids: list[int] = _NO_IDS
         self._legal: dict[int, list[int]] = {}
         self._mark = [0] * NUM_CARDS  # per Card.index: the epoch it was last seen in
         self._epoch = 0
@@ -230,7 +234,7 @@ class Game:
         d["history"] = list(self.history)
         d["_events"] = []
         d["_lseat"] = -1
-        d["_lids"] = []
+        d["_lids"] = _NO_IDS
         d["_legal"] = {}
         d["_mark"] = [0] * NUM_CARDS
         d["_about"] = None
@@ -550,7 +554,8 @@ class Game:
         snapshot = self.copy() if self._raise_on_exhaustion else None
         events: list[Event] = []
         self._events = events
-        self._lseat = -1
+        self._lseat = -1  # no seat's: -1 is no seat, and _NO_IDS is what it may do
+        self._lids = _NO_IDS
         if self._legal:
             self._legal = {}
         try:
