@@ -97,7 +97,7 @@ def test_max_steps_truncates_the_aec_env_after_exactly_that_many_steps(fmt: str,
         _, _, term, trunc, info = env.last()
         if term or trunc:
             assert trunc and steps == 5
-            assert info["episode_steps"] == 5 and info["winner"] is None
+            assert info["episode_steps"] == 5 and info["winner"] == -1
             env.step(None)
             continue
         env.step(int(env.action_space(agent).sample()))

@@ -37,9 +37,7 @@ def test_random_self_play_rewards_are_balanced_and_reach_the_loser() -> None:
         assert all(r == 0.0 for r, _ in steps[:-1])
         reward, info = steps[-1]
         finals.append(reward)
-        assert info["winner"] is not None and reward == (
-            1.0 if info["winner"] == info["seat"] else -1.0
-        )
+        assert info["winner"] >= 0 and reward == (1.0 if info["winner"] == info["seat"] else -1.0)
         lost_on_their_turn += reward == -1.0 and not info["knocked_out"][info["seat"]]
         env.reset()
     wins = sum(r > 0 for r in finals)
@@ -59,7 +57,7 @@ def test_a_knock_out_is_credited_to_the_seat_knocked_out() -> None:
         if info["knocked_out"][info["seat"]]:
             learner_out += 1
             assert reward <= -1.0 + 0.25 * 3  # -1, plus any bonus earned in the same step
-            assert info["winner"] is None or info["winner"] != info["seat"]
+            assert info["winner"] == -1 or info["winner"] != info["seat"]
         for r, _ in steps[:-1]:
             # Mid-game rewards are knock-out bonuses only: an attack is never punished.
             assert r >= 0.0 and r % 0.25 == 0.0
@@ -167,12 +165,12 @@ def test_infos_at_the_end_of_an_aec_episode() -> None:
     game = env.game
     assert game is not None and game.is_over
     assert set(finals) == set(env.possible_agents)
-    last = [i for i in finals.values() if i["winner"] is not None]
+    last = [i for i in finals.values() if i["winner"] >= 0]
     assert last and all(i["winner"] == game.winner for i in last)
     assert all(i["hand_sizes"] == [len(h) for h in game.hands] for i in last)
     assert all(i["knocked_out"] == list(game.out) for i in last)
     assert all(i["episode_steps"] == env.steps for i in last)
-    early = [i for i in finals.values() if i["winner"] is None]
+    early = [i for i in finals.values() if i["winner"] == -1]
     assert early and all(sum(i["knocked_out"]) >= 1 for i in early)  # knocked out mid-game
 
 

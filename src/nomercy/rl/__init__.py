@@ -76,7 +76,11 @@ def _register() -> None:
     from gymnasium.envs.registration import register, registry
 
     if "NoMercy-v0" not in registry:
-        register(id="NoMercy-v0", entry_point="nomercy.rl.gymnasium_env:NoMercyEnv")
+        register(
+            id="NoMercy-v0",
+            entry_point="nomercy.rl.gymnasium_env:NoMercyEnv",
+            vector_entry_point="nomercy.rl.vector_env:NoMercyVectorEnv",
+        )
     if "NoMercySelfPlay-v0" not in registry:
         register(id="NoMercySelfPlay-v0", entry_point="nomercy.rl.selfplay_env:SelfPlayEnv")
 

@@ -324,17 +324,18 @@ def render(view: dict[str, Any], mode: str | None) -> str | npt.NDArray[np.uint8
 def outcome_info(game: Game, steps: int) -> dict[str, Any]:
     """What the infos carry when an episode ends (docs/rl.md, "Infos").
 
-    The winner (``None`` if the game did not end), who is out, every hand size, the points
-    the last hand is worth to its winner (NM-40/CL-13; ``None`` if the game did not end), the
-    match scores, and the number of environment steps the game took.
+    The winner (``-1`` if the game did not end), who is out, every hand size, the points the
+    last hand is worth to its winner (NM-40/CL-13; ``-1`` if the game did not end), the match
+    scores, and the number of environment steps the game took. Integers throughout (no
+    ``None``): Gymnasium's vector envs stack each key of the infos into one typed array.
     """
-    winner = game.winner if game.is_over else None
+    winner = game.winner if game.is_over and game.winner is not None else -1
     hand_winner = game.hand_winner if game.is_over else None
     return {
         "winner": winner,
         "knocked_out": list(game.out),
         "hand_sizes": [len(h) for h in game.hands],
-        "points": game.hand_points(hand_winner)[0] if hand_winner is not None else None,
+        "points": game.hand_points(hand_winner)[0] if hand_winner is not None else -1,
         "scores": list(game.scores),
         "episode_steps": steps,
     }

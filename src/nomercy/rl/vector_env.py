@@ -1,0 +1,195 @@
+"""A native vector env for ``NoMercy-v0``: N tables stepped per call into preallocated arrays.
+
+Registered as ``NoMercy-v0``'s ``vector_entry_point``, so ``gymnasium.make_vec("NoMercy-v0",
+num_envs=N)`` builds it (``vectorization_mode="sync"`` or ``"async"`` still give Gymnasium's
+own vector envs over N single envs). Each table is a :class:`NoMercyEnv` played directly,
+without the wrappers ``gym.make`` adds, and the batch is written into arrays allocated once:
+observations (and masks), rewards, terminations, truncations. The options are the single
+env's (opponent bots, rewards, observation formats, illegal-action modes, ``max_steps``),
+passed as keyword arguments, plus ``autoreset_mode`` (docs/rl.md, "Vector envs").
+"""
+
+from __future__ import annotations
+
+from copy import deepcopy
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from nomercy.encoding.actions import NUM_ACTIONS
+from nomercy.encoding.observations import OBS_SIZE
+from nomercy.rl.gymnasium_env import NoMercyEnv
+
+__all__ = ["NoMercyVectorEnv"]
+
+
+class NoMercyVectorEnv(VectorEnv):
+    """``num_envs`` tables of :class:`NoMercyEnv`, stepped together.
+
+    Args:
+        num_envs: the number of tables.
+        autoreset_mode: as Gymnasium's vector envs: ``NEXT_STEP`` (default: the step after
+            an episode ends resets that table and ignores its action), ``SAME_STEP`` (the
+            table is reset in the step that ends it; its last observation and info are in
+            ``info["final_obs"]`` / ``info["final_info"]``) or ``DISABLED`` (reset ended
+            tables yourself with ``reset(options={"reset_mask": mask})``).
+        copy: return copies of the observation arrays (default) or the arrays themselves,
+            which the next call overwrites.
+        **env_kwargs: every table's :class:`NoMercyEnv` arguments (``opponents``,
+            ``preset``, ``options``, ``obs_format``, ``reward``, ``max_steps``, ...);
+            ``max_episode_steps`` is taken as ``max_steps``.
+
+    Observations are the single env's, batched: a ``(num_envs, OBS_SIZE)`` array for
+    ``obs_format="flat"`` (the masks in ``info["action_mask"]`` and :meth:`action_masks`), a
+    dict of ``(num_envs, ...)`` arrays otherwise. Actions: one id per table.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (read by Gymnasium)
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        copy: bool = True,
+        **env_kwargs: Any,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
+        if env_kwargs.get("render_mode") is not None:
+            raise ValueError("the vector env does not render: render a single NoMercy-v0 env")
+        env_kwargs.pop("render_mode", None)
+        steps = env_kwargs.pop("max_episode_steps", None)
+        if steps is not None and env_kwargs.get("max_steps") is None:
+            env_kwargs["max_steps"] = steps
+        try:
+            self.autoreset_mode = AutoresetMode(autoreset_mode)
+        except ValueError:
+            valid = ", ".join(m.value for m in AutoresetMode)
+            raise ValueError(
+                f"autoreset_mode must be one of {valid}, not {autoreset_mode!r}"
+            ) from None
+        self.metadata = {"autoreset_mode": self.autoreset_mode}
+        self.envs = [NoMercyEnv(**env_kwargs) for _ in range(num_envs)]
+        first = self.envs[0]
+        self.num_envs = num_envs
+        self.copy = copy
+        self.render_mode = None
+        self._flat = first.obs_format == "flat"
+        self.single_observation_space = first.observation_space
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self._vectors = np.zeros((num_envs, OBS_SIZE), dtype=np.float32)
+        self._masks = np.zeros((num_envs, NUM_ACTIONS), dtype=np.int8)
+        self._rewards = np.zeros(num_envs, dtype=np.float64)
+        self._terminations = np.zeros(num_envs, dtype=np.bool_)
+        self._truncations = np.zeros(num_envs, dtype=np.bool_)
+        self._autoreset = np.zeros(num_envs, dtype=np.bool_)
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(
+        self,
+        *,
+        seed: int | list[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset every table (or those of ``options["reset_mask"]``); ``seed`` an int gives
+        table ``i`` the seed ``seed + i``, a list one seed per table."""
+        seeds: list[int | None]
+        if seed is None:
+            seeds = [None] * self.num_envs
+        elif isinstance(seed, int):
+            seeds = [seed + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(
+                    f"{len(seeds)} seeds given for num_envs={self.num_envs}: one per table"
+                )
+        options = dict(options) if options else {}
+        mask = options.pop("reset_mask", None)
+        if mask is None:
+            mask = np.ones(self.num_envs, dtype=np.bool_)
+        elif (
+            not isinstance(mask, np.ndarray)
+            or mask.dtype != np.bool_
+            or mask.shape != (self.num_envs,)
+            or not mask.any()
+        ):
+            raise ValueError(
+                f"options['reset_mask'] must be a bool array of shape ({self.num_envs},) with "
+                "at least one True"
+            )
+        infos: dict[str, Any] = {}
+        for i in map(int, np.flatnonzero(mask)):
+            obs, info = self.envs[i].reset(seed=seeds[i], options=options or None)
+            self._write(i, obs, info)
+            self._terminations[i] = self._truncations[i] = self._autoreset[i] = False
+            infos = self._add_info(infos, info, i)
+        return self._batch(), infos
+
+    def step(
+        self, actions: npt.ArrayLike
+    ) -> tuple[
+        Any, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any]
+    ]:
+        """Play one id per table (ignored for a table being reset, in ``NEXT_STEP`` mode)."""
+        ids = np.asarray(actions)
+        if ids.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), not {ids.shape}")
+        mode = self.autoreset_mode
+        infos: dict[str, Any] = {}
+        for i, env in enumerate(self.envs):
+            if self._autoreset[i]:
+                if mode is AutoresetMode.DISABLED:
+                    raise RuntimeError(
+                        f"table {i} has ended: reset it (options={{'reset_mask': ...}}) first"
+                    )
+                obs, info = env.reset()  # NEXT_STEP: this step only resets the table
+                reward, terminated, truncated = 0.0, False, False
+            else:
+                obs, reward, terminated, truncated, info = env.step(ids[i])
+                if mode is AutoresetMode.SAME_STEP and (terminated or truncated):
+                    infos = self._add_info(infos, {"final_obs": obs, "final_info": info}, i)
+                    obs, info = env.reset()
+            self._write(i, obs, info)
+            self._rewards[i] = reward
+            self._terminations[i] = terminated
+            self._truncations[i] = truncated
+            infos = self._add_info(infos, info, i)
+        if mode is not AutoresetMode.SAME_STEP:
+            np.logical_or(self._terminations, self._truncations, out=self._autoreset)
+        return (
+            self._batch(),
+            self._rewards.copy(),
+            self._terminations.copy(),
+            self._truncations.copy(),
+            infos,
+        )
+
+    def action_masks(self) -> npt.NDArray[np.int8]:
+        """Every table's mask of legal ids now, ``(num_envs, NUM_ACTIONS)``."""
+        return self._masks.copy()
+
+    def close_extras(self, **kwargs: Any) -> None:
+        """Nothing to release: the tables live in this process."""
+
+    # ------------------------------------------------------------------ internals
+    def _write(self, i: int, obs: Any, info: dict[str, Any]) -> None:
+        if self._flat:
+            self._vectors[i] = obs
+            self._masks[i] = info["action_mask"]
+        else:
+            self._vectors[i] = obs["observation"]
+            self._masks[i] = obs["action_mask"]
+
+    def _batch(self) -> Any:
+        if self._flat:
+            return self._vectors.copy() if self.copy else self._vectors
+        batch = {"observation": self._vectors, "action_mask": self._masks}
+        return deepcopy(batch) if self.copy else batch
