@@ -14,8 +14,10 @@ from nomercy.core.cards import ALL_CODES, COLOURS, Card
 _SKIPPED = ("deck", "deck_variant", "deck_counts", "min_players", "max_players")
 
 
-def _random_game(k: int) -> Game:
-    rng = random.Random(7_000 + k)
+def random_game(k: int, *, seed_base: int = 7_000, wide: bool = False) -> Game:
+    """Game ``k``: either preset, random option values on odd ``k``, 2 to 6 seats; with
+    ``wide``, every fifth game seats 7 to 10 (A30, CL-1: beyond the stable id table)."""
+    rng = random.Random(seed_base + k)
     preset = "classic" if k % 3 == 0 else "no-mercy"
     options: dict[str, Any] = {}
     if k % 2:
@@ -23,7 +25,11 @@ def _random_game(k: int) -> Game:
             usable = preset in spec.presets and spec.name not in _SKIPPED and spec.values
             if usable and spec.kind != "int" and rng.random() < 0.5:
                 options[spec.name] = rng.choice(spec.values)
-    return nomercy.new_game(rng.randint(2, 6), rules=preset, options=options, seed=k)
+    players = rng.randint(2, 6)
+    if wide and k % 5 == 0:
+        players = rng.randint(7, 10)
+        options["max_players"] = 10
+    return nomercy.new_game(players, rules=preset, options=options, seed=k)
 
 
 def _state(game: Game) -> dict[str, Any]:
@@ -35,7 +41,7 @@ def _state(game: Game) -> dict[str, Any]:
 
 @pytest.mark.parametrize("k", range(60))
 def test_events_off_plays_the_same_game(k: int) -> None:
-    loud = _random_game(k)
+    loud = random_game(k)
     quiet = loud.copy()
     quiet.record_events = False
     log_length = len(quiet.log)
@@ -131,7 +137,7 @@ def test_snapshot_refuses_a_bad_seat() -> None:
 
 @pytest.mark.parametrize("k", range(0, 60, 3))
 def test_out_of_turn_possible_is_false_only_when_only_the_seat_to_act_may_act(k: int) -> None:
-    game = _random_game(k)
+    game = random_game(k)
     rng = random.Random(k)
     for _ in range(300):
         if game.is_over:

@@ -11,25 +11,11 @@ import nomercy
 from nomercy import EngineError, Game, IllegalActionError, NoMercyError
 from nomercy.core import ids
 from nomercy.core.errors import ActionIdError
-
-_SKIPPED = ("deck", "deck_variant", "deck_counts", "min_players", "max_players")
+from test_engine_paths import random_game
 
 
 def _random_game(k: int) -> Game:
-    """Game ``k``: either preset, random option values on odd ``k``, 2 to 10 seats."""
-    rng = random.Random(31_000 + k)
-    preset = "classic" if k % 3 == 0 else "no-mercy"
-    options: dict[str, Any] = {}
-    if k % 2:
-        for spec in nomercy.OPTIONS:
-            usable = preset in spec.presets and spec.name not in _SKIPPED and spec.values
-            if usable and spec.kind != "int" and rng.random() < 0.5:
-                options[spec.name] = rng.choice(spec.values)
-    players = rng.randint(2, 6)
-    if k % 5 == 0:  # tables beyond the stable id table (A30, CL-1)
-        players = rng.randint(7, 10)
-        options["max_players"] = 10
-    return nomercy.new_game(players, rules=preset, options=options, seed=k)
+    return random_game(k, seed_base=31_000, wide=True)
 
 
 def _state(game: Game, *, log: bool = True) -> dict[str, Any]:

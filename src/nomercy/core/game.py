@@ -371,21 +371,15 @@ class Game:
         Raises:
             NoMercyError: ``seat`` is not an integer (a seat out of range has no actions).
         """
-        if seat is None:
-            seat = self.turn
-            if seat is None or self.phase is OVER:
-                return []
-        elif type(seat) is not int:
-            raise NoMercyError(f"legal_actions: a seat is an integer, not {seat!r}")
-        ids = self._ids_of(seat)
+        found, ids = self._ids_for(seat, "legal_actions")
         if not ids:
             return []
-        table = self._acts[seat]
+        table = self._acts[found]
         n = self.n
         out: list[Action] = []
         for i in ids:
             action = table[i]
-            out.append(action if action is not None else id_action(i, seat, n))
+            out.append(action if action is not None else id_action(i, found, n))
         return out
 
     def legal_ids(self, seat: object = None) -> list[int]:
@@ -398,13 +392,7 @@ class Game:
         Raises:
             NoMercyError: ``seat`` is not an integer (a seat out of range has no actions).
         """
-        if seat is None:
-            seat = self.turn
-            if seat is None or self.phase is OVER:
-                return []
-        elif type(seat) is not int:
-            raise NoMercyError(f"legal_ids: a seat is an integer, not {seat!r}")
-        ids = self._ids_of(seat)
+        _, ids = self._ids_for(seat, "legal_ids")
         return list(ids)
 
     def fill_mask(self, mask: Any, seat: object = None) -> int:
@@ -418,13 +406,7 @@ class Game:
         Raises:
             NoMercyError: ``seat`` is not an integer.
         """
-        if seat is None:
-            seat = self.turn
-            if seat is None or self.phase is OVER:
-                return 0
-        elif type(seat) is not int:
-            raise NoMercyError(f"fill_mask: a seat is an integer, not {seat!r}")
-        ids = self._ids_of(seat)
+        _, ids = self._ids_for(seat, "fill_mask")
         for i in ids:
             mask[i] = 1
         return len(ids)
@@ -448,6 +430,17 @@ class Game:
         except NoMercyError:
             return False
         return True
+
+    def _ids_for(self, seat: object, caller: str) -> tuple[int, list[int]]:
+        """``(seat, its legal ids)`` for the public queries: ``None`` is the seat to act (no
+        ids once the game is over), anything but an integer a :class:`NoMercyError`."""
+        if seat is None:
+            if self.turn is None or self.phase is OVER:
+                return -1, _NO_IDS
+            seat = self.turn
+        elif type(seat) is not int:
+            raise NoMercyError(f"{caller}: a seat is an integer, not {seat!r}")
+        return seat, self._ids_of(seat)
 
     def _ids_of(self, seat: int) -> list[int]:
         """The legal ids of ``seat`` in this state, computed once (callers never change it)."""

@@ -1,31 +1,9 @@
-"""Stable integer ids for every action the engine can ask of a player (docs/rl.md).
+"""Stable integer ids for every action a policy can take (docs/rl.md), as numpy masks.
 
-One table serves both presets and every table of 2 to :data:`MAX_PLAYERS` seats. Seats inside
-an action (a 7's swap target, NM-31; the seat caught not calling UNO, NM-37) are written
-*relative to the actor*: offset ``k`` means the seat ``(actor + k) % n``, so an id means the
-same thing whichever seat a policy plays. Layout (``ACTION_SPACE_VERSION`` 1):
-
-====================  =========  ===============================================================
-block                 ids        meaning
-====================  =========  ===============================================================
-draw                  0          ``draw``: draw per the rules, or take the pending penalty
-pass                  1          ``pass``: keep a drawn card, or end a Discard All choice
-colour                2-5        ``colour R/Y/G/B``: Roulette victim or deferred wild colour
-challenge             6          ``challenge`` a classic Wild +4 (CL-8)
-uno                   7          ``uno``: call UNO holding one card (NM-37)
-catch                 8-12       ``catch`` the seat at offset 1..5
-play                  13-240     ``play CARD …`` in card-code order (see below)
-jump                  241-468    the same plays as a classic jump-in (C04)
-====================  =========  ===============================================================
-
-Inside the play block each card code (``nomercy.core.cards.ALL_CODES`` order: R0..RDA, Y…,
-G…, B…, then WR+4, W+6, W+10, WCR, W, W+4) owns a run of ids, two per variant (without, then
-with the UNO call folded in, NM-37):
-
-- a coloured card other than a 7: 2 ids (no variants);
-- a coloured 7: 12 ids, target none (a last card, or classic without C-option 7-0), then
-  offsets 1..5;
-- a wild: 10 ids, colour none (named later, or not at all on a last card), then R, Y, G, B.
+The ids are the engine's own (:mod:`nomercy.core.ids`, where the layout is described;
+``ACTION_SPACE_VERSION`` 1): one table for both presets, seats inside an action written
+relative to the actor. This module keeps to the stable table (2 to :data:`MAX_PLAYERS`
+seats, ids below :data:`NUM_ACTIONS`) and adds the numpy mask and the docs table.
 """
 
 from __future__ import annotations
@@ -80,10 +58,6 @@ __all__ = [
     "id_to_action",
     "legal_ids",
 ]
-
-# The table is the engine's own (nomercy.core.ids): one table of ids for the engine's id path,
-# the RL envs and the policies. This module keeps to its stable ids (tables of 2-6 seats) and
-# adds numpy masks and the docs table.
 
 
 def _check_table(seat: int, n: int) -> None:

@@ -50,6 +50,24 @@ def make_ruleset(preset: str, options: Mapping[str, Any] | None, n: int) -> Rule
     return rules
 
 
+def check_learner_seat(seat: int | None, n: int) -> int | None:
+    """``None`` (a seat drawn at every reset) or a seat of an ``n``-seat table."""
+    if seat is not None and (
+        isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n
+    ):
+        raise ValueError(f"learner_seat must be None or a seat 0..{n - 1}, not {seat!r}")
+    return seat
+
+
+def check_max_steps(max_steps: int | None) -> int | None:
+    """``None`` (never truncate) or a positive number of steps."""
+    if max_steps is not None and (
+        isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1
+    ):
+        raise ValueError(f"max_steps must be a positive integer or None, not {max_steps!r}")
+    return max_steps
+
+
 def check_illegal_mode(mode: str) -> str:
     if mode not in ILLEGAL_MODES:
         raise ValueError(f"illegal_action must be 'raise' or 'penalize', not {mode!r}")

@@ -26,6 +26,8 @@ from nomercy.rl._common import (
     apply_tracked,
     check_flat_bounds,
     check_illegal_mode,
+    check_learner_seat,
+    check_max_steps,
     check_obs_format,
     check_out_of_turn,
     check_render_mode,
@@ -124,22 +126,10 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         for name in self.opponents:
             make_bot(name)  # fail now on an unknown name (the error lists the valid ones)
         self.n = n
-        if learner_seat is not None and (
-            isinstance(learner_seat, bool)
-            or not isinstance(learner_seat, int)
-            or not 0 <= learner_seat < n
-        ):
-            raise ValueError(
-                f"learner_seat must be None or a seat 0..{n - 1}, not {learner_seat!r}"
-            )
-        self.learner_seat = learner_seat
+        self.learner_seat = check_learner_seat(learner_seat, n)
         self.illegal_action = check_illegal_mode(illegal_action)
         self.illegal_reward = float(illegal_reward)
-        if max_steps is not None and (
-            isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1
-        ):
-            raise ValueError(f"max_steps must be a positive integer or None, not {max_steps!r}")
-        self.max_steps = max_steps
+        self.max_steps = check_max_steps(max_steps)
         self.render_mode = check_render_mode(render_mode)
         self.out_of_turn = check_out_of_turn(out_of_turn)
         self._declined: set[int] = set()

@@ -34,6 +34,7 @@ from nomercy.rl._common import (
     apply_tracked,
     check_flat_bounds,
     check_illegal_mode,
+    check_max_steps,
     check_obs_format,
     check_out_of_turn,
     check_render_mode,
@@ -155,11 +156,7 @@ class raw_env(AECEnv[str, Obs, int]):
         self.num_players = num_players
         self.illegal_action = check_illegal_mode(illegal_action)
         self.illegal_reward = float(illegal_reward)
-        if max_steps is not None and (
-            isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1
-        ):
-            raise ValueError(f"max_steps must be a positive integer or None, not {max_steps!r}")
-        self.max_steps = max_steps
+        self.max_steps = check_max_steps(max_steps)
         self.render_mode = check_render_mode(render_mode)
         self.possible_agents = [f"player_{s}" for s in range(num_players)]
         self._seat = {a: s for s, a in enumerate(self.possible_agents)}

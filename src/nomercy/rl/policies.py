@@ -6,24 +6,13 @@ turns a callable ``(obs, mask) -> id``, an SB3 model or a torch module into one 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from nomercy.bots.policy_bot import Policy, PolicyFn, as_policy
+from nomercy.rl.selfplay import wilson
 
 __all__ = ["Policy", "PolicyFn", "as_policy", "evaluate", "wilson"]
-
-
-def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of ``wins`` out of ``games`` (95% by default)."""
-    if games <= 0:
-        raise ValueError("need at least one game")
-    p = wins / games
-    denom = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denom
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
-    return centre - half, centre + half
 
 
 def evaluate(

@@ -25,7 +25,14 @@ from nomercy.bots.driver import view_mode
 from nomercy.bots.registry import make_bot
 from nomercy.core.actions import Action
 from nomercy.encoding.actions import NUM_ACTIONS, PASS_ID, fast_id
-from nomercy.rl._common import LegalDiscrete, check_render_mode, outcome_info, render
+from nomercy.rl._common import (
+    LegalDiscrete,
+    check_learner_seat,
+    check_max_steps,
+    check_render_mode,
+    outcome_info,
+    render,
+)
 from nomercy.rl.pettingzoo_env import Obs, raw_env
 from nomercy.rl.policies import PolicyFn, as_policy
 
@@ -125,20 +132,8 @@ class SelfPlayEnv(gym.Env[Obs, np.int64]):
             flat_bounds=flat_bounds,
         )
         self.n = n
-        if learner_seat is not None and (
-            isinstance(learner_seat, bool)
-            or not isinstance(learner_seat, int)
-            or not 0 <= learner_seat < n
-        ):
-            raise ValueError(
-                f"learner_seat must be None or a seat 0..{n - 1}, not {learner_seat!r}"
-            )
-        self.learner_seat = learner_seat
-        if max_steps is not None and (
-            isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1
-        ):
-            raise ValueError(f"max_steps must be a positive integer or None, not {max_steps!r}")
-        self.max_steps = max_steps
+        self.learner_seat = check_learner_seat(learner_seat, n)
+        self.max_steps = check_max_steps(max_steps)
         if isinstance(pool_size, bool) or not isinstance(pool_size, int) or pool_size < 1:
             raise ValueError(f"pool_size must be a positive integer, not {pool_size!r}")
         if not 0.0 <= latest_share <= 1.0:
