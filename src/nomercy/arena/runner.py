@@ -2,11 +2,19 @@
 
 :func:`play_game` is the unit of work every backend runs: it builds the game and the bots from
 seeds derived from the run's master seed and the game's index (:mod:`nomercy.arena.seeds`),
-plays the game with the lean :class:`~nomercy.bots.driver.Driver`, and reads the engine's
-events (``Event.kind`` / ``Event.data``) into one :class:`HandStats` per hand. The result is
-small and picklable, so worker processes and Ray tasks send back only that.
+plays the game and turns the statistics the engine keeps per hand
+(:class:`~nomercy.core.tally.Tally`, ``Game.hand_tallies``) into one :class:`HandStats` per
+hand. The result is small and picklable, so worker processes and Ray tasks send back only
+that.
 
-What is counted, per hand:
+The game runs on the engine's fast path: events are off unless a bot reads the event history
+(``view_mode`` ``"full"``, :mod:`nomercy.bots.driver`), and seats whose bot picks by ids
+(``random``: ``legal_ids`` and the same uniform choice it makes among the actions) step ids;
+the other bots play through the :class:`~nomercy.bots.driver.Driver`. The same seeds give the
+same games and the same statistics either way (``tests/arena/test_tally_stats.py`` checks
+them against a reading of the events).
+
+What is counted, per hand (the rules each count cites are in :mod:`nomercy.core.tally`):
 
 - **actions**: every applied action, out-of-turn UNO calls and catches included;
 - **turns**: actions that start a player's go: a play, a draw (or taking a penalty), a pass or
@@ -14,27 +22,28 @@ What is counted, per hand:
   included). Follow-up choices (a wild's colour, playing the drawn card, a Discard All choice,
   the Roulette victim's colour) and UNO calls and catches belong to the turn they are part of;
 - **cards drawn**: every card that entered a hand from the draw pile: voluntary draws
-  (``draw``), penalties taken (``absorb``), UNO catches (``catch``), classic challenges
-  (``challenge``) and Colour Roulette reveals (``reveal``);
-- **stacks**: the total of every penalty taken (``absorb``'s ``total``: the pending stack,
-  even when the Mercy rule stopped the draw early, A15), and the biggest pending total built
-  (``stack``), whether it was taken or not;
-- **knock-outs** (``knockout``) in order, how the hand ended and its points (``hand_end``).
+  (``draws``), penalties taken, UNO catches, classic challenges and Colour Roulette reveals;
+- **stacks**: the total of every penalty taken (the pending stack, even when the Mercy rule
+  stopped the draw early, A15), and the biggest pending total built, whether it was taken or
+  not;
+- **knock-outs** in order (with the game's action count at each), how the hand ended and its
+  points; UNO calls, catches, reshuffles, 7-swaps and 0-rotations.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from nomercy.arena.seeds import bot_seed, game_seed
 from nomercy.bots.base import Bot
-from nomercy.bots.driver import Driver
+from nomercy.bots.driver import Driver, view_mode
+from nomercy.bots.random_bot import RandomBot
 from nomercy.bots.registry import bot_factory, make_bot
-from nomercy.core.actions import Challenge, Draw, Pass, Play
-from nomercy.core.events import Event
 from nomercy.core.game import Game, Phase, new_game
+from nomercy.core.tally import Tally
 
 __all__ = [
     "BotSpec",
@@ -42,6 +51,7 @@ __all__ = [
     "GameSetup",
     "HandStats",
     "finishing_ranks",
+    "hand_stats",
     "parse_bot_spec",
     "play_game",
 ]
@@ -49,20 +59,6 @@ __all__ = [
 #: A safety stop: a game still running after this many actions is an error (real games end
 #: after a few hundred).
 MAX_ACTIONS = 100_000
-
-_TURN_ACTIONS = frozenset({Play, Draw, Pass, Challenge})
-#: Event kinds that put cards from the draw pile into a hand, and carry a ``count``.
-_DRAW_KINDS = frozenset({"draw", "absorb", "catch", "challenge", "reveal"})
-_WATCHED = _DRAW_KINDS | {
-    "deal",
-    "stack",
-    "knockout",
-    "hand_end",
-    "reshuffle",
-    "uno",
-    "swap",
-    "pass_hands",
-}
 
 
 # ---------------------------------------------------------------------- bots
@@ -223,73 +219,6 @@ class GameResult:
     hands: list[HandStats]
 
 
-class _Tracker:
-    """Reads events into HandStats; one hand is open between a deal and its hand_end.
-
-    ``actions`` and ``turns`` are the game's running counts, set by the game loop before it
-    feeds an action's events; a hand's counts are their differences at its deal and its end.
-    """
-
-    __slots__ = ("_start", "actions", "current", "hands", "turns")
-
-    def __init__(self) -> None:
-        self.hands: list[HandStats] = []
-        self.current: HandStats | None = None
-        self.actions = self.turns = 0
-        self._start = (0, 0)
-
-    def close(self) -> None:
-        """Set the open hand's action and turn counts from the running totals."""
-        hand = self.current
-        if hand is not None:
-            hand.actions = self.actions - self._start[0]
-            hand.turns = self.turns - self._start[1]
-
-    def feed(self, event: Event) -> None:
-        """Account one event whose kind is in ``_WATCHED``."""
-        kind = event.kind
-        data = event.data
-        hand = self.current
-        if kind == "deal":
-            self.close()
-            hand = self.current = HandStats(int(data["hand_number"]), int(data["dealer"]))
-            self.hands.append(hand)
-            self._start = (self.actions, self.turns)
-            return
-        if hand is None:  # pragma: no cover - the engine always deals first
-            return
-        if kind in _DRAW_KINDS:
-            count = int(data.get("count", 0))
-            hand.cards_drawn += count
-            if kind == "draw":
-                hand.draws += 1
-            elif kind == "absorb":
-                hand.stacks.append(int(data.get("total", count)))
-            elif kind == "catch":
-                hand.catches += 1
-        elif kind == "stack":
-            total = int(data["total"])
-            if total > hand.max_pending:
-                hand.max_pending = total
-        elif kind == "knockout":
-            assert event.seat is not None
-            hand.knockouts.append(event.seat)
-            hand.knockout_steps.append(self.actions)
-        elif kind == "hand_end":
-            hand.winner = int(data["winner"])
-            hand.how = str(data["how"])
-            hand.points = int(data.get("points", 0))
-            self.close()
-        elif kind == "reshuffle":
-            hand.reshuffles += 1
-        elif kind == "uno":
-            hand.uno_calls += 1
-        elif kind == "swap":
-            hand.swaps += 1
-        elif kind == "pass_hands":
-            hand.rotations += 1
-
-
 def finishing_ranks(game: Game, last_hand: HandStats) -> tuple[int, ...]:
     """Each seat's finishing rank (1 is best; equal places share a rank, ``1 2 2 4``).
 
@@ -317,6 +246,47 @@ def finishing_ranks(game: Game, last_hand: HandStats) -> tuple[int, ...]:
     return tuple(1 + sum(other < key for other in keys) for key in keys)
 
 
+def _id_chooser(bot: Bot) -> Callable[[list[int]], int] | None:
+    """How ``bot`` picks among legal ids, or ``None`` if it needs the object path.
+
+    A bot with a ``choose_id(legal_ids) -> id`` method picks by ids (none does yet). A
+    :class:`~nomercy.bots.random_bot.RandomBot` picks one element uniformly from what it is
+    offered, so offering it the legal ids, which come in the order of the legal actions, gives
+    it the very choice it makes among the actions: the same seeds play the same games.
+    """
+    choose_id = getattr(bot, "choose_id", None)
+    if callable(choose_id):
+        return cast(Callable[[list[int]], int], choose_id)
+    if type(bot) is RandomBot:
+        choose = cast(Callable[[dict[str, Any], list[int]], int], bot.choose_action)
+        return functools.partial(choose, {})
+    return None
+
+
+def hand_stats(tally: Tally) -> HandStats:
+    """The :class:`HandStats` of a hand's :class:`~nomercy.core.tally.Tally` (its record)."""
+    return HandStats(
+        hand=tally.hand,
+        dealer=tally.dealer,
+        winner=tally.winner,
+        how=tally.how,
+        turns=tally.turns,
+        actions=tally.actions,
+        cards_drawn=tally.cards_drawn,
+        draws=tally.draws,
+        knockouts=list(tally.knockouts),
+        knockout_steps=list(tally.knockout_steps),
+        stacks=list(tally.stacks),
+        max_pending=tally.max_pending,
+        points=tally.points,
+        catches=tally.catches,
+        uno_calls=tally.uno_calls,
+        reshuffles=tally.reshuffles,
+        swaps=tally.swaps,
+        rotations=tally.rotations,
+    )
+
+
 def play_game(setup: GameSetup, lineup: Sequence[BotSpec], index: int) -> GameResult:
     """Play game ``index`` of a run with ``lineup`` (one bot spec per seat) to the end.
 
@@ -327,44 +297,69 @@ def play_game(setup: GameSetup, lineup: Sequence[BotSpec], index: int) -> GameRe
     """
     game = setup.new_game(index)
     bots = [spec.build(bot_seed(setup.seed, index, s)) for s, spec in enumerate(lineup)]
-    tracker = _Tracker()
-    feed = tracker.feed
-    watched = _WATCHED
-    for event in game.opening_events:
-        if event.kind in watched:
-            feed(event)
-    next_action = Driver(bots).next_action
-    apply = game.apply
+    # Events only when a bot reads the history (the statistics come from game.tally).
+    game.record_events = any(view_mode(bot) == "full" for bot in bots)
+    choosers = [_id_chooser(bot) for bot in bots]
     limit = setup.max_actions
-    over = Phase.OVER
-    # Identity tests: hashing an enum member (a set lookup) costs a Python-level call.
-    play, stack = Phase.PLAY, Phase.STACK_OR_ABSORB
-    turn_actions = _TURN_ACTIONS
-    actions = turns = 0
-    while (phase := game.phase) is not over:
-        if actions >= limit:
-            raise RuntimeError(f"game {index} did not end within {limit} actions")
-        action = next_action(game)
-        if (phase is play or phase is stack) and type(action) in turn_actions:
-            turns += 1
-        actions += 1
-        for event in apply(action):
-            if event.kind in watched:
-                tracker.actions = actions
-                tracker.turns = turns
-                feed(event)
-    tracker.actions = actions
-    tracker.turns = turns
-    tracker.close()
+    if None not in choosers:
+        _play_ids(game, cast(list[Callable[[list[int]], int]], choosers), limit, index)
+    else:
+        _play_mixed(game, bots, choosers, limit, index)
+    hands = [hand_stats(t) for t in game.hand_tallies]
+    last = game.hand_tallies[-1]
     return GameResult(
         index=index,
         seed=game.seed,
         lineup=tuple(spec.label for spec in lineup),
         winner=-1 if game.winner is None else game.winner,
-        ranks=finishing_ranks(game, tracker.hands[-1]),
-        actions=actions,
-        turns=turns,
+        ranks=finishing_ranks(game, hands[-1]),
+        actions=last.before + last.actions,
+        turns=sum(h.turns for h in hands),
         scores=tuple(game.scores),
         cards_left=tuple(len(h) for h in game.hands),
-        hands=tracker.hands,
+        hands=hands,
     )
+
+
+def _play_ids(
+    game: Game, choosers: list[Callable[[list[int]], int]], limit: int, index: int
+) -> None:
+    """Every seat picks by ids, none acts out of turn: the seat to act picks among its ids."""
+    step = game.step
+    legal_ids = game.legal_ids
+    over = Phase.OVER
+    actions = 0
+    while game.phase is not over:
+        if actions >= limit:
+            raise RuntimeError(f"game {index} did not end within {limit} actions")
+        step(choosers[cast(int, game.turn)](legal_ids()))
+        actions += 1
+
+
+def _play_mixed(
+    game: Game,
+    bots: list[Bot],
+    choosers: list[Callable[[list[int]], int] | None],
+    limit: int,
+    index: int,
+) -> None:
+    """Seats that pick by ids do so whenever the driver would ask them (they are to act and
+    no bot that acts out of turn may do so now); every other decision goes through the
+    :class:`~nomercy.bots.driver.Driver`, which offers each bot what it offered before."""
+    next_action = Driver(bots).next_action
+    apply = game.apply
+    step = game.step
+    legal_ids = game.legal_ids
+    possible = game.out_of_turn_possible
+    oot = any(callable(getattr(bot, "choose_out_of_turn", None)) for bot in bots)
+    over = Phase.OVER
+    actions = 0
+    while game.phase is not over:
+        if actions >= limit:
+            raise RuntimeError(f"game {index} did not end within {limit} actions")
+        choose = choosers[cast(int, game.turn)]
+        if choose is not None and not (oot and possible()):
+            step(choose(legal_ids()))
+        else:
+            apply(next_action(game))
+        actions += 1

@@ -264,6 +264,7 @@ def classic_start(g: Game, card: Card) -> None:
     kind = card.kind
     if kind is K_DRAW_TWO:
         drawn, _ = g._draw_cards(first, 2, per_card_mercy=False)
+        g.tally.absorbed(len(drawn), 2)  # CL-3: a penalty of 2 taken (nomercy.core.tally)
         g.turn = g.next_seat(first)
         g._emit(
             "absorb",

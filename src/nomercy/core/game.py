@@ -81,6 +81,7 @@ from nomercy.core.ids import (
 from nomercy.core.legality import NUM_CARDS, compute_legal, is_playable, tables, wild_draw_allowed
 from nomercy.core.redeal import Redealer, view_position
 from nomercy.core.rules import RuleSet, make_rules
+from nomercy.core.tally import Tally
 
 if TYPE_CHECKING:
     from nomercy.core.views import Snapshot
@@ -186,6 +187,10 @@ class Game:
         self._n_active = self.n
         self._draw_mode = "draw_until_playable"
         self.opening_events: list[Event] = []
+        # Statistics kept with events on or off (nomercy.core.tally): this hand's counters,
+        # and the finished hands' records in order.
+        self.tally = Tally()
+        self.hand_tallies: tuple[Tally, ...] = ()
         self._setup_caches()
 
     def _setup_caches(self) -> None:
@@ -240,6 +245,7 @@ class Game:
         d["_about"] = None
         d["_about_of"] = None
         d["_epoch"] = 0
+        d["tally"] = self.tally.copy()
         _set_fields(g, d)
         return g
 
@@ -545,6 +551,7 @@ class Game:
     def _apply(self, seat: int, found: int) -> list[Event]:
         """Apply the legal id ``found`` of ``seat``: the one way every action changes a game."""
         snapshot = self.copy() if self._raise_on_exhaustion else None
+        self.tally.act(found, self.phase)
         events: list[Event] = []
         self._events = events
         self._lseat = -1  # no seat's: -1 is no seat, and _NO_IDS is what it may do
@@ -615,6 +622,7 @@ class Game:
         if kind == K_UNO:
             self.uno_called[seat] = True
             self.uno_window.discard(seat)
+            self.tally.uno_calls += 1  # NM-37
             self._emit("uno", ("{} calls UNO [NM-37]", self.names[seat]), seat)
             return
         if kind == K_CATCH:
@@ -660,6 +668,7 @@ class Game:
         self._shuffle(rest)
         self._draw = rest + self._draw
         extra = f", {returned} of them from knocked-out hands" if returned else ""
+        self.tally.reshuffles += 1  # NM-35, CL-11
         self._emit(
             "reshuffle",
             (
@@ -834,6 +843,7 @@ class Game:
                 self._bury(seat, same)
         if uno:
             self.uno_called[seat] = True
+            self.tally.uno_calls += 1  # NM-37
             self._emit("uno", ("{} calls UNO [NM-37]", name), seat)
         elif self.uno_called[seat]:
             # NM-37: a call belongs to the one-card hand it was made for; the hand this play
@@ -876,6 +886,7 @@ class Game:
         self._bury(seat, [card])
         if uno:
             self.uno_called[seat] = True
+            self.tally.uno_calls += 1  # NM-37
             self._emit("uno", ("{} calls UNO [NM-37]", self.names[seat]), seat)
         if not self.hands[seat]:
             self._end_hand(seat, "empty hand")
@@ -955,6 +966,7 @@ class Game:
             self.pending_win = seat
             self.phase = STACK_OR_ABSORB
             self.turn = target
+            self.tally.pending(total)  # C08
             self._emit(
                 "stack",
                 (
@@ -968,6 +980,7 @@ class Game:
             return
         self.wd4 = None
         drawn, _ = self._draw_cards(target, total, per_card_mercy=self._immediate())
+        self.tally.absorbed(len(drawn), len(drawn))  # A17: the event gives no total
         self._emit(
             "absorb",
             (
@@ -1126,6 +1139,7 @@ class Game:
                 why = f"{self.names[target]} must draw [CL-6]"
         self.turn = target
         self.phase = STACK_OR_ABSORB
+        self.tally.pending(self.pending_total)  # NM-16, NM-18
         if self.record_events:
             chain = _chain_text(self.pending_chain, self.pending_total)
             self._emit(
@@ -1149,6 +1163,7 @@ class Game:
         self.wd4 = None
         drawn, knocked = self._draw_cards(seat, total, per_card_mercy=per_card)
         self._clear_pending()
+        self.tally.absorbed(len(drawn), total)  # NM-17, CL-6, A15
         if self.record_events:
             codes = [c.code for c in drawn]
             name = self.names[seat]
@@ -1215,6 +1230,7 @@ class Game:
                 self._receive(seat, card)
                 drawn.append(card)
                 if immediate and self._over_limit(seat):
+                    self.tally.drew(len(drawn))  # NM-9
                     self._emit(
                         "draw",
                         (
@@ -1240,6 +1256,7 @@ class Game:
             if drawn and is_playable(self, drawn[-1]):
                 last = drawn[-1]
                 must = "must play" if r.drawn_card_must_be_played else "may play"
+                self.tally.drew(len(drawn))  # NM-9
                 self._emit(
                     "draw",
                     (
@@ -1262,6 +1279,7 @@ class Game:
                 self.phase = PLAY_DRAWN
                 self.drawn = last
                 return
+            self.tally.drew(len(drawn))  # NM-9, A13
             self._emit(
                 "draw",
                 ("{} draws {} and finds nothing playable [A13]", name, len(drawn)),
@@ -1281,6 +1299,7 @@ class Game:
         knocked = immediate and self._over_limit(seat)
         keeps = playable and mode != "draw_one_pass" and not knocked
         tail = "" if knocked else (" and may play it" if keeps else " and the turn passes")
+        self.tally.drew(1)  # A02, A03, CL-5
         self._emit(
             "draw",
             ("{} draws 1 ({}){} [{}]", name, card.code, tail, rule),
@@ -1359,6 +1378,7 @@ class Game:
         name = self.names[victim]
         self.colour = self.roulette_colour or colour
         self.roulette_colour = None
+        self.tally.cards_drawn += len(revealed)  # NM-30: the victim keeps the revealed cards
         if self.record_events:  # its texts and data read enum properties
             self._emit(
                 "reveal",
@@ -1393,6 +1413,7 @@ class Game:
         self.known[seat, target] = list(mine)
         self.known[target, seat] = list(theirs)
         self._about = None
+        self.tally.swaps += 1  # NM-31
         self._emit(
             "swap",
             (
@@ -1436,6 +1457,7 @@ class Game:
                 self.known[s, receiver[s]] = list(old[s])
         self._about = None
         way = "clockwise" if self.direction == 1 else "counterclockwise"
+        self.tally.rotations += 1  # NM-29
         self._emit(
             "pass_hands",
             ("Every active player passes their hand {} [NM-29]", way),
@@ -1475,6 +1497,7 @@ class Game:
             self._drop_penalty()
         elif self.wd4 is not None and self.wd4.get("seat") == seat:
             self.wd4 = None  # CL-8: a knocked-out player's Wild +4 can no longer be challenged
+        self.tally.knocked_out(seat)  # NM-33, NM-34
         self._emit(
             "knockout",
             (
@@ -1543,6 +1566,7 @@ class Game:
         count = self.rules.uno_penalty_cards
         self.uno_window.discard(target)
         drawn, knocked = self._draw_cards(target, count, per_card_mercy=self._immediate())
+        self.tally.caught(len(drawn))  # NM-37
         codes = [c.code for c in drawn]
         self._emit(
             "catch",
@@ -1593,6 +1617,7 @@ class Game:
         self._clear_pending()
         if info["guilty"]:
             drawn, _ = self._draw_cards(accused, 4, per_card_mercy=False)
+            self.tally.cards_drawn += len(drawn)  # CL-8
             self._emit(
                 "challenge",
                 (
@@ -1613,6 +1638,7 @@ class Game:
             self._open_uno(accused)
             return
         drawn, _ = self._draw_cards(seat, total + 2, per_card_mercy=False)
+        self.tally.cards_drawn += len(drawn)  # CL-8
         self._emit(
             "challenge",
             (
@@ -1683,6 +1709,7 @@ class Game:
                 winner,
                 {"winner": winner, "how": how, "cards": cards, "scores": list(self.scores)},
             )
+            self.tally.ended(self.hand_number, self.dealer, winner, how, 0)  # CL-13
             done = max(self.scores) >= r.score_target
             match_winner = min(range(self.n), key=lambda s: self.scores[s])
         else:
@@ -1702,8 +1729,10 @@ class Game:
                 said = f"{name} {how_text} and wins the hand [{how_rule}]"
                 data["scored"] = False
             self._emit("hand_end", said, winner, data)
+            self.tally.ended(self.hand_number, self.dealer, winner, how, points)  # NM-38, NM-40
             done = self.scores[winner] >= r.score_target
             match_winner = winner
+        self.hand_tallies = (*self.hand_tallies, self.tally)
         if not r.scoring_enabled:
             self.winner = winner
             self.phase = OVER
@@ -1731,6 +1760,7 @@ class Game:
         else:
             self.dealer = (self.dealer + 1) % self.n
         self.hand_number += 1
+        self.tally = self.tally.next_hand()  # NM-41: counted afresh from the deal
         deal(self)
 
     # ------------------------------------------------------------------ dealing
