@@ -1,23 +1,27 @@
-"""Simulator throughput: the engine's raw random loop against ``nomercy simulate``, in one run.
+"""Simulator throughput: the engine's raw random id loop against ``nomercy simulate``, in one run.
 
-Four sides play the same number of four-player No Mercy games with random players:
+The sides play the same number of four-player No Mercy games with random players:
 
-- ``raw``: the engine benchmark's loop (``benchmarks/bench_engine.py``): at every step
-  ``game.apply(rng.choice(game.legal_actions()))``; no bots, no statistics;
+- ``raw``: the engine benchmark's id loop (``benchmarks/bench_engine.py --path ids``): events
+  off, at every step ``game.step(rng.choice(game.legal_ids()))``; no bots, no statistics;
+- ``objects``: the engine benchmark's object loop (``--path objects``): events on, at every
+  step ``game.apply(rng.choice(game.legal_actions()))``, for scale;
 - ``plain``: ``RandomBot`` s seated by the driver as it was before it was made lean (every
   seat's legal actions and a full view, history included, for every decision), for scale
-  (it plays a fifth of the games, being slow);
+  (it plays a fifth of the games, being slow; ``--skip-plain`` leaves it out);
 - ``sim1``: :func:`nomercy.arena.simulate.run_simulation` with ``random`` bots and
-  ``jobs=1``: the lean driver, derived seeds and the per-hand statistics read from the events;
+  ``jobs=1``: derived seeds, a bot per seat, events off, the bots' choices as ids, and the
+  per-hand statistics from the engine's counters (``Game.hand_tallies``);
 - ``sim2``: the same with ``jobs=2`` (worker processes, their start-up included).
 
 Steps are applied actions; each side's steps/s is its steps over its wall time (dealing
 included). The sides run back to back in every repetition, in a rotating order, and the
-table gives medians. The bars: ``sim1`` at least 80% of ``raw``'s steps/s, and ``sim2`` at
-least 1.7 times ``sim1`` (only meaningful with two idle cores). Because a shared machine's
-load moves wall times, the script also reports steps per CPU-second: the process's own for
-``raw``, ``plain`` and ``sim1``, the workers' for ``sim2`` (so ``sim2 workers/sim1`` near 1.0
-means that splitting the games across processes costs next to nothing).
+table gives medians. The bars: ``sim1`` at least 80% of ``raw``'s steps/s (issue 23), and
+``sim2`` at least 1.7 times ``sim1`` (only meaningful with two idle cores). Because a shared
+machine's load moves wall times, the script also reports steps per CPU-second: the process's
+own for the single-process sides, the workers' for ``sim2`` (so ``sim2 workers/sim1`` near
+1.0 means that splitting the games across processes costs next to nothing); on a loaded
+machine the CPU-time ratio ``sim1/raw (cpu time)`` is the steadier one.
 
     python benchmarks/bench_simulate.py                   # defaults: 3000 games, 5 repeats
     python benchmarks/bench_simulate.py --games 1000 --repeat 3 --json
@@ -44,6 +48,7 @@ import nomercy
 from nomercy.arena.runner import BotSpec, GameSetup
 from nomercy.arena.simulate import run_simulation
 from nomercy.bots import Bot, OutOfTurnBot, RandomBot
+from nomercy.core import BUILD as CORE_BUILD
 from nomercy.core.actions import Action, CallUno
 
 PLAYERS = 4
@@ -52,7 +57,22 @@ BARS = {"sim1/raw": 0.80, "sim2/sim1": 1.70}
 
 
 def raw(games: int, seed: int) -> int:
-    """The engine benchmark's loop (bench_engine.make_ours)."""
+    """The engine benchmark's id loop (bench_engine.make_ours, ``--path ids``)."""
+    steps = 0
+    for i in range(games):
+        choice = random.Random(seed + i).choice
+        game = nomercy.new_game(PLAYERS, seed=seed + i)
+        game.record_events = False
+        step = game.step
+        legal_ids = game.legal_ids
+        while not game.is_over:
+            step(choice(legal_ids()))
+            steps += 1
+    return steps
+
+
+def objects(games: int, seed: int) -> int:
+    """The engine benchmark's object loop (bench_engine.make_ours, ``--path objects``)."""
     steps = 0
     for i in range(games):
         choice = random.Random(seed + i).choice
@@ -132,7 +152,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 1 or args.repeat < 1:
         p.error("--games and --repeat must be at least 1")
     log = sys.stderr if args.json else sys.stdout
-    sides: dict[str, Callable[[int, int], int]] = {"raw": raw, "sim1": sim(1), "sim2": sim(2)}
+    sides: dict[str, Callable[[int, int], int]] = {
+        "raw": raw,
+        "objects": objects,
+        "sim1": sim(1),
+        "sim2": sim(2),
+    }
     if not args.skip_plain:
         sides["plain"] = plain
     for play in sides.values():  # warm-up: imports, caches, the first worker spawn
@@ -156,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
             else:  # the workers' CPU time: the parallel run's overhead, whatever the load
                 worker_rates.append(n / (_children_cpu() - children))
             print(
-                f"  rep {rep + 1}/{args.repeat} {key:<5} {n:>9,} steps {seconds:7.2f}s "
+                f"  rep {rep + 1}/{args.repeat} {key:<7} {n:>9,} steps {seconds:7.2f}s "
                 f"{n / seconds:>10,.0f} steps/s",
                 file=log,
                 flush=True,
@@ -167,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         "sim1/raw": median["sim1"] / median["raw"],
         "sim2/sim1": median["sim2"] / median["sim1"],
     }
+    ratios["sim1/objects"] = median["sim1"] / median["objects"]
     if "plain" in median:
         ratios["sim1/plain"] = median["sim1"] / median["plain"]
     # On a machine shared with other work, CPU time is steadier than wall time for the
@@ -179,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, Any] = {
         "config": {"games": args.games, "repeat": args.repeat, "seed": args.seed},
         "python": f"Python {platform.python_version()} ({platform.python_implementation()})",
+        "core": CORE_BUILD,
         "cpus": os.cpu_count(),
         "steps": steps,
         "median_steps_per_s": median,
@@ -193,13 +220,14 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(
             f"\nsimulator throughput, {PLAYERS}-player No Mercy, random players: "
-            f"{args.games} games x {args.repeat} repetitions (medians), {result['python']}"
+            f"{args.games} games x {args.repeat} repetitions (medians), {result['python']}, "
+            f"core {CORE_BUILD}"
         )
         for key in keys:
             cpu_key = "sim2 workers" if key == "sim2" else key
             cpu_text = f"{cpu_median[cpu_key]:>10,.0f} steps/cpu-s"
             print(
-                f"  {key:<6} {median[key]:>10,.0f} steps/s  {cpu_text:<22} "
+                f"  {key:<7} {median[key]:>10,.0f} steps/s  {cpu_text:<22} "
                 f"({steps[key]:,} steps per run)"
             )
         print(f"  load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")

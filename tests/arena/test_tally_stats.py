@@ -23,11 +23,11 @@ from nomercy.arena.runner import (
     finishing_ranks,
     play_game,
 )
-from nomercy.arena.seeds import bot_seed
+from nomercy.arena.seeds import bot_seed, game_seed
 from nomercy.bots.driver import Driver
 from nomercy.core.actions import Challenge, Draw, Pass, Play
 from nomercy.core.events import Event
-from nomercy.core.game import Phase
+from nomercy.core.game import Phase, new_game
 
 _TURN_ACTIONS = frozenset({Play, Draw, Pass, Challenge})
 _DRAW_KINDS = frozenset({"draw", "absorb", "catch", "challenge", "reveal"})
@@ -100,8 +100,14 @@ class _Tracker:
 
 
 def reference_game(setup: GameSetup, lineup: Sequence[BotSpec], index: int) -> GameResult:
-    """``play_game`` before the counters: the Driver, events on, the tracker."""
-    game = setup.new_game(index)
+    """``play_game`` before the counters: the rules built per game, the bots' seeds one by
+    one, every decision through the Driver, events on, the tracker."""
+    game = new_game(
+        setup.players,
+        rules=setup.preset,
+        options=dict(setup.options),
+        seed=game_seed(setup.seed, index),
+    )
     bots = [spec.build(bot_seed(setup.seed, index, s)) for s, spec in enumerate(lineup)]
     tracker = _Tracker()
     for event in game.opening_events:

@@ -32,17 +32,19 @@ What is counted, per hand (the rules each count cites are in :mod:`nomercy.core.
 
 from __future__ import annotations
 
-import functools
+import bisect
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from nomercy.arena.seeds import bot_seed, game_seed
+from nomercy.arena.seeds import bot_seeds, game_seed
 from nomercy.bots.base import Bot
 from nomercy.bots.driver import Driver, view_mode
 from nomercy.bots.random_bot import RandomBot
 from nomercy.bots.registry import bot_factory, make_bot
 from nomercy.core.game import Game, Phase, new_game
+from nomercy.core.rules import RuleSet, make_rules
 from nomercy.core.tally import Tally
 
 __all__ = [
@@ -55,6 +57,9 @@ __all__ = [
     "parse_bot_spec",
     "play_game",
 ]
+
+#: How a bot picks among a seat's legal ids (``Game.legal_ids``): returns one of them.
+IdChooser = Callable[[list[int]], int]
 
 #: A safety stop: a game still running after this many actions is an error (real games end
 #: after a few hundred).
@@ -165,14 +170,30 @@ class GameSetup:
         """A setup with ``options`` given as a mapping."""
         return cls(players, preset, tuple(sorted((options or {}).items())), seed, max_actions)
 
+    def rules(self) -> RuleSet:
+        """The rule set of every game of the run (built once per preset and options).
+
+        Raises:
+            RuleSetError: an unknown preset, option or value.
+        """
+        key = (self.preset, self.options)
+        try:
+            found = _RULES.get(key)
+        except TypeError:  # an unhashable option value (deck_counts): no caching
+            return make_rules(self.preset, dict(self.options))
+        if found is None:
+            if len(_RULES) >= 256:
+                _RULES.clear()
+            found = _RULES[key] = make_rules(self.preset, dict(self.options))
+        return found
+
     def new_game(self, index: int) -> Game:
         """Game ``index`` of the run, dealt with its derived seed."""
-        return new_game(
-            self.players,
-            rules=self.preset,
-            options=dict(self.options),
-            seed=game_seed(self.seed, index),
-        )
+        return new_game(self.players, rules=self.rules(), seed=game_seed(self.seed, index))
+
+
+#: Rule sets by (preset, options): checking the options costs more than a deal.
+_RULES: dict[tuple[str, tuple[tuple[str, Any], ...]], RuleSet] = {}
 
 
 @dataclass(slots=True)
@@ -243,47 +264,64 @@ def finishing_ranks(game: Game, last_hand: HandStats) -> tuple[int, ...]:
                 keys.append((2, -step_of[s]))
             else:
                 keys.append((1, len(game.hands[s])))
-    return tuple(1 + sum(other < key for other in keys) for key in keys)
+    ordered = sorted(keys)
+    # 1 + the number of keys strictly smaller: equal keys share a rank.
+    return tuple(1 + bisect.bisect_left(ordered, key) for key in keys)
 
 
-def _id_chooser(bot: Bot) -> Callable[[list[int]], int] | None:
+def _id_chooser(bot: Bot) -> IdChooser | None:
     """How ``bot`` picks among legal ids, or ``None`` if it needs the object path.
 
     A bot with a ``choose_id(legal_ids) -> id`` method picks by ids (none does yet). A
-    :class:`~nomercy.bots.random_bot.RandomBot` picks one element uniformly from what it is
-    offered, so offering it the legal ids, which come in the order of the legal actions, gives
-    it the very choice it makes among the actions: the same seeds play the same games.
+    :class:`~nomercy.bots.random_bot.RandomBot` picks ``rng.choice(legal)`` with its own
+    generator, so the same generator's choice among the legal ids, which come in the order
+    of the legal actions, is the very choice it makes among the actions: the same seeds play
+    the same games (``tests/arena/test_tally_stats.py``). Its generator is used directly,
+    because a method call per decision is a measurable part of a simulated step.
     """
     choose_id = getattr(bot, "choose_id", None)
     if callable(choose_id):
-        return cast(Callable[[list[int]], int], choose_id)
+        return cast("IdChooser", choose_id)
     if type(bot) is RandomBot:
-        choose = cast(Callable[[dict[str, Any], list[int]], int], bot.choose_action)
-        return functools.partial(choose, {})
+        return bot._rng.choice
     return None
+
+
+#: Line-up labels by line-up (a run has a few line-ups and plays each many times).
+_LABELS: dict[tuple[BotSpec, ...], tuple[str, ...]] = {}
+
+
+def _labels(lineup: tuple[BotSpec, ...]) -> tuple[str, ...]:
+    labels = _LABELS.get(lineup)
+    if labels is None:
+        if len(_LABELS) >= 256:  # a long-lived process with many line-ups: start again
+            _LABELS.clear()
+        labels = _LABELS[lineup] = tuple(spec.label for spec in lineup)
+    return labels
 
 
 def hand_stats(tally: Tally) -> HandStats:
     """The :class:`HandStats` of a hand's :class:`~nomercy.core.tally.Tally` (its record)."""
+    # Positional (HandStats' field order): keyword arguments cost twice as much, per hand.
     return HandStats(
-        hand=tally.hand,
-        dealer=tally.dealer,
-        winner=tally.winner,
-        how=tally.how,
-        turns=tally.turns,
-        actions=tally.actions,
-        cards_drawn=tally.cards_drawn,
-        draws=tally.draws,
-        knockouts=list(tally.knockouts),
-        knockout_steps=list(tally.knockout_steps),
-        stacks=list(tally.stacks),
-        max_pending=tally.max_pending,
-        points=tally.points,
-        catches=tally.catches,
-        uno_calls=tally.uno_calls,
-        reshuffles=tally.reshuffles,
-        swaps=tally.swaps,
-        rotations=tally.rotations,
+        tally.hand,
+        tally.dealer,
+        tally.winner,
+        tally.how,
+        tally.turns,
+        tally.actions,
+        tally.cards_drawn,
+        tally.draws,
+        list(tally.knockouts),
+        list(tally.knockout_steps),
+        list(tally.stacks),
+        tally.max_pending,
+        tally.points,
+        tally.catches,
+        tally.uno_calls,
+        tally.reshuffles,
+        tally.swaps,
+        tally.rotations,
     )
 
 
@@ -296,13 +334,14 @@ def play_game(setup: GameSetup, lineup: Sequence[BotSpec], index: int) -> GameRe
         ValueError: a bot cannot be built.
     """
     game = setup.new_game(index)
-    bots = [spec.build(bot_seed(setup.seed, index, s)) for s, spec in enumerate(lineup)]
+    seeds = bot_seeds(setup.seed, index, len(lineup))
+    bots = [spec.build(seed) for spec, seed in zip(lineup, seeds, strict=True)]
     # Events only when a bot reads the history (the statistics come from game.tally).
     game.record_events = any(view_mode(bot) == "full" for bot in bots)
     choosers = [_id_chooser(bot) for bot in bots]
     limit = setup.max_actions
     if None not in choosers:
-        _play_ids(game, cast(list[Callable[[list[int]], int]], choosers), limit, index)
+        _play_ids(game, cast("list[IdChooser]", choosers), limit, index)
     else:
         _play_mixed(game, bots, choosers, limit, index)
     hands = [hand_stats(t) for t in game.hand_tallies]
@@ -310,7 +349,7 @@ def play_game(setup: GameSetup, lineup: Sequence[BotSpec], index: int) -> GameRe
     return GameResult(
         index=index,
         seed=game.seed,
-        lineup=tuple(spec.label for spec in lineup),
+        lineup=_labels(tuple(lineup)),
         winner=-1 if game.winner is None else game.winner,
         ranks=finishing_ranks(game, hands[-1]),
         actions=last.before + last.actions,
@@ -321,25 +360,23 @@ def play_game(setup: GameSetup, lineup: Sequence[BotSpec], index: int) -> GameRe
     )
 
 
-def _play_ids(
-    game: Game, choosers: list[Callable[[list[int]], int]], limit: int, index: int
-) -> None:
+def _play_ids(game: Game, choosers: list[IdChooser], limit: int, index: int) -> None:
     """Every seat picks by ids, none acts out of turn: the seat to act picks among its ids."""
     step = game.step
     legal_ids = game.legal_ids
     over = Phase.OVER
-    actions = 0
-    while game.phase is not over:
-        if actions >= limit:
-            raise RuntimeError(f"game {index} did not end within {limit} actions")
-        step(choosers[cast(int, game.turn)](legal_ids()))
-        actions += 1
+    for _ in itertools.repeat(None, limit):  # a counted loop without a counter
+        if game.phase is over:
+            return
+        step(choosers[game.turn](legal_ids()))  # type: ignore[index]  # not over: an int
+    if game.phase is not over:
+        raise RuntimeError(f"game {index} did not end within {limit} actions")
 
 
 def _play_mixed(
     game: Game,
     bots: list[Bot],
-    choosers: list[Callable[[list[int]], int] | None],
+    choosers: list[IdChooser | None],
     limit: int,
     index: int,
 ) -> None:
@@ -353,13 +390,13 @@ def _play_mixed(
     possible = game.out_of_turn_possible
     oot = any(callable(getattr(bot, "choose_out_of_turn", None)) for bot in bots)
     over = Phase.OVER
-    actions = 0
-    while game.phase is not over:
-        if actions >= limit:
-            raise RuntimeError(f"game {index} did not end within {limit} actions")
-        choose = choosers[cast(int, game.turn)]
+    for _ in itertools.repeat(None, limit):
+        if game.phase is over:
+            return
+        choose = choosers[game.turn]  # type: ignore[index]  # not over: an int
         if choose is not None and not (oot and possible()):
             step(choose(legal_ids()))
         else:
             apply(next_action(game))
-        actions += 1
+    if game.phase is not over:
+        raise RuntimeError(f"game {index} did not end within {limit} actions")

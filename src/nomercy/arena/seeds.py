@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["bot_seed", "derive_seed", "game_seed"]
+__all__ = ["bot_seed", "bot_seeds", "derive_seed", "game_seed"]
 
 _BITS = (1 << 63) - 1
 
@@ -37,3 +37,17 @@ def game_seed(master: int, index: int) -> int:
 def bot_seed(master: int, index: int, seat: int) -> int:
     """The seed of the bot in ``seat`` of game ``index``."""
     return derive_seed(master, "bot", index, seat)
+
+
+def bot_seeds(master: int, index: int, seats: int) -> list[int]:
+    """``[bot_seed(master, index, s) for s in range(seats)]``, with the text built once.
+
+    >>> bot_seeds(7, 3, 2) == [bot_seed(7, 3, 0), bot_seed(7, 3, 1)]
+    True
+    """
+    prefix = f"{master}:bot:{index}:"
+    blake2b = hashlib.blake2b
+    return [
+        int.from_bytes(blake2b(f"{prefix}{s}".encode(), digest_size=8).digest(), "big") & _BITS
+        for s in range(seats)
+    ]
