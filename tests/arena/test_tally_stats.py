@@ -24,6 +24,8 @@ from nomercy.arena.runner import (
     play_game,
 )
 from nomercy.arena.seeds import bot_seed, game_seed
+from nomercy.arena.tournament import lineups as tournament_lineups
+from nomercy.arena.tournament import run_tournament
 from nomercy.bots.driver import Driver
 from nomercy.core.actions import Challenge, Draw, Pass, Play
 from nomercy.core.events import Event
@@ -260,3 +262,14 @@ def test_the_cases_see_every_counted_thing() -> None:
         "rotations",
     }
     assert wanted <= set(seen), wanted - set(seen)
+
+
+def test_a_tournament_plays_the_reference_games() -> None:
+    """Tournaments run the same play_game: every game equals its reference, rotation and all."""
+    bots = [G, R, H]
+    setup = GameSetup.make(3, seed=21, options={"scoring_enabled": True, "score_target": 300})
+    result = run_tournament(bots, setup, 12, jobs=1)
+    seats = tournament_lineups(bots, 3)
+    assert [g.index for g in result.games] == list(range(12))
+    for game in result.games:
+        assert game == reference_game(setup, seats[game.index % len(seats)], game.index)

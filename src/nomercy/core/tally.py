@@ -40,12 +40,14 @@ class Tally:
         turns: actions that start a player's go (:data:`TURN_KINDS`; NM-6, NM-7, CL-4).
         cards_drawn: cards that entered a hand from the draw pile: draws (NM-9, A02, CL-5),
             penalties taken (NM-17, CL-6, A15, A17; a classic start Draw Two, CL-3), UNO
-            catches (NM-37), classic challenges (CL-8) and Colour Roulette reveals (NM-30),
-            each as its event counts them.
+            catches (NM-37), classic challenges (CL-8) and Colour Roulette reveals (NM-30):
+            the cards actually drawn (the events of a successful challenge and of a start
+            Draw Two say 4 and 2 even if the pile ran dry, which a full deck never does).
         draws: voluntary or forced draws from the pile (NM-9, A02, A03, CL-5).
         stacks: the total of every penalty taken, in order (NM-17: the pending total, even
-            when the Mercy rule stopped the draw early, A15; A17 the last card's draw;
-            CL-3 a classic start Draw Two).
+            when the Mercy rule stopped the draw early, A15; A17 the cards the last card
+            made its target draw, as its event gives no total; CL-3 a classic start Draw
+            Two).
         max_pending: the biggest pending total built (NM-16, NM-18; C08 a challengeable
             winning card), taken or not.
         knockouts: seats knocked out by the Mercy rule, in order (NM-33, NM-34).
