@@ -27,6 +27,7 @@ from nomercy.arena.seeds import bot_seed, game_seed
 from nomercy.arena.tournament import lineups as tournament_lineups
 from nomercy.arena.tournament import run_tournament
 from nomercy.bots.driver import Driver
+from nomercy.bots.registry import BOTS
 from nomercy.core.actions import Challenge, Draw, Pass, Play
 from nomercy.core.events import Event
 from nomercy.core.game import Phase, new_game
@@ -273,3 +274,32 @@ def test_a_tournament_plays_the_reference_games() -> None:
     assert [g.index for g in result.games] == list(range(12))
     for game in result.games:
         assert game == reference_game(setup, seats[game.index % len(seats)], game.index)
+
+
+class _LastBot:
+    """Always the last legal choice, by actions or by ids (a bot that offers choose_id)."""
+
+    name = "last-test"
+    view_mode = "none"
+    id_calls = 0
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
+    def choose_action(self, view: dict[str, Any], legal: list[Any]) -> Any:
+        return legal[-1]
+
+    def choose_id(self, legal_ids: list[int]) -> int:
+        _LastBot.id_calls += 1
+        return legal_ids[-1]
+
+
+def test_a_bot_that_picks_ids_plays_its_games_on_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(BOTS, "last-test", _LastBot)
+    last = BotSpec("last-test")
+    for lineup in [(last, R), (R, last, G)]:
+        setup = GameSetup.make(len(lineup), seed=3)
+        for index in range(8):
+            before = _LastBot.id_calls
+            assert play_game(setup, lineup, index) == reference_game(setup, lineup, index)
+            assert _LastBot.id_calls > before

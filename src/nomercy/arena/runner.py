@@ -339,11 +339,13 @@ def play_game(setup: GameSetup, lineup: Sequence[BotSpec], index: int) -> GameRe
     # Events only when a bot reads the history (the statistics come from game.tally).
     game.record_events = any(view_mode(bot) == "full" for bot in bots)
     choosers = [_id_chooser(bot) for bot in bots]
+    # What isinstance(bot, OutOfTurnBot) checks (as the Driver does), without its cost.
+    oot = any(callable(getattr(bot, "choose_out_of_turn", None)) for bot in bots)
     limit = setup.max_actions
-    if None not in choosers:
+    if None not in choosers and not oot:
         _play_ids(game, cast("list[IdChooser]", choosers), limit, index)
     else:
-        _play_mixed(game, bots, choosers, limit, index)
+        _play_mixed(game, bots, choosers, oot, limit, index)
     hands = [hand_stats(t) for t in game.hand_tallies]
     last = game.hand_tallies[-1]
     return GameResult(
@@ -361,7 +363,7 @@ def play_game(setup: GameSetup, lineup: Sequence[BotSpec], index: int) -> GameRe
 
 
 def _play_ids(game: Game, choosers: list[IdChooser], limit: int, index: int) -> None:
-    """Every seat picks by ids, none acts out of turn: the seat to act picks among its ids."""
+    """Every seat picks by ids and none acts out of turn: the seat to act picks its id."""
     step = game.step
     legal_ids = game.legal_ids
     over = Phase.OVER
@@ -377,18 +379,19 @@ def _play_mixed(
     game: Game,
     bots: list[Bot],
     choosers: list[IdChooser | None],
+    oot: bool,
     limit: int,
     index: int,
 ) -> None:
-    """Seats that pick by ids do so whenever the driver would ask them (they are to act and
-    no bot that acts out of turn may do so now); every other decision goes through the
-    :class:`~nomercy.bots.driver.Driver`, which offers each bot what it offered before."""
+    """Seats that pick by ids do so whenever the driver would ask only them (they are to
+    act, and no bot that acts out of turn, ``oot``, may do so now); every other decision
+    goes through the :class:`~nomercy.bots.driver.Driver`, which offers each bot what it
+    offered before."""
     next_action = Driver(bots).next_action
     apply = game.apply
     step = game.step
     legal_ids = game.legal_ids
     possible = game.out_of_turn_possible
-    oot = any(callable(getattr(bot, "choose_out_of_turn", None)) for bot in bots)
     over = Phase.OVER
     for _ in itertools.repeat(None, limit):
         if game.phase is over:
