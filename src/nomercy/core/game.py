@@ -551,7 +551,7 @@ class Game:
     def _apply(self, seat: int, found: int) -> list[Event]:
         """Apply the legal id ``found`` of ``seat``: the one way every action changes a game."""
         snapshot = self.copy() if self._raise_on_exhaustion else None
-        self.tally.act(found, self.phase)
+        self.tally.act(found, self.phase)  # an action, and a turn if it starts one (NM-6, NM-7)
         events: list[Event] = []
         self._events = events
         self._lseat = -1  # no seat's: -1 is no seat, and _NO_IDS is what it may do
