@@ -728,7 +728,29 @@ class Game:
         self, seat: int, count: int, *, per_card_mercy: bool
     ) -> tuple[list[Card], bool]:
         """Draw ``count`` cards one at a time; returns (cards, knocked_out) (NM-33, A15)."""
-        drawn: list[Card] = []
+        pile = self._draw
+        size = len(pile)
+        if 0 < count < size:
+            # The pile outlasts the draw, so no reshuffle (NM-35) or exhaustion (A13) can
+            # interrupt it: take the cards at once, as many as the loop below would, stopping
+            # at the card that reaches the Mercy limit (A15).
+            take = count
+            knocked = False
+            limit = self._mercy_limit
+            if per_card_mercy and limit > 0:
+                first = max(1, limit - len(self.hands[seat]))
+                if first <= count:
+                    take = first
+                    knocked = True
+            drawn = pile[size - take :]
+            drawn.reverse()  # the top of the pile is its end, and the first card drawn
+            del pile[size - take :]
+            self.hands[seat].extend(drawn)
+            if self.uno_called[seat] or seat in self.uno_window:  # as _receive
+                self.uno_called[seat] = False
+                self.uno_window.discard(seat)
+            return drawn, knocked
+        drawn = []
         for _ in range(count):
             card = self._take()
             if card is None:

@@ -264,7 +264,10 @@ def stack_actions(g: Game, seat: int) -> list[int]:
         top = g.discard[-1]
         deflect = g._deflect
         match = g._stack_match
-        seen: set[Card] = set()  # each card once, in hand order
+        # Each card once, in hand order (epoch marks, as in turn_actions).
+        g._epoch += 1
+        epoch = g._epoch
+        mark = g._mark
         for card in g.hands[seat]:
             if card.draw_value >= threshold:
                 if match and not (card.is_wild or card.colour is g.colour or card.kind is top.kind):
@@ -275,8 +278,9 @@ def stack_actions(g: Game, seat: int) -> list[int]:
                 and (card.colour is g.colour or card.kind is top.kind)
             ):
                 continue
-            if card not in seen:
-                seen.add(card)
+            i = card.index
+            if mark[i] != epoch:
+                mark[i] = epoch
                 acts.extend(variants(g, seat, card, stacking=True))
     if g.wd4 is not None and r.wd4_challenge:
         acts.append(CHALLENGE_ID)
