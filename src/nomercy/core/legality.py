@@ -219,7 +219,11 @@ def turn_actions(g: Game) -> list[int]:
                     continue
                 found = True
                 cached = base[i] if base is not None and not special[i] else None
-                acts.extend(cached if cached is not None else variants(g, seat, card))
+                ids = cached if cached is not None else variants(g, seat, card)
+                if len(ids) == 1:  # most cards have one play: an append is the cheaper call
+                    acts.append(ids[0])
+                else:
+                    acts.extend(ids)
         if not found or g._may_draw:
             acts.append(DRAW_ID)
     elif phase is STACK_OR_ABSORB:
