@@ -183,14 +183,15 @@ class TableObserver:
         pending = tracker._pending
         tracker._pending = None
         phase = game.phase
-        colour = game.colour
-        hands = game.hands
-        before = hands[:]
-        sizes = [len(h) for h in before]
-        was_out = game.out[:]
-        game.step(aid, seat)
         kind = ID_KIND[aid]
+        if kind == K_PASS:
+            game.step(aid, seat)
+            if phase is PLAY_DRAWN:  # keeps the drawn card ("pass")
+                void[seat][:] = _NO_FLAGS
+            return  # a Discard All's pass gives nobody cards
         if kind == K_DRAW:
+            colour = game.colour
+            game.step(aid, seat)
             if phase is STACK_OR_ABSORB:  # absorbing the penalty: an "absorb" event
                 void[seat][:] = _NO_FLAGS
                 return
@@ -204,10 +205,11 @@ class TableObserver:
                 else:
                     flags[c] = 1
             return
-        if kind == K_PASS:
-            if phase is PLAY_DRAWN:  # keeps the drawn card ("pass")
-                void[seat][:] = _NO_FLAGS
-            return
+        hands = game.hands
+        before = hands[:]
+        sizes = list(map(len, before))
+        was_out = game.out[:]
+        game.step(aid, seat)
         if kind == K_PLAY:
             if pending is not None and pending[0] == seat and phase is PLAY_DRAWN:
                 void[seat][pending[1]] = 1  # the drawn card has left the hand

@@ -127,6 +127,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         # history need the engine's events (the log); the others play on the fast path.
         probes = [make_bot(name) for name in self.opponents]
         full_view = any(view_mode(bot) == "full" for bot in probes)
+        all_random = all(type(bot) is RandomBot for bot in probes)
         self.n = n
         self.learner_seat = check_learner_seat(learner_seat, n)
         self.illegal_action = check_illegal_mode(illegal_action)
@@ -158,6 +159,8 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         self._per_hand = self.reward == "points" and self.rules.scoring_enabled
         self._hand_reward = 0.0  # the learner's per-hand points since its last step
         self._observer = TableObserver(self.rules, n, events=self._per_hand or full_view)
+        #: The vector env may play this table with _advance_random.
+        self._all_random = all_random and self.out_of_turn == "to_act" and not self._per_hand
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # Pickling and deepcopy make the action space a plain Discrete: re-attach the mask.
@@ -169,6 +172,13 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Obs, dict[str, Any]]:
         """Deal a new game and let the bots play until the learner is to act."""
+        self._deal(seed)
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), self._info()
+
+    def _deal(self, seed: int | None = None) -> None:
+        """:meth:`reset` without the observation and info."""
         super().reset(seed=seed)
         rng = self.np_random
         while True:
@@ -191,9 +201,6 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             # A game the bots finish before the learner's first turn is dealt again.
             if not self.game.is_over and not self.game.out[seat]:
                 break
-        if self.render_mode == "human":
-            self.render()
-        return self._observe(), self._info()
 
     def step(self, action: int | np.integer[Any]) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
         """Play the learner's ``action`` id, then the bots until the learner is to act again."""
@@ -236,6 +243,41 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             self._apply(aid, self.seat)
         self._steps += 1
         self._play_bots()
+        return self._outcome(out_before)
+
+    def _advance_random(self, aid: int) -> tuple[float, bool, bool]:
+        """:meth:`_advance` for a legal ``aid`` when every opponent is a RandomBot and only
+        the seat to act acts (``_all_random``): the same game, fewer calls per move."""
+        game = self.game
+        assert game is not None
+        seat = self.seat
+        out = game.out
+        out_before = sum(out)
+        step = self._observer.step
+        step(game, aid, seat)
+        bots = self._bots
+        moves = 1
+        while game.phase._value_ != "over" and not out[seat]:
+            turn = game.turn
+            if turn == seat:
+                break
+            assert turn is not None
+            step(game, bots[turn].choose_action({}, game.legal_ids(turn)), turn)  # type: ignore[arg-type]
+            moves += 1
+        self._game_steps += moves
+        self._steps += 1
+        if game.phase._value_ != "over" and not out[seat]:
+            self._legal = game.legal_ids(seat)
+        else:
+            self._legal = []
+        reward, terminated, truncated, _ = self._outcome(out_before)
+        return reward, terminated, truncated
+
+    def _outcome(self, out_before: int) -> tuple[float, bool, bool, None]:
+        """The learner's reward and flags after its move and the bots' (``out_before``: the
+        seats out before the move)."""
+        game = self.game
+        assert game is not None
         terminated = game.is_over or game.out[self.seat]
         reward = 0.0
         if self.knockout_bonus and not game.out[self.seat] and not self.rules.scoring_enabled:

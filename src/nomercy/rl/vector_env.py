@@ -139,7 +139,7 @@ class NoMercyVectorEnv(VectorEnv):
             )
         rows = list(map(int, np.flatnonzero(mask)))
         for i in rows:
-            self.envs[i].reset(seed=seeds[i], options=options or None)
+            self.envs[i]._deal(seeds[i])
             self._write(i)
             self._terminations[i] = self._truncations[i] = self._autoreset[i] = False
         infos = self._infos(self._all if len(rows) == self.num_envs else mask)
@@ -168,9 +168,13 @@ class NoMercyVectorEnv(VectorEnv):
         extra: list[tuple[int, dict[str, Any]]] = []  # the infos beyond seat and mask
         for i, (env, action) in enumerate(zip(self.envs, ids.tolist(), strict=True)):
             if resetting[i]:
-                env.reset()  # NEXT_STEP: this step only resets the table
+                env._deal()  # NEXT_STEP: this step only resets the table
             else:
-                reward, terminated, truncated, why = env._advance(action)
+                why = None
+                if env._all_random and action in env._legal:
+                    reward, terminated, truncated = env._advance_random(action)
+                else:
+                    reward, terminated, truncated, why = env._advance(action)
                 rewards[i] = reward
                 if terminated or truncated or why is not None:
                     info = env._info(terminated or truncated)
@@ -180,7 +184,7 @@ class NoMercyVectorEnv(VectorEnv):
                     if same_step and (terminated or truncated):
                         final = {"final_obs": env._observe(), "final_info": info}
                         extra.append((i, final))
-                        env.reset()
+                        env._deal()
                     else:
                         extra.append((i, info))
                     terminations[i] = terminated
