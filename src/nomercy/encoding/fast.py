@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from nomercy.core.base import PLAY_DRAWN, ROULETTE_COLOUR, STACK_OR_ABSORB
-from nomercy.core.cards import COLOURS
+from nomercy.core.cards import ALL_CODES, COLOURS, Card
 from nomercy.core.events import Event
 from nomercy.core.game import Game
 from nomercy.core.ids import ID_CARD, ID_KIND, ID_REL, K_CATCH, K_COLOUR, K_DRAW, K_PASS, K_PLAY
@@ -69,6 +69,8 @@ assert OBS_LAYOUT["hand"].stop - _HAND == _K
 _PHASE_AT: Final[dict[str, int]] = {p._value_: _PHASE + i for i, p in enumerate(_PHASES)}
 _COLOUR_INDEX: Final[dict[str, int]] = {c._value_: i for i, c in enumerate(COLOURS)}
 _NO_FLAGS: Final = (0, 0, 0, 0)
+# Card -> its entry in the hand block (a dict by the interned card: no attribute read).
+_HAND_AT: Final[dict[Card, int]] = {Card(code): _HAND + i for i, code in enumerate(ALL_CODES)}
 
 
 def draw_pile_size(game: Game) -> int:
@@ -246,8 +248,9 @@ class TableObserver:
         out[:] = self._blank
         n = self.n
         hands = game.hands
+        at = _HAND_AT
         for card in hands[seat]:
-            out[_HAND + card.index] += 1
+            out[at[card]] += 1
         known = game.known
         if known:
             for t in range(n):
