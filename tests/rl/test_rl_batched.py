@@ -15,7 +15,11 @@ _CONFIGS: list[dict[str, Any]] = [
     {"num_players": 2},
     {"num_players": 4, "preset": "classic", "max_steps": 60},
     {"num_players": 3, "reward": "points", "knockout_bonus": 0.5},
-    {"num_players": 3, "reward": "points", "options": {"scoring_enabled": True, "score_target": 60}},
+    {
+        "num_players": 3,
+        "reward": "points",
+        "options": {"scoring_enabled": True, "score_target": 60},
+    },
 ]
 
 
@@ -50,9 +54,9 @@ def test_each_table_plays_the_aec_game(k: int) -> None:
             for s, agent in enumerate(env.possible_agents):
                 aec_totals[i, s] += env.rewards.get(agent, 0.0)
             done = terminated[i] or truncated[i]
-            assert done == (not env.agents or all(
-                env.terminations[a] or env.truncations[a] for a in env.agents
-            ))
+            assert done == (
+                not env.agents or all(env.terminations[a] or env.truncations[a] for a in env.agents)
+            )
             if done:
                 game = env.game
                 assert game is not None

@@ -34,7 +34,7 @@ from nomercy.core.game import Game
 from nomercy.core.ids import ID_CARD, ID_KIND, ID_REL, K_CATCH, K_COLOUR, K_DRAW, K_PASS, K_PLAY
 from nomercy.core.rules import RuleSet
 from nomercy.encoding.actions import MAX_PLAYERS
-from nomercy.encoding.observations import OBS_LAYOUT, OBS_SIZE, PublicTracker, _PHASES
+from nomercy.encoding.observations import _PHASES, OBS_LAYOUT, OBS_SIZE, PublicTracker
 
 __all__ = ["MODES", "TableObserver", "draw_pile_size"]
 
@@ -120,7 +120,7 @@ class TableObserver:
         self._blank = array("f", bytes(4 * OBS_SIZE))
         for j in range(n - 1):
             self._blank[_PRESENT + j] = 1
-        self._pile: list[object] = []
+        self._pile: list[Card] = []
         self._counts = array("f", bytes(4 * _K))
 
     # ------------------------------------------------------------------ following a game
@@ -244,7 +244,7 @@ class TableObserver:
     # ------------------------------------------------------------------ writing
     def write(self, game: Game, seat: int, out: memoryview) -> None:
         """Write ``seat``'s observation vector into ``out`` (a float32 memoryview of
-        ``OBS_SIZE`` entries, e.g. ``memoryview(batch[i])``)."""
+        ``OBS_SIZE`` entries, e.g. ``batch[i].data``)."""
         out[:] = self._blank
         n = self.n
         hands = game.hands
@@ -319,10 +319,10 @@ class TableObserver:
     def vector(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
         """``seat``'s observation vector as a new ``float32`` array."""
         obs = np.empty(OBS_SIZE, dtype=np.float32)
-        self.write(game, seat, memoryview(obs))
+        self.write(game, seat, obs.data)
         return obs
 
-    def _discard_counts(self, pile: list[object]) -> array[float]:
+    def _discard_counts(self, pile: list[Card]) -> array[float]:
         # Only the new tail is counted, once the previous pile is checked to be its prefix
         # (a reshuffle, a Discard All burying cards under its top or a knocked-out hand put
         # at the bottom restart the count). Cards are interned: equal is identical.
@@ -334,6 +334,6 @@ class TableObserver:
             size = 0
         if len(pile) != size:
             for card in pile[size:]:
-                counts[card.index] += 1  # type: ignore[attr-defined]
+                counts[card.index] += 1
             self._pile = pile[:]
         return counts

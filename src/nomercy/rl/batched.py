@@ -108,8 +108,7 @@ class SelfPlayVectorEnv:
         self.single_mask_space = observation_space(encoder)["action_mask"]
         self._per_hand = reward == "points" and self.rules.scoring_enabled
         self._observers = [
-            TableObserver(self.rules, num_players, events=self._per_hand)
-            for _ in range(num_envs)
+            TableObserver(self.rules, num_players, events=self._per_hand) for _ in range(num_envs)
         ]
         self.games: list[Game] = []
         self._legal: list[list[int]] = [[] for _ in range(num_envs)]
@@ -124,8 +123,8 @@ class SelfPlayVectorEnv:
         self._rewards = np.zeros((num_envs, num_players), dtype=np.float64)
         self._terminated = np.zeros(num_envs, dtype=np.bool_)
         self._truncated = np.zeros(num_envs, dtype=np.bool_)
-        self._raw_rows = [memoryview(row) for row in self._raw]
-        self._mask_rows = [memoryview(row) for row in self._masks]
+        self._raw_rows = [row.data for row in self._raw]
+        self._mask_rows = [row.data for row in self._masks]
         self._no_mask = memoryview(bytes(NUM_ACTIONS)).cast("b")
 
     # ------------------------------------------------------------------ API

@@ -334,10 +334,10 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         random_bot = self._random
         while not game.is_over and not game.out[seat]:
             turn = game.turn
+            assert turn is not None
             decider = next_decider(game, True, self._declined) if offered else turn
             if decider == seat:
                 break
-            assert decider is not None
             bot = self._bots[decider]
             if decider == turn and random_bot[decider]:
                 # A RandomBot picks uniformly from any list: its ids, in legal_actions'

@@ -92,8 +92,8 @@ class NoMercyVectorEnv(VectorEnv):
         self._vectors = np.zeros_like(self._raw) if self._flat else self._raw
         self._scale = first._scale
         self._masks = np.zeros((num_envs, NUM_ACTIONS), dtype=np.int8)
-        self._raw_rows = [memoryview(row) for row in self._raw]
-        self._mask_rows = [memoryview(row) for row in self._masks]
+        self._raw_rows = [row.data for row in self._raw]
+        self._mask_rows = [row.data for row in self._masks]
         self._no_mask = memoryview(bytes(NUM_ACTIONS)).cast("b")
         self._seats = np.zeros(num_envs, dtype=np.int64)
         self._all = np.ones(num_envs, dtype=np.bool_)
