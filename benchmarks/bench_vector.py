@@ -14,6 +14,12 @@ part of the step's time. RLCard: one ``rlcard.make('uno')`` env, one decision pe
     python benchmarks/bench_vector.py
     python benchmarks/bench_vector.py --configs default,options,classic --steps 20000 --repeat 5
     python benchmarks/bench_vector.py --no-sync     # leave Gymnasium's SyncVectorEnv out
+    python benchmarks/bench_vector.py --floor       # add the engine floor of each configuration
+
+``--floor`` adds, per configuration, the same kind of games on bare ``Game`` objects with no
+env at all: ``new_game``, then ``legal_ids`` / ``step`` with events off and a uniform pick
+for both seats, counting seat 0's decisions. It is what any env over this engine must
+stay below: the engine's own cost per learner decision (its move, the opponent's, dealing).
 
 Needs the rl and bench extras: ``pip install -e '.[rl,bench]'``.
 """
@@ -93,6 +99,35 @@ def make_ours(mode: str, tables: int, config: str) -> Callable[[int, int], float
     return run
 
 
+def make_floor(config: str) -> Callable[[int, int], float]:
+    from nomercy.core.game import new_game
+    from nomercy.core.rules import make_rules
+
+    kwargs = rules_of(config)
+    rules = make_rules(kwargs.get("preset", "no-mercy"), kwargs.get("options"))
+
+    def run(steps: int, seed: int) -> float:
+        randbelow = random.Random(seed)._randbelow  # type: ignore[attr-defined]
+        done = 0
+        game_seed = seed * 1_000_003
+        start = time.perf_counter()
+        while done < steps:
+            game = new_game(2, rules=rules, seed=game_seed)
+            game.record_events = False
+            game_seed += 1
+            while True:
+                turn = game.to_act
+                if turn is None:
+                    break
+                ids = game.legal_ids(turn)
+                game.step(ids[randbelow(len(ids))], turn)
+                if turn == 0:
+                    done += 1
+        return done / (time.perf_counter() - start)
+
+    return run
+
+
 def make_rlcard() -> Callable[[int, int], float]:
     import rlcard
 
@@ -123,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
         help=f"rule configurations, comma-separated from: {', '.join(CONFIGS)}",
     )
     p.add_argument("--no-sync", action="store_true", help="leave SyncVectorEnv out")
+    p.add_argument("--floor", action="store_true", help="add the bare engine's floor")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     if args.tables < 1 or args.steps < 1 or args.repeat < 1:
@@ -135,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         sides[f"native {config}"] = make_ours("vector_entry_point", args.tables, config)
         if not args.no_sync:
             sides[f"SyncVectorEnv {config}"] = make_ours("sync", args.tables, config)
+        if args.floor:
+            sides[f"engine floor {config}"] = make_floor(config)
     try:
         sides["rlcard.make('uno')"] = make_rlcard()
     except ImportError as exc:

@@ -127,14 +127,16 @@ class TableObserver:
     def start(self, game: Game) -> None:
         """Begin a new game: fold in the deal's public events, then turn events off (unless
         the mode keeps them)."""
+        game.record_events = self.mode == "events"
+        self._pile = []
+        self._counts = array("f", bytes(4 * _K))
+        if self.mode == "none":
+            return  # no flag is ever set
         tracker = self.tracker
         tracker.reset()
         tracker.update(
             game.opening_events, colour=None, phase="play", next_phase=game.phase._value_
         )
-        game.record_events = self.mode == "events"
-        self._pile = []
-        self._counts = array("f", bytes(4 * _K))
 
     def step(self, game: Game, action_id: int, seat: int) -> None:
         """Apply the legal id ``action_id`` of ``seat`` and follow its public effects."""
