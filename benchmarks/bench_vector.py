@@ -15,11 +15,14 @@ part of the step's time. RLCard: one ``rlcard.make('uno')`` env, one decision pe
     python benchmarks/bench_vector.py --configs default,options,classic --steps 20000 --repeat 5
     python benchmarks/bench_vector.py --no-sync     # leave Gymnasium's SyncVectorEnv out
     python benchmarks/bench_vector.py --floor       # add the engine floor of each configuration
+    python benchmarks/bench_vector.py --self-play   # add nomercy.rl.batched.SelfPlayVectorEnv
 
 ``--floor`` adds, per configuration, the same kind of games on bare ``Game`` objects with no
 env at all: ``new_game``, then ``legal_ids`` / ``step`` with events off and a uniform pick
 for both seats, counting seat 0's decisions. It is what any env over this engine must
 stay below: the engine's own cost per learner decision (its move, the opponent's, dealing).
+``--self-play`` adds :class:`nomercy.rl.batched.SelfPlayVectorEnv` (``--tables`` tables of 2
+learners, flat observations): there every decision of every seat counts, as in RLCard's env.
 
 Needs the rl and bench extras: ``pip install -e '.[rl,bench]'``.
 """
@@ -99,6 +102,24 @@ def make_ours(mode: str, tables: int, config: str) -> Callable[[int, int], float
     return run
 
 
+def make_selfplay(tables: int, config: str) -> Callable[[int, int], float]:
+    from nomercy.rl.batched import SelfPlayVectorEnv
+
+    envs = SelfPlayVectorEnv(tables, 2, copy=False, **rules_of(config))
+
+    def run(steps: int, seed: int) -> float:
+        _, masks, _ = envs.reset(seed=seed)
+        randbelow = random.Random(seed)._randbelow  # type: ignore[attr-defined]
+        done = 0
+        start = time.perf_counter()
+        while done < steps:
+            _, masks, *_ = envs.step(random_legal(masks, randbelow))
+            done += tables
+        return done / (time.perf_counter() - start)
+
+    return run
+
+
 def make_floor(config: str) -> Callable[[int, int], float]:
     from nomercy.core.game import new_game
     from nomercy.core.rules import make_rules
@@ -159,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--no-sync", action="store_true", help="leave SyncVectorEnv out")
     p.add_argument("--floor", action="store_true", help="add the bare engine's floor")
+    p.add_argument("--self-play", action="store_true", help="add SelfPlayVectorEnv")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     if args.tables < 1 or args.steps < 1 or args.repeat < 1:
@@ -171,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         sides[f"native {config}"] = make_ours("vector_entry_point", args.tables, config)
         if not args.no_sync:
             sides[f"SyncVectorEnv {config}"] = make_ours("sync", args.tables, config)
+        if args.self_play:
+            sides[f"self-play {config}"] = make_selfplay(args.tables, config)
         if args.floor:
             sides[f"engine floor {config}"] = make_floor(config)
     try:

@@ -89,7 +89,9 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
     ``out_of_turn="offered"``, seats with out-of-turn actions are asked first as in the
     PettingZoo env: the learner through its mask (``pass``, id 1, lets the chance go), bots
     through ``choose_out_of_turn`` (``None`` lets it go; a bot without that method never acts
-    out of turn).
+    out of turn). ``self.game`` runs with ``record_events`` off unless a bot reads the history
+    or per-hand rewards need the events (docs/rl.md, "Speed"): its ``log`` may stay empty,
+    ``history`` holds every action.
     """
 
     metadata = {  # noqa: RUF012 (read by Gymnasium)

@@ -271,7 +271,9 @@ class raw_env(AECEnv[str, Obs, int]):
     @property
     def game(self) -> Game | None:
         """The environment's :class:`~nomercy.core.game.Game` (``None`` before ``reset()``).
-        Read it; changing it changes the environment."""
+        Read it; changing it changes the environment. It runs with ``record_events`` off
+        unless the rules need events for the observation or the rewards (docs/rl.md,
+        "Speed"): its ``log`` may then stay empty; ``history`` holds every action."""
         return self._game
 
     def _choose_decider(self) -> None:
