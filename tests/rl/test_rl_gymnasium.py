@@ -145,3 +145,35 @@ def test_offered_mode_gives_the_learner_out_of_turn_turns() -> None:
     assert caught > 0  # a greedy bot caught someone
     with pytest.raises(ValueError, match="out_of_turn"):
         NoMercyEnv(["random"], out_of_turn="never")
+
+
+@pytest.mark.parametrize("preset", ["no-mercy", "classic"])
+def test_random_opponents_choose_as_random_bots_among_actions(preset: str) -> None:
+    """The env lets a RandomBot pick among ids; a RandomBot given the actions picks the same."""
+    from nomercy.bots.random_bot import RandomBot
+    from nomercy.core.game import new_game
+
+    env = NoMercyEnv(["random", "random"], preset=preset)
+    rng = np.random.default_rng(3)
+    for seed in range(8):
+        obs, _ = env.reset(seed=seed)
+        game = env.game
+        assert game is not None
+        bots = {s: RandomBot(seed=bot.seed) for s, bot in env._bots.items()}  # type: ignore[attr-defined]
+        learner: list[int] = []
+        for _ in range(200):
+            action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            learner.append(action)
+            obs, _, term, trunc, _ = env.step(action)
+            if term or trunc:
+                break
+        replay = new_game(3, rules=env.rules, seed=game.seed)
+        moves = iter(learner)
+        while len(replay.history) < len(game.history):
+            seat = replay.to_act
+            assert seat is not None
+            if seat == env.seat:
+                replay.step(next(moves), seat)
+            else:
+                replay.apply(bots[seat].choose_action(replay.view(seat), replay.legal_actions()))
+        assert replay.history == game.history
