@@ -1,15 +1,29 @@
 """Vector envs: the native ``NoMercy-v0`` vector env against Gymnasium's ``SyncVectorEnv`` of
-the same env and RLCard's UNO env, in one run.
+the same env and RLCard's UNO env, in one run, for three rule configurations.
 
-Each side plays random legal actions (ours: from the masks; RLCard: from
-``state['legal_actions']``) for ``--steps`` learner decisions per repetition, and the table
-gives median decisions per second over the repetitions (sides interleaved, order rotating).
-Ours: ``--tables`` tables of 2 players against ``random``, flat observations, next-step
-autoreset; a step of N tables counts N decisions (a table being reset counts too, as its
-action is taken). RLCard: one ``rlcard.make('uno')`` env, one decision per ``step``.
+Each side plays random legal actions (ours: uniformly among the ids of each table's mask;
+RLCard: among ``state['legal_actions']``) for ``--steps`` decisions per repetition, and the
+table gives median decisions per second over the repetitions (sides interleaved, order
+rotating). Ours: ``--tables`` tables of 2 players against ``random`` opponents, flat
+observations, next-step autoreset; only the learner's decisions count (a step of N tables
+counts N, a table being reset included, as its action is taken); the opponents' moves are
+part of the step's time. RLCard: one ``rlcard.make('uno')`` env, one decision per ``step``
+(both players' decisions count). The configurations (``--configs``) are ``bench_rl.py``'s:
+``default`` No Mercy, ``options`` No Mercy with its non-default option set, ``classic``.
 
     python benchmarks/bench_vector.py
-    python benchmarks/bench_vector.py --tables 64 --steps 20000 --repeat 5 --preset classic
+    python benchmarks/bench_vector.py --configs default,options,classic --steps 20000 --repeat 5
+    python benchmarks/bench_vector.py --no-sync     # leave Gymnasium's SyncVectorEnv out
+    python benchmarks/bench_vector.py --floor       # add the engine floor of each configuration
+    python benchmarks/bench_vector.py --self-play   # add nomercy.rl.batched.SelfPlayVectorEnv
+    python benchmarks/bench_vector.py --clock cpu   # CPU time: a machine shared with other work
+
+``--floor`` adds, per configuration, the same kind of games on bare ``Game`` objects with no
+env at all: ``new_game``, then ``legal_ids`` / ``step`` with events off and a uniform pick
+for both seats, counting seat 0's decisions. It is what any env over this engine must
+stay below: the engine's own cost per learner decision (its move, the opponent's, dealing).
+``--self-play`` adds :class:`nomercy.rl.batched.SelfPlayVectorEnv` (``--tables`` tables of 2
+learners, flat observations): there every decision of every seat counts, as in RLCard's env.
 
 Needs the rl and bench extras: ``pip install -e '.[rl,bench]'``.
 """
@@ -17,6 +31,7 @@ Needs the rl and bench extras: ``pip install -e '.[rl,bench]'``.
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import time
@@ -25,8 +40,45 @@ from typing import Any
 
 import numpy as np
 
+CONFIGS = ("default", "options", "classic")
+#: The clock the rates are timed with (``--clock``): wall time, or this process's CPU time,
+#: which a machine shared with other work disturbs far less.
+CLOCK: list[Callable[[], float]] = [time.perf_counter]
+#: The same non-default option set as benchmarks/bench_rl.py's ``options`` configuration.
+OPTIONS: dict[str, Any] = {
+    "stack_threshold": "running_total",
+    "stack_requires_match": True,
+    "discard_all_mode": "choose_top_and_fire",
+    "roulette_chooser": "player",
+    "mercy_timing": "end_of_turn",
+    "voluntary_draw": "draw_one_may_pass",
+    "no_playable_action": "draw_one_pass",
+}
 
-def make_ours(mode: str, tables: int, preset: str) -> Callable[[int, int], float]:
+
+def rules_of(config: str) -> dict[str, Any]:
+    """The env keyword arguments of a configuration."""
+    if config == "classic":
+        return {"preset": "classic"}
+    if config == "options":
+        return {"options": OPTIONS}
+    return {}
+
+
+def random_legal(masks: Any, randbelow: Callable[[int], int]) -> list[int]:
+    """One id per row of ``masks``, uniform among the row's legal ids (0 for an empty row)."""
+    rows, cols = np.nonzero(masks)
+    counts = np.bincount(rows, minlength=len(masks)).tolist()
+    ids = cols.tolist()
+    out = []
+    start = 0
+    for count in counts:
+        out.append(ids[start + randbelow(count)] if count else 0)
+        start += count
+    return out
+
+
+def make_ours(mode: str, tables: int, config: str) -> Callable[[int, int], float]:
     import gymnasium as gym
 
     import nomercy.rl  # noqa: F401 (registers NoMercy-v0)
@@ -36,21 +88,67 @@ def make_ours(mode: str, tables: int, preset: str) -> Callable[[int, int], float
         num_envs=tables,
         vectorization_mode=mode,
         opponents=["random"],
-        preset=preset,
         obs_format="flat",
+        **rules_of(config),
     )
 
     def run(steps: int, seed: int) -> float:
         _, info = envs.reset(seed=seed)
-        rng = np.random.default_rng(seed)
+        randbelow = random.Random(seed)._randbelow  # type: ignore[attr-defined]
         done = 0
-        start = time.perf_counter()
+        start = CLOCK[0]()
         while done < steps:
-            masks = info["action_mask"]
-            actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+            actions = np.array(random_legal(info["action_mask"], randbelow))
             _, _, _, _, info = envs.step(actions)
             done += tables
-        return done / (time.perf_counter() - start)
+        return done / (CLOCK[0]() - start)
+
+    return run
+
+
+def make_selfplay(tables: int, config: str) -> Callable[[int, int], float]:
+    from nomercy.rl.batched import SelfPlayVectorEnv
+
+    envs = SelfPlayVectorEnv(tables, 2, copy=False, **rules_of(config))
+
+    def run(steps: int, seed: int) -> float:
+        _, masks, _ = envs.reset(seed=seed)
+        randbelow = random.Random(seed)._randbelow  # type: ignore[attr-defined]
+        done = 0
+        start = CLOCK[0]()
+        while done < steps:
+            _, masks, *_ = envs.step(random_legal(masks, randbelow))
+            done += tables
+        return done / (CLOCK[0]() - start)
+
+    return run
+
+
+def make_floor(config: str) -> Callable[[int, int], float]:
+    from nomercy.core.game import new_game
+    from nomercy.core.rules import make_rules
+
+    kwargs = rules_of(config)
+    rules = make_rules(kwargs.get("preset", "no-mercy"), kwargs.get("options"))
+
+    def run(steps: int, seed: int) -> float:
+        randbelow = random.Random(seed)._randbelow  # type: ignore[attr-defined]
+        done = 0
+        game_seed = seed * 1_000_003
+        start = CLOCK[0]()
+        while done < steps:
+            game = new_game(2, rules=rules, seed=game_seed)
+            game.record_events = False
+            game_seed += 1
+            while True:
+                turn = game.to_act
+                if turn is None:
+                    break
+                ids = game.legal_ids(turn)
+                game.step(ids[randbelow(len(ids))], turn)
+                if turn == 0:
+                    done += 1
+        return done / (CLOCK[0]() - start)
 
     return run
 
@@ -60,17 +158,16 @@ def make_rlcard() -> Callable[[int, int], float]:
 
     def run(steps: int, seed: int) -> float:
         env = rlcard.make("uno", config={"seed": seed})
-        rng = np.random.default_rng(seed)
+        choice = random.Random(seed).choice
         state, _ = env.reset()
         done = 0
-        start = time.perf_counter()
+        start = CLOCK[0]()
         while done < steps:
-            legal = list(state["legal_actions"])
-            state, _ = env.step(legal[int(rng.integers(len(legal)))])
+            state, _ = env.step(choice(list(state["legal_actions"])))
             done += 1
             if env.is_over():
                 state, _ = env.reset()
-        return done / (time.perf_counter() - start)
+        return done / (CLOCK[0]() - start)
 
     return run
 
@@ -80,19 +177,43 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tables", type=int, default=64, help="tables of our vector envs")
     p.add_argument("--steps", type=int, default=20_000, help="decisions per side and repetition")
     p.add_argument("--repeat", type=int, default=5, help="repetitions (medians are reported)")
-    p.add_argument("--preset", default="no-mercy", choices=["no-mercy", "classic"])
+    p.add_argument(
+        "--configs",
+        default="default,options,classic",
+        help=f"rule configurations, comma-separated from: {', '.join(CONFIGS)}",
+    )
+    p.add_argument("--no-sync", action="store_true", help="leave SyncVectorEnv out")
+    p.add_argument("--floor", action="store_true", help="add the bare engine's floor")
+    p.add_argument("--self-play", action="store_true", help="add SelfPlayVectorEnv")
+    p.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="time with the wall clock or with this process's CPU time (a busy machine)",
+    )
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     if args.tables < 1 or args.steps < 1 or args.repeat < 1:
         p.error("--tables, --steps and --repeat must be at least 1")
-    sides: dict[str, Callable[[int, int], float]] = {
-        "native (vector_entry_point)": make_ours("vector_entry_point", args.tables, args.preset),
-        "SyncVectorEnv (sync)": make_ours("sync", args.tables, args.preset),
-    }
+    CLOCK[0] = time.process_time if args.clock == "cpu" else time.perf_counter
+    configs = [c.strip() for c in args.configs.split(",") if c.strip()]
+    if not configs or any(c not in CONFIGS for c in configs) or len(set(configs)) < len(configs):
+        p.error(f"--configs takes distinct names from {', '.join(CONFIGS)}")
+    sides: dict[str, Callable[[int, int], float]] = {}
+    for config in configs:
+        sides[f"native {config}"] = make_ours("vector_entry_point", args.tables, config)
+        if not args.no_sync:
+            sides[f"SyncVectorEnv {config}"] = make_ours("sync", args.tables, config)
+        if args.self_play:
+            sides[f"self-play {config}"] = make_selfplay(args.tables, config)
+        if args.floor:
+            sides[f"engine floor {config}"] = make_floor(config)
     try:
         sides["rlcard.make('uno')"] = make_rlcard()
     except ImportError as exc:
         print(f"rlcard is missing ({exc}): pip install -e '.[bench]'", file=sys.stderr)
+    for run in sides.values():  # warm-up
+        run(min(args.steps, 2000), args.seed)
     rates: dict[str, list[float]] = {name: [] for name in sides}
     names = list(sides)
     for rep in range(args.repeat):
@@ -103,10 +224,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  rep {rep + 1}/{args.repeat} {name:<28} {rate:>10,.0f} decisions/s")
     medians: dict[str, Any] = {name: statistics.median(r) for name, r in rates.items()}
     base = medians.get("rlcard.make('uno')")
-    print(f"\n{args.tables} tables, 2 players vs random, {args.preset}, flat observations")
+    print(
+        f"\n{args.tables} tables, 2 players vs random, flat observations, medians "
+        f"({args.clock} clock)"
+    )
     for name, median in medians.items():
         ratio = f"{median / base:.2f}x rlcard" if base else ""
         print(f"{name:<28} {median:>10,.0f} decisions/s  {ratio}")
+    print("\nbar (issue 23): native >= 5x rlcard in every configuration")
     return 0
 
 

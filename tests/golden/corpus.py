@@ -26,6 +26,8 @@ from typing import Any
 
 import nomercy
 from nomercy import Event, Game, RuleSetError
+from nomercy.core.actions import parse_action
+from nomercy.core.ids import action_id
 
 CORPUS = Path(__file__).with_name("corpus.jsonl.gz")
 #: Hex characters kept of each chained step digest (chaining makes 16 bits per step ample).
@@ -118,15 +120,26 @@ def load() -> Iterator[dict[str, Any]]:
             yield json.loads(line)
 
 
-def check(entry: dict[str, Any]) -> None:
-    """Replay one entry; raise AssertionError at the first step whose digest differs."""
+def check(entry: dict[str, Any], *, path: str = "objects") -> None:
+    """Replay one entry; raise AssertionError at the first step whose digest differs.
+
+    ``path="objects"`` applies each action's notation (``Game.apply``); ``path="ids"`` turns
+    it into its id and takes the id path (``Game.step``), reading the step's events from the
+    game's log, so both paths must give the same positions and the same events.
+    """
     want = entry["digests"]
     game = new(entry)
     digest = start_digest(game)
     where = f"golden game seed={entry['seed']} {entry['preset']} {entry['players']} players"
     assert digest == want[:DIGEST_CHARS], f"{where}: the deal differs"
     for i, text in enumerate(entry["actions"], start=1):
-        events = game.apply(text)
+        if path == "ids":
+            action = parse_action(text, game.to_act)
+            before = len(game.log)
+            game.step(action_id(action, game.n), action.seat)
+            events = game.log[before:]
+        else:
+            events = game.apply(text)
         digest = step_digest(digest, game, events)
         got = want[i * DIGEST_CHARS : (i + 1) * DIGEST_CHARS]
         assert digest == got, f"{where}: action {i} ({text!r}) gives a different game"

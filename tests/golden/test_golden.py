@@ -2,7 +2,8 @@
 
 The corpus (``corpus.jsonl.gz``, written by ``corpus.py``) holds 3,000 seeded random games over
 both presets, random option sets and 2-10 players, recorded after the rules audit. Any change
-of behaviour, deal, shuffle, event text or position key shows here at the first step it touches.
+of behaviour, deal, shuffle, event text or position key shows here at the first step it touches,
+on the object path (``Game.apply``) and on the id path (``Game.step``) alike.
 """
 
 from __future__ import annotations
@@ -29,3 +30,10 @@ def test_corpus_covers_both_presets_all_player_counts_and_finished_games() -> No
 def test_golden_games_replay_step_by_step(part: int) -> None:
     for entry in ENTRIES[part::10]:
         corpus.check(entry)
+
+
+@pytest.mark.parametrize("part", range(10))
+def test_golden_games_replay_step_by_step_on_the_id_path(part: int) -> None:
+    # Issue 23: the id path (Game.step) plays every golden game to the same digests.
+    for entry in ENTRIES[part::10]:
+        corpus.check(entry, path="ids")

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "rl.md"
-RECIPES = ("sb3-mlp", "self-play", "vector-envs", "supersuit-black-death")
-TRAINED = ("sb3-mlp", "self-play", "supersuit-black-death")
+RECIPES = ("sb3-mlp", "self-play", "vector-envs", "supersuit-black-death", "sb3-vec-env")
+TRAINED = ("sb3-mlp", "self-play", "supersuit-black-death", "sb3-vec-env")
 
 
 def _blocks() -> dict[tuple[str, str], str]:

@@ -35,10 +35,13 @@ class Colour(StrEnum):
     @property
     def word(self) -> str:
         """The colour's name in lower case (``"red"``)."""
-        return self.name.lower()
+        # A table: an enum's ``name`` is a Python-level descriptor, read for every event
+        # text that names a colour.
+        return _WORD[self]
 
 
 COLOURS: tuple[Colour, ...] = (Colour.RED, Colour.YELLOW, Colour.GREEN, Colour.BLUE)
+_WORD: dict[Colour, str] = {c: c.name.lower() for c in COLOURS}
 
 _COLOUR_WORDS = {
     "r": Colour.RED,

@@ -44,12 +44,25 @@ def next_key(key: int) -> int:
 _DECKS: Final[dict[tuple[tuple[str, int], ...], tuple[Card, ...]]] = {}
 
 
+#: The deck of each recently used rule set, by identity: the composition's key costs more to
+#: build than the deal that follows. A value holds its rule set, so its id is not reused
+#: while it is here; the dict is emptied when it grows past _RECENT entries.
+_DECK_OF: Final[dict[int, tuple[RuleSet, tuple[Card, ...]]]] = {}
+_RECENT: Final = 256
+
+
 def fresh_deck(rules: RuleSet) -> list[Card]:
     """The unshuffled deck of the rule set (built once per composition)."""
+    found = _DECK_OF.get(id(rules))
+    if found is not None and found[0] is rules:
+        return list(found[1])
     key = tuple(rules.deck_table().items())
     deck = _DECKS.get(key)
     if deck is None:
         deck = _DECKS[key] = tuple(build_deck(dict(key)))
+    if len(_DECK_OF) >= _RECENT:
+        _DECK_OF.clear()
+    _DECK_OF[id(rules)] = (rules, deck)
     return list(deck)
 
 

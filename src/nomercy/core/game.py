@@ -78,7 +78,13 @@ from nomercy.core.ids import (
     id_action,
     seat_table,
 )
-from nomercy.core.legality import NUM_CARDS, compute_legal, is_playable, tables, wild_draw_allowed
+from nomercy.core.legality import (
+    NUM_CARDS,
+    compute_legal,
+    playable_flags,
+    tables,
+    wild_draw_allowed,
+)
 from nomercy.core.redeal import Redealer, view_position
 from nomercy.core.rules import RuleSet, make_rules
 from nomercy.core.tally import Tally
@@ -102,6 +108,9 @@ def _remove_card(cards: list[Card], card: Card) -> None:
 
 #: The legal ids of no seat (shared and never changed: callers get copies).
 _NO_IDS: Final[list[int]] = []
+#: The events of a step with ``record_events`` off: ``_emit`` adds nothing to it (shared and
+#: never handed out: ``apply`` returns a new list).
+_NO_EVENTS: Final[list[Event]] = []
 
 
 def _chain_text(chain: list[int], total: int) -> str:
@@ -213,6 +222,11 @@ class Game:
         self._last_card_ends = r.last_card_effect != "resolve_effects"  # A16
         self._colour_on_resolution = r.wild_colour_timing == "on_resolution"  # A18
         self._deferred_mercy = r.mercy_enabled and r.mercy_timing != "immediate"
+        self._voluntary_draw = r.voluntary_draw  # A03
+        self._no_playable_action = r.no_playable_action  # A02
+        self._stack_mandatory = r.stack_mandatory and not self._classic  # A06
+        self._must_play_drawn = r.drawn_card_must_be_played  # NM-9, CL-5
+        self._seven_zero = not self._classic or r.classic_seven_zero  # NM-29, NM-31, C04
         self._pcache, self._base, self._special, self._restricted = tables(r)
         # Each seat's id -> action table (shared by every game of this size).
         self._acts = [seat_table(s, self.n) for s in range(self.n)]
@@ -368,6 +382,16 @@ class Game:
             ) from None
         return q
 
+    def _next(self, seat: int) -> int:
+        """:meth:`next_seat` in the current direction for the engine's own (int) seats."""
+        n = self.n
+        d = self.direction
+        out = self.out
+        q = (seat + d) % n
+        while out[q]:
+            q = (q + d) % n
+        return q
+
     # ------------------------------------------------------------------ legality
     def legal_actions(self, seat: object = None) -> list[Action]:
         """Every action ``seat`` (default: the seat to act) may take now.
@@ -377,7 +401,8 @@ class Game:
         Raises:
             NoMercyError: ``seat`` is not an integer (a seat out of range has no actions).
         """
-        found, ids = self._ids_for(seat, "legal_actions")
+        found = self._seat_for(seat, "legal_actions")
+        ids = self._ids_of(found) if found >= 0 else _NO_IDS
         if not ids:
             return []
         table = self._acts[found]
@@ -398,8 +423,8 @@ class Game:
         Raises:
             NoMercyError: ``seat`` is not an integer (a seat out of range has no actions).
         """
-        _, ids = self._ids_for(seat, "legal_ids")
-        return list(ids)
+        found = self._seat_for(seat, "legal_ids")
+        return list(self._ids_of(found)) if found >= 0 else []
 
     def fill_mask(self, mask: Any, seat: object = None) -> int:
         """Write 1 at each legal id of ``seat`` (default: the seat to act) into ``mask``.
@@ -412,7 +437,8 @@ class Game:
         Raises:
             NoMercyError: ``seat`` is not an integer.
         """
-        _, ids = self._ids_for(seat, "fill_mask")
+        found = self._seat_for(seat, "fill_mask")
+        ids = self._ids_of(found) if found >= 0 else _NO_IDS
         for i in ids:
             mask[i] = 1
         return len(ids)
@@ -437,16 +463,17 @@ class Game:
             return False
         return True
 
-    def _ids_for(self, seat: object, caller: str) -> tuple[int, list[int]]:
-        """``(seat, its legal ids)`` for the public queries: ``None`` is the seat to act (no
-        ids once the game is over), anything but an integer a :class:`NoMercyError`."""
+    def _seat_for(self, seat: object, caller: str) -> int:
+        """The seat the public queries ask about: ``None`` is the seat to act (-1, no seat,
+        once the game is over), anything but an integer a :class:`NoMercyError`."""
         if seat is None:
-            if self.turn is None or self.phase is OVER:
-                return -1, _NO_IDS
-            seat = self.turn
-        elif type(seat) is not int:
+            turn = self.turn
+            if turn is None or self.phase is OVER:
+                return -1
+            return turn
+        if type(seat) is not int:
             raise NoMercyError(f"{caller}: a seat is an integer, not {seat!r}")
-        return seat, self._ids_of(seat)
+        return seat
 
     def _ids_of(self, seat: int) -> list[int]:
         """The legal ids of ``seat`` in this state, computed once (callers never change it)."""
@@ -546,13 +573,15 @@ class Game:
             EngineError: only with ``exhaustion_fallback="raise"`` (unchanged).
         """
         seat, found = self._check(action)
-        return self._apply(seat, found)
+        events = self._apply(seat, found)
+        return events if events is not _NO_EVENTS else []
 
     def _apply(self, seat: int, found: int) -> list[Event]:
-        """Apply the legal id ``found`` of ``seat``: the one way every action changes a game."""
+        """Apply the legal id ``found`` of ``seat``: the one way every action changes a game.
+        Returns its events: with ``record_events`` off, the shared empty ``_NO_EVENTS``."""
         snapshot = self.copy() if self._raise_on_exhaustion else None
         self.tally.act(found, self.phase)  # an action, and a turn if it starts one (NM-6, NM-7)
-        events: list[Event] = []
+        events: list[Event] = [] if self.record_events else _NO_EVENTS
         self._events = events
         self._lseat = -1  # no seat's: -1 is no seat, and _NO_IDS is what it may do
         self._lids = _NO_IDS
@@ -708,7 +737,29 @@ class Game:
         self, seat: int, count: int, *, per_card_mercy: bool
     ) -> tuple[list[Card], bool]:
         """Draw ``count`` cards one at a time; returns (cards, knocked_out) (NM-33, A15)."""
-        drawn: list[Card] = []
+        pile = self._draw
+        size = len(pile)
+        if 0 < count < size:
+            # The pile outlasts the draw, so no reshuffle (NM-35) or exhaustion (A13) can
+            # interrupt it: take the cards at once, as many as the loop below would, stopping
+            # at the card that reaches the Mercy limit (A15).
+            take = count
+            knocked = False
+            limit = self._mercy_limit
+            if per_card_mercy and limit > 0:
+                first = max(1, limit - len(self.hands[seat]))
+                if first <= count:
+                    take = first
+                    knocked = True
+            drawn = pile[size - take :]
+            drawn.reverse()  # the top of the pile is its end, and the first card drawn
+            del pile[size - take :]
+            self.hands[seat].extend(drawn)
+            if self.uno_called[seat] or seat in self.uno_window:  # as _receive
+                self.uno_called[seat] = False
+                self.uno_window.discard(seat)
+            return drawn, knocked
+        drawn = []
         for _ in range(count):
             card = self._take()
             if card is None:
@@ -896,7 +947,7 @@ class Game:
     def _finish_discard_all(self, seat: int) -> None:
         self.colour = self.discard[-1].colour
         self.phase = PLAY
-        self.turn = self.next_seat(seat)
+        self.turn = self._next(seat)
         self._open_uno(seat)
 
     def _discard_all_top(
@@ -918,7 +969,7 @@ class Game:
                 "pass", ("{} keeps the drawn card and passes [{}]", self.names[seat], rule), seat
             )
             self.phase = PLAY
-            self.turn = self.next_seat(seat)
+            self.turn = self._next(seat)
         else:  # a Discard All choice ends
             if self.phase is DISCARD_ALL_TOP:
                 self._bury(
@@ -1012,10 +1063,10 @@ class Game:
         if stacking:  # A07 deflection with a Skip or Reverse
             if kind is K_REVERSE:
                 self.direction = -self.direction
-                self.turn = self.next_seat(seat)
+                self.turn = self._next(seat)
                 rule = "sends the penalty back"
             else:  # the Skip skips its player out of the penalty: the next player faces it
-                self.turn = self.next_seat(seat)
+                self.turn = self._next(seat)
                 rule = "passes the penalty on"
             self.phase = STACK_OR_ABSORB
             self._emit(
@@ -1042,10 +1093,10 @@ class Game:
             elif seven_zero and card.number == 0:
                 self._pass_hands(seat)
                 exchanged = True
-            self.turn = self.next_seat(seat)
+            self.turn = self._next(seat)
         elif kind is K_SKIP:
-            skipped = self.next_seat(seat)
-            self.turn = self.next_seat(skipped)
+            skipped = self._next(seat)
+            self.turn = self._next(skipped)
             rule = "CL-6" if self._classic else "NM-23"
             self._emit("skip", ("{} is skipped [{}]", self.names[skipped], rule), skipped)
         elif kind is K_REVERSE:
@@ -1059,7 +1110,7 @@ class Game:
                     seat,
                 )
             else:
-                self.turn = self.next_seat(seat)
+                self.turn = self._next(seat)
                 self._emit(
                     "reverse",
                     (
@@ -1077,7 +1128,7 @@ class Game:
                 seat,
             )
         elif kind is K_WILD_COLOUR_ROULETTE:
-            victim = self.next_seat(seat)
+            victim = self._next(seat)
             if r.roulette_chooser == "player":
                 assert colour is not None
                 self.roulette_colour = colour
@@ -1107,7 +1158,7 @@ class Game:
                     victim,
                 )
         else:  # other numbers, Discard All, a plain Wild
-            self.turn = self.next_seat(seat)
+            self.turn = self._next(seat)
         return exchanged
 
     def _open_stack(self, seat: int, card: Card) -> None:
@@ -1125,15 +1176,15 @@ class Game:
                 target = seat
                 why = f"with two players {name} is the target and must stack or draw [NM-24]"
             elif two:  # A28 "opponent" (S4): stacked on, it passes the penalty on
-                target = self.next_seat(seat)
+                target = self._next(seat)
                 why = (
                     f"stacked with two players, it sends the penalty to {self.names[target]} [A28]"
                 )
             else:
-                target = self.next_seat(seat)
+                target = self._next(seat)
                 why = f"direction reverses; {self.names[target]} is the target [NM-24]"
         else:
-            target = self.next_seat(seat)
+            target = self._next(seat)
             why = f"{self.names[target]} must stack or draw [NM-16]"
             if self._classic and not self.rules.classic_stacking:
                 why = f"{self.names[target]} must draw [CL-6]"
@@ -1188,7 +1239,7 @@ class Game:
         if not knocked and self._immediate() and self._over_limit(seat):
             knocked = True
         self.phase = PLAY
-        self.turn = self.next_seat(seat)
+        self.turn = self._next(seat)
         if knocked:
             self._knock_out(seat)
         if self.phase is not OVER:
@@ -1214,10 +1265,12 @@ class Game:
 
     def _draw_turn(self, seat: int) -> None:
         """NM-9 / A02 / A03 / CL-5: draw when not playing."""
-        r = self.rules
         hand = self.hands[seat]
-        has_playable = any(is_playable(self, c) and wild_draw_allowed(self, seat, c) for c in hand)
-        mode = r.voluntary_draw if has_playable else r.no_playable_action
+        # The top card and the colour stay as they are while this seat draws (a reshuffle
+        # keeps the top card), so one matching table serves the whole draw.
+        flags = playable_flags(self)
+        has_playable = any(flags[c.index] and wild_draw_allowed(self, seat, c) for c in hand)
+        mode = self._voluntary_draw if has_playable else self._no_playable_action
         self._draw_mode = mode
         name = self.names[seat]
         immediate = self._immediate()
@@ -1231,89 +1284,101 @@ class Game:
                 drawn.append(card)
                 if immediate and self._over_limit(seat):
                     self.tally.drew(len(drawn))  # NM-9
-                    self._emit(
-                        "draw",
-                        (
-                            "{} draws {} looking for a playable card ({}) [NM-9]",
-                            name,
-                            len(drawn),
-                            ", ".join(c.code for c in drawn),
-                        ),
-                        seat,
-                        {"cards": [c.code for c in drawn], "count": len(drawn)},
-                        public_text=(
-                            "{} draws {} looking for a playable card [NM-9]",
-                            name,
-                            len(drawn),
-                        ),
-                    )
-                    self.turn = self.next_seat(seat)
+                    self._emit_draw_knocked(seat, drawn)
+                    self.turn = self._next(seat)
                     self._knock_out(seat)
                     return
-                if is_playable(self, card) and wild_draw_allowed(self, seat, card):
+                if flags[card.index] and wild_draw_allowed(self, seat, card):
                     break
-            codes = [c.code for c in drawn]
-            if drawn and is_playable(self, drawn[-1]):
-                last = drawn[-1]
-                must = "must play" if r.drawn_card_must_be_played else "may play"
-                self.tally.drew(len(drawn))  # NM-9
+            self.tally.drew(len(drawn))  # NM-9, A13
+            if drawn and flags[drawn[-1].index]:
+                if self.record_events:  # the second most frequent event
+                    self._emit_drawn_playable(seat, drawn)
+                self.phase = PLAY_DRAWN
+                self.drawn = drawn[-1]
+                return
+            if self.record_events:
+                codes = [c.code for c in drawn]
                 self._emit(
                     "draw",
-                    (
-                        "{} draws {} ({}) and {} {} [NM-9]",
-                        name,
-                        len(drawn),
-                        ", ".join(codes),
-                        must,
-                        last.name,
-                    ),
+                    ("{} draws {} and finds nothing playable [A13]", name, len(drawn)),
                     seat,
                     {"cards": codes, "count": len(drawn)},
-                    public_text=(
-                        "{} draws {} until a playable card and {} it [NM-9]",
-                        name,
-                        len(drawn),
-                        must,
-                    ),
+                    public_text=("{} draws {} and finds nothing playable [A13]", name, len(drawn)),
                 )
-                self.phase = PLAY_DRAWN
-                self.drawn = last
-                return
-            self.tally.drew(len(drawn))  # NM-9, A13
-            self._emit(
-                "draw",
-                ("{} draws {} and finds nothing playable [A13]", name, len(drawn)),
-                seat,
-                {"cards": codes, "count": len(drawn)},
-                public_text=("{} draws {} and finds nothing playable [A13]", name, len(drawn)),
-            )
-            self.turn = self.next_seat(seat)
+            self.turn = self._next(seat)
             return
         card = self._take()
         if card is None:
-            self.turn = self.next_seat(seat)
+            self.turn = self._next(seat)
             return
         self._receive(seat, card)
         rule = "CL-5" if self._classic else "A02"
-        playable = is_playable(self, card) and wild_draw_allowed(self, seat, card)
+        playable = flags[card.index] and wild_draw_allowed(self, seat, card)
         knocked = immediate and self._over_limit(seat)
         keeps = playable and mode != "draw_one_pass" and not knocked
-        tail = "" if knocked else (" and may play it" if keeps else " and the turn passes")
         self.tally.drew(1)  # A02, A03, CL-5
-        self._emit(
-            "draw",
-            ("{} draws 1 ({}){} [{}]", name, card.code, tail, rule),
-            seat,
-            {"cards": [card.code], "count": 1},
-            public_text=("{} draws 1{} [{}]", name, "" if keeps else tail, rule),
-        )
+        if self.record_events:
+            tail = "" if knocked else (" and may play it" if keeps else " and the turn passes")
+            self._emit(
+                "draw",
+                ("{} draws 1 ({}){} [{}]", name, card.code, tail, rule),
+                seat,
+                {"cards": [card.code], "count": 1},
+                public_text=("{} draws 1{} [{}]", name, "" if keeps else tail, rule),
+            )
         if keeps:
             self.phase = PLAY_DRAWN
             self.drawn = card
             return
-        self.turn = self.next_seat(seat)
+        self.turn = self._next(seat)
         if knocked:
             self._knock_out(seat)
+
+    def _emit_draw_knocked(self, seat: int, drawn: list[Card]) -> None:
+        """NM-9 with an immediate Mercy check: the draw stopped at the limit."""
+        name = self.names[seat]
+        self._emit(
+            "draw",
+            (
+                "{} draws {} looking for a playable card ({}) [NM-9]",
+                name,
+                len(drawn),
+                ", ".join(c.code for c in drawn),
+            ),
+            seat,
+            {"cards": [c.code for c in drawn], "count": len(drawn)},
+            public_text=(
+                "{} draws {} looking for a playable card [NM-9]",
+                name,
+                len(drawn),
+            ),
+        )
+
+    def _emit_drawn_playable(self, seat: int, drawn: list[Card]) -> None:
+        """NM-9: the drawn card that ends a draw-until-playable may (or must) be played."""
+        name = self.names[seat]
+        codes = [c.code for c in drawn]
+        must = "must play" if self.rules.drawn_card_must_be_played else "may play"
+        self._emit(
+            "draw",
+            (
+                "{} draws {} ({}) and {} {} [NM-9]",
+                name,
+                len(drawn),
+                ", ".join(codes),
+                must,
+                drawn[-1].name,
+            ),
+            seat,
+            {"cards": codes, "count": len(drawn)},
+            public_text=(
+                "{} draws {} until a playable card and {} it [NM-9]",
+                name,
+                len(drawn),
+                must,
+            ),
+        )
 
     def _choose_colour(self, seat: int, colour: Colour) -> None:
         if self.phase is ROULETTE_COLOUR:
@@ -1396,7 +1461,7 @@ class Game:
         if not knocked and self._immediate() and self._over_limit(victim):
             knocked = True
         self.phase = PLAY
-        self.turn = self.next_seat(victim)
+        self.turn = self._next(victim)
         win = self.pending_win
         if knocked:
             self._knock_out(victim, end_if_one=win is None)
@@ -1447,7 +1512,7 @@ class Game:
     def _pass_hands(self, seat: int) -> None:
         """NM-29: every active player passes their hand to the next active player."""
         active = [s for s in range(self.n) if not self.out[s]]
-        receiver = {s: self.next_seat(s) for s in active}
+        receiver = {s: self._next(s) for s in active}
         old = {s: self.hands[s] for s in active}
         for s in active:
             self.hands[receiver[s]] = old[s]
@@ -1514,9 +1579,9 @@ class Game:
             # (_after_resolution), the player who would play next names it.
             resume = self.resume
             chooser = resume if resume is not None and not self.out[resume] else None
-            self.turn = self.resume = chooser if chooser is not None else self.next_seat(seat)
+            self.turn = self.resume = chooser if chooser is not None else self._next(seat)
         elif self.turn == seat or (self.turn is not None and self.out[self.turn]):
-            self.turn = self.next_seat(seat)
+            self.turn = self._next(seat)
             self.phase = PLAY
         if self._n_active == 1 and end_if_one:
             last = next(s for s in range(self.n) if not self.out[s])
@@ -1634,7 +1699,7 @@ class Game:
             if self.rules.challenge_success_turn == "challenger_plays":
                 self.turn = seat
             else:
-                self.turn = self.next_seat(seat)
+                self.turn = self._next(seat)
             self._open_uno(accused)
             return
         drawn, _ = self._draw_cards(seat, total + 2, per_card_mercy=False)
@@ -1660,7 +1725,7 @@ class Game:
             self._end_hand(win, "empty hand")
             return
         self.phase = PLAY
-        self.turn = self.next_seat(seat)
+        self.turn = self._next(seat)
 
     # ------------------------------------------------------------------ end of hand, match
     def hand_points(self, winner: int) -> tuple[int, dict[int, int]]:

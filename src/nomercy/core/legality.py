@@ -30,13 +30,31 @@ from nomercy.core.base import (
     STACK_OR_ABSORB,
 )
 from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour
-from nomercy.core.ids import CHALLENGE_ID, COLOUR_BASE, DRAW_ID, PASS_ID, UNO_ID, catch_id, play_id
+from nomercy.core.ids import (
+    CARD_OFFSET,
+    CHALLENGE_ID,
+    COLOUR_BASE,
+    DRAW_ID,
+    JUMP_BASE,
+    PASS_ID,
+    PLAY_BASE,
+    UNO_ID,
+    catch_id,
+    play_id,
+)
 from nomercy.core.rules import RuleSet
 
 if TYPE_CHECKING:
     from nomercy.core.game import Game
 
-__all__ = ["compute_legal", "is_playable", "tables", "variants", "wild_draw_allowed"]
+__all__ = [
+    "compute_legal",
+    "is_playable",
+    "playable_flags",
+    "tables",
+    "variants",
+    "wild_draw_allowed",
+]
 
 ALL_CARDS: Final[tuple[Card, ...]] = tuple(Card(code) for code in ALL_CODES)
 NUM_CARDS: Final = len(ALL_CARDS)
@@ -58,9 +76,9 @@ def _colour_slot(colour: Colour | None) -> int:
     return 3 if colour is _GREEN else 4
 
 
-# The plain variants (ids) of each card, per the three options they depend on (seat-free:
-# a plain variant names no seat).
-_VARIANTS: Final[dict[tuple[str, str, str], dict[Card, list[int]]]] = {}
+# The plain variants (ids) of each card by ``Card.index`` (None: not worked out yet), per the
+# three options they depend on (seat-free: a plain variant names no seat).
+_VARIANTS: Final[dict[tuple[str, str, str], list[list[int] | None]]] = {}
 _COLOUR_IDS: Final[tuple[int, ...]] = tuple(COLOUR_BASE + i for i in range(len(COLOURS)))
 
 
@@ -93,7 +111,7 @@ def _card_sets(r: RuleSet) -> tuple[list[bool], list[bool]]:
 
 def tables(
     r: RuleSet,
-) -> tuple[list[list[bool] | None], dict[Card, list[int]], list[bool], list[bool]]:
+) -> tuple[list[list[bool] | None], list[list[int] | None], list[bool], list[bool]]:
     """A game's legality tables, shared by every game of the same options: the playable
     flags per (top card, colour) slot, the plain variants per card, and flags by
     ``Card.index`` for the cards whose variants are never cached and the restricted wild
@@ -104,7 +122,7 @@ def tables(
     )
     # Plain variants (no UNO call, no 7/0, not the last card) depend only on these options.
     base = _VARIANTS.setdefault(
-        (r.roulette_chooser, r.roulette_active_colour, r.wild_colour_timing), {}
+        (r.roulette_chooser, r.roulette_active_colour, r.wild_colour_timing), [None] * NUM_CARDS
     )
     key = (
         r.is_classic,
@@ -171,11 +189,7 @@ def is_playable(g: Game, card: Card) -> bool:
 
 def wild_draw_allowed(g: Game, seat: int, card: Card) -> bool:
     """A34 / CL-4: a restricted wild draw needs no card of the active colour in hand."""
-    r = g.rules
-    if g._classic:
-        if card.kind is not K_WILD_DRAW_FOUR or not r.wd4_restriction or r.wd4_challenge:
-            return True
-    elif not (r.wild_draw_restriction and card.is_wild and card.draw_value):
+    if not g._restricted[card.index]:  # which cards the options restrict: _card_sets
         return True
     colour = g.colour
     return not any(c.colour is colour for c in g.hands[seat])
@@ -204,8 +218,12 @@ def turn_actions(g: Game) -> list[int]:
                 if restricted[i] and not wild_draw_allowed(g, seat, card):
                     continue
                 found = True
-                cached = base.get(card) if base is not None and not special[i] else None
-                acts.extend(cached if cached is not None else variants(g, seat, card))
+                cached = base[i] if base is not None and not special[i] else None
+                ids = cached if cached is not None else variants(g, seat, card)
+                if len(ids) == 1:  # most cards have one play: an append is the cheaper call
+                    acts.append(ids[0])
+                else:
+                    acts.extend(ids)
         if not found or g._may_draw:
             acts.append(DRAW_ID)
     elif phase is STACK_OR_ABSORB:
@@ -236,11 +254,8 @@ def turn_actions(g: Game) -> list[int]:
 
 
 def may_keep_drawn(g: Game) -> bool:
-    r = g.rules
-    if g._classic:
-        return not r.drawn_card_must_be_played
-    if g._draw_mode == "draw_until_playable":
-        return not r.drawn_card_must_be_played
+    if g._classic or g._draw_mode == "draw_until_playable":
+        return not g._must_play_drawn
     return True
 
 
@@ -253,7 +268,10 @@ def stack_actions(g: Game, seat: int) -> list[int]:
         top = g.discard[-1]
         deflect = g._deflect
         match = g._stack_match
-        seen: set[Card] = set()  # each card once, in hand order
+        # Each card once, in hand order (epoch marks, as in turn_actions).
+        g._epoch += 1
+        epoch = g._epoch
+        mark = g._mark
         for card in g.hands[seat]:
             if card.draw_value >= threshold:
                 if match and not (card.is_wild or card.colour is g.colour or card.kind is top.kind):
@@ -264,12 +282,13 @@ def stack_actions(g: Game, seat: int) -> list[int]:
                 and (card.colour is g.colour or card.kind is top.kind)
             ):
                 continue
-            if card not in seen:
-                seen.add(card)
+            i = card.index
+            if mark[i] != epoch:
+                mark[i] = epoch
                 acts.extend(variants(g, seat, card, stacking=True))
     if g.wd4 is not None and r.wd4_challenge:
         acts.append(CHALLENGE_ID)
-    if not (acts and r.stack_mandatory and not g._classic):
+    if not (acts and g._stack_mandatory):
         acts.append(DRAW_ID)
     return acts
 
@@ -284,16 +303,21 @@ def variants(
     on_da: bool = False,
 ) -> list[int]:
     """The ids of every play of ``card``: colours for a wild, targets for a 7, UNO."""
-    r = g.rules
     hand = g.hands[seat]
-    cacheable = len(hand) > 2 and not on_da and not jump and not g._special[card.index]
+    i = card.index
+    cacheable = len(hand) > 2 and not on_da and not jump and not g._special[i]
     if cacheable:
-        cached = g._base.get(card)
+        cached = g._base[i]
         if cached is not None:
             return cached
+    r = g.rules
     # Cards left once the play (and any Discard All shedding) is done.
     if on_da or (card.kind is K_DISCARD_ALL and not stacking):
-        same = sum(1 for c in hand if c.colour is card.colour)
+        colour = card.colour
+        same = 0
+        for c in hand:
+            if c.colour is colour:
+                same += 1
         if on_da or r.discard_all_mode == "bury_no_effects" or same == 1:
             remaining = len(hand) - same
         else:
@@ -301,6 +325,19 @@ def variants(
     else:
         remaining = len(hand) - 1
     ends = remaining == 0 and g._last_card_ends
+    number = card.number
+    if not card.is_wild and not (number == 7 and not ends and g._seven_zero):
+        # A coloured card other than a 7-swap names no colour and no target: one play, and
+        # the same play with an UNO call when it leaves one card (for a 0, the hand it
+        # receives: the previous player's, NM-29).
+        size = remaining
+        if number == 0 and not ends and g._seven_zero:
+            size = len(g.hands[g.next_seat(seat, -g.direction)])
+        pid = (JUMP_BASE if jump else PLAY_BASE) + CARD_OFFSET[i]
+        acts = [pid, pid + 1] if size == 1 else [pid]
+        if cacheable:
+            g._base[i] = acts
+        return acts
     colours: Iterable[Colour | None] = (None,)
     if card.is_wild:
         if ends:
@@ -318,14 +355,10 @@ def variants(
             colours = COLOURS
     targets: list[int | None] = [None]
     sizes = [remaining]
-    if card.number is not None and not ends and (not g._classic or r.classic_seven_zero):
-        if card.number == 7:
-            targets = [s for s in range(g.n) if s != seat and not g.out[s]]
-            sizes = [len(g.hands[t]) for t in targets if t is not None]
-        elif card.number == 0:
-            prev = g.next_seat(seat, -g.direction)
-            sizes = [len(g.hands[prev])]
-    acts: list[int] = []
+    if number == 7 and not ends and g._seven_zero:  # NM-31: one play per target
+        targets = [s for s in range(g.n) if s != seat and not g.out[s]]
+        sizes = [len(g.hands[t]) for t in targets if t is not None]
+    acts = []
     n = g.n
     for target, size in zip(targets, sizes, strict=True):
         rel = 0 if target is None else (target - seat) % n
@@ -334,5 +367,5 @@ def variants(
             if size == 1:
                 acts.append(play_id(card, colour, rel, True, jump))
     if cacheable:  # depends only on the rules and the card
-        g._base[card] = acts
+        g._base[i] = acts
     return acts

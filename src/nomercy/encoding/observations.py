@@ -119,6 +119,8 @@ _WD4 = OBS_LAYOUT["wd4_challengeable"].start
 
 # Events by which a seat receives cards (so what it could not play says nothing any more).
 _RECEIVE_KINDS = frozenset({"absorb", "catch", "challenge", "reveal"})
+# Every kind update() reads; the others are skipped before their public form is built.
+_TRACKED_KINDS = _RECEIVE_KINDS | {"deal", "draw", "pass", "pass_hands", "play", "swap"}
 
 
 class PublicTracker:
@@ -169,6 +171,8 @@ class PublicTracker:
         pending = self._pending
         self._pending = None
         for raw in events:
+            if raw.kind not in _TRACKED_KINDS:
+                continue
             event = raw.for_seat(None)
             kind = event.kind
             seat = event.seat

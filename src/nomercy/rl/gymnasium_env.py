@@ -15,15 +15,18 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from nomercy.bots.base import Bot, OutOfTurnBot
+from nomercy.bots.driver import view_mode
+from nomercy.bots.random_bot import RandomBot
 from nomercy.bots.registry import make_bot
-from nomercy.core.actions import Action, CallUno, Catch
+from nomercy.core.actions import Action
 from nomercy.core.game import Game, new_game
+from nomercy.core.ids import ID_KIND, K_CATCH, K_UNO
 from nomercy.encoding.actions import NUM_ACTIONS, PASS_ID
-from nomercy.encoding.observations import ObservationEncoder, PublicTracker, flat_scale
+from nomercy.encoding.fast import TableObserver
+from nomercy.encoding.observations import ObservationEncoder, flat_scale
 from nomercy.rl._common import (
     IllegalActionIdError,
     LegalDiscrete,
-    apply_tracked,
     check_flat_bounds,
     check_illegal_mode,
     check_learner_seat,
@@ -36,20 +39,17 @@ from nomercy.rl._common import (
     explain_illegal,
     flat_observation_space,
     hand_rewards,
-    legal_id_map,
     make_ruleset,
-    mask_of,
+    mask_of_ids,
     next_decider,
     observation_space,
     outcome_info,
     render,
-    start_tracking,
 )
 
 __all__ = ["NoMercyEnv"]
 
 Obs = dict[str, Any] | npt.NDArray[np.float32]
-_DECLINE = CallUno(-1)  # stands for "pass" on an offered out-of-turn turn (never applied)
 
 
 class NoMercyEnv(gym.Env[Obs, np.int64]):
@@ -89,7 +89,9 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
     ``out_of_turn="offered"``, seats with out-of-turn actions are asked first as in the
     PettingZoo env: the learner through its mask (``pass``, id 1, lets the chance go), bots
     through ``choose_out_of_turn`` (``None`` lets it go; a bot without that method never acts
-    out of turn).
+    out of turn). ``self.game`` runs with ``record_events`` off unless a bot reads the history
+    or per-hand rewards need the events (docs/rl.md, "Speed"): its ``log`` may stay empty,
+    ``history`` holds every action.
     """
 
     metadata = {  # noqa: RUF012 (read by Gymnasium)
@@ -123,8 +125,11 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         self.opponents = list(opponents)
         n = len(self.opponents) + 1
         self.rules = make_ruleset(preset, options, n)
-        for name in self.opponents:
-            make_bot(name)  # fail now on an unknown name (the error lists the valid ones)
+        # Fail now on an unknown name (the error lists the valid ones). Bots that read the
+        # history need the engine's events (the log); the others play on the fast path.
+        probes = [make_bot(name) for name in self.opponents]
+        full_view = any(view_mode(bot) == "full" for bot in probes)
+        all_random = all(type(bot) is RandomBot for bot in probes)
         self.n = n
         self.learner_seat = check_learner_seat(learner_seat, n)
         self.illegal_action = check_illegal_mode(illegal_action)
@@ -144,15 +149,20 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             else observation_space(self._encoder)
         )
         self.action_space: spaces.Space[Any] = LegalDiscrete(NUM_ACTIONS, self.action_masks)
-        self._tracker = PublicTracker(self.rules, n)
         self.game: Game | None = None
         self.seat = 0
         self._bots: dict[int, Bot] = {}
-        self._ids: dict[int, Action] = {}
+        self._random: dict[int, bool] = {}  # seat -> a RandomBot (it picks among ids)
+        self._history = full_view
+        self._legal: list[int] = []  # the learner's legal ids now (none: not its decision)
+        self._offered = False  # the learner's decision is an offered out-of-turn one
         self._steps = 0
         self._game_steps = 0
         self._per_hand = self.reward == "points" and self.rules.scoring_enabled
         self._hand_reward = 0.0  # the learner's per-hand points since its last step
+        self._observer = TableObserver(self.rules, n, events=self._per_hand or full_view)
+        #: The vector env may play this table with _advance_random.
+        self._all_random = all_random and self.out_of_turn == "to_act" and not self._per_hand
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # Pickling and deepcopy make the action space a plain Discrete: re-attach the mask.
@@ -164,6 +174,13 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Obs, dict[str, Any]]:
         """Deal a new game and let the bots play until the learner is to act."""
+        self._deal(seed)
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), self._info()
+
+    def _deal(self, seed: int | None = None) -> None:
+        """:meth:`reset` without the observation and info."""
         super().reset(seed=seed)
         rng = self.np_random
         while True:
@@ -176,8 +193,9 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
                 s: make_bot(name, seed=int(rng.integers(0, 2**31)))
                 for s, name in zip(others, self.opponents, strict=True)
             }
+            self._random = {s: type(bot) is RandomBot for s, bot in self._bots.items()}
             self.game = new_game(self.n, rules=self.rules, seed=int(rng.integers(0, 2**63)))
-            start_tracking(self.game, self._tracker)
+            self._observer.start(self.game)
             self._steps = 0
             self._game_steps = 0
             self._declined = set()
@@ -185,41 +203,87 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             # A game the bots finish before the learner's first turn is dealt again.
             if not self.game.is_over and not self.game.out[seat]:
                 break
-        if self.render_mode == "human":
-            self.render()
-        return self._observe(), self._info()
 
     def step(self, action: int | np.integer[Any]) -> tuple[Obs, float, bool, bool, dict[str, Any]]:
         """Play the learner's ``action`` id, then the bots until the learner is to act again."""
+        reward, terminated, truncated, why = self._advance(action)
+        if why is not None:
+            info = self._info(truncated)
+            info["illegal_action"] = True
+            info["reason"] = why
+            return self._observe(), reward, terminated, truncated, info
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), reward, terminated, truncated, self._info(terminated or truncated)
+
+    def _advance(self, action: Any) -> tuple[float, bool, bool, str | None]:
+        """:meth:`step` without the observation and info: ``(reward, terminated, truncated,
+        why)``, ``why`` the reason an illegal id was refused in ``"penalize"`` mode."""
         game = self._require_game()
         if game.is_over or game.out[self.seat]:
             raise RuntimeError("the episode is over: call reset()")
-        chosen = None
-        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
-            chosen = self._ids.get(int(action))
-        if chosen is None:
+        aid = -1
+        if type(action) is int or (
+            isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+        ):
+            aid = int(action)
+            if aid not in self._legal:
+                aid = -1
+        if aid < 0:
             why = explain_illegal(game, self.seat, action, f"seat {self.seat}")
             if self.illegal_action == "raise":
                 raise IllegalActionIdError(why)
             self._steps += 1  # an illegal step counts towards max_steps
             truncated = self.max_steps is not None and self._steps >= self.max_steps
-            info = self._info(truncated)
-            info["illegal_action"] = True
-            info["reason"] = why
-            return self._observe(), self.illegal_reward, False, truncated, info
-        out_before = list(game.out)
+            return self.illegal_reward, False, truncated, why
+        out_before = sum(game.out)
         self._hand_reward = 0.0
-        if chosen is _DECLINE:
+        if self._offered and aid == PASS_ID:  # lets the out-of-turn chance go
             self._declined.add(self.seat)
             self._game_steps += 1
         else:
-            self._apply(chosen)
+            self._apply(aid, self.seat)
         self._steps += 1
         self._play_bots()
+        return self._outcome(out_before)
+
+    def _advance_random(self, aid: int) -> tuple[float, bool, bool]:
+        """:meth:`_advance` for a legal ``aid`` when every opponent is a RandomBot and only
+        the seat to act acts (``_all_random``): the same game, fewer calls per move."""
+        game = self.game
+        assert game is not None
+        seat = self.seat
+        out = game.out
+        out_before = sum(out)
+        step = self._observer.step
+        step(game, aid, seat)
+        bots = self._bots
+        moves = 1
+        while game.phase._value_ != "over" and not out[seat]:
+            turn = game.turn
+            if turn == seat:
+                break
+            assert turn is not None
+            step(game, bots[turn].choose_action({}, game.legal_ids(turn)), turn)  # type: ignore[arg-type]
+            moves += 1
+        self._game_steps += moves
+        self._steps += 1
+        if game.phase._value_ != "over" and not out[seat]:
+            self._legal = game.legal_ids(seat)
+        else:
+            self._legal = []
+        reward, terminated, truncated, _ = self._outcome(out_before)
+        return reward, terminated, truncated
+
+    def _outcome(self, out_before: int) -> tuple[float, bool, bool, None]:
+        """The learner's reward and flags after its move and the bots' (``out_before``: the
+        seats out before the move)."""
+        game = self.game
+        assert game is not None
         terminated = game.is_over or game.out[self.seat]
         reward = 0.0
         if self.knockout_bonus and not game.out[self.seat] and not self.rules.scoring_enabled:
-            reward += self.knockout_bonus * (sum(game.out) - sum(out_before))
+            reward += self.knockout_bonus * (sum(game.out) - out_before)
         if self._per_hand:  # a match with reward="points": each hand's points as it ends
             reward += self._hand_reward
             if game.out[self.seat] and not game.is_over:
@@ -229,13 +293,11 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         elif game.is_over:
             reward += end_rewards(game, self.reward, self.points_scale)[self.seat]
         truncated = not terminated and self.max_steps is not None and self._steps >= self.max_steps
-        if self.render_mode == "human":
-            self.render()
-        return self._observe(), reward, terminated, truncated, self._info(terminated or truncated)
+        return reward, terminated, truncated, None
 
     def action_masks(self) -> npt.NDArray[np.int8]:
         """The legal-action mask of the learner now (for maskable algorithms)."""
-        return mask_of(self._ids)
+        return mask_of_ids(self._legal)
 
     def render(self) -> str | npt.NDArray[np.uint8] | None:
         """The learner's view: text for ``"ansi"``, printed for ``"human"`` (returns
@@ -250,61 +312,78 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             raise RuntimeError("call reset() before step()")
         return self.game
 
-    def _apply(self, action: Action) -> None:
-        events = apply_tracked(self._require_game(), action, self._tracker)
-        self._game_steps += 1
+    def _apply(self, aid: int, seat: int) -> None:
+        game = self._require_game()
         if self._per_hand:
+            events = self._observer.step_events(game, aid, seat)
             per_hand = hand_rewards(events, self.n, self.points_scale)
             if per_hand is not None:
                 self._hand_reward += per_hand[self.seat]
-        kind = type(action)
-        if kind is not CallUno and kind is not Catch:
-            self._declined.clear()  # an in-turn action or a jump-in: new chances for all
+        else:
+            self._observer.step(game, aid, seat)
+        self._game_steps += 1
+        if self._declined:
+            kind = ID_KIND[aid]
+            if kind != K_UNO and kind != K_CATCH:
+                self._declined.clear()  # an in-turn action or a jump-in: new chances for all
 
     def _play_bots(self) -> None:
         game = self._require_game()
         seat = self.seat
         offered = self.out_of_turn == "offered"
         decider = -1
+        history = self._history
+        random_bot = self._random
         while not game.is_over and not game.out[seat]:
-            decider = next_decider(game, offered, self._declined)
+            turn = game.turn
+            assert turn is not None
+            decider = next_decider(game, True, self._declined) if offered else turn
             if decider == seat:
                 break
             bot = self._bots[decider]
+            if decider == turn and random_bot[decider]:
+                # A RandomBot picks uniformly from any list: its ids, in legal_actions'
+                # order, give the choice it would make among the actions.
+                self._apply(bot.choose_action({}, game.legal_ids(decider)), decider)  # type: ignore[arg-type]
+                continue
             legal = game.legal_actions(decider)
             action: Action | None
-            if decider == game.to_act:
-                action = bot.choose_action(game.view(decider), legal)
+            if decider == turn:
+                action = bot.choose_action(game.view(decider, history=history), legal)
             elif isinstance(bot, OutOfTurnBot):
-                action = bot.choose_out_of_turn(game.view(decider), legal)
+                action = bot.choose_out_of_turn(game.view(decider, history=history), legal)
             else:
                 action = None  # a bot without out-of-turn play lets every chance go
             if action is None:
                 self._declined.add(decider)
                 continue
-            if action not in legal:
-                raise RuntimeError(f"bot {bot.name!r} chose illegal {action}")
-            self._apply(action)
+            try:
+                index = legal.index(action)
+            except ValueError:
+                raise RuntimeError(f"bot {bot.name!r} chose illegal {action}") from None
+            self._apply(game.legal_ids(decider)[index], decider)
         if not game.is_over and not game.out[seat]:
-            self._ids = legal_id_map(game, seat)
-            if decider != game.to_act:
-                self._ids[PASS_ID] = _DECLINE
+            self._legal = game.legal_ids(seat)
+            self._offered = decider != game.turn
+            if self._offered:
+                self._legal.append(PASS_ID)
         else:
-            self._ids = {}
+            self._legal = []
+            self._offered = False
 
     def _observe(self) -> Obs:
-        game = self._require_game()
-        vector = self._encoder.encode_snapshot(game.snapshot(self.seat), self._tracker.void)
+        vector = self._observer.vector(self._require_game(), self.seat)
         if self._flat:
-            return vector * self._scale
-        return {"observation": vector, "action_mask": mask_of(self._ids)}
+            vector *= self._scale
+            return vector
+        return {"observation": vector, "action_mask": mask_of_ids(self._legal)}
 
     def _info(self, final: bool = False) -> dict[str, Any]:
         """``{"seat": ...}``, plus ``"action_mask"`` with ``obs_format="flat"``, plus the
         outcome when the episode ends (``final``)."""
         info: dict[str, Any] = {"seat": self.seat}
         if self._flat:
-            info["action_mask"] = mask_of(self._ids)
+            info["action_mask"] = mask_of_ids(self._legal)
         if final:
             info.update(outcome_info(self._require_game(), self._game_steps))
         return info

@@ -24,14 +24,14 @@ from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
-from nomercy.core.actions import Action, CallUno, Catch
 from nomercy.core.game import Game, new_game
+from nomercy.core.ids import ID_KIND, K_CATCH, K_UNO
 from nomercy.encoding.actions import NUM_ACTIONS, PASS_ID
-from nomercy.encoding.observations import ObservationEncoder, PublicTracker, flat_scale
+from nomercy.encoding.fast import TableObserver
+from nomercy.encoding.observations import ObservationEncoder, flat_scale
 from nomercy.rl._common import (
     IllegalActionIdError,
     LegalDiscrete,
-    apply_tracked,
     check_flat_bounds,
     check_illegal_mode,
     check_max_steps,
@@ -43,13 +43,11 @@ from nomercy.rl._common import (
     explain_illegal,
     flat_observation_space,
     hand_rewards,
-    legal_id_map,
     make_ruleset,
     next_decider,
     observation_space,
     outcome_info,
     render,
-    start_tracking,
 )
 
 __all__ = ["env", "parallel_env", "raw_env"]
@@ -57,7 +55,6 @@ __all__ = ["env", "parallel_env", "raw_env"]
 _NO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 _NO_MASK.setflags(write=False)
 _I8 = np.dtype(np.int8)
-_DECLINE = CallUno(-1)  # stands for "pass" on an offered out-of-turn turn (never applied)
 ENGINES = ("auto", "reference")
 
 
@@ -182,7 +179,6 @@ class raw_env(AECEnv[str, Obs, int]):
         self.state_space = spaces.Box(
             np.tile(unit.low, num_players), np.tile(unit.high, num_players), dtype=np.float32
         )
-        self._tracker = PublicTracker(self.rules, num_players)
         self._seed_rng: np.random.Generator | None = None
         self._seed_base: int | None = None  # None: fresh entropy
         self._game: Game | None = None
@@ -197,7 +193,11 @@ class raw_env(AECEnv[str, Obs, int]):
         self._plain = (
             self.out_of_turn == "to_act" and max_steps is None and not self.rules.scoring_enabled
         )
-        self._ids: dict[int, Action] | None = None
+        # The deciding seat's legal ids (None: not computed yet in this state); on an offered
+        # out-of-turn decision, PASS_ID (last) lets the chance go.
+        self._ids: list[int] | None = None
+        self._offered = False
+        self._observer = TableObserver(self.rules, num_players, events=self._per_hand)
         self._steps = 0
         self._decider = 0  # the seat whose decision agent_selection is (when it is live)
         self._declined: set[int] = set()
@@ -250,7 +250,7 @@ class raw_env(AECEnv[str, Obs, int]):
         self._game = None
         self._game = new_game(self.num_players, rules=self.rules, seed=game_seed)
         self._started = True
-        start_tracking(self._game, self._tracker)
+        self._observer.start(self._game)
         self._steps = 0
         self._ids = None
         self._rewarded = True
@@ -271,7 +271,9 @@ class raw_env(AECEnv[str, Obs, int]):
     @property
     def game(self) -> Game | None:
         """The environment's :class:`~nomercy.core.game.Game` (``None`` before ``reset()``).
-        Read it; changing it changes the environment."""
+        Read it; changing it changes the environment. It runs with ``record_events`` off
+        unless the rules need events for the observation or the rewards (docs/rl.md,
+        "Speed"): its ``log`` may then stay empty; ``history`` holds every action."""
         return self._game
 
     def _choose_decider(self) -> None:
@@ -281,14 +283,15 @@ class raw_env(AECEnv[str, Obs, int]):
         self._decider = decider
         self.agent_selection = self.possible_agents[decider]
 
-    def _legal(self) -> dict[int, Action]:
+    def _legal(self) -> list[int]:
         ids = self._ids
         if ids is None:
             game = self._require_game()
             seat = self._decider
-            ids = legal_id_map(game, seat)
-            if seat != game.to_act:
-                ids[PASS_ID] = _DECLINE
+            ids = game.legal_ids(seat)
+            self._offered = seat != game.to_act
+            if self._offered:
+                ids.append(PASS_ID)
             self._ids = ids
         return ids
 
@@ -330,18 +333,14 @@ class raw_env(AECEnv[str, Obs, int]):
         hand), seat 0 first, in the observation format's scale. Never give it to a policy:
         it holds the other seats' cards."""
         game = self._require_game()
-        parts = [
-            self._encoder.encode_snapshot(game.snapshot(s), self._tracker.void)
-            for s in range(self.num_players)
-        ]
+        parts = [self._observer.vector(game, s) for s in range(self.num_players)]
         out = np.concatenate(parts)
         if self._flat:
             out *= np.tile(self._scale, self.num_players)
         return out
 
     def _vector(self, agent: str) -> npt.NDArray[np.float32]:
-        game = self._require_game()
-        return self._encoder.encode_snapshot(game.snapshot(self._seat[agent]), self._tracker.void)
+        return self._observer.vector(self._require_game(), self._seat[agent])
 
     def _publish_masks(self) -> None:
         """``obs_format="flat"``: every agent's current mask into its ``infos`` entry."""
@@ -397,32 +396,38 @@ class raw_env(AECEnv[str, Obs, int]):
         if self._rewarded:  # rewards are non-zero only after a knock-out, the end, a penalty
             self._clear_rewards()
             self._rewarded = False
-        chosen = None
+        aid = -1
         if type(action) is int or (
             isinstance(action, (int, np.integer)) and not isinstance(action, bool)
         ):
-            chosen = self._legal().get(int(action))
-        if chosen is None:
+            aid = int(action)
+            if aid not in self._legal():
+                aid = -1
+        if aid < 0:
             self._refuse(agent, action)
             return
         if self.infos[agent]:
             self.infos[agent] = {}
         self._ids = None
-        if chosen is _DECLINE:
-            self._declined.add(self._seat[agent])
+        seat = self._decider
+        if self._offered and aid == PASS_ID:  # lets the out-of-turn chance go
+            self._declined.add(seat)
             self._steps += 1
         else:
-            was_out = list(game.out)
-            events = apply_tracked(game, chosen, self._tracker)
+            was_out = game.out[:]
             if self._per_hand:
+                events = self._observer.step_events(game, aid, seat)
                 per_hand = hand_rewards(events, self.num_players, self.points_scale)
                 if per_hand is not None:
                     for s, r in enumerate(per_hand):
                         if r:
                             self.rewards[self.possible_agents[s]] += r
-            kind = type(chosen)
-            if kind is not CallUno and kind is not Catch:
-                self._declined.clear()  # an in-turn action or a jump-in: new chances for all
+            else:
+                self._observer.step(game, aid, seat)
+            if self._declined:
+                kind = ID_KIND[aid]
+                if kind != K_UNO and kind != K_CATCH:
+                    self._declined.clear()  # an in-turn action or a jump-in: new chances
             self._steps += 1
             if self._plain and not game.is_over and game.out == was_out:
                 # The common case: nobody is out or rewarded, the seat to act decides next.

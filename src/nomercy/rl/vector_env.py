@@ -3,8 +3,11 @@
 Registered as ``NoMercy-v0``'s ``vector_entry_point``, so ``gymnasium.make_vec("NoMercy-v0",
 num_envs=N)`` builds it (``vectorization_mode="sync"`` or ``"async"`` still give Gymnasium's
 own vector envs over N single envs). Each table is a :class:`NoMercyEnv` played directly,
-without the wrappers ``gym.make`` adds, and the batch is written into arrays allocated once:
-observations (and masks), rewards, terminations, truncations. The options are the single
+without the wrappers ``gym.make`` adds or its per-step observation and info: the tables'
+observation vectors are written by their :class:`~nomercy.encoding.fast.TableObserver`
+straight into one ``(num_envs, OBS_SIZE)`` array, their masks into one ``int8`` array, and
+rewards and flags into arrays allocated once; infos are arrays built once per step, with
+the per-table outcome only for the tables whose episode ended. The options are the single
 env's (opponent bots, rewards, observation formats, illegal-action modes, ``max_steps``),
 passed as keyword arguments, plus ``autoreset_mode`` (docs/rl.md, "Vector envs").
 """
@@ -84,8 +87,17 @@ class NoMercyVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._vectors = np.zeros((num_envs, OBS_SIZE), dtype=np.float32)
+        self._raw = np.zeros((num_envs, OBS_SIZE), dtype=np.float32)
+        # The flat format's scaled vectors have their own array; the dict format's are raw.
+        self._vectors = np.zeros_like(self._raw) if self._flat else self._raw
+        self._scale = first._scale
         self._masks = np.zeros((num_envs, NUM_ACTIONS), dtype=np.int8)
+        self._raw_rows = [row.data for row in self._raw]
+        self._mask_rows = [row.data for row in self._masks]
+        self._no_mask = memoryview(bytes(NUM_ACTIONS)).cast("b")
+        self._seats = np.zeros(num_envs, dtype=np.int64)
+        self._all = np.ones(num_envs, dtype=np.bool_)
+        self._all.setflags(write=False)
         self._rewards = np.zeros(num_envs, dtype=np.float64)
         self._terminations = np.zeros(num_envs, dtype=np.bool_)
         self._truncations = np.zeros(num_envs, dtype=np.bool_)
@@ -125,12 +137,12 @@ class NoMercyVectorEnv(VectorEnv):
                 f"options['reset_mask'] must be a bool array of shape ({self.num_envs},) with "
                 "at least one True"
             )
-        infos: dict[str, Any] = {}
-        for i in map(int, np.flatnonzero(mask)):
-            obs, info = self.envs[i].reset(seed=seeds[i], options=options or None)
-            self._write(i, obs, info)
+        rows = list(map(int, np.flatnonzero(mask)))
+        for i in rows:
+            self.envs[i]._deal(seeds[i])
+            self._write(i)
             self._terminations[i] = self._truncations[i] = self._autoreset[i] = False
-            infos = self._add_info(infos, info, i)
+        infos = self._infos(self._all if len(rows) == self.num_envs else mask)
         return self._batch(), infos
 
     def step(
@@ -143,26 +155,48 @@ class NoMercyVectorEnv(VectorEnv):
         if ids.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), not {ids.shape}")
         mode = self.autoreset_mode
-        infos: dict[str, Any] = {}
-        for i, env in enumerate(self.envs):
-            if self._autoreset[i]:
-                if mode is AutoresetMode.DISABLED:
-                    raise RuntimeError(
-                        f"table {i} has ended: reset it (options={{'reset_mask': ...}}) first"
-                    )
-                obs, info = env.reset()  # NEXT_STEP: this step only resets the table
-                reward, terminated, truncated = 0.0, False, False
+        resetting = self._autoreset.tolist()
+        if mode is AutoresetMode.DISABLED and any(resetting):
+            i = resetting.index(True)
+            raise RuntimeError(
+                f"table {i} has ended: reset it (options={{'reset_mask': ...}}) first"
+            )
+        same_step = mode is AutoresetMode.SAME_STEP
+        rewards = [0.0] * self.num_envs
+        terminations = [False] * self.num_envs
+        truncations = [False] * self.num_envs
+        extra: list[tuple[int, dict[str, Any]]] = []  # the infos beyond seat and mask
+        for i, (env, action) in enumerate(zip(self.envs, ids.tolist(), strict=True)):
+            if resetting[i]:
+                env._deal()  # NEXT_STEP: this step only resets the table
             else:
-                obs, reward, terminated, truncated, info = env.step(ids[i])
-                if mode is AutoresetMode.SAME_STEP and (terminated or truncated):
-                    infos = self._add_info(infos, {"final_obs": obs, "final_info": info}, i)
-                    obs, info = env.reset()
-            self._write(i, obs, info)
-            self._rewards[i] = reward
-            self._terminations[i] = terminated
-            self._truncations[i] = truncated
+                why = None
+                if env._all_random and action in env._legal:
+                    reward, terminated, truncated = env._advance_random(action)
+                else:
+                    reward, terminated, truncated, why = env._advance(action)
+                rewards[i] = reward
+                if terminated or truncated or why is not None:
+                    info = env._info(terminated or truncated)
+                    if why is not None:
+                        info["illegal_action"] = True
+                        info["reason"] = why
+                    if same_step and (terminated or truncated):
+                        final = {"final_obs": env._observe(), "final_info": info}
+                        extra.append((i, final))
+                        env._deal()
+                    else:
+                        extra.append((i, info))
+                    terminations[i] = terminated
+                    truncations[i] = truncated
+            self._write(i)
+        self._rewards[:] = rewards
+        self._terminations[:] = terminations
+        self._truncations[:] = truncations
+        infos = self._infos(self._all)
+        for i, info in extra:
             infos = self._add_info(infos, info, i)
-        if mode is not AutoresetMode.SAME_STEP:
+        if not same_step:
             np.logical_or(self._terminations, self._truncations, out=self._autoreset)
         return (
             self._batch(),
@@ -180,16 +214,30 @@ class NoMercyVectorEnv(VectorEnv):
         """Nothing to release: the tables live in this process."""
 
     # ------------------------------------------------------------------ internals
-    def _write(self, i: int, obs: Any, info: dict[str, Any]) -> None:
+    def _write(self, i: int) -> None:
+        """Table ``i``'s learner observation and mask into row ``i`` of the arrays."""
+        env = self.envs[i]
+        game = env.game
+        assert game is not None
+        env._observer.write(game, env.seat, self._raw_rows[i])
+        row = self._mask_rows[i]
+        row[:] = self._no_mask
+        for a in env._legal:
+            row[a] = 1
+        self._seats[i] = env.seat
+
+    def _infos(self, rows: npt.NDArray[np.bool_]) -> dict[str, Any]:
+        """The infos every table has after a step or reset (its seat; with flat observations
+        its mask), for the tables of ``rows``."""
+        infos: dict[str, Any] = {"seat": self._seats.copy(), "_seat": rows.copy()}
         if self._flat:
-            self._vectors[i] = obs
-            self._masks[i] = info["action_mask"]
-        else:
-            self._vectors[i] = obs["observation"]
-            self._masks[i] = obs["action_mask"]
+            infos["action_mask"] = self._masks.copy()
+            infos["_action_mask"] = rows.copy()
+        return infos
 
     def _batch(self) -> Any:
         if self._flat:
+            np.multiply(self._raw, self._scale, out=self._vectors)
             return self._vectors.copy() if self.copy else self._vectors
         batch = {"observation": self._vectors, "action_mask": self._masks}
         return deepcopy(batch) if self.copy else batch

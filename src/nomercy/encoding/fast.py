@@ -1,0 +1,341 @@
+"""Observations written straight from a :class:`~nomercy.core.game.Game`, for environments that
+encode every step (docs/rl.md, "Speed").
+
+:class:`TableObserver` follows one table: it steps the game by id (``Game.step``) with the
+engine's events off where it can, keeps the public history the observation needs (the
+:class:`~nomercy.encoding.observations.PublicTracker`'s colour gaps, the discard-pile counts)
+up to date, and writes a seat's observation vector into a preallocated buffer (a row of a
+``(num_envs, OBS_SIZE)`` array). The vector is exactly :class:`ObservationEncoder`'s, value
+for value (a test compares them on thousands of positions). It reads only what the observing
+seat may know: its own hand, the public counts and flags, the cards ``Game.known`` says it has
+seen, and facts derived from the public course of play; never another hand or the draw pile.
+
+Without events, the colour gaps are derived from what each step visibly did: the id taken
+(draw, pass, play of the drawn card, catch, ...), the phase and colour before it, and which
+hands grew, changed places or were knocked out (public: hand sizes, swaps, passes and
+knock-outs are announced at the table). That reading is exact for the rule sets where
+:attr:`TableObserver.mode` is ``"infer"``; the others keep events on (``"events"``) and fold
+them into the tracker as the reference encoder does, or need no gaps at all (``"none"``: no
+draw proves a gap, so every flag stays 0).
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from nomercy.core.base import PLAY_DRAWN, ROULETTE_COLOUR, STACK_OR_ABSORB
+from nomercy.core.cards import ALL_CODES, COLOURS, Card
+from nomercy.core.events import Event
+from nomercy.core.game import Game
+from nomercy.core.ids import ID_CARD, ID_KIND, ID_REL, K_CATCH, K_COLOUR, K_DRAW, K_PASS, K_PLAY
+from nomercy.core.rules import RuleSet
+from nomercy.encoding.actions import MAX_PLAYERS
+from nomercy.encoding.observations import _PHASES, OBS_LAYOUT, OBS_SIZE, PublicTracker
+
+__all__ = ["MODES", "TableObserver", "draw_pile_size"]
+
+#: How a :class:`TableObserver` keeps the colour gaps: ``"none"`` (the rules make every flag
+#: 0), ``"infer"`` (from each step's public effects, events off), ``"events"`` (events on).
+MODES: Final = ("none", "infer", "events")
+
+_K: Final = 70  # len(ALL_CODES), checked below
+_HAND = OBS_LAYOUT["hand"].start
+_DRAWN = OBS_LAYOUT["drawn"].start
+_TOP = OBS_LAYOUT["top"].start
+_COLOUR = OBS_LAYOUT["colour"].start
+_DIRECTION = OBS_LAYOUT["direction"].start
+_PHASE = OBS_LAYOUT["phase"].start
+_PENDING = OBS_LAYOUT["pending"].start
+_SELF = OBS_LAYOUT["self"].start
+_TO_ACT = OBS_LAYOUT["to_act"].start
+_PRESENT = OBS_LAYOUT["opp_present"].start
+_SIZE = OBS_LAYOUT["opp_hand_size"].start
+_MERCY = OBS_LAYOUT["opp_mercy_distance"].start
+_OUT = OBS_LAYOUT["opp_out"].start
+_UNO = OBS_LAYOUT["opp_uno"].start
+_CATCH = OBS_LAYOUT["opp_catchable"].start
+_KNOWN = OBS_LAYOUT["opp_known"].start
+_VOID = OBS_LAYOUT["opp_void"].start
+_DISCARD = OBS_LAYOUT["discard"].start
+_PILE = OBS_LAYOUT["draw_pile_size"].start
+_WD4 = OBS_LAYOUT["wd4_challengeable"].start
+assert OBS_LAYOUT["hand"].stop - _HAND == _K
+
+# By value: an Enum member's hash is a Python-level call, a str's is cached.
+_PHASE_AT: Final[dict[str, int]] = {p._value_: _PHASE + i for i, p in enumerate(_PHASES)}
+_COLOUR_INDEX: Final[dict[str, int]] = {c._value_: i for i, c in enumerate(COLOURS)}
+_NO_FLAGS: Final = (0, 0, 0, 0)
+# Card -> its entry in the hand block (a dict by the interned card: no attribute read).
+_HAND_AT: Final[dict[Card, int]] = {Card(code): _HAND + i for i, code in enumerate(ALL_CODES)}
+
+
+def draw_pile_size(game: Game) -> int:
+    """Cards in the draw pile (public: ``view["draw_pile_size"]``).
+
+    The one private read of this package: ``Game.draw_pile`` copies the pile to give its
+    size, and the size is all an observation shows.
+    """
+    return len(game._draw)
+
+
+def _mode(rules: RuleSet, events: bool) -> str:
+    informative = rules.voluntary_draw == "off" and rules.no_playable_action != "draw_one_pass"
+    if events:
+        return "events"
+    if not informative:
+        return "none"
+    if rules.scoring_enabled or (rules.mercy_enabled and rules.mercy_timing != "immediate"):
+        # A new deal inside a step, or a Mercy check that knocks out a seat which received
+        # nothing in that step: the public effects alone would not say what the events say.
+        return "events"
+    return "infer"
+
+
+class TableObserver:
+    """The observations of one table of ``n`` seats under ``rules``.
+
+    Call :meth:`start` after dealing (``new_game``; the deal's events are read once), then
+    play every action through :meth:`step` (or :meth:`step_events`), and write observations
+    with :meth:`write` (into a buffer) or :meth:`vector` (a new array).
+
+    Args:
+        rules, n: the table's rule set and seat count (2-6).
+        events: keep the engine's events on (``mode="events"``) whatever the rules, for
+            callers that read them (per-hand rewards from ``hand_end`` events).
+    """
+
+    __slots__ = ("_blank", "_counts", "_pile", "_threshold", "mode", "n", "tracker")
+
+    def __init__(self, rules: RuleSet, n: int, *, events: bool = False) -> None:
+        if not 2 <= n <= MAX_PLAYERS:
+            raise ValueError(f"observations cover 2-{MAX_PLAYERS} players, not {n}")
+        self.n = n
+        self.mode = _mode(rules, events)
+        self.tracker = PublicTracker(rules, n)
+        self._threshold = rules.mercy_threshold if rules.mercy_enabled else 0
+        self._blank = array("f", bytes(4 * OBS_SIZE))
+        for j in range(n - 1):
+            self._blank[_PRESENT + j] = 1
+        self._pile: list[Card] = []
+        self._counts = array("f", bytes(4 * _K))
+
+    # ------------------------------------------------------------------ following a game
+    def start(self, game: Game) -> None:
+        """Begin a new game: fold in the deal's public events, then turn events off (unless
+        the mode keeps them)."""
+        game.record_events = self.mode == "events"
+        self._pile = []
+        self._counts = array("f", bytes(4 * _K))
+        if self.mode == "none":
+            return  # no flag is ever set
+        tracker = self.tracker
+        tracker.reset()
+        tracker.update(
+            game.opening_events, colour=None, phase="play", next_phase=game.phase._value_
+        )
+
+    def step(self, game: Game, action_id: int, seat: int) -> None:
+        """Apply the legal id ``action_id`` of ``seat`` and follow its public effects."""
+        mode = self.mode
+        if mode == "none":
+            game.step(action_id, seat)
+        elif mode == "infer":
+            self._step_inferred(game, action_id, seat)
+        else:
+            self.step_events(game, action_id, seat)
+
+    def step_events(self, game: Game, action_id: int, seat: int) -> list[Event]:
+        """:meth:`step`, returning the step's events (``[]`` unless the mode is
+        ``"events"``)."""
+        if self.mode != "events":
+            self.step(game, action_id, seat)
+            return []
+        log = game.log
+        start = len(log)
+        colour = game.colour
+        phase = game.phase._value_
+        game.step(action_id, seat)
+        events = log[start:]
+        self.tracker.update(
+            events,
+            colour=colour._value_ if colour is not None else None,
+            phase=phase,
+            next_phase=game.phase._value_,
+        )
+        return events
+
+    def _step_inferred(self, game: Game, aid: int, seat: int) -> None:
+        """One step with events off: what the tracker's events would have said, read from the
+        step's public effects (module docstring; the cases follow PublicTracker.update)."""
+        if draw_pile_size(game) + len(game.discard) + len(game.set_aside) <= 1:
+            # Nothing left to draw: a draw, penalty or reveal may take no card, so its effect
+            # is invisible. Rare; this step runs with events, as the reference does.
+            game.record_events = True
+            try:
+                self.mode = "events"
+                self.step_events(game, aid, seat)
+            finally:
+                self.mode = "infer"
+                game.record_events = False
+            return
+        tracker = self.tracker
+        void = tracker.void
+        pending = tracker._pending
+        tracker._pending = None
+        phase = game.phase
+        kind = ID_KIND[aid]
+        if kind == K_PASS:
+            game.step(aid, seat)
+            if phase is PLAY_DRAWN:  # keeps the drawn card ("pass")
+                void[seat][:] = _NO_FLAGS
+            return  # a Discard All's pass gives nobody cards
+        if kind == K_DRAW:
+            colour = game.colour
+            game.step(aid, seat)
+            if phase is STACK_OR_ABSORB:  # absorbing the penalty: an "absorb" event
+                void[seat][:] = _NO_FLAGS
+                return
+            # A draw turn ("draw"); nothing else in the step gives anyone cards.
+            flags = void[seat]
+            flags[:] = _NO_FLAGS
+            if colour is not None and tracker._informative:
+                c = _COLOUR_INDEX[colour._value_]
+                if game.phase is PLAY_DRAWN:
+                    tracker._pending = (seat, c)
+                else:
+                    flags[c] = 1
+            return
+        hands = game.hands
+        before = hands[:]
+        sizes = list(map(len, before))
+        was_out = game.out[:]
+        game.step(aid, seat)
+        if kind == K_PLAY:
+            if pending is not None and pending[0] == seat and phase is PLAY_DRAWN:
+                void[seat][pending[1]] = 1  # the drawn card has left the hand
+        elif kind == K_CATCH:
+            void[(seat + ID_REL[aid]) % self.n][:] = _NO_FLAGS  # "catch", even for 0 cards
+        elif kind == K_COLOUR and phase is ROULETTE_COLOUR:
+            void[seat][:] = _NO_FLAGS  # "reveal": the seat naming the colour reveals
+        # Whoever received cards (absorb, catch, challenge, reveal) or was knocked out (with
+        # Mercy immediate, only right after receiving) forgets; moved hands are a swap or,
+        # after a 0, every hand passing (which resets everything).
+        out = game.out
+        moved = False
+        for s in range(self.n):
+            hand = hands[s]
+            if out[s] and not was_out[s]:
+                void[s][:] = _NO_FLAGS
+            elif hand is not before[s]:
+                moved = True
+            elif len(hand) > sizes[s]:
+                void[s][:] = _NO_FLAGS
+        if moved:
+            card = ID_CARD[aid]
+            if card is not None and card.number == 0:
+                tracker.reset()
+            else:
+                for s in range(self.n):
+                    if hands[s] is not before[s]:
+                        void[s][:] = _NO_FLAGS
+
+    # ------------------------------------------------------------------ writing
+    def write(self, game: Game, seat: int, out: memoryview) -> None:
+        """Write ``seat``'s observation vector into ``out`` (a float32 memoryview of
+        ``OBS_SIZE`` entries, e.g. ``batch[i].data``)."""
+        out[:] = self._blank
+        n = self.n
+        hands = game.hands
+        at = _HAND_AT
+        for card in hands[seat]:
+            out[at[card]] += 1
+        known = game.known
+        if known:
+            for t in range(n):
+                if t != seat:
+                    cards = known.get((seat, t))
+                    if cards:
+                        base = _KNOWN + ((t - seat) % n - 1) * _K
+                        for card in cards:
+                            out[base + card.index] += 1
+        threshold = self._threshold
+        outs = game.out
+        uno = game.uno_called
+        out[_DIRECTION] = game.direction
+        size = len(hands[seat])
+        out[_SELF] = size
+        if threshold and not outs[seat]:
+            out[_SELF + 1] = threshold - size
+        out[_SELF + 2] = uno[seat]
+        out[_PILE] = draw_pile_size(game)
+        phase = game.phase
+        out[_PHASE_AT[phase._value_]] = 1
+        total = game.pending_total
+        if total:
+            out[_PENDING] = total
+            out[_PENDING + 1] = game.pending_last
+        discard = game.discard
+        if discard:
+            out[_TOP + discard[-1].index] = 1
+        turn = game.turn
+        drawn = game.drawn
+        if drawn is not None and seat == turn:
+            out[_DRAWN + drawn.index] = 1
+        colour = game.colour
+        if colour is not None:
+            out[_COLOUR + _COLOUR_INDEX[colour._value_]] = 1
+        if turn is not None and phase._value_ != "over":
+            out[_TO_ACT + (turn - seat) % n] = 1
+        for t in game.uno_window:
+            if t != seat:
+                out[_CATCH + (t - seat) % n - 1] = 1
+        if game.wd4 is not None:
+            out[_WD4] = 1
+        void = self.tracker.void if self.mode != "none" else None
+        for k in range(1, n):
+            other = (seat + k) % n
+            j = k - 1
+            size = len(hands[other])
+            out[_SIZE + j] = size
+            gone = outs[other]
+            if threshold and not gone:
+                out[_MERCY + j] = threshold - size
+            if gone:
+                out[_OUT + j] = 1
+            if uno[other]:
+                out[_UNO + j] = 1
+            if void is not None:
+                flags = void[other]
+                if flags[0] or flags[1] or flags[2] or flags[3]:
+                    v = _VOID + 4 * j
+                    out[v] = flags[0]
+                    out[v + 1] = flags[1]
+                    out[v + 2] = flags[2]
+                    out[v + 3] = flags[3]
+        out[_DISCARD : _DISCARD + _K] = self._discard_counts(discard)
+
+    def vector(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
+        """``seat``'s observation vector as a new ``float32`` array."""
+        obs = np.empty(OBS_SIZE, dtype=np.float32)
+        self.write(game, seat, obs.data)
+        return obs
+
+    def _discard_counts(self, pile: list[Card]) -> array[float]:
+        # Only the new tail is counted, once the previous pile is checked to be its prefix
+        # (a reshuffle, a Discard All burying cards under its top or a knocked-out hand put
+        # at the bottom restart the count). Cards are interned: equal is identical.
+        old = self._pile
+        size = len(old)
+        counts = self._counts
+        if len(pile) < size or (size and (pile[size - 1] is not old[-1] or pile[:size] != old)):
+            counts = self._counts = array("f", bytes(4 * _K))
+            size = 0
+        if len(pile) != size:
+            for card in pile[size:]:
+                counts[card.index] += 1
+            self._pile = pile[:]
+        return counts
