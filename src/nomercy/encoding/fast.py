@@ -74,12 +74,8 @@ _HAND_AT: Final[dict[Card, int]] = {Card(code): _HAND + i for i, code in enumera
 
 
 def draw_pile_size(game: Game) -> int:
-    """Cards in the draw pile (public: ``view["draw_pile_size"]``).
-
-    The one private read of this package: ``Game.draw_pile`` copies the pile to give its
-    size, and the size is all an observation shows.
-    """
-    return len(game._draw)
+    """Cards in the draw pile (public: ``view["draw_pile_size"]``, ``Game.draw_size``)."""
+    return game.draw_size
 
 
 def _mode(rules: RuleSet, events: bool) -> str:
