@@ -40,20 +40,13 @@ from typing import Any
 
 import numpy as np
 
-CONFIGS = ("default", "options", "classic")
+# The three configurations are bench_rl.py's (the same non-default option set): this script
+# runs from benchmarks/, whose folder Python puts first on the path.
+from bench_rl import CONFIGS, OPTIONS
+
 #: The clock the rates are timed with (``--clock``): wall time, or this process's CPU time,
 #: which a machine shared with other work disturbs far less.
 CLOCK: list[Callable[[], float]] = [time.perf_counter]
-#: The same non-default option set as benchmarks/bench_rl.py's ``options`` configuration.
-OPTIONS: dict[str, Any] = {
-    "stack_threshold": "running_total",
-    "stack_requires_match": True,
-    "discard_all_mode": "choose_top_and_fire",
-    "roulette_chooser": "player",
-    "mercy_timing": "end_of_turn",
-    "voluntary_draw": "draw_one_may_pass",
-    "no_playable_action": "draw_one_pass",
-}
 
 
 def rules_of(config: str) -> dict[str, Any]:

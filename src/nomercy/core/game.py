@@ -338,6 +338,11 @@ class Game:
         return self._draw[::-1]
 
     @property
+    def draw_size(self) -> int:
+        """The number of cards in the draw pile (public: every seat sees the pile's size)."""
+        return len(self._draw)
+
+    @property
     def top(self) -> Card:
         """The top card of the discard pile."""
         return self.discard[-1]

@@ -34,7 +34,34 @@ from nomercy.core.game import Game
 from nomercy.core.ids import ID_CARD, ID_KIND, ID_REL, K_CATCH, K_COLOUR, K_DRAW, K_PASS, K_PLAY
 from nomercy.core.rules import RuleSet
 from nomercy.encoding.actions import MAX_PLAYERS
-from nomercy.encoding.observations import _PHASES, OBS_LAYOUT, OBS_SIZE, PublicTracker
+
+# The layout's offsets are observations.py's own (one table of the layout).
+from nomercy.encoding.observations import (
+    _CATCH,
+    _COLOUR,
+    _DIRECTION,
+    _DISCARD,
+    _DRAWN,
+    _HAND,
+    _KNOWN,
+    _MERCY,
+    _OUT,
+    _PENDING,
+    _PHASE,
+    _PHASES,
+    _PILE,
+    _PRESENT,
+    _SELF,
+    _SIZE,
+    _TO_ACT,
+    _TOP,
+    _UNO,
+    _VOID,
+    _WD4,
+    OBS_LAYOUT,
+    OBS_SIZE,
+    PublicTracker,
+)
 
 __all__ = ["MODES", "TableObserver", "draw_pile_size"]
 
@@ -43,26 +70,6 @@ __all__ = ["MODES", "TableObserver", "draw_pile_size"]
 MODES: Final = ("none", "infer", "events")
 
 _K: Final = 70  # len(ALL_CODES), checked below
-_HAND = OBS_LAYOUT["hand"].start
-_DRAWN = OBS_LAYOUT["drawn"].start
-_TOP = OBS_LAYOUT["top"].start
-_COLOUR = OBS_LAYOUT["colour"].start
-_DIRECTION = OBS_LAYOUT["direction"].start
-_PHASE = OBS_LAYOUT["phase"].start
-_PENDING = OBS_LAYOUT["pending"].start
-_SELF = OBS_LAYOUT["self"].start
-_TO_ACT = OBS_LAYOUT["to_act"].start
-_PRESENT = OBS_LAYOUT["opp_present"].start
-_SIZE = OBS_LAYOUT["opp_hand_size"].start
-_MERCY = OBS_LAYOUT["opp_mercy_distance"].start
-_OUT = OBS_LAYOUT["opp_out"].start
-_UNO = OBS_LAYOUT["opp_uno"].start
-_CATCH = OBS_LAYOUT["opp_catchable"].start
-_KNOWN = OBS_LAYOUT["opp_known"].start
-_VOID = OBS_LAYOUT["opp_void"].start
-_DISCARD = OBS_LAYOUT["discard"].start
-_PILE = OBS_LAYOUT["draw_pile_size"].start
-_WD4 = OBS_LAYOUT["wd4_challengeable"].start
 assert OBS_LAYOUT["hand"].stop - _HAND == _K
 
 # By value: an Enum member's hash is a Python-level call, a str's is cached.
@@ -74,12 +81,8 @@ _HAND_AT: Final[dict[Card, int]] = {Card(code): _HAND + i for i, code in enumera
 
 
 def draw_pile_size(game: Game) -> int:
-    """Cards in the draw pile (public: ``view["draw_pile_size"]``).
-
-    The one private read of this package: ``Game.draw_pile`` copies the pile to give its
-    size, and the size is all an observation shows.
-    """
-    return len(game._draw)
+    """Cards in the draw pile (public: ``view["draw_pile_size"]``, ``Game.draw_size``)."""
+    return game.draw_size
 
 
 def _mode(rules: RuleSet, events: bool) -> str:
