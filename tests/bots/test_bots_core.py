@@ -27,6 +27,7 @@ from nomercy.bots import (
     play_out,
     register_bot,
 )
+from nomercy.core.ids import action_id
 
 #: Every phase in which a seat decides (nomercy.Phase minus "over").
 DECISION_PHASES = {
@@ -356,3 +357,18 @@ def test_bots_import_only_the_core() -> None:
                         path.name,
                         name,
                     )
+
+
+def test_random_bot_picks_the_same_by_ids_as_by_actions() -> None:
+    # The simulator plays random seats on ids (arena.runner): the same seed, the same choice.
+    for seed in range(40):
+        game = new_game(3, seed=seed)
+        by_actions, by_ids, chooser = RandomBot(seed), RandomBot(seed), RandomBot(seed)
+        pick = chooser.id_chooser()
+        while not game.is_over:
+            ids = game.legal_ids()
+            action = by_actions.choose_action(game.view(game.to_act), game.legal_actions())
+            assert by_ids.choose_id(ids) == action_id(action, game.n) == pick(ids)
+            game.apply(action)
+    with pytest.raises(ValueError):
+        RandomBot(1).choose_id([])

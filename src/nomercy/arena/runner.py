@@ -41,7 +41,6 @@ from typing import Any, cast
 from nomercy.arena.seeds import bot_seeds, game_seed
 from nomercy.bots.base import Bot
 from nomercy.bots.driver import Driver, view_mode
-from nomercy.bots.random_bot import RandomBot
 from nomercy.bots.registry import bot_factory, make_bot
 from nomercy.core.game import Game, Phase, new_game
 from nomercy.core.rules import RuleSet, make_rules
@@ -272,18 +271,23 @@ def finishing_ranks(game: Game, last_hand: HandStats) -> tuple[int, ...]:
 def _id_chooser(bot: Bot) -> IdChooser | None:
     """How ``bot`` picks among legal ids, or ``None`` if it needs the object path.
 
-    A bot with a ``choose_id(legal_ids) -> id`` method picks by ids (none does yet). A
-    :class:`~nomercy.bots.random_bot.RandomBot` picks ``rng.choice(legal)`` with its own
-    generator, so the same generator's choice among the legal ids, which come in the order
-    of the legal actions, is the very choice it makes among the actions: the same seeds play
-    the same games (``tests/arena/test_tally_stats.py``). Its generator is used directly,
-    because a method call per decision is a measurable part of a simulated step.
+    A bot picks by ids if it has ``id_chooser() -> (legal_ids -> id)`` (one bound call per
+    decision, e.g. :class:`~nomercy.bots.random_bot.RandomBot`'s generator's ``choice``) or
+    ``choose_id(legal_ids) -> id``. Legal ids come in the order of the legal actions, so such
+    a bot makes the very choices it makes among the actions: the same seeds play the same
+    games (``tests/arena/test_tally_stats.py``). An id method counts only where the class
+    that defines ``choose_action`` defines it too: a subclass that changes ``choose_action``
+    (and not the id methods) plays on the object path.
     """
-    choose_id = getattr(bot, "choose_id", None)
-    if callable(choose_id):
-        return cast("IdChooser", choose_id)
-    if type(bot) is RandomBot:
-        return bot._rng.choice
+    names: set[str] = set()
+    for klass in type(bot).__mro__:
+        if "choose_action" in vars(klass):
+            names = set(vars(klass))
+            break
+    if "id_chooser" in names:
+        return cast("IdChooser", bot.id_chooser())  # type: ignore[attr-defined]
+    if "choose_id" in names:
+        return cast("IdChooser", bot.choose_id)  # type: ignore[attr-defined]
     return None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from nomercy.core.actions import Action
@@ -37,6 +38,17 @@ class RandomBot:
         # choice(seq) is seq[randbelow(len(seq))], exactly what randrange(len(seq)) indexed,
         # so the choices are unchanged, minus randrange's argument checks.
         return self._rng.choice(legal)
+
+    def choose_id(self, legal_ids: Sequence[int]) -> int:
+        """The id :meth:`choose_action` would pick: legal ids come in the order of the legal
+        actions (``Game.legal_ids``), so the same generator draws the same choice."""
+        if not legal_ids:
+            raise ValueError("choose_id needs at least one legal id")
+        return self._rng.choice(legal_ids)
+
+    def id_chooser(self) -> Callable[[Sequence[int]], int]:
+        """:meth:`choose_id` without its checks, as one bound call (the simulator's loop)."""
+        return self._rng.choice
 
     def __repr__(self) -> str:
         return f"RandomBot(seed={self.seed})"
