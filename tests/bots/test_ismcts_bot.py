@@ -71,14 +71,14 @@ def test_ismcts_searches_only_games_dealt_from_its_view(monkeypatch: pytest.Monk
     # Every determinized game the search plays is recorded: for two games that differ only
     # in what the seat cannot see, the bot searches exactly the same games.
     searched: list[dict[str, Any]] = []
-    sample = Redealer.sample
+    sample = Redealer.sample_for_search
 
-    def spy(self: Redealer, rng: random.Random | int) -> Game:
+    def spy(self: Redealer, rng: random.Random) -> Game:
         game = sample(self, rng)
         searched.append(game.to_position())
         return game
 
-    monkeypatch.setattr(Redealer, "sample", spy)
+    monkeypatch.setattr(Redealer, "sample_for_search", spy)
     rng = random.Random(5)
     checked = 0
     for preset, players in (("no-mercy", 3), ("classic", 4)):
@@ -233,14 +233,14 @@ def test_ismcts_deals_opponents_no_colour_they_showed_they_lack(
     # A player who drew on its turn held no card of the active colour and no wild (NM-9):
     # every game the search plays deals that seat's unseen cards without them.
     searched: list[Game] = []
-    sample = Redealer.sample
+    sample = Redealer.sample_for_search
 
-    def spy(self: Redealer, rng: random.Random | int) -> Game:
+    def spy(self: Redealer, rng: random.Random) -> Game:
         game = sample(self, rng)
         searched.append(game.copy())
         return game
 
-    monkeypatch.setattr(Redealer, "sample", spy)
+    monkeypatch.setattr(Redealer, "sample_for_search", spy)
     checked = 0
     for seed in range(40):
         g = new_game(2, seed=300 + seed)

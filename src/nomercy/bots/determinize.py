@@ -171,6 +171,10 @@ def search_sampler(
     its weight (:data:`RANK_DOUBT`, :data:`NAMED_DOUBT`). No Mercy deals are
     :func:`redealer_for`'s alone (its wilds have other uses).
 
+    The games are made for play, not for show
+    (:meth:`~nomercy.core.redeal.Redealer.sample_for_search`): events are off and they keep
+    no history; the deals are those of ``sample`` for the same generator.
+
     Raises:
         ValueError: as :func:`redealer_for`, or ``priors`` not in :data:`PRIORS`.
     """
@@ -189,8 +193,8 @@ def search_sampler(
     choices = [(s, c, hints.played[s]) for s, c in hints.choices.items() if level >= 4]
     if not hints.lacks and not ranks and not named and not choices:
         if honest is None:
-            return base.sample
-        plain, fair = base.sample, honest.sample
+            return base.sample_for_search
+        plain, fair = base.sample_for_search, honest.sample_for_search
 
         def mixed(rng: random.Random) -> Game:
             return fair(rng) if rng.random() < HONEST_WD4 else plain(rng)
@@ -204,7 +208,7 @@ def search_sampler(
         Game.from_view(view), view["seat"], Gaps(lacks, set(gaps.no_wild), gaps.colour)
     )
     share = HONEST_WD4 if honest is not None else KEEPS_WILDS
-    plain, prior = base.sample, tilted.sample
+    plain, prior = base.sample_for_search, tilted.sample_for_search
     known = {int(s): Counter(parse_card(c) for c in cards) for s, cards in view["known"].items()}
 
     def hidden(game: Game, seat: int) -> list[Card]:

@@ -53,7 +53,7 @@ from nomercy.bots.heuristic_bot import HeuristicBot
 from nomercy.bots.knowledge import rules_of
 from nomercy.core.actions import Action, CallUno, Catch, Play
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
-from nomercy.core.game import Game
+from nomercy.core.game import Game, Phase
 from nomercy.core.ids import (
     DRAW_ID,
     ID_CARD,
@@ -285,6 +285,8 @@ class ISMCTSBot:
         clock = time.perf_counter
         one = self._one
         rollout = self._rollout
+        mercy = 0  # the rules' constants for the rollouts (_rule_constants), read once
+        zero = False
         n = 0
         root_ids: list[int] = []
         for iteration in range(iterations):
@@ -295,6 +297,7 @@ class ISMCTSBot:
             if not n:  # the root's candidates as ids, once (every deal has the view's seats)
                 n = self._last_n = game.n
                 root_ids = [action_id(a, n) for a in candidates]
+                mercy, zero = _rule_constants(game)
             path: list[tuple[_Node, int]] = []
             node = root
             first = True
@@ -333,7 +336,7 @@ class ISMCTSBot:
                         best, action, node = score, a, ch
                 game.step(action, seat)
                 path.append((node, seat))
-            rewards = rollout(game, rng)
+            rewards = rollout(game, rng, mercy, zero)
             for child, seat in path:
                 child.visits += 1
                 child.reward += rewards[seat]
@@ -349,15 +352,20 @@ class ISMCTSBot:
                 best_key, best_action = key, candidate
         return best_action
 
-    def _rollout(self, game: Game, rng: random.Random) -> list[float]:
+    def _rollout(self, game: Game, rng: random.Random, mercy: int, zero: bool) -> list[float]:
         """Play on with the rollout policy; the reward of each seat.
 
         :func:`_decision` without pruning, inlined: this loop is most of a search's time.
+        The heuristic policy is called past its forced case (:func:`_policy_action`, also
+        inlined) with the rules' constants read once per search (:func:`_rule_constants`).
         """
         steps = 0
         depth = self.rollout_depth
         policy = self._policy
+        heuristic = policy is _policy_action
         step = game.step
+        legal_ids = game.legal_ids
+        cards_of = _ID_CARD
         while steps < depth and not game.is_over:
             seat = game.turn
             assert seat is not None
@@ -366,7 +374,7 @@ class ISMCTSBot:
             if len(hands[seat]) == 1 and not called[seat]:
                 step(UNO_ID, seat)  # NM-37: the bots in a search always call
                 continue
-            legal = game.legal_ids(seat)
+            legal = legal_ids(seat)
             window = game.uno_window
             if window and any(s != seat and not called[s] and len(hands[s]) == 1 for s in window):
                 for s in window:
@@ -374,7 +382,12 @@ class ISMCTSBot:
                         step(UNO_ID, s)  # a seat that forgot to call calls now
                         break
                 continue
-            step(policy(game, seat, legal, rng), seat)
+            if not heuristic:
+                step(policy(game, seat, legal, rng), seat)
+            elif len(legal) == 1 and (legal[0] == DRAW_ID or cards_of[legal[0]] is not None):
+                step(legal[0], seat)  # forced: a draw or one play
+            else:
+                step(_heuristic(game, seat, legal, rng, mercy, zero), seat)
             steps += 1
         return _rewards(game)
 
@@ -539,6 +552,44 @@ def _rollout_action(game: Game, seat: int, actions: list[int], rng: random.Rando
 # heuristic bot's _KEEP, in its "cards shed" units).
 _ROLL_KEEP = {2: 15.0, 4: 25.0, 6: 40.0, 10: 55.0}
 
+# What _heuristic reads of a played card, by action id (no Card attribute per play): the
+# card's index, its draw value, points / 25, colour, whether it is wild, the value of
+# keeping it (_ROLL_KEEP, wilds 1.5x) and its kind for the scoring below (_C_*).
+_C_OTHER, _C_DISCARD_ALL, _C_WRD4, _C_SKIP, _C_REVERSE, _C_SKIP_EVERYONE = range(6)
+_C_ROULETTE, _C_WILD, _C_SEVEN, _C_ZERO = range(6, 10)
+_KIND_CODE = {
+    Kind.DISCARD_ALL: _C_DISCARD_ALL,
+    Kind.WILD_REVERSE_DRAW_FOUR: _C_WRD4,
+    Kind.SKIP: _C_SKIP,
+    Kind.REVERSE: _C_REVERSE,
+    Kind.SKIP_EVERYONE: _C_SKIP_EVERYONE,
+    Kind.WILD_COLOUR_ROULETTE: _C_ROULETTE,
+    Kind.WILD: _C_WILD,
+}
+
+
+def _card_code(card: Card | None) -> int:
+    if card is None:
+        return _C_OTHER
+    if card.number == 7:
+        return _C_SEVEN
+    if card.number == 0:
+        return _C_ZERO
+    return _KIND_CODE.get(card.kind, _C_OTHER)
+
+
+_P_INDEX = [-1 if c is None else c.index for c in ID_CARD]
+_P_VALUE = [0 if c is None else c.draw_value for c in ID_CARD]
+_P_BASE = [0.0 if c is None else c.points / 25.0 for c in ID_CARD]
+_P_COLOUR = [None if c is None else c.colour for c in ID_CARD]
+_P_KEEP = [
+    0.0 if c is None else _ROLL_KEEP.get(c.draw_value, 10.0) * (1.5 if c.is_wild else 1.0)
+    for c in ID_CARD
+]
+_P_CODE = [_card_code(c) for c in ID_CARD]
+_STACK_OR_ABSORB = Phase.STACK_OR_ABSORB
+_PLAY = Phase.PLAY
+
 
 def _policy_action(game: Game, seat: int, actions: list[int], rng: random.Random) -> int:
     """A cheap version of the heuristic bot on the determinized game (the default rollout).
@@ -554,6 +605,22 @@ def _policy_action(game: Game, seat: int, actions: list[int], rng: random.Random
         # Forced (a draw, one play): what the scoring below returns, without it. Anything
         # else alone goes to _rollout_action, which draws from ``rng`` for it.
         return actions[0]
+    mercy, zero = _rule_constants(game)
+    return _heuristic(game, seat, actions, rng, mercy, zero)
+
+
+def _rule_constants(game: Game) -> tuple[int, bool]:
+    """What :func:`_heuristic` reads of the rules: the Mercy limit (NM-33; huge when off) and
+    whether a 0 passes the hands (NM-29, classic C04)."""
+    rules = game.rules
+    mercy = rules.mercy_threshold if rules.mercy_enabled else 1 << 20
+    return mercy, not rules.is_classic or rules.classic_seven_zero
+
+
+def _heuristic(
+    game: Game, seat: int, actions: list[int], rng: random.Random, mercy: int, zero: bool
+) -> int:
+    """:func:`_policy_action` past its forced case, given :func:`_rule_constants`."""
     cards_of = _ID_CARD
     plays = [a for a in actions if cards_of[a] is not None]  # a card: a play
     if not plays:
@@ -561,96 +628,115 @@ def _policy_action(game: Game, seat: int, actions: list[int], rng: random.Random
     hands = game.hands
     hand = hands[seat]
     n = game.n
-    two = n - sum(game.out) == 2
+    out = game.out
+    two = n - sum(out) == 2
     phase = game.phase
-    stacking = phase == "stack_or_absorb"
-    nxt = game.next_seat(seat)
-    prev = game.next_seat(seat, -game.direction)
-    rules = game.rules
-    mercy = rules.mercy_threshold if rules.mercy_enabled else 1 << 20
+    stacking = phase is _STACK_OR_ABSORB
+    # The next seat each way (Game.next_seat, inlined).
+    d = game.direction
+    nxt = (seat + d) % n
+    while out[nxt]:
+        nxt = (nxt + d) % n
+    prev = (seat - d) % n
+    while out[prev]:
+        prev = (prev - d) % n
     pending = game.pending_total if stacking else 0
     best_card: Card | None = None
     best = -1e9
     last: Card | None = None
-    seen: list[Card] = []
+    seen: set[int] = set()
     size = len(hand)
     colours: list[Colour | None] | None = None  # the hand's colours, read once when needed
     answers: dict[int, int] = {}  # a victim's highest Draw Card value (NM-18)
     for a in plays:
         card = cards_of[a]
         # A card's plays are usually adjacent: skip its variants without a search.
-        if card is last or card in seen:
+        if card is last:
             continue
-        assert card is not None
+        index = _P_INDEX[a]
+        if index in seen:
+            continue
         last = card
-        seen.append(card)
-        kind = card.kind
-        colour = card.colour
+        seen.add(index)
+        code = _P_CODE[a]
+        colour = _P_COLOUR[a]
         shed = 1
-        if kind is _K_DISCARD_ALL and phase == "play":
+        if code == _C_DISCARD_ALL and phase is _PLAY:
             if colours is None:
                 colours = [c.colour for c in hand]
             shed = colours.count(colour)
         rest = size - shed
         if rest <= 0:
             return _variant(game, seat, [v for v in plays if cards_of[v] is card])
-        value = card.draw_value
+        value = _P_VALUE[a]
         if stacking:
             if not value:
                 score = 0.5  # A07: a Skip or Reverse deflects without a Draw Card's cost
-            elif kind is _K_WILD_REVERSE_DRAW_FOUR and two:
-                follow = any(c.draw_value >= 4 and c is not card for c in hand)
-                score = -1.0 - value if follow else -1e6
+            elif code == _C_WRD4 and two:
+                score = -1.0 - value if _follows(hand, card) else -1e6
             else:
-                victim = prev if kind is _K_WILD_REVERSE_DRAW_FOUR else nxt
+                victim = prev if code == _C_WRD4 else nxt
                 score = -float(value)  # answer with the smallest Draw Card
                 if pending + value >= mercy - len(hands[victim]):
                     score += 100.0
             if score > best:
                 best, best_card = score, card
             continue
-        score = 10.0 * shed + card.points / 25.0
+        score = 10.0 * shed + _P_BASE[a]
         if colour is not None:
             if colours is None:
                 colours = [c.colour for c in hand]
             score += 2.0 * colours.count(colour)
         if value:
-            keep = _ROLL_KEEP.get(value, 10.0) * (1.5 if card.is_wild else 1.0)
-            if kind is _K_WILD_REVERSE_DRAW_FOUR and two:
-                follow = any(c.draw_value >= 4 and c is not card for c in hand)
-                score += -keep + (2.0 if follow else -40.0)
+            keep = _P_KEEP[a]
+            if code == _C_WRD4 and two:
+                score += -keep + (2.0 if _follows(hand, card) else -40.0)
             else:
-                victim = prev if kind is _K_WILD_REVERSE_DRAW_FOUR else nxt
-                vhand = hands[victim]
-                if value >= mercy - len(vhand):
+                victim = prev if code == _C_WRD4 else nxt
+                vsize = len(hands[victim])
+                if value >= mercy - vsize:
                     score += 100.0
                 else:
                     top = answers.get(victim)
                     if top is None:
-                        top = answers[victim] = max([c.draw_value for c in vhand], default=0)
+                        top = 0
+                        for c in hands[victim]:
+                            if c.draw_value > top:
+                                top = c.draw_value
+                        answers[victim] = top
                     if top < value:  # the victim holds no Draw Card of at least this value
-                        score += value + (10.0 if two else 0.0) + 12.0 * _threat(len(vhand))
+                        threat = (8 - vsize) / 7 if vsize < 8 else 0.0
+                        score += value + (10.0 if two else 0.0) + 12.0 * threat
                 score -= keep
-        elif kind is _K_SKIP or kind is _K_REVERSE or kind is _K_SKIP_EVERYONE:
-            if two or kind is _K_SKIP_EVERYONE:
-                again = any(
-                    c is not card and (c.is_wild or c.colour is colour or c.kind is kind)
-                    for c in hand
-                )
+        elif code == _C_SKIP or code == _C_REVERSE or code == _C_SKIP_EVERYONE:
+            if two or code == _C_SKIP_EVERYONE:
+                assert card is not None
+                kind = card.kind
+                again = False
+                for c in hand:
+                    if c is not card and (c.is_wild or c.colour is colour or c.kind is kind):
+                        again = True
+                        break
                 score += 6.0 if again else 1.0
-            elif kind is _K_SKIP:
-                score += 6.0 * _threat(len(hands[nxt]))
-        elif kind is _K_WILD_COLOUR_ROULETTE:
-            score += (14.0 if two else 4.0) + 12.0 * _threat(len(hands[nxt])) - 6.0
-        elif kind is _K_WILD:
+            elif code == _C_SKIP:
+                vsize = len(hands[nxt])
+                score += 6.0 * ((8 - vsize) / 7 if vsize < 8 else 0.0)
+        elif code == _C_ROULETTE:
+            vsize = len(hands[nxt])
+            score += (14.0 if two else 4.0) + 12.0 * ((8 - vsize) / 7 if vsize < 8 else 0.0) - 6.0
+        elif code == _C_WILD:
             score -= 8.0
-        elif card.number == 7 and _ID_REL[a]:
-            rels = _ID_REL
-            smallest = min(
-                len(hands[(seat + rels[v]) % n]) for v in plays if cards_of[v] is card and rels[v]
-            )
-            score += 10.0 * (rest - smallest)
-        elif card.number == 0 and (not rules.is_classic or rules.classic_seven_zero):
+        elif code == _C_SEVEN:
+            if _ID_REL[a]:
+                rels = _ID_REL
+                smallest = 1 << 20
+                for v in plays:
+                    if cards_of[v] is card and rels[v]:
+                        other = len(hands[(seat + rels[v]) % n])
+                        if other < smallest:
+                            smallest = other
+                score += 10.0 * (rest - smallest)
+        elif code == _C_ZERO and zero:
             score += 10.0 * (rest - len(hands[prev]))
         if score > best:
             best, best_card = score, card
@@ -660,11 +746,20 @@ def _policy_action(game: Game, seat: int, actions: list[int], rng: random.Random
                 return other
         if best_card is None:
             return plays[0]
-    if phase != "play" and best < -1.0:
+    if phase is not _PLAY and best < -1.0:
         for other in actions:
             if other == PASS_ID:
                 return other  # NM-9: keep a drawn card not worth playing
     return _variant(game, seat, [v for v in plays if cards_of[v] is best_card])
+
+
+def _follows(hand: list[Card], card: Card) -> bool:
+    """Whether ``hand`` holds another Draw Card of 4 or more than ``card`` (NM-24: with two
+    players a Wild Reverse +4 comes back, and its player must follow it up)."""
+    for c in hand:  # noqa: SIM110 (a loop: no generator per call)
+        if c.draw_value >= 4 and c is not card:
+            return True
+    return False
 
 
 def _threat(size: int) -> float:
@@ -723,15 +818,20 @@ def _rewards(game: Game) -> list[float]:
         winner = game.winner if game.winner is not None else game.hand_winner
         return [1.0 if s == winner else 0.0 for s in range(n)]
     rules = game.rules
+    mercy = rules.mercy_enabled
+    threshold = rules.mercy_threshold
+    exp = math.exp
+    out = game.out
+    hands = game.hands
     strengths = [0.0] * n
     for s in range(n):
-        if game.out[s]:
+        if out[s]:
             continue
-        size = len(game.hands[s])
+        size = len(hands[s])
         value = -0.35 * size
-        if rules.mercy_enabled:
-            distance = rules.mercy_threshold - size
-            value -= 3.0 / max(1, distance)
-        strengths[s] = math.exp(value)
+        if mercy:
+            distance = threshold - size
+            value -= 3.0 / (distance if distance > 1 else 1)
+        strengths[s] = exp(value)
     total = sum(strengths)
     return [x / total for x in strengths]
