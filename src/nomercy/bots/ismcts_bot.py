@@ -437,9 +437,16 @@ def _prune_ids(legal: list[int]) -> list[int]:
     """:func:`_prune` on ids: a play's UNO-calling twin is its id + 1 (nomercy.core.ids)."""
     kinds = _ID_KIND
     uno = _ID_UNO
-    calls = [a for a in legal if uno[a]]
-    if not calls:
-        return [a for a in legal if kinds[a] != K_CATCH] or list(legal)
+    calls: list[int] | None = None
+    for a in legal:
+        if uno[a]:
+            calls = [a for a in legal if uno[a]]
+            break
+    if calls is None:
+        for a in legal:
+            if kinds[a] == K_CATCH:
+                return [a for a in legal if kinds[a] != K_CATCH] or list(legal)
+        return legal
     out: list[int] = []
     for a in legal:
         kind = kinds[a]
@@ -475,37 +482,35 @@ def _decision(game: Game, *, prune: bool = True, one: bool = False) -> tuple[int
 
 
 def _one_per_card(game: Game, seat: int, actions: list[int]) -> list[int]:
-    """``actions`` with each card's plays cut to one (:func:`_variant`'s colour and target)."""
-    kinds = _ID_KIND
+    """``actions`` with each card's plays cut to one (:func:`_variant`'s colour and target).
+
+    A card's plays are adjacent in ``Game.legal_ids`` (each card once, then its variants;
+    tests/bots/test_ismcts_bot.py checks it), so each run of one card's plays becomes the
+    one chosen, in its place.
+    """
     cards = _ID_CARD
-    by_card: dict[Card | None, list[int]] = {}
-    several = False
-    for a in actions:
-        if kinds[a] == K_PLAY:
-            found = by_card.get(cards[a])
-            if found is None:
-                by_card[cards[a]] = [a]
-            else:
-                found.append(a)
-                several = True
-    if not several:
-        return actions
-    hands = game.hands
-    n = game.n
+    size = len(actions)
+    i = 0
+    out: list[int] = []
     fav: Colour | None = None  # the favourite colour, read once for all the wilds
-    chosen: dict[Card | None, int] = {}
-    for card, v in by_card.items():
-        if len(v) == 1:
-            chosen[card] = v[0]
-            continue
-        assert card is not None
-        if card.is_wild:
-            if fav is None:
-                fav = _favourite(hands[seat])
-            chosen[card] = _pick(hands, seat, n, v, fav)
-        else:
-            chosen[card] = _pick(hands, seat, n, v, None)
-    return [a for a in actions if kinds[a] != K_PLAY or chosen[cards[a]] == a]
+    while i < size:
+        a = actions[i]
+        card = cards[a]
+        j = i + 1
+        if card is not None:  # a play: the run of its card's plays
+            while j < size and cards[actions[j]] is card:
+                j += 1
+            if j - i > 1:
+                hands = game.hands
+                if card.is_wild:
+                    if fav is None:
+                        fav = _favourite(hands[seat])
+                    a = _pick(hands, seat, game.n, actions[i:j], fav)
+                else:
+                    a = _pick(hands, seat, game.n, actions[i:j], None)
+        out.append(a)
+        i = j
+    return out
 
 
 def _favourite(hand: list[Card]) -> Colour:
@@ -553,7 +558,7 @@ def _rollout_action(game: Game, seat: int, actions: list[int], rng: random.Rando
 _ROLL_KEEP = {2: 15.0, 4: 25.0, 6: 40.0, 10: 55.0}
 
 # What _heuristic reads of a played card, by action id (no Card attribute per play): the
-# card's index, its draw value, points / 25, colour, whether it is wild, the value of
+# card's draw value, points / 25, colour, whether it is wild, the value of
 # keeping it (_ROLL_KEEP, wilds 1.5x) and its kind for the scoring below (_C_*).
 _C_OTHER, _C_DISCARD_ALL, _C_WRD4, _C_SKIP, _C_REVERSE, _C_SKIP_EVERYONE = range(6)
 _C_ROULETTE, _C_WILD, _C_SEVEN, _C_ZERO = range(6, 10)
@@ -578,7 +583,6 @@ def _card_code(card: Card | None) -> int:
     return _KIND_CODE.get(card.kind, _C_OTHER)
 
 
-_P_INDEX = [-1 if c is None else c.index for c in ID_CARD]
 _P_VALUE = [0 if c is None else c.draw_value for c in ID_CARD]
 _P_BASE = [0.0 if c is None else c.points / 25.0 for c in ID_CARD]
 _P_COLOUR = [None if c is None else c.colour for c in ID_CARD]
@@ -620,11 +624,12 @@ def _rule_constants(game: Game) -> tuple[int, bool]:
 def _heuristic(
     game: Game, seat: int, actions: list[int], rng: random.Random, mercy: int, zero: bool
 ) -> int:
-    """:func:`_policy_action` past its forced case, given :func:`_rule_constants`."""
+    """:func:`_policy_action` past its forced case, given :func:`_rule_constants`.
+
+    It relies on the engine listing each card's plays together (``Game.legal_ids``: each
+    card once, in hand order, then its variants), as tests/bots/test_ismcts_bot.py checks.
+    """
     cards_of = _ID_CARD
-    plays = [a for a in actions if cards_of[a] is not None]  # a card: a play
-    if not plays:
-        return _rollout_action(game, seat, actions, rng)
     hands = game.hands
     hand = hands[seat]
     n = game.n
@@ -644,20 +649,18 @@ def _heuristic(
     best_card: Card | None = None
     best = -1e9
     last: Card | None = None
-    seen: set[int] = set()
+    first = -1  # the first play
     size = len(hand)
     colours: list[Colour | None] | None = None  # the hand's colours, read once when needed
     answers: dict[int, int] = {}  # a victim's highest Draw Card value (NM-18)
-    for a in plays:
+    for a in actions:
         card = cards_of[a]
-        # A card's plays are usually adjacent: skip its variants without a search.
-        if card is last:
+        # Not a play (no card), or another variant of the card just scored.
+        if card is None or card is last:
             continue
-        index = _P_INDEX[a]
-        if index in seen:
-            continue
+        if first < 0:
+            first = a
         last = card
-        seen.add(index)
         code = _P_CODE[a]
         colour = _P_COLOUR[a]
         shed = 1
@@ -667,7 +670,7 @@ def _heuristic(
             shed = colours.count(colour)
         rest = size - shed
         if rest <= 0:
-            return _variant(game, seat, [v for v in plays if cards_of[v] is card])
+            return _variant(game, seat, [v for v in actions if cards_of[v] is card])
         value = _P_VALUE[a]
         if stacking:
             if not value:
@@ -730,7 +733,7 @@ def _heuristic(
             if _ID_REL[a]:
                 rels = _ID_REL
                 smallest = 1 << 20
-                for v in plays:
+                for v in actions:
                     if cards_of[v] is card and rels[v]:
                         other = len(hands[(seat + rels[v]) % n])
                         if other < smallest:
@@ -740,17 +743,19 @@ def _heuristic(
             score += 10.0 * (rest - len(hands[prev]))
         if score > best:
             best, best_card = score, card
+    if first < 0:
+        return _rollout_action(game, seat, actions, rng)  # no play
     if best_card is None or (stacking and best <= -1e5):
         for other in actions:  # stacking with nothing worth it: take the penalty
             if other == DRAW_ID:
                 return other
         if best_card is None:
-            return plays[0]
+            return first
     if phase is not _PLAY and best < -1.0:
         for other in actions:
             if other == PASS_ID:
                 return other  # NM-9: keep a drawn card not worth playing
-    return _variant(game, seat, [v for v in plays if cards_of[v] is best_card])
+    return _variant(game, seat, [v for v in actions if cards_of[v] is best_card])
 
 
 def _follows(hand: list[Card], card: Card) -> bool:
