@@ -166,12 +166,13 @@ def speed_worker(path: str, params: dict[str, Any], seed: int) -> dict[str, Any]
         view = game.view(seat)
         legal = game.legal_actions(seat)
         # One determinization as the search takes it per iteration, with what it prepares
-        # once per decision done beforehand: a redealer's sample, or (before redeal existed)
-        # sample_game with the view's knowledge.
+        # once per decision done beforehand: a redealer's sample_for_search (sample before
+        # it existed), or (before redeal existed) sample_game with the view's knowledge.
         rng = random.Random(seed + i)
         redealer_for = getattr(determinize, "redealer_for", None)
         if redealer_for is not None:
-            deal: Any = redealer_for(view).sample
+            redealer = redealer_for(view)
+            deal: Any = getattr(redealer, "sample_for_search", redealer.sample)
             start = time.perf_counter()
             for _ in range(20):
                 deal(rng)
