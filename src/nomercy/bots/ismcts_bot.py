@@ -56,13 +56,12 @@ from nomercy.bots.heuristic_bot import HeuristicBot
 from nomercy.bots.knowledge import rules_of
 from nomercy.core.actions import Action, CallUno, Catch, Play
 from nomercy.core.game import Game
-from nomercy.core.ids import NUM_IDS, UNO_ID, action_id
+from nomercy.core.ids import NUM_IDS, action_id
 from nomercy.core.playout import (
+    decision,
     greedy_action,
     heuristic_action,
-    one_per_card,
     playout,
-    prune_ids,
     rule_constants,
 )
 
@@ -298,7 +297,7 @@ class ISMCTSBot:
             first = True
             while not game.is_over:
                 # At the root the candidates are searched: no pruning to throw away.
-                seat, actions = _decision(game, prune=not first, one=one)
+                seat, actions = decision(game, not first, one)
                 if seat < 0:
                     continue  # an automatic UNO call was applied
                 if first:
@@ -376,29 +375,6 @@ def _prune(actions: list[Action]) -> list[Action]:
             continue
         out.append(a)
     return out or list(actions)
-
-
-def _decision(game: Game, *, prune: bool = True, one: bool = False) -> tuple[int, list[int]]:
-    """The seat to act and its searchable action ids; (-1, []) after an automatic UNO call."""
-    seat = game.turn
-    assert seat is not None
-    hands = game.hands
-    called = game.uno_called
-    if len(hands[seat]) == 1 and not called[seat]:
-        # The UNO call is legal exactly then (NM-37): call without reading the legal ids.
-        game.step(UNO_ID, seat)
-        return -1, []
-    legal = game.legal_ids(seat)
-    for s in game.uno_window:
-        if s != seat and not called[s] and len(hands[s]) == 1:
-            # A seat that forgot to call (only at the root of a determinization): it calls
-            # now, as the bots in this search always do.
-            game.step(UNO_ID, s)
-            return -1, []
-    if not prune:
-        return seat, legal
-    actions = prune_ids(legal)
-    return seat, one_per_card(game, seat, actions) if one else actions
 
 
 #: Rollout policies by name, on the id path: ``policy(game, seat, ids, rng)`` returns one of

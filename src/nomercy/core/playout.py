@@ -17,7 +17,8 @@ a player's real game.
 - :func:`greedy_action`: a random playable card with a sensible variant;
 - :func:`playout`: play on with one of them up to a depth, calling UNO for every seat, and
   return each seat's reward (:func:`rewards`);
-- :func:`prune_ids` and :func:`one_per_card`: the ids a search tree branches on.
+- :func:`decision`, :func:`prune_ids` and :func:`one_per_card`: the ids a search tree
+  branches on.
 
 Both policies draw from the generator they are given exactly as the bot's pure-Python
 policies did before they moved here, so a seed still makes the same choices.
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from nomercy.core.game import Game
 
 __all__ = [
+    "decision",
     "favourite",
     "greedy_action",
     "heuristic_action",
@@ -448,6 +450,33 @@ def one_per_card(game: Game, seat: int, actions: list[int]) -> list[int]:
         out.append(a)
         i = j
     return out
+
+
+def decision(game: Game, prune: bool, one: bool) -> tuple[int, list[int]]:
+    """The seat to act and the ids a search tree branches on, or ``(-1, [])`` after an
+    automatic UNO call (of the seat to act, or of a seat that forgot to call).
+
+    ``prune``: :func:`prune_ids` (else every legal id); ``one``: then :func:`one_per_card`.
+    """
+    seat = game.turn
+    assert seat is not None
+    hands = game.hands
+    called = game.uno_called
+    if len(hands[seat]) == 1 and not called[seat]:
+        # The UNO call is legal exactly then (NM-37): call without reading the legal ids.
+        game.step(UNO_ID, seat)
+        return -1, []
+    legal = game.legal_ids(seat)
+    for s in game.uno_window:
+        if s != seat and not called[s] and len(hands[s]) == 1:
+            # A seat that forgot to call (only at the root of a determinization): it calls
+            # now, as the bots in this search always do.
+            game.step(UNO_ID, s)
+            return -1, []
+    if not prune:
+        return seat, legal
+    actions = prune_ids(legal)
+    return seat, one_per_card(game, seat, actions) if one else actions
 
 
 def playout(
