@@ -52,12 +52,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "decision",
-    "favourite",
     "greedy_action",
     "heuristic_action",
     "heuristic_choice",
     "one_per_card",
-    "pick",
     "playout",
     "prune_ids",
     "rewards",
@@ -309,7 +307,7 @@ def greedy_action(game: Game, seat: int, actions: list[int], rng: random.Random)
 
     One of ``actions`` (``game.legal_ids(seat)``): a random card among the distinct
     playable ones (with two players no Wild Reverse +4 while another card is playable,
-    NM-24) and its variant by :func:`pick`; else the favourite colour, a draw, or a random
+    NM-24) and its variant by :func:`_pick`; else the favourite colour, a draw, or a random
     action.
     """
     cards_of = ID_CARD
@@ -318,7 +316,7 @@ def greedy_action(game: Game, seat: int, actions: list[int], rng: random.Random)
         kinds = ID_KIND
         colours = [a for a in actions if kinds[a] == K_COLOUR]
         if colours:
-            fav = favourite(game.hands[seat])
+            fav = _favourite(game.hands[seat])
             for a in colours:
                 if ID_COLOUR[a] is fav:
                     return a
@@ -354,11 +352,11 @@ def _variant(game: Game, seat: int, variants: list[int]) -> int:
     assert card is not None
     hands = game.hands
     # A wild has no colour, so the favourite of the rest of the hand is the hand's.
-    fav = favourite(hands[seat]) if card.is_wild else None
-    return pick(hands, seat, game.n, variants, fav)
+    fav = _favourite(hands[seat]) if card.is_wild else None
+    return _pick(hands, seat, game.n, variants, fav)
 
 
-def favourite(hand: list[Card]) -> Colour:
+def _favourite(hand: list[Card]) -> Colour:
     """The colour ``hand`` holds most (the first of COLOURS on a tie)."""
     colours = [card.colour for card in hand]
     best = _FIRST_COLOUR
@@ -370,7 +368,7 @@ def favourite(hand: list[Card]) -> Colour:
     return best
 
 
-def pick(
+def _pick(
     hands: list[list[Card]], seat: int, n: int, variants: list[int], fav: Colour | None
 ) -> int:
     """Among ``variants``, plays of one card: the one naming ``fav`` (``None`` for a
@@ -421,7 +419,7 @@ def prune_ids(legal: list[int]) -> list[int]:
 
 
 def one_per_card(game: Game, seat: int, actions: list[int]) -> list[int]:
-    """``actions`` with each card's plays cut to one (:func:`pick`'s colour and target).
+    """``actions`` with each card's plays cut to one (:func:`_pick`'s colour and target).
 
     A card's plays are adjacent in ``Game.legal_ids`` (each card once, then its variants;
     tests/bots/test_ismcts_bot.py checks it), so each run of one card's plays becomes the
@@ -443,10 +441,10 @@ def one_per_card(game: Game, seat: int, actions: list[int]) -> list[int]:
                 hands = game.hands
                 if card.is_wild:
                     if fav is None:
-                        fav = favourite(hands[seat])
-                    a = pick(hands, seat, game.n, actions[i:j], fav)
+                        fav = _favourite(hands[seat])
+                    a = _pick(hands, seat, game.n, actions[i:j], fav)
                 else:
-                    a = pick(hands, seat, game.n, actions[i:j], None)
+                    a = _pick(hands, seat, game.n, actions[i:j], None)
         out.append(a)
         i = j
     return out
