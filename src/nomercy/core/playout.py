@@ -6,10 +6,10 @@ This module holds what those playouts run, on the engine's id path
 (:meth:`Game.legal_ids <nomercy.core.game.Game.legal_ids>` and :meth:`Game.step
 <nomercy.core.game.Game.step>`, no action or event object): two cheap policies over the ids
 of the seat to act, the playout loop and the score of an unfinished game. It lives beside
-the engine so that it is compiled with it (``python -m nomercy.core.build``), which makes a
-search about twice as fast; it decides nothing the rules decide (legality stays the
-engine's), and it reads the whole game: it is only for games dealt for a search, never for
-a player's real game.
+the engine so that it is compiled with it (``python -m nomercy.core.build``), which made a
+search about 1.7 times as fast as the same code in the bot (benchmarks/README.md); it
+decides nothing the rules decide (legality stays the engine's), and it reads the whole
+game: it is only for games dealt for a search, never for a player's real game.
 
 - :func:`heuristic_action`: a cheap version of the heuristic bot (shed many cards, keep
   Draw Cards for defence unless the victim holds no answer in this deal, knock out when it
