@@ -271,7 +271,7 @@ def test_ismcts_deals_opponents_no_colour_they_showed_they_lack(
 
 
 def test_the_default_budget_follows_the_rules_of_the_view() -> None:
-    # Classic iterations cost about half as much: the default buys about the same time.
+    # A default per rule set (DEFAULT_ITERATIONS, CLASSIC_ITERATIONS); an explicit budget wins.
     for preset, expected in (
         ("classic", ismcts_bot.CLASSIC_ITERATIONS),
         ("no-mercy", ismcts_bot.DEFAULT_ITERATIONS),

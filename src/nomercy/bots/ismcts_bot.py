@@ -69,8 +69,8 @@ __all__ = ["CLASSIC_ITERATIONS", "DEFAULT_ITERATIONS", "ROLLOUTS", "ActionStats"
 
 #: The iteration budget when neither ``iterations`` nor ``time_limit`` is given.
 DEFAULT_ITERATIONS = 400
-#: The same on classic rules, whose iterations cost about half as much (108 cards, no
-#: stacks); 400 there already clears the classic anchor (docs/ladder.md).
+#: The same on classic rules, where 400 already clears the classic anchor (docs/ladder.md);
+#: a classic iteration costs more than a No Mercy one with the deal priors (six deals).
 CLASSIC_ITERATIONS = 400
 
 
