@@ -438,6 +438,9 @@ def test_bad_arguments_get_clear_errors() -> None:
         g.redealer(True)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"random\.Random or an int"):
         g.redeal(0, "seed")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"random\.Random or an int"):
+        g.redealer(0).sample_for_search(True)
+    assert _now(g.redealer(0).sample_for_search(4)) == _now(g.redeal(0, 4))
     with pytest.raises(NotationError, match="spectator"):
         Game.from_view(g.view(None))
     view = g.view(0)

@@ -8,8 +8,8 @@ One tree is grown over the searching seat's information set. Each iteration:
    :class:`~nomercy.core.redeal.Redealer`; each iteration then takes
    ``redealer.sample_for_search(rng)``, a real :class:`~nomercy.core.game.Game` (a copy of
    the view's game with the unseen cards re-dealt and events off, see
-   :mod:`nomercy.core.redeal`). On classic
-   rules the deals read a turn's draw as forced (:func:`~nomercy.bots.knowledge.view_gaps`),
+   :mod:`nomercy.core.redeal`). On classic rules the deals read a turn's draw as forced
+   (:func:`~nomercy.bots.knowledge.view_gaps`),
    and when the seat may challenge a Wild +4 (CL-8) a share
    :data:`~nomercy.bots.determinize.HONEST_WD4` of them deal the accused an honest hand.
 2. **Select**: walk down the tree through the actions that are legal in this determinization,
@@ -18,10 +18,10 @@ One tree is grown over the searching seat's information set. Each iteration:
    statistics are from the point of view of the seat that chose the action leading to it.
 3. **Expand** one untried legal action.
 4. **Roll out** with a cheap version of the heuristic bot that acts on the determinized game
-   directly (``rollout="heuristic"``, :func:`~nomercy.core.playout.heuristic_action`:
-   shed many cards, keep Draw
-   Cards for defence unless the victim holds no answer in this deal, knock out when it
-   can, swap only for a smaller hand, answer a stack with the smallest Draw Card), or with
+   directly (``rollout="heuristic"``, :func:`~nomercy.core.playout.heuristic_action`: shed
+   many cards, keep Draw Cards for defence unless the victim holds no answer in this deal,
+   knock out when it can, swap only for a smaller hand, answer a stack with the smallest
+   Draw Card), or with
    the older greedy policy (``rollout="greedy"``: a random playable card), up to
    ``rollout_depth`` actions; an unfinished game is scored by hand sizes and Mercy
    distances (a softmax over a per-seat strength).

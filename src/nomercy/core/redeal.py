@@ -325,13 +325,9 @@ class Redealer:
         Args:
             rng: a ``random.Random`` (advanced) or an integer seed.
         """
-        if not isinstance(rng, random.Random):
-            if isinstance(rng, bool) or not isinstance(rng, int):
-                raise TypeError(f"rng must be a random.Random or an int seed, not {rng!r}")
-            rng = random.Random(rng)
-        return self._deal(self._template.copy(), rng)
+        return self._deal(self._template.copy(), _generator(rng))
 
-    def sample_for_search(self, rng: random.Random) -> Game:
+    def sample_for_search(self, rng: object) -> Game:
         """:meth:`sample`'s deal for a search, which only plays it forward.
 
         The same game as ``sample(rng)`` would give for the same state of ``rng`` (drawing
@@ -339,7 +335,7 @@ class Redealer:
         <nomercy.core.game.Game.search_copy>`: events are off and its ``log``, public
         history and ``history`` are empty, so nothing of the past is copied per deal.
         """
-        return self._deal(self._template.search_copy(), rng)
+        return self._deal(self._template.search_copy(), _generator(rng))
 
     def _deal(self, g: Game, rng: random.Random) -> Game:
         """Deal the unseen cards into ``g`` (a copy of the template) from ``rng``."""
@@ -413,6 +409,19 @@ class Redealer:
                 "guilty": colour is not None and any(c.colour is colour for c in accused),
             }
         return g
+
+
+def _generator(rng: object) -> random.Random:
+    """``rng`` itself (a ``random.Random``), or a new one seeded with it (an int).
+
+    ``rng`` is typed ``object`` so that both builds raise the same TypeError for anything
+    else (compiled, a typed argument would raise mypyc's own).
+    """
+    if isinstance(rng, random.Random):
+        return rng
+    if isinstance(rng, bool) or not isinstance(rng, int):
+        raise TypeError(f"rng must be a random.Random or an int seed, not {rng!r}")
+    return random.Random(rng)
 
 
 def view_position(view: Mapping[str, Any]) -> dict[str, Any]:
