@@ -19,6 +19,9 @@ by side in one run, each side in its own subprocess, alternating which goes firs
 
     python benchmarks/bench_bots.py --speed --baseline 888ce4f
     python benchmarks/bench_bots.py --speed --baseline 888ce4f --players 4 --repeat 5
+    python benchmarks/bench_bots.py --speed --baseline 23911fc --baseline 8683193
+
+Every ``--baseline`` is a side of its own, all of them in every round.
 
 The baseline runs on the same core build as this checkout (``--baseline-build same``): when
 this checkout loads the compiled core, the baseline's core is compiled too (``python -m
@@ -166,12 +169,13 @@ def speed_worker(path: str, params: dict[str, Any], seed: int) -> dict[str, Any]
         view = game.view(seat)
         legal = game.legal_actions(seat)
         # One determinization as the search takes it per iteration, with what it prepares
-        # once per decision done beforehand: a redealer's sample, or (before redeal existed)
-        # sample_game with the view's knowledge.
+        # once per decision done beforehand: a redealer's sample_for_search (sample before
+        # it existed), or (before redeal existed) sample_game with the view's knowledge.
         rng = random.Random(seed + i)
         redealer_for = getattr(determinize, "redealer_for", None)
         if redealer_for is not None:
-            deal: Any = redealer_for(view).sample
+            redealer = redealer_for(view)
+            deal: Any = getattr(redealer, "sample_for_search", redealer.sample)
             start = time.perf_counter()
             for _ in range(20):
                 deal(rng)
@@ -240,16 +244,16 @@ def run_speed(args: argparse.Namespace, params: dict[str, Any]) -> int:
     here = Path(__file__).resolve()
     repo = here.parent.parent
     with tempfile.TemporaryDirectory(prefix="bench-bots-") as tmp:
-        sides: dict[str, str] = {"this checkout": str(repo / "src")}
-        if args.baseline:
+        sides: dict[str, str] = {}
+        for rev in args.baseline:
             # --baseline-dir keeps the extracted (and compiled) baseline for later runs.
-            where = Path(args.baseline_dir) / args.baseline if args.baseline_dir else Path(tmp)
+            where = Path(args.baseline_dir) / rev if args.baseline_dir else Path(tmp) / rev
             base_src = where / "base" / "src"
             if not (base_src / "nomercy").is_dir():
                 where.mkdir(parents=True, exist_ok=True)
                 archive = where / "base.tar"
                 subprocess.run(
-                    ["git", "-C", str(repo), "archive", "-o", str(archive), args.baseline, "src"],
+                    ["git", "-C", str(repo), "archive", "-o", str(archive), rev, "src"],
                     check=True,
                 )
                 with tarfile.open(archive) as tar:
@@ -257,9 +261,10 @@ def run_speed(args: argparse.Namespace, params: dict[str, Any]) -> int:
             want = this_build() if args.baseline_build == "same" else args.baseline_build
             built = (base_src / "nomercy" / "core" / "_compiled" / "build.json").exists()
             if want == "compiled" and not built:
-                print(f"compiling the core of {args.baseline} ...", file=sys.stderr, flush=True)
+                print(f"compiling the core of {rev} ...", file=sys.stderr, flush=True)
                 compile_baseline(base_src)
-            sides = {f"baseline {args.baseline}": str(base_src), **sides}
+            sides[f"baseline {rev}"] = str(base_src)
+        sides["this checkout"] = str(repo / "src")
         points = decision_points(args.players, args.preset, args.seed, args.decisions)
         positions = Path(tmp) / "positions.json"
         positions.write_text(json.dumps(points))
@@ -335,9 +340,11 @@ def run_speed(args: argparse.Namespace, params: dict[str, Any]) -> int:
             f"{side['median_decision_ms']:>8.1f} {side['p99_decision_ms']:>8.1f} "
             f"{side['median_deal_us']:>8.0f}"
         )
-    if len(names) == 2:
-        base, new = (result["sides"][n]["median_iterations_per_s"] for n in names)
-        print(f"ratio this/baseline (median iterations/s): {new / base:.2f}x")
+    new = result["sides"][names[-1]]["median_iterations_per_s"]
+    for name in names[:-1]:
+        base = result["sides"][name]["median_iterations_per_s"]
+        label = name.removeprefix("baseline ")
+        print(f"ratio this/{label} (median iterations/s): {new / base:.2f}x")
     return 0
 
 
@@ -389,8 +396,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--baseline",
+        action="append",
+        default=[],
         metavar="REV",
-        help="with --speed: also measure the src/ of this git revision, side by side",
+        help="with --speed: also measure the src/ of this git revision, side by side "
+        "(repeatable: every side in every round)",
     )
     parser.add_argument(
         "--decisions",

@@ -210,6 +210,79 @@ def test_a_redeal_leaves_the_game_alone() -> None:
     assert again == Game.from_position(before).redeal(0, 1).to_position()
 
 
+def _now(g: Game) -> dict[str, Any]:
+    """``g``'s position without its past (the log and where this hand's part starts)."""
+    return {k: v for k, v in g.to_position().items() if k not in ("log", "hand_log_start")}
+
+
+@pytest.mark.parametrize(("players", "preset", "options", "seed"), OPTION_SETS)
+def test_a_search_copy_plays_on_like_a_copy(
+    players: int, preset: str, options: dict[str, Any], seed: int
+) -> None:
+    rng = random.Random(seed)
+    for g in states(players, preset, options, seed, every=7):
+        a, b = g.copy(), g.search_copy()
+        a.record_events = False
+        assert (b.log, b.history, b.warnings, b.start, b.seed) == ([], [], [], None, 0)
+        assert not b.record_events and b.public_history(whole_game=True) == []
+        while not a.is_over and len(a.history) < 60:
+            assert _now(a) == _now(b)
+            assert a.legal_ids() == b.legal_ids()
+            for s in range(a.n):  # out-of-turn ids too (UNO calls, catches, jump-ins)
+                assert a.legal_ids(s) == b.legal_ids(s)
+            ids = a.legal_ids()
+            i = ids[rng.randrange(len(ids))]
+            a.step(i)
+            b.step(i)
+        assert _now(a) == _now(b) and b.log == []
+        assert len(b.history) == len(a.history) - len(g.history)
+
+
+def test_a_search_copy_copies_every_field_copy_copies() -> None:
+    # Every field of the game is in the search copy, equal to the original's but for the
+    # past and the caches, and shared only where Game.copy shares it too (a field it
+    # changes in play never is). Fails when a field is added to Game but not to
+    # Game.search_copy.
+    past = {"log", "_public", "_hand_start", "warnings", "history", "start", "seed"}
+    caches = {"record_events", "_events", "_lseat", "_lids", "_legal", "_mark", "_epoch"}
+    caches |= {"_about", "_about_of", "opening_events"}
+    for g in states(4, "no-mercy", {"scoring_enabled": True}, 9, every=11):
+        fields, plain, search = _fields(g), _fields(g.copy()), _fields(g.search_copy())
+        assert fields.keys() == search.keys() == plain.keys()
+        for name, value in fields.items():
+            if name not in past | caches:
+                assert search[name] == value, name
+            if isinstance(value, (list, dict, set)) and value and search[name] is value:
+                assert plain[name] is value, name  # shares nothing copy() does not share
+        before = g.to_position()
+        c = g.search_copy()
+        while not c.is_over and len(c.history) < 80:
+            c.step(c.legal_ids()[0])
+        assert g.to_position() == before
+
+
+def _fields(g: Game) -> dict[str, Any]:
+    native = getattr(Game, "__mypyc_attrs__", None)
+    if native is None:
+        return dict(vars(g))
+    return {name: getattr(g, name) for name in native if name != "__dict__"}
+
+
+@pytest.mark.parametrize(("players", "preset", "options", "seed"), OPTION_SETS)
+def test_a_deal_for_search_is_the_deal(
+    players: int, preset: str, options: dict[str, Any], seed: int
+) -> None:
+    for g in states(players, preset, options, seed, every=5):
+        for seat in range(g.n):
+            redealer = g.redealer(seat)
+            rng_a, rng_b = random.Random(seed + seat), random.Random(seed + seat)
+            for _ in range(3):
+                a, b = redealer.sample(rng_a), redealer.sample_for_search(rng_b)
+                assert _now(a) == _now(b)
+                assert not b.record_events and b.log == [] and b.history == []
+            assert rng_a.getstate() == rng_b.getstate()
+
+
 def test_a_player_who_drew_is_dealt_no_card_of_the_colour_it_lacked() -> None:
     # P1 draws on a red top (NM-9): it held no red and no wild, and the cards it drew
     # before the playable one were not red or wild either.
@@ -365,6 +438,9 @@ def test_bad_arguments_get_clear_errors() -> None:
         g.redealer(True)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"random\.Random or an int"):
         g.redeal(0, "seed")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"random\.Random or an int"):
+        g.redealer(0).sample_for_search(True)
+    assert _now(g.redealer(0).sample_for_search(4)) == _now(g.redeal(0, 4))
     with pytest.raises(NotationError, match="spectator"):
         Game.from_view(g.view(None))
     view = g.view(0)

@@ -13,7 +13,8 @@ from botkit import json_view, play_checked, reshuffle_secrets
 from nomercy import Game, new_game
 from nomercy.bots import Bot, ISMCTSBot, determinize, ismcts_bot, make_bot, next_action, play_out
 from nomercy.bots.ismcts_bot import ROLLOUTS
-from nomercy.core.ids import NUM_IDS, id_action
+from nomercy.core.ids import ID_CARD, NUM_IDS, id_action
+from nomercy.core.playout import one_per_card, prune_ids
 from nomercy.core.redeal import Redealer
 
 
@@ -71,14 +72,14 @@ def test_ismcts_searches_only_games_dealt_from_its_view(monkeypatch: pytest.Monk
     # Every determinized game the search plays is recorded: for two games that differ only
     # in what the seat cannot see, the bot searches exactly the same games.
     searched: list[dict[str, Any]] = []
-    sample = Redealer.sample
+    sample = Redealer.sample_for_search
 
-    def spy(self: Redealer, rng: random.Random | int) -> Game:
+    def spy(self: Redealer, rng: random.Random) -> Game:
         game = sample(self, rng)
         searched.append(game.to_position())
         return game
 
-    monkeypatch.setattr(Redealer, "sample", spy)
+    monkeypatch.setattr(Redealer, "sample_for_search", spy)
     rng = random.Random(5)
     checked = 0
     for preset, players in (("no-mercy", 3), ("classic", 4)):
@@ -233,14 +234,14 @@ def test_ismcts_deals_opponents_no_colour_they_showed_they_lack(
     # A player who drew on its turn held no card of the active colour and no wild (NM-9):
     # every game the search plays deals that seat's unseen cards without them.
     searched: list[Game] = []
-    sample = Redealer.sample
+    sample = Redealer.sample_for_search
 
-    def spy(self: Redealer, rng: random.Random | int) -> Game:
+    def spy(self: Redealer, rng: random.Random) -> Game:
         game = sample(self, rng)
         searched.append(game.copy())
         return game
 
-    monkeypatch.setattr(Redealer, "sample", spy)
+    monkeypatch.setattr(Redealer, "sample_for_search", spy)
     checked = 0
     for seed in range(40):
         g = new_game(2, seed=300 + seed)
@@ -270,7 +271,7 @@ def test_ismcts_deals_opponents_no_colour_they_showed_they_lack(
 
 
 def test_the_default_budget_follows_the_rules_of_the_view() -> None:
-    # Classic iterations cost about half as much: the default buys about the same time.
+    # A default per rule set (DEFAULT_ITERATIONS, CLASSIC_ITERATIONS); an explicit budget wins.
     for preset, expected in (
         ("classic", ismcts_bot.CLASSIC_ITERATIONS),
         ("no-mercy", ismcts_bot.DEFAULT_ITERATIONS),
@@ -294,6 +295,12 @@ _PINNED = [
     (2, "no-mercy", {}, 86, "8494467511de2daf"),
     (3, "classic", {}, 119, "65973fd841daaa17"),
     (4, "no-mercy", {"rollout": "greedy", "variants": "all"}, 305, "488e8412a026aeec"),
+    # Recorded at 8683193 (and equal at 23911fc), before the deals moved to search copies
+    # and the rollouts to the compiled core (nomercy.core.playout).
+    (4, "no-mercy", {}, 333, "485b010ce20d836a"),
+    (2, "classic", {"priors": "none"}, 81, "eb6cbf5ffe64874c"),
+    (3, "no-mercy", {"rollout": "greedy"}, 110, "c7338c1bef6c1ecc"),
+    (2, "no-mercy", {"variants": "all", "rollout_depth": 30}, 70, "1d163e7886854ec3"),
 ]
 
 
@@ -348,12 +355,53 @@ def test_id_pruning_is_the_action_pruning() -> None:
             assert seat is not None
             legal = g.legal_actions(seat)
             ids = g.legal_ids(seat)
-            pruned = ismcts_bot._prune_ids(ids)
+            pruned = prune_ids(ids)
             assert [id_action(i, seat, g.n) for i in pruned] == ismcts_bot._prune(legal)
             assert [ismcts_bot._edge(a, g.n) - seat * NUM_IDS for a in legal] == ids
             pruned_some += len(ids) != len(pruned)
             g.step(ids[rng.randrange(len(ids))], seat)
     assert pruned_some >= 20  # UNO twins and catches were met
+
+
+def test_legal_ids_list_each_cards_plays_together() -> None:
+    # The rollout policy and one-play-per-card (nomercy.core.playout) read a card's plays as
+    # one run of ids: the engine lists each card once, then its variants.
+    rng = random.Random(9)
+    runs = 0
+    for g in _random_positions(40):
+        while not g.is_over:
+            seat = g.to_act
+            assert seat is not None
+            ids = g.legal_ids(seat)
+            cards = [ID_CARD[i] for i in ids if ID_CARD[i] is not None]
+            ended: set[object] = set()
+            for before, card in zip([None, *cards], cards, strict=False):
+                if card is not before:
+                    assert card not in ended, (g.to_position(), ids)
+                    ended.add(before)
+            runs += len(cards) > len(set(cards))
+            g.step(ids[rng.randrange(len(ids))], seat)
+    assert runs >= 50  # cards with several variants were met
+
+
+def test_one_play_per_card_keeps_one_variant_of_each_card() -> None:
+    rng = random.Random(4)
+    cut = 0
+    for g in _random_positions(40):
+        while not g.is_over:
+            seat = g.to_act
+            assert seat is not None
+            ids = g.legal_ids(seat)
+            kept = one_per_card(g, seat, ids)
+            plays = [ID_CARD[i] for i in ids if ID_CARD[i] is not None]
+            assert [ID_CARD[i] for i in kept if ID_CARD[i] is not None] == list(
+                dict.fromkeys(plays)
+            )
+            assert [i for i in kept if ID_CARD[i] is None] == [i for i in ids if ID_CARD[i] is None]
+            assert set(kept) <= set(ids)
+            cut += len(kept) < len(ids)
+            g.step(ids[rng.randrange(len(ids))], seat)
+    assert cut >= 50
 
 
 @pytest.mark.parametrize("rollout", sorted(ROLLOUTS))

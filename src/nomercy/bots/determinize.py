@@ -22,13 +22,12 @@ from typing import Any
 from nomercy.bots.knowledge import (
     Knowledge,
     PlayHints,
-    colour_counts,
     play_hints,
     rank_of,
     rules_of,
     view_gaps,
 )
-from nomercy.core.cards import Card, Colour, parse_card
+from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, parse_card
 from nomercy.core.errors import NotationError
 from nomercy.core.game import Game
 from nomercy.core.redeal import Gaps, Redealer
@@ -74,6 +73,8 @@ NAMED_DOUBT = 0.3
 #: ``"wilds"`` (a wild's covered colour), ``"ranks"`` (the ranks a player could not
 #: match), ``"named"`` (the colour named with a wild), ``"choices"`` (the cards chosen).
 PRIORS = ("none", "wilds", "ranks", "named", "choices")
+
+_ALL_CARDS = [Card(code) for code in ALL_CODES]
 
 
 def redealer_for(view: dict[str, Any], knowledge: Knowledge | None = None) -> Redealer:
@@ -171,6 +172,10 @@ def search_sampler(
     its weight (:data:`RANK_DOUBT`, :data:`NAMED_DOUBT`). No Mercy deals are
     :func:`redealer_for`'s alone (its wilds have other uses).
 
+    The games are made for play, not for show
+    (:meth:`~nomercy.core.redeal.Redealer.sample_for_search`): events are off and they keep
+    no history; the deals are those of ``sample`` for the same generator.
+
     Raises:
         ValueError: as :func:`redealer_for`, or ``priors`` not in :data:`PRIORS`.
     """
@@ -189,8 +194,8 @@ def search_sampler(
     choices = [(s, c, hints.played[s]) for s, c in hints.choices.items() if level >= 4]
     if not hints.lacks and not ranks and not named and not choices:
         if honest is None:
-            return base.sample
-        plain, fair = base.sample, honest.sample
+            return base.sample_for_search
+        plain, fair = base.sample_for_search, honest.sample_for_search
 
         def mixed(rng: random.Random) -> Game:
             return fair(rng) if rng.random() < HONEST_WD4 else plain(rng)
@@ -204,38 +209,54 @@ def search_sampler(
         Game.from_view(view), view["seat"], Gaps(lacks, set(gaps.no_wild), gaps.colour)
     )
     share = HONEST_WD4 if honest is not None else KEEPS_WILDS
-    plain, prior = base.sample, tilted.sample
+    plain, prior = base.sample_for_search, tilted.sample_for_search
     known = {int(s): Counter(parse_card(c) for c in cards) for s, cards in view["known"].items()}
+    # Per hint, what weight() asks of a card, read once per decision: a rank the seat could
+    # not match; the colours of the cards it played since it named a colour; for each of
+    # its choices the cards that would have been playable then (coloured, of the colour or
+    # rank asked for) and which of the cards it played since then were.
+    unmatched_cards = [
+        (seat, {c for c in _ALL_CARDS if rank_of(c) in ranks_}) for seat, ranks_ in ranks
+    ]
+    named_since = [(seat, colour, [c.colour for c in since]) for seat, colour, since in named]
+    choice_fits = []
+    for seat, made, played in choices:
+        per_choice = []
+        for choice in made:
+            fits = {
+                c
+                for c in _ALL_CARDS
+                if not c.is_wild and (c.colour is choice.colour or rank_of(c) == choice.rank)
+            }
+            per_choice.append((fits, fits.intersection(played[choice.since :])))
+        choice_fits.append((seat, per_choice))
 
-    def hidden(game: Game, seat: int) -> list[Card]:
-        """The seat's cards in ``game`` that nobody saw and that it held for the hints."""
-        hand = game.hands[seat]
-        seen = known.get(seat)
-        if game.drawn is not None and game.turn == seat:
-            # The card it decides on was drawn after the hints (it is dealt apart).
-            seen = (seen or Counter()) + Counter([game.drawn])
-        return list((Counter(hand) - seen).elements()) if seen else hand
+    nobody: Counter[Card] = Counter()
 
     def weight(game: Game) -> float:
         """How likely the hints make this deal (up to a constant)."""
         w = 1.0
-        for seat, unmatched in ranks:
-            if any(rank_of(c) in unmatched for c in hidden(game, seat)):
-                w *= RANK_DOUBT
-        for seat, colour, since in named:
-            counts = colour_counts(game.hands[seat] + since)
-            if counts[colour] < max(counts.values()):
+        hands = game.hands
+        for seat, unmatched in unmatched_cards:
+            # A card of an unmatched rank among the seat's cards that nobody saw and that it
+            # held for the hints: not the known ones, nor the card it now decides on (drawn
+            # after the hints, dealt apart).
+            hand = hands[seat]
+            seen = known.get(seat, nobody)
+            drawn = game.drawn if game.turn == seat else None
+            for c in hand:
+                if c in unmatched and hand.count(c) > seen.get(c, 0) + (c is drawn):
+                    w *= RANK_DOUBT
+                    break
+        for seat, colour, since_colours in named_since:
+            colours = [c.colour for c in hands[seat]]
+            colours.extend(since_colours)
+            if colours.count(colour) < max(colours.count(x) for x in COLOURS):
                 w *= NAMED_DOUBT
-        for seat, made, played in choices:
-            hand = game.hands[seat]
-            for choice in made:
-                then = set(hand)
-                then.update(played[choice.since :])
-                playable = sum(
-                    1
-                    for c in then
-                    if not c.is_wild and (c.colour is choice.colour or rank_of(c) == choice.rank)
-                )
+        for seat, per_choice in choice_fits:
+            hand = hands[seat]
+            for fits, played_fits in per_choice:
+                playable = len(played_fits.union(c for c in hand if c in fits))
                 w /= max(1, playable)
         return w
 

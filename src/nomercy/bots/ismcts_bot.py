@@ -6,9 +6,10 @@ One tree is grown over the searching seat's information set. Each iteration:
    consistently with its view. Once per decision the bot builds a game from its view alone
    (:meth:`Game.from_view <nomercy.core.game.Game.from_view>`) and its seat's
    :class:`~nomercy.core.redeal.Redealer`; each iteration then takes
-   ``redealer.sample(rng)``, a real :class:`~nomercy.core.game.Game` (a copy of the
-   view's game with the unseen cards re-dealt, see :mod:`nomercy.core.redeal`). On classic
-   rules the deals read a turn's draw as forced (:func:`~nomercy.bots.knowledge.view_gaps`),
+   ``redealer.sample_for_search(rng)``, a real :class:`~nomercy.core.game.Game` (a copy of
+   the view's game with the unseen cards re-dealt and events off, see
+   :mod:`nomercy.core.redeal`). On classic rules the deals read a turn's draw as forced
+   (:func:`~nomercy.bots.knowledge.view_gaps`),
    and when the seat may challenge a Wild +4 (CL-8) a share
    :data:`~nomercy.bots.determinize.HONEST_WD4` of them deal the accused an honest hand.
 2. **Select**: walk down the tree through the actions that are legal in this determinization,
@@ -17,9 +18,10 @@ One tree is grown over the searching seat's information set. Each iteration:
    statistics are from the point of view of the seat that chose the action leading to it.
 3. **Expand** one untried legal action.
 4. **Roll out** with a cheap version of the heuristic bot that acts on the determinized game
-   directly (``rollout="heuristic"``, :func:`_policy_action`: shed many cards, keep Draw
-   Cards for defence unless the victim holds no answer in this deal, knock out when it
-   can, swap only for a smaller hand, answer a stack with the smallest Draw Card), or with
+   directly (``rollout="heuristic"``, :func:`~nomercy.core.playout.heuristic_action`: shed
+   many cards, keep Draw Cards for defence unless the victim holds no answer in this deal,
+   knock out when it can, swap only for a smaller hand, answer a stack with the smallest
+   Draw Card), or with
    the older greedy policy (``rollout="greedy"``: a random playable card), up to
    ``rollout_depth`` actions; an unfinished game is scored by hand sizes and Mercy
    distances (a softmax over a per-seat strength).
@@ -30,8 +32,9 @@ Below the root the search runs on the engine's id path (:mod:`nomercy.core.ids`)
 are keyed by the acting seat and the action's id (:func:`_edge`), determinized games are
 stepped with ``Game.step(id, seat)`` with events off, and the rollout policies
 (:data:`ROLLOUTS`) choose among ``Game.legal_ids(seat)``; no action or event object is built
-there. The search draws from its generator exactly as it did on action objects, so a seed
-makes the same choices.
+there. The rollouts and the tree's pruning run in :mod:`nomercy.core.playout`, compiled with
+the engine. The search draws from its generator exactly as it did on action objects, so a
+seed makes the same choices.
 
 The budget is a number of iterations (``iterations``; a decision is then deterministic
 given the seed), a time per decision (``time_limit``), or both (whichever runs out first);
@@ -52,31 +55,22 @@ from nomercy.bots.determinize import PRIORS, search_sampler
 from nomercy.bots.heuristic_bot import HeuristicBot
 from nomercy.bots.knowledge import rules_of
 from nomercy.core.actions import Action, CallUno, Catch, Play
-from nomercy.core.cards import COLOURS, Card, Colour, Kind
 from nomercy.core.game import Game
-from nomercy.core.ids import (
-    DRAW_ID,
-    ID_CARD,
-    ID_COLOUR,
-    ID_KIND,
-    ID_REL,
-    ID_UNO,
-    K_CATCH,
-    K_COLOUR,
-    K_DRAW,
-    K_PLAY,
-    NUM_IDS,
-    PASS_ID,
-    UNO_ID,
-    action_id,
+from nomercy.core.ids import NUM_IDS, action_id
+from nomercy.core.playout import (
+    decision,
+    greedy_action,
+    heuristic_action,
+    playout,
+    rule_constants,
 )
 
 __all__ = ["CLASSIC_ITERATIONS", "DEFAULT_ITERATIONS", "ROLLOUTS", "ActionStats", "ISMCTSBot"]
 
 #: The iteration budget when neither ``iterations`` nor ``time_limit`` is given.
 DEFAULT_ITERATIONS = 400
-#: The same on classic rules, whose iterations cost about half as much (108 cards, no
-#: stacks); 400 there already clears the classic anchor (docs/ladder.md).
+#: The same on classic rules, where 400 already clears the classic anchor (docs/ladder.md);
+#: a classic iteration costs more than a No Mercy one with the deal priors (six deals).
 CLASSIC_ITERATIONS = 400
 
 
@@ -195,7 +189,7 @@ class ISMCTSBot:
         self._one = variants == "one"
         self.priors = priors
         self.max_time = max_time
-        self._policy = ROLLOUTS[rollout]
+        self._heuristic = rollout == "heuristic"
         self._rng = random.Random(seed)
         self._fallback = HeuristicBot(seed)
         #: Iterations run by the last search (0 when the decision was forced).
@@ -285,6 +279,8 @@ class ISMCTSBot:
         clock = time.perf_counter
         one = self._one
         rollout = self._rollout
+        mercy = 0  # the rules' constants for the rollouts (playout.rule_constants), read once
+        zero = False
         n = 0
         root_ids: list[int] = []
         for iteration in range(iterations):
@@ -295,12 +291,13 @@ class ISMCTSBot:
             if not n:  # the root's candidates as ids, once (every deal has the view's seats)
                 n = self._last_n = game.n
                 root_ids = [action_id(a, n) for a in candidates]
+                mercy, zero = rule_constants(game)
             path: list[tuple[_Node, int]] = []
             node = root
             first = True
             while not game.is_over:
                 # At the root the candidates are searched: no pruning to throw away.
-                seat, actions = _decision(game, prune=not first, one=one)
+                seat, actions = decision(game, not first, one)
                 if seat < 0:
                     continue  # an automatic UNO call was applied
                 if first:
@@ -333,7 +330,7 @@ class ISMCTSBot:
                         best, action, node = score, a, ch
                 game.step(action, seat)
                 path.append((node, seat))
-            rewards = rollout(game, rng)
+            rewards = rollout(game, rng, mercy, zero)
             for child, seat in path:
                 child.visits += 1
                 child.reward += rewards[seat]
@@ -349,34 +346,10 @@ class ISMCTSBot:
                 best_key, best_action = key, candidate
         return best_action
 
-    def _rollout(self, game: Game, rng: random.Random) -> list[float]:
-        """Play on with the rollout policy; the reward of each seat.
-
-        :func:`_decision` without pruning, inlined: this loop is most of a search's time.
-        """
-        steps = 0
-        depth = self.rollout_depth
-        policy = self._policy
-        step = game.step
-        while steps < depth and not game.is_over:
-            seat = game.turn
-            assert seat is not None
-            hands = game.hands
-            called = game.uno_called
-            if len(hands[seat]) == 1 and not called[seat]:
-                step(UNO_ID, seat)  # NM-37: the bots in a search always call
-                continue
-            legal = game.legal_ids(seat)
-            window = game.uno_window
-            if window and any(s != seat and not called[s] and len(hands[s]) == 1 for s in window):
-                for s in window:
-                    if s != seat and not called[s] and len(hands[s]) == 1:
-                        step(UNO_ID, s)  # a seat that forgot to call calls now
-                        break
-                continue
-            step(policy(game, seat, legal, rng), seat)
-            steps += 1
-        return _rewards(game)
+    def _rollout(self, game: Game, rng: random.Random, mercy: int, zero: bool) -> list[float]:
+        """Play on with the rollout policy (:func:`~nomercy.core.playout.playout`); the
+        reward of each seat."""
+        return playout(game, rng, self.rollout_depth, self._heuristic, mercy, zero)
 
 
 def _edge(action: Action, n: int) -> int:
@@ -385,30 +358,14 @@ def _edge(action: Action, n: int) -> int:
 
 
 # ---------------------------------------------------------------------- game helpers
-# The search plays on the engine's id path (nomercy.core.ids): an action is an int relative
-# to the seat taking it, decoded by these tables.
-_ID_KIND = ID_KIND
-_ID_CARD = ID_CARD
-_ID_COLOUR = ID_COLOUR
-_ID_REL = ID_REL
-_ID_UNO = ID_UNO
-_COLOUR_INDEX = {c: i for i, c in enumerate(COLOURS)}
-_K_DISCARD_ALL = Kind.DISCARD_ALL
-_K_WILD_REVERSE_DRAW_FOUR = Kind.WILD_REVERSE_DRAW_FOUR
-_K_SKIP = Kind.SKIP
-_K_REVERSE = Kind.REVERSE
-_K_SKIP_EVERYONE = Kind.SKIP_EVERYONE
-_K_WILD_COLOUR_ROULETTE = Kind.WILD_COLOUR_ROULETTE
-_K_WILD = Kind.WILD
-
-
 def _is_jump(action: Action) -> bool:
     return isinstance(action, Play) and action.jump
 
 
 def _prune(actions: list[Action]) -> list[Action]:
     """Drop catches and plays dominated by the same play with the UNO call (the root's
-    action objects; :func:`_prune_ids` is the same rule on the ids of the search)."""
+    action objects; :func:`~nomercy.core.playout.prune_ids` is the same rule on the ids of
+    the search)."""
     with_uno = {(a.card, a.colour, a.target) for a in actions if isinstance(a, Play) and a.uno}
     out: list[Action] = []
     for a in actions:
@@ -420,318 +377,12 @@ def _prune(actions: list[Action]) -> list[Action]:
     return out or list(actions)
 
 
-def _prune_ids(legal: list[int]) -> list[int]:
-    """:func:`_prune` on ids: a play's UNO-calling twin is its id + 1 (nomercy.core.ids)."""
-    kinds = _ID_KIND
-    uno = _ID_UNO
-    calls = [a for a in legal if uno[a]]
-    if not calls:
-        return [a for a in legal if kinds[a] != K_CATCH] or list(legal)
-    out: list[int] = []
-    for a in legal:
-        kind = kinds[a]
-        if kind == K_CATCH:
-            continue
-        if kind == K_PLAY and not uno[a] and a + 1 in calls:
-            continue
-        out.append(a)
-    return out or list(legal)
-
-
-def _decision(game: Game, *, prune: bool = True, one: bool = False) -> tuple[int, list[int]]:
-    """The seat to act and its searchable action ids; (-1, []) after an automatic UNO call."""
-    seat = game.turn
-    assert seat is not None
-    hands = game.hands
-    called = game.uno_called
-    if len(hands[seat]) == 1 and not called[seat]:
-        # The UNO call is legal exactly then (NM-37): call without reading the legal ids.
-        game.step(UNO_ID, seat)
-        return -1, []
-    legal = game.legal_ids(seat)
-    for s in game.uno_window:
-        if s != seat and not called[s] and len(hands[s]) == 1:
-            # A seat that forgot to call (only at the root of a determinization): it calls
-            # now, as the bots in this search always do.
-            game.step(UNO_ID, s)
-            return -1, []
-    if not prune:
-        return seat, legal
-    actions = _prune_ids(legal)
-    return seat, _one_per_card(game, seat, actions) if one else actions
-
-
-def _one_per_card(game: Game, seat: int, actions: list[int]) -> list[int]:
-    """``actions`` with each card's plays cut to one (:func:`_variant`'s colour and target)."""
-    kinds = _ID_KIND
-    cards = _ID_CARD
-    by_card: dict[Card | None, list[int]] = {}
-    several = False
-    for a in actions:
-        if kinds[a] == K_PLAY:
-            found = by_card.get(cards[a])
-            if found is None:
-                by_card[cards[a]] = [a]
-            else:
-                found.append(a)
-                several = True
-    if not several:
-        return actions
-    hands = game.hands
-    n = game.n
-    fav: Colour | None = None  # the favourite colour, read once for all the wilds
-    chosen: dict[Card | None, int] = {}
-    for card, v in by_card.items():
-        if len(v) == 1:
-            chosen[card] = v[0]
-            continue
-        assert card is not None
-        if card.is_wild:
-            if fav is None:
-                fav = _favourite(hands[seat])
-            chosen[card] = _pick(hands, seat, n, v, fav)
-        else:
-            chosen[card] = _pick(hands, seat, n, v, None)
-    return [a for a in actions if kinds[a] != K_PLAY or chosen[cards[a]] == a]
-
-
-def _favourite(hand: list[Card]) -> Colour:
-    """The colour ``hand`` holds most (the first of COLOURS on a tie)."""
-    colours = [card.colour for card in hand]
-    best = COLOURS[0]
-    most = colours.count(best)
-    for colour in _OTHER_COLOURS:
-        count = colours.count(colour)
-        if count > most:
-            best, most = colour, count
-    return best
-
-
-_OTHER_COLOURS = COLOURS[1:]
-
-
-def _rollout_action(game: Game, seat: int, actions: list[int], rng: random.Random) -> int:
-    """A fast greedy policy on the full game: stack, shed, favourite colour, small swaps."""
-    cards_of = _ID_CARD
-    plays = [a for a in actions if cards_of[a] is not None]  # a card: a play
-    if not plays:
-        kinds = _ID_KIND
-        colours = [a for a in actions if kinds[a] == K_COLOUR]
-        if colours:
-            favourite = _favourite(game.hands[seat])
-            return next((a for a in colours if _ID_COLOUR[a] is favourite), colours[0])
-        for a in actions:
-            if kinds[a] == K_DRAW:
-                return a
-        return actions[rng.randrange(len(actions))]
-    # One card at random among the distinct playable cards, then a sensible variant.
-    cards = list(dict.fromkeys([cards_of[a] for a in plays]))
-    if len(cards) > 1 and game.n - sum(game.out) == 2:
-        # NM-24: with two players a Wild Reverse +4 comes back to its own player.
-        cards = [
-            c for c in cards if c is not None and c.kind is not _K_WILD_REVERSE_DRAW_FOUR
-        ] or cards
-    card = cards[rng.randrange(len(cards))]
-    return _variant(game, seat, [a for a in plays if cards_of[a] is card])
-
-
-# How much a rollout player values keeping a Draw Card of each value for defence (the
-# heuristic bot's _KEEP, in its "cards shed" units).
-_ROLL_KEEP = {2: 15.0, 4: 25.0, 6: 40.0, 10: 55.0}
-
-
-def _policy_action(game: Game, seat: int, actions: list[int], rng: random.Random) -> int:
-    """A cheap version of the heuristic bot on the determinized game (the default rollout).
-
-    It reads the sampled game directly, so a rollout seat knows whether its victim holds an
-    answer in this deal (a property of the sample, not of the real game). Per distinct card:
-    shed many cards, keep Draw Cards for defence unless the victim cannot answer (two
-    players: the attacker plays again), knock out when it can (NM-33), swap only for a
-    smaller hand (NM-29, NM-31), avoid a self-targeted Wild Reverse +4 (NM-24), keep plain
-    wilds for colour changes; facing a stack, answer with the smallest Draw Card (NM-18).
-    """
-    if len(actions) == 1 and (actions[0] == DRAW_ID or _ID_CARD[actions[0]] is not None):
-        # Forced (a draw, one play): what the scoring below returns, without it. Anything
-        # else alone goes to _rollout_action, which draws from ``rng`` for it.
-        return actions[0]
-    cards_of = _ID_CARD
-    plays = [a for a in actions if cards_of[a] is not None]  # a card: a play
-    if not plays:
-        return _rollout_action(game, seat, actions, rng)
-    hands = game.hands
-    hand = hands[seat]
-    n = game.n
-    two = n - sum(game.out) == 2
-    phase = game.phase
-    stacking = phase == "stack_or_absorb"
-    nxt = game.next_seat(seat)
-    prev = game.next_seat(seat, -game.direction)
-    rules = game.rules
-    mercy = rules.mercy_threshold if rules.mercy_enabled else 1 << 20
-    pending = game.pending_total if stacking else 0
-    best_card: Card | None = None
-    best = -1e9
-    last: Card | None = None
-    seen: list[Card] = []
-    size = len(hand)
-    colours: list[Colour | None] | None = None  # the hand's colours, read once when needed
-    answers: dict[int, int] = {}  # a victim's highest Draw Card value (NM-18)
-    for a in plays:
-        card = cards_of[a]
-        # A card's plays are usually adjacent: skip its variants without a search.
-        if card is last or card in seen:
-            continue
-        assert card is not None
-        last = card
-        seen.append(card)
-        kind = card.kind
-        colour = card.colour
-        shed = 1
-        if kind is _K_DISCARD_ALL and phase == "play":
-            if colours is None:
-                colours = [c.colour for c in hand]
-            shed = colours.count(colour)
-        rest = size - shed
-        if rest <= 0:
-            return _variant(game, seat, [v for v in plays if cards_of[v] is card])
-        value = card.draw_value
-        if stacking:
-            if not value:
-                score = 0.5  # A07: a Skip or Reverse deflects without a Draw Card's cost
-            elif kind is _K_WILD_REVERSE_DRAW_FOUR and two:
-                follow = any(c.draw_value >= 4 and c is not card for c in hand)
-                score = -1.0 - value if follow else -1e6
-            else:
-                victim = prev if kind is _K_WILD_REVERSE_DRAW_FOUR else nxt
-                score = -float(value)  # answer with the smallest Draw Card
-                if pending + value >= mercy - len(hands[victim]):
-                    score += 100.0
-            if score > best:
-                best, best_card = score, card
-            continue
-        score = 10.0 * shed + card.points / 25.0
-        if colour is not None:
-            if colours is None:
-                colours = [c.colour for c in hand]
-            score += 2.0 * colours.count(colour)
-        if value:
-            keep = _ROLL_KEEP.get(value, 10.0) * (1.5 if card.is_wild else 1.0)
-            if kind is _K_WILD_REVERSE_DRAW_FOUR and two:
-                follow = any(c.draw_value >= 4 and c is not card for c in hand)
-                score += -keep + (2.0 if follow else -40.0)
-            else:
-                victim = prev if kind is _K_WILD_REVERSE_DRAW_FOUR else nxt
-                vhand = hands[victim]
-                if value >= mercy - len(vhand):
-                    score += 100.0
-                else:
-                    top = answers.get(victim)
-                    if top is None:
-                        top = answers[victim] = max([c.draw_value for c in vhand], default=0)
-                    if top < value:  # the victim holds no Draw Card of at least this value
-                        score += value + (10.0 if two else 0.0) + 12.0 * _threat(len(vhand))
-                score -= keep
-        elif kind is _K_SKIP or kind is _K_REVERSE or kind is _K_SKIP_EVERYONE:
-            if two or kind is _K_SKIP_EVERYONE:
-                again = any(
-                    c is not card and (c.is_wild or c.colour is colour or c.kind is kind)
-                    for c in hand
-                )
-                score += 6.0 if again else 1.0
-            elif kind is _K_SKIP:
-                score += 6.0 * _threat(len(hands[nxt]))
-        elif kind is _K_WILD_COLOUR_ROULETTE:
-            score += (14.0 if two else 4.0) + 12.0 * _threat(len(hands[nxt])) - 6.0
-        elif kind is _K_WILD:
-            score -= 8.0
-        elif card.number == 7 and _ID_REL[a]:
-            rels = _ID_REL
-            smallest = min(
-                len(hands[(seat + rels[v]) % n]) for v in plays if cards_of[v] is card and rels[v]
-            )
-            score += 10.0 * (rest - smallest)
-        elif card.number == 0 and (not rules.is_classic or rules.classic_seven_zero):
-            score += 10.0 * (rest - len(hands[prev]))
-        if score > best:
-            best, best_card = score, card
-    if best_card is None or (stacking and best <= -1e5):
-        for other in actions:  # stacking with nothing worth it: take the penalty
-            if other == DRAW_ID:
-                return other
-        if best_card is None:
-            return plays[0]
-    if phase != "play" and best < -1.0:
-        for other in actions:
-            if other == PASS_ID:
-                return other  # NM-9: keep a drawn card not worth playing
-    return _variant(game, seat, [v for v in plays if cards_of[v] is best_card])
-
-
-def _threat(size: int) -> float:
-    """How close a hand of ``size`` cards is to emptying: 0 (far) to 1 (one card)."""
-    return max(0.0, (8 - size) / 7)
-
-
-def _variant(game: Game, seat: int, variants: list[int]) -> int:
-    """Among plays of one card: the favourite colour of the rest, the smallest hand, UNO."""
-    if len(variants) == 1:
-        return variants[0]
-    card = _ID_CARD[variants[0]]
-    assert card is not None
-    hands = game.hands
-    # A wild has no colour, so the favourite of the rest of the hand is the hand's.
-    fav = _favourite(hands[seat]) if card.is_wild else None
-    return _pick(hands, seat, game.n, variants, fav)
-
-
-def _pick(
-    hands: list[list[Card]], seat: int, n: int, variants: list[int], fav: Colour | None
-) -> int:
-    """:func:`_variant` given the favourite colour (``None`` for a coloured card).
-
-    Ranked by the tuple (names ``fav``, minus the target's hand size, calls UNO), packed
-    into one int: ``1024 * names_fav - 2 * size + uno`` (a hand holds fewer than 256 cards).
-    """
-    colours = _ID_COLOUR
-    rels = _ID_REL
-    unos = _ID_UNO
-    best = variants[0]
-    best_key = -(1 << 30)
-    for a in variants:
-        rel = rels[a]
-        key = (1024 if colours[a] is fav else 0) + unos[a]
-        if rel:
-            key -= 2 * len(hands[(seat + rel) % n])
-        if key > best_key:
-            best_key, best = key, a
-    return best
-
-
 #: Rollout policies by name, on the id path: ``policy(game, seat, ids, rng)`` returns one of
-#: ``ids`` (``game.legal_ids(seat)``): ``heuristic`` (:func:`_policy_action`, the default)
-#: and ``greedy`` (:func:`_rollout_action`, a random playable card with a sensible variant).
+#: ``ids`` (``game.legal_ids(seat)``): ``heuristic``
+#: (:func:`~nomercy.core.playout.heuristic_action`, the default) and ``greedy``
+#: (:func:`~nomercy.core.playout.greedy_action`, a random playable card with a sensible
+#: variant). Both live in the compiled core (:mod:`nomercy.core.playout`).
 ROLLOUTS: dict[str, Callable[[Game, int, list[int], random.Random], int]] = {
-    "heuristic": _policy_action,
-    "greedy": _rollout_action,
+    "heuristic": heuristic_action,
+    "greedy": greedy_action,
 }
-
-
-def _rewards(game: Game) -> list[float]:
-    """1 to the winner, 0 to the others; an unfinished game is scored by hand strength."""
-    n = game.n
-    if game.is_over:
-        winner = game.winner if game.winner is not None else game.hand_winner
-        return [1.0 if s == winner else 0.0 for s in range(n)]
-    rules = game.rules
-    strengths = [0.0] * n
-    for s in range(n):
-        if game.out[s]:
-            continue
-        size = len(game.hands[s])
-        value = -0.35 * size
-        if rules.mercy_enabled:
-            distance = rules.mercy_threshold - size
-            value -= 3.0 / max(1, distance)
-        strengths[s] = math.exp(value)
-    total = sum(strengths)
-    return [x / total for x in strengths]

@@ -1892,6 +1892,91 @@ class Game:
         """
         return _positions.from_position(cls, position)
 
+    # ------------------------------------------------------------------ search copies
+    def search_copy(self) -> Game:
+        """A copy that plays on exactly like :meth:`copy`'s, for search: events off and no past.
+
+        ``record_events`` is off and the record of the past is left behind (``log``, public
+        history, ``history``, ``warnings``, opening events, ``start`` and ``seed`` are
+        empty), so views and positions of the copy show no history; everything that decides
+        what happens next is copied. Made for games played forward many times
+        (:meth:`Redealer.sample_for_search <nomercy.core.redeal.Redealer.sample_for_search>`,
+        ISMCTS): no field dict is built, unlike :meth:`copy`.
+        """
+        g = Game.__new__(Game)
+        g.rules = self.rules
+        g.n = self.n
+        g.names = list(self.names)
+        g.hands = [list(h) for h in self.hands]
+        g.out = list(self.out)
+        g.uno_called = list(self.uno_called)
+        g.uno_window = set(self.uno_window)
+        g.turn = self.turn
+        g.direction = self.direction
+        g.discard = list(self.discard)
+        g.colour = self.colour
+        g._draw = list(self._draw)
+        g.set_aside = list(self.set_aside)
+        g.pending_total = self.pending_total
+        g.pending_last = self.pending_last
+        g.pending_chain = list(self.pending_chain)
+        g.chain_wild = self.chain_wild
+        g.phase = self.phase
+        g.drawn = self.drawn
+        g.key = self.key
+        g.dealer = self.dealer
+        g.scores = list(self.scores)
+        g.hand_number = self.hand_number
+        g.hand_winner = self.hand_winner
+        g.winner = self.winner
+        g.wd4 = dict(self.wd4) if self.wd4 else None
+        g.pending_win = self.pending_win
+        g.resume = self.resume
+        g.roulette_colour = self.roulette_colour
+        g.known = {k: list(v) for k, v in self.known.items()} if self.known else {}
+        g._about = None
+        g._about_of = None
+        g.log = []
+        g._public = []
+        g._hand_start = 0
+        g.warnings = []
+        g.total_cards = self.total_cards
+        g.history = []
+        g.start = None
+        g.seed = 0
+        g._events = []
+        g.record_events = False
+        g._lseat = -1
+        g._lids = _NO_IDS
+        g._legal = {}
+        g._mark = [0] * NUM_CARDS
+        g._epoch = 0
+        g._n_active = self._n_active
+        g._draw_mode = self._draw_mode
+        g.opening_events = []
+        g._classic = self._classic
+        g._jump_in = self._jump_in
+        g._may_draw = self._may_draw
+        g._eager_reshuffle = self._eager_reshuffle
+        g._no_two_player = self._no_two_player
+        g._two_player_initial = self._two_player_initial
+        g._can_stack = self._can_stack
+        g._stack_on_total = self._stack_on_total
+        g._stack_match = self._stack_match
+        g._deflect = self._deflect
+        g._mercy_limit = self._mercy_limit
+        g._immediate_mercy = self._immediate_mercy
+        g._raise_on_exhaustion = self._raise_on_exhaustion
+        g._last_card_ends = self._last_card_ends
+        g._colour_on_resolution = self._colour_on_resolution
+        g._deferred_mercy = self._deferred_mercy
+        g._pcache = self._pcache
+        g._base = self._base
+        g._special = self._special
+        g._restricted = self._restricted
+        g._acts = self._acts
+        return g
+
 
 # Compiled by mypyc, Game is a native class: no instance __dict__, but it lists its fields.
 _NATIVE_FIELDS: tuple[str, ...] | None = getattr(Game, "__mypyc_attrs__", None)

@@ -325,25 +325,41 @@ class Redealer:
         Args:
             rng: a ``random.Random`` (advanced) or an integer seed.
         """
-        if not isinstance(rng, random.Random):
-            if isinstance(rng, bool) or not isinstance(rng, int):
-                raise TypeError(f"rng must be a random.Random or an int seed, not {rng!r}")
-            rng = random.Random(rng)
-        rand = rng.random  # typed ``object`` above so that both builds give this TypeError
-        # A uniform shuffle by random sort keys: the generator's C-level random() makes it
-        # faster than random.shuffle's per-card randbelow in pure Python.
-        rest = sorted(self._pool, key=lambda _card: rand())
-        g = self._template.copy()
+        return self._deal(self._template.copy(), _generator(rng))
+
+    def sample_for_search(self, rng: object) -> Game:
+        """:meth:`sample`'s deal for a search, which only plays it forward.
+
+        The same game as ``sample(rng)`` would give for the same state of ``rng`` (drawing
+        from it the same way), but made by :meth:`Game.search_copy
+        <nomercy.core.game.Game.search_copy>`: events are off and its ``log``, public
+        history and ``history`` are empty, so nothing of the past is copied per deal.
+        """
+        return self._deal(self._template.search_copy(), _generator(rng))
+
+    def _deal(self, g: Game, rng: random.Random) -> Game:
+        """Deal the unseen cards into ``g`` (a copy of the template) from ``rng``."""
+        rand = rng.random
+        pool = self._pool
+        # A uniform shuffle by random sort keys (the generator's C-level random() makes it
+        # faster than random.shuffle's per-card randbelow in pure Python): the keys drawn in
+        # pool order, then the pool in key order (a stable sort, as sorted(pool, key=...)).
+        keys = [rand() for _ in pool]
+        rest = [pool[i] for i in sorted(range(len(pool)), key=keys.__getitem__)]
         hands = g.hands
-        fits = self._gaps.fits
+        gaps = self._gaps
         for s, want in self._constrained:
+            lacks = gaps.lacks.get(s, ())
+            no_wild = s in gaps.no_wild
             picked: list[Card] = []
             left: list[Card] = []
             i = 0
             size = len(rest)
             while i < size and len(picked) < want:
                 c = rest[i]
-                if fits(s, c):
+                colour = c.colour
+                # Gaps.fits, inlined: a wild fits unless the seat showed it holds none.
+                if (not no_wild) if colour is None else colour not in lacks:
                     picked.append(c)
                 else:
                     left.append(c)
@@ -393,6 +409,19 @@ class Redealer:
                 "guilty": colour is not None and any(c.colour is colour for c in accused),
             }
         return g
+
+
+def _generator(rng: object) -> random.Random:
+    """``rng`` itself (a ``random.Random``), or a new one seeded with it (an int).
+
+    ``rng`` is typed ``object`` so that both builds raise the same TypeError for anything
+    else (compiled, a typed argument would raise mypyc's own).
+    """
+    if isinstance(rng, random.Random):
+        return rng
+    if isinstance(rng, bool) or not isinstance(rng, int):
+        raise TypeError(f"rng must be a random.Random or an int seed, not {rng!r}")
+    return random.Random(rng)
 
 
 def view_position(view: Mapping[str, Any]) -> dict[str, Any]:
