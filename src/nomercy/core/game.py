@@ -1954,6 +1954,8 @@ class Game:
         g._n_active = self._n_active
         g._draw_mode = self._draw_mode
         g.opening_events = []
+        g.tally = self.tally.copy()
+        g.hand_tallies = self.hand_tallies
         g._classic = self._classic
         g._jump_in = self._jump_in
         g._may_draw = self._may_draw
@@ -1970,6 +1972,11 @@ class Game:
         g._last_card_ends = self._last_card_ends
         g._colour_on_resolution = self._colour_on_resolution
         g._deferred_mercy = self._deferred_mercy
+        g._voluntary_draw = self._voluntary_draw
+        g._no_playable_action = self._no_playable_action
+        g._stack_mandatory = self._stack_mandatory
+        g._must_play_drawn = self._must_play_drawn
+        g._seven_zero = self._seven_zero
         g._pcache = self._pcache
         g._base = self._base
         g._special = self._special

@@ -149,6 +149,37 @@ class Tally:
         self.how = how
         self.points = points
 
+    def _key(self) -> tuple[object, ...]:
+        return (
+            self.hand,
+            self.dealer,
+            self.winner,
+            self.how,
+            self.points,
+            self.before,
+            self.actions,
+            self.turns,
+            self.cards_drawn,
+            self.draws,
+            self.max_pending,
+            self.catches,
+            self.uno_calls,
+            self.reshuffles,
+            self.swaps,
+            self.rotations,
+            self.stacks,
+            self.knockouts,
+            self.knockout_steps,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        """Tallies are values: equal when every counter is (a copy equals its original)."""
+        if not isinstance(other, Tally):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
     def __repr__(self) -> str:
         return (
             f"Tally(hand={self.hand}, winner={self.winner}, how={self.how!r}, "
