@@ -55,8 +55,9 @@ def card_codes(message: dict[str, Any], deck: set[str]) -> set[str]:
 def knowledge(record: GameRecord) -> dict[int | None, list[set[str]]]:
     """For each seat (``None``: a spectator), the codes it may know after each move.
 
-    Built from the true state: the engine's ``_receive`` (every card that enters a hand) is
-    watched, so cards a seat drew and lost within one action (a knock-out, a new deal) count.
+    Built from the true state: the engine's ``_receive`` and ``_receive_all`` (every card
+    that enters a hand from the pile) are watched, so cards a seat drew and lost within one
+    action (a knock-out, a new deal) count.
     A compiled engine's methods cannot be watched (its calls do not go through attributes), so
     with the compiled core this runs in a child process on the pure-Python core.
     """
@@ -91,13 +92,18 @@ json.dump({json.dumps(v): [sorted(codes) for codes in moves] for v, moves in kno
 def _knowledge(record: GameRecord) -> dict[int | None, list[set[str]]]:
     game = record.start_game()
     received: dict[int, set[str]] = {s: set() for s in range(game.n)}
-    receive = game._receive
+    receive, receive_all = game._receive, game._receive_all
 
     def watched(seat: int, card: Card) -> None:
         received[seat].add(card.code)
         receive(seat, card)
 
+    def watched_all(seat: int, cards: list[Card]) -> None:
+        received[seat].update(c.code for c in cards)
+        receive_all(seat, cards)
+
     game._receive = watched  # type: ignore[method-assign]
+    game._receive_all = watched_all  # type: ignore[method-assign]
     viewers: list[int | None] = [None, *range(game.n)]
     known: dict[int | None, set[str]] = {v: set() for v in viewers}
     out: dict[int | None, list[set[str]]] = {v: [] for v in viewers}

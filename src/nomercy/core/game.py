@@ -734,6 +734,13 @@ class Game:
             self.uno_called[seat] = False
             self.uno_window.discard(seat)
 
+    def _receive_all(self, seat: int, cards: list[Card]) -> None:
+        """:meth:`_receive` for several cards at once (a non-empty list)."""
+        self.hands[seat].extend(cards)
+        if self.uno_called[seat] or seat in self.uno_window:
+            self.uno_called[seat] = False
+            self.uno_window.discard(seat)
+
     def _over_limit(self, seat: int) -> bool:
         limit = self._mercy_limit
         return limit > 0 and len(self.hands[seat]) >= limit
@@ -759,10 +766,7 @@ class Game:
             drawn = pile[size - take :]
             drawn.reverse()  # the top of the pile is its end, and the first card drawn
             del pile[size - take :]
-            self.hands[seat].extend(drawn)
-            if self.uno_called[seat] or seat in self.uno_window:  # as _receive
-                self.uno_called[seat] = False
-                self.uno_window.discard(seat)
+            self._receive_all(seat, drawn)
             return drawn, knocked
         drawn = []
         for _ in range(count):
