@@ -114,7 +114,13 @@ class RealServer:
         return f"ws://127.0.0.1:{self.port}/ws/{code}"
 
 
-def serve_command(port: int, database: Path, *flags: str) -> list[str]:
+def database_for(database: Path | str) -> str:
+    """The ``--database`` a test's path stands for (the suite's PostgreSQL runs map each path
+    to a fresh PostgreSQL database: tests/web/conftest.py)."""
+    return str(database)
+
+
+def serve_command(port: int, database: Path | str, *flags: str) -> list[str]:
     """The command line of a server (no bot delay, warnings only, unless ``flags`` say)."""
     return [
         sys.executable,
@@ -124,7 +130,7 @@ def serve_command(port: int, database: Path, *flags: str) -> list[str]:
         "--port",
         str(port),
         "--database",
-        str(database),
+        database_for(database),
         "--bot-delay",
         "0",
         "--log-level",

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from realserver import real_server, request
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
@@ -159,6 +160,7 @@ def test_lone_surrogates_from_clients_are_refused_cleanly(tmp_path: Path) -> Non
         assert "Traceback" not in log and "server_error" not in log
 
 
+@pytest.mark.sqlite_only
 def test_a_database_of_another_program_is_refused_with_exit_2(tmp_path: Path) -> None:
     import sqlite3
     import subprocess
@@ -568,6 +570,7 @@ def test_a_connection_that_said_hello_and_then_nothing_stays_open(tmp_path: Path
         asyncio.run(main())
 
 
+@pytest.mark.sqlite_only
 def test_a_stored_room_past_the_bounds_is_closed_at_startup(tmp_path: Path) -> None:
     from nomercy.web.store import RoomRow, SeatRow, Store
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import json
 import logging
@@ -98,7 +99,8 @@ class Cluster:
                 await self._beater
         try:
             released = await self.lobby.write(
-                self.store.release, None, self.encode("bye", "", {}), retry_for=1.0
+                functools.partial(self.store.release, notice=self.encode("bye", "", {})),
+                retry_for=1.0,
             )
             log.info("handed %d rooms over to the other servers", len(released))
         except Exception as exc:  # the database is gone: the leases run out by themselves

@@ -23,6 +23,7 @@ notices are read in the event loop by an asynchronous connection (``cluster.py``
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -234,6 +235,9 @@ class PgStore(StoreBase):
         self.path = redact(url)
         self.server_id = server_id
         self._batch = False
+        # The writer thread runs every call, but a caller in another thread (tests, startup)
+        # waits for the batch in progress rather than mixing into its transaction.
+        self._lock = threading.RLock()
         migrate_postgres(url)
         self.db = connect(url)
         try:
@@ -261,6 +265,10 @@ class PgStore(StoreBase):
     def run_batch(self, calls: list[Callable[[], Any]]) -> list[tuple[bool, Any]]:
         """Run ``calls`` in one transaction, each in its own savepoint (see
         :meth:`Store.run_batch`)."""
+        with self._lock:
+            return self._run_batch(calls)
+
+    def _run_batch(self, calls: list[Callable[[], Any]]) -> list[tuple[bool, Any]]:
         try:
             self._reconnect()
         except StoreError as exc:
@@ -285,11 +293,12 @@ class PgStore(StoreBase):
 
     @contextmanager
     def _tx(self) -> Iterator[psycopg.Connection[Any]]:
-        if self._batch:
-            yield self.db
-            return
-        with self.db.transaction():
-            yield self.db
+        with self._lock:
+            if self._batch:
+                yield self.db
+                return
+            with self.db.transaction():
+                yield self.db
 
     def _fence(self, db: psycopg.Connection[Any], code: str | None) -> None:
         """Hold the room's row (shared) and check this server owns it.

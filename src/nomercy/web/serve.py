@@ -66,8 +66,10 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
     )
     parser.add_argument(
         "--database",
-        metavar="PATH",
-        help=f"SQLite file for rooms and games (default: {default_database()})",
+        metavar="PATH|URL",
+        help=f"SQLite file for rooms and games (default: {default_database()}), or a "
+        "postgresql://USER@HOST/DB URL: any number of servers on one PostgreSQL database serve "
+        "every room together (needs the web-pg extra)",
     )
     parser.add_argument(
         "--bot-delay",
@@ -286,19 +288,38 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         )
         from nomercy.web.protocol import HARD_MAX_BYTES
         from nomercy.web.rooms import ServerConfig
-        from nomercy.web.store import DatabaseLock, Store, StoreError
+        from nomercy.web.store import DatabaseLock, StoreError, is_postgres_url, open_store
     except ImportError as exc:
         return _fail(f"the web server needs the web extra: pip install 'uno-no-mercy[web]' ({exc})")
-    database = Path(args.database) if args.database else default_database()
-    try:
-        # Held until the process ends: a second server on this file refuses to start.
-        lock = DatabaseLock(database)
-    except StoreError as exc:
-        return _fail(str(exc))
+    database: Path | str = Path(args.database) if args.database else default_database()
+    lock: DatabaseLock | None = None
+    shown_database = str(database)
+    if args.database and is_postgres_url(args.database):
+        database = args.database
+        try:
+            import psycopg  # noqa: F401
+        except ImportError:
+            return _fail(
+                "a PostgreSQL database needs the web-pg extra: pip install 'uno-no-mercy[web-pg]'"
+            )
+        from nomercy.web.postgres import redact
+
+        shown_database = redact(args.database)
+    elif args.database and "://" in args.database:
+        return _fail(
+            f"--database takes a SQLite file or a postgresql:// URL, not {args.database!r}"
+        )
+    else:
+        try:
+            # Held until the process ends: a second server on this file refuses to start.
+            lock = DatabaseLock(database)
+        except StoreError as exc:
+            return _fail(str(exc))
     try:  # a clear error now rather than a traceback from the server's startup
-        Store(database).close()
+        open_store(database).close()
     except StoreError as exc:
-        lock.release()
+        if lock is not None:
+            lock.release()
         return _fail(str(exc))
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -338,7 +359,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
     )
     app = create_app(config)
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
-    print(f"nomercy serve: http://{shown}:{args.port}/  (database {database})", file=out)
+    print(f"nomercy serve: http://{shown}:{args.port}/  (database {shown_database})", file=out)
     if args.host in ("0.0.0.0", "::"):
         where = lan_address() or "YOUR-LAN-IP"
         print(
@@ -367,5 +388,6 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
             lifespan="on",
         )
     finally:
-        lock.release()
+        if lock is not None:
+            lock.release()
     return 0
