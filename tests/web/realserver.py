@@ -94,7 +94,7 @@ class RealServer:
 
     proc: subprocess.Popen[bytes]
     port: int
-    database: Path
+    database: Path | str
     log: Path
 
     def log_text(self) -> str:
@@ -140,10 +140,12 @@ def serve_command(port: int, database: Path | str, *flags: str) -> list[str]:
 
 
 @contextmanager
-def real_server(database: Path, *flags: str, log: Path | None = None) -> Iterator[RealServer]:
+def real_server(database: Path | str, *flags: str, log: Path | None = None) -> Iterator[RealServer]:
     """A server process on 127.0.0.1; yields once it answers HTTP, stops it after."""
     port = free_port()
-    log = log or database.with_suffix(".log")
+    if log is None:
+        assert isinstance(database, Path), "give a log file with a database URL"
+        log = database.with_suffix(".log")
     with log.open("ab") as err:
         proc = subprocess.Popen(
             serve_command(port, database, *flags), stdout=subprocess.DEVNULL, stderr=err

@@ -359,6 +359,9 @@ class Store(StoreBase):
             self.db.executescript(_SCHEMA)
             self._check_columns()
             row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            #: The schema version the file had when opened (``None``: it was new).
+            self.migrated_from: int | None = int(row[0]) if row and str(row[0]).isdigit() else None
+            self.version = SCHEMA_VERSION
             if row is None:
                 self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             elif row[0] in ("1", "2"):
