@@ -178,9 +178,9 @@ class Cluster:
             if message.get("to") == self.id:
                 self._spawn(self._serve(message))
             return
-        if kind == "who":
+        if kind == "who":  # a server started (or loaded ``code``): say who is here
             for room in self.lobby.rooms.values():
-                if room.sockets:
+                if room.sockets and code in ("", room.code):
                     room.announce()
             return
         if kind == "bye":
