@@ -118,7 +118,7 @@ class PgCluster:
         if self._started:
             self._started = False
             with contextlib.suppress(Exception):
-                # immediate: the cluster is thrown away, so no shutdown checkpoint is worth waiting for
+                # immediate: the cluster is thrown away; no shutdown checkpoint to wait for
                 self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
         if self.root.exists():
             for _ in range(3):

@@ -13,14 +13,17 @@ import asyncio
 import contextlib
 import json
 import signal
+import subprocess
 import time
+import urllib.error
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from realserver import RealServer, real_server, request
+from realserver import RealServer, free_port, real_server, request, serve_command
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 from nomercy.core.records import GameRecord
 
@@ -253,3 +256,133 @@ def test_a_stopped_server_hands_its_rooms_over_at_once(tmp_path: Path, pg_databa
         record = record_of(two.port, game_id)
         check_in_order(ann, record)
         assert "Traceback" not in one.log_text() + two.log_text()
+
+
+class Roamer:
+    """A person who stays in the game through restarts: when its server closes the socket (a
+    restart) it connects to the next server and says hello again with its token."""
+
+    def __init__(self, ports: list[int], code: str, token: str, first: int) -> None:
+        self.ports = ports
+        self.code = code
+        self.token = token
+        self.index = first
+        self.states: list[dict[str, Any]] = []
+        self.errors: list[dict[str, Any]] = []
+        self.reconnects = 0
+
+    async def run(self, deadline: float) -> None:
+        """Play seat 0 (first legal action on its turn) until the game is over."""
+        while time.monotonic() < deadline:
+            port = self.ports[self.index % len(self.ports)]
+            try:
+                async with connect(f"ws://127.0.0.1:{port}/ws/{self.code}", open_timeout=5) as ws:
+                    await ws.send(json.dumps({"type": "hello", "token": self.token}))
+                    if await self._play(ws, deadline):
+                        return
+            except (OSError, TimeoutError, ConnectionClosed):
+                pass
+            self.reconnects += 1
+            self.index += 1
+            await asyncio.sleep(0.1)
+        raise AssertionError("the game did not end in time")
+
+    async def _play(self, ws: ClientConnection, deadline: float) -> bool:
+        acted_at = -1
+        while time.monotonic() < deadline:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 20))
+            if msg["type"] == "error":
+                self.errors.append(msg)
+                acted_at = -1
+                continue
+            if msg["type"] != "state":
+                continue
+            self.states.append(msg)
+            view = msg["view"]
+            if view["phase"] == "over":
+                return True
+            if view["to_act"] == 0 and msg["legal"] and msg["move"] != acted_at:
+                acted_at = msg["move"]
+                await ws.send(json.dumps({"type": "action", "action": msg["legal"][0]}))
+        return False
+
+
+def start_at(port: int, url: str, log: Path, *flags: str) -> subprocess.Popen[bytes]:
+    """A server process on ``port``, once it is ready (``/readyz``)."""
+    with log.open("ab") as err:
+        proc = subprocess.Popen(
+            serve_command(port, url, "--rate-limit", "1000", *flags),
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if request(port, "/readyz", timeout=2).status == 200:
+                return proc
+        except (OSError, urllib.error.URLError):
+            pass
+        assert proc.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.1)
+
+
+def test_a_rolling_restart_loses_no_game(tmp_path: Path, pg_database: str, soak: int) -> None:
+    """Every server restarted in turn (SIGTERM, then started again) during live games: every
+    game ends, every move each person saw is the record's, no error but stale-action races."""
+    count, games = (3, 50) if soak > 1 else (2, 6)
+    ports = [free_port() for _ in range(count)]
+    flags = ("--bot-delay", "0.1", "--rooms-per-hour", "0", "--max-per-address", "0")
+    logs = [tmp_path / f"s{i}.log" for i in range(count)]
+    procs = [
+        start_at(port, pg_database, log, *flags) for port, log in zip(ports, logs, strict=True)
+    ]
+    try:
+        rooms = []
+        for g in range(games):
+            created = request(ports[g % count], "/api/rooms", {"host_name": "Ann", "seats": 3})
+            assert created.status == 201, created.body
+            rooms.append(created.body)
+
+        async def main() -> list[Roamer]:
+            deadline = time.monotonic() + (600 if soak > 1 else 120)
+            people = [Roamer(ports, r["code"], r["token"], g + 1) for g, r in enumerate(rooms)]
+            tasks = [asyncio.ensure_future(p.run(deadline)) for p in people]
+            while any(not p.states for p in people):
+                await asyncio.sleep(0.05)
+                for p, r in zip(people, rooms, strict=True):
+                    if not p.states and p.reconnects == 0:
+                        # Start once connected (the hello is answered first).
+                        async with connect(f"ws://127.0.0.1:{ports[0]}/ws/{r['code']}") as ws:
+                            await ws.send(json.dumps({"type": "hello", "token": r["token"]}))
+                            await ws.send(json.dumps({"type": "start"}))
+                            while json.loads(await ws.recv())["type"] != "state":
+                                pass
+            for i in range(count):  # one at a time, while the games go on
+                procs[i].send_signal(signal.SIGTERM)
+                procs[i].wait(20)
+                await asyncio.sleep(0.5)
+                procs[i] = await asyncio.to_thread(start_at, ports[i], pg_database, logs[i], *flags)
+            live = sum(1 for p in people if p.states[-1]["view"]["phase"] != "over")
+            assert live > 0, "every game ended before the restarts: nothing was tested"
+            await asyncio.gather(*tasks)
+            return people
+
+        people = asyncio.run(main())
+        records = [record_of(ports[-1], p.states[-1]["game_id"]) for p in people]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait(20)
+    assert sum(p.reconnects for p in people) > 0
+    for person, record in zip(people, records, strict=True):
+        assert record.replay().is_over
+        for state in person.states:
+            if state["last"] is not None:
+                assert record.actions[state["move"] - 1] == state["last"]["action"]
+        numbers = [s["move"] for s in person.states]
+        assert numbers == sorted(numbers)
+        assert {e["code"] for e in person.errors} <= {"not_your_turn", "illegal"}, person.errors
+    for log in logs:
+        assert "Traceback" not in log.read_text(), log.read_text()

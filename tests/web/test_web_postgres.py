@@ -56,7 +56,7 @@ def test_bad_urls_and_unreachable_servers_exit_2_with_one_line(
         dead = s.getsockname()[1]
     cases = [
         (f"postgresql://nomercy@127.0.0.1:{dead}/x", "cannot connect"),
-        ("postgresql://nomercy@127.0.0.1:notaport/x", "invalid integer value \"notaport\""),
+        ("postgresql://nomercy@127.0.0.1:notaport/x", 'invalid integer value "notaport"'),
         ("mysql://x@y/z", "SQLite file or a postgresql:// URL"),
     ]
     for url, text in cases:
