@@ -29,6 +29,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "sqlite_only: a test of the SQLite store itself (not run on PostgreSQL)"
     )
     config.addinivalue_line("markers", "postgres: needs PostgreSQL (a private cluster)")
+    config.addinivalue_line("markers", "no_store: uses no database (runs once)")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -37,8 +38,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     if metafunc.definition.get_closest_marker("sqlite_only") is not None:
         return
-    if metafunc.definition.get_closest_marker("postgres") is not None:
-        return
+    for marker in ("postgres", "no_store"):
+        if metafunc.definition.get_closest_marker(marker) is not None:
+            return
     metafunc.parametrize("web_store", STORES, indirect=True)
 
 
