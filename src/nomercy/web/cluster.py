@@ -277,6 +277,7 @@ class Cluster:
                 room.broadcast_state([], None, history=True)
             room.broadcast_room()
         log.info("room %s: taken over by this server", code)
+        self.send(self.encode("who", code, {}))  # the others say who is connected to it
         return room
 
     async def demote(self, room: Room) -> None:

@@ -813,9 +813,15 @@ class Room:
             # Another server plays this room's game: it judges the request (cluster.py).
             cluster = self.lobby.cluster
             assert cluster is not None
-            if kind == "action" and conn.seat is not None and arrived is not None:
+            timed = kind == "action" and conn.seat is not None and arrived is not None
+            if timed and conn.seat is not None and arrived is not None:
                 self.forwarded[conn.seat] = arrived
-            await cluster.forward(self, conn.seat, data)
+            try:
+                await cluster.forward(self, conn.seat, data)
+            except BaseException:
+                if timed and conn.seat is not None:
+                    self.forwarded.pop(conn.seat, None)
+                raise
             return
         await self.request(conn.seat, data, arrived)
 
