@@ -77,6 +77,9 @@ class Cluster:
         self._alive: set[str] = {self.id}
         self._beat_at = 0.0  # time.monotonic() of the last heartbeat that worked
         self._stopping = False
+        # Requests and answers between servers go out on a connection of their own, at once
+        # (not behind the writer's batches; they need no order with the writes).
+        self._out: psycopg.AsyncConnection[Any] | None = None
 
     # ------------------------------------------------------------------ life
     async def start(self) -> None:
@@ -86,6 +89,10 @@ class Cluster:
             await asyncio.wait_for(self._listening.wait(), CONNECT_TIMEOUT + 5)
         except TimeoutError:
             raise RuntimeError("cannot LISTEN on the database") from None
+        with contextlib.suppress(psycopg.Error):
+            self._out = await psycopg.AsyncConnection.connect(
+                self.store.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
+            )
         await self._beat()
         self.send(self.encode("who", "", {}))
         self._beater = asyncio.get_running_loop().create_task(self._beat_loop())
@@ -111,6 +118,9 @@ class Cluster:
             self._listener.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._listener
+        if self._out is not None:
+            with contextlib.suppress(psycopg.Error):
+                await self._out.close()
 
     def healthy(self) -> bool:
         """Whether the last heartbeat is recent (this server's leases are current)."""
@@ -129,6 +139,22 @@ class Cluster:
     def send(self, notice: str) -> None:
         """Send a notice after the database calls queued before it."""
         self.lobby.submit(lambda: self.store.notify(notice))
+
+    async def post(self, notice: str) -> None:
+        """Send a notice now, on the connection for requests (the writer's if it broke)."""
+        out = self._out
+        if out is not None and not out.closed and not out.broken:
+            try:
+                await out.execute("SELECT pg_notify(%s, %s)", (CHANNEL, notice))
+                return
+            except psycopg.Error as exc:
+                log.warning("sending a request: %s", exc)
+        self.send(notice)
+        if not self._stopping:
+            with contextlib.suppress(psycopg.Error):
+                self._out = await psycopg.AsyncConnection.connect(
+                    self.store.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
+                )
 
     async def _listen(self) -> None:
         first = True
@@ -195,6 +221,8 @@ class Cluster:
         target = self.lobby.rooms.get(code)
         if target is None:
             return
+        if kind in ("act", "game", "seat", "closed"):
+            target.owner = sender  # only the owner sends these
         if kind == "here":
             entry = (frozenset(message["seats"]), int(message["spec"]), int(message["socks"]))
             if entry[2] == 0:
@@ -366,8 +394,11 @@ class Cluster:
                     "the server playing this room does not answer; try again",
                     503,
                 )
-            owner = await lobby.write(self.store.owner, room.code, retry_for=1.0)
+            owner = room.owner
+            if owner is None:
+                owner = room.owner = await lobby.write(self.store.owner, room.code, retry_for=1.0)
             if owner is None or owner == self.id:
+                room.owner = None
                 claimed = await lobby.write(self.store.claim, self.ttl, 1, room.code, retry_for=1.0)
                 if claimed:
                     await self.adopt(room.code)
@@ -378,15 +409,17 @@ class Cluster:
             future: asyncio.Future[dict[str, Any]] = loop.create_future()
             self._pending[q] = future
             fields = {"to": owner, "q": q, "seat": seat, "m": data, "g": guard}
-            self.send(self.encode("fwd", room.code, fields))
+            await self.post(self.encode("fwd", room.code, fields))
             try:
                 reply = await asyncio.wait_for(future, FORWARD_WAIT)
             except TimeoutError:
                 guard = move
+                room.owner = None
                 continue
             finally:
                 self._pending.pop(q, None)
             if reply.get("moved"):
+                room.owner = None
                 await asyncio.sleep(0.05)
                 continue
             error = reply.get("e")
@@ -423,4 +456,4 @@ class Cluster:
             else:
                 log.exception("room %s: a forwarded request failed", message["r"])
                 reply["e"] = [ErrorCode.SERVER_ERROR.value, "the server failed", 500, None]
-        self.send(self.encode("re", message["r"], reply))
+        await self.post(self.encode("re", message["r"], reply))

@@ -276,6 +276,16 @@ class PgStore(StoreBase):
         out: list[tuple[bool, Any]] = []
         self._batch = True
         try:
+            if len(calls) == 1:
+                # One call: its transaction is its savepoint (two round trips fewer).
+                try:
+                    with self.db.transaction():
+                        out.append((True, calls[0]()))
+                except psycopg.OperationalError:
+                    raise
+                except Exception as exc:
+                    out.append((False, exc))
+                return out
             with self.db.transaction():
                 for call in calls:
                     try:

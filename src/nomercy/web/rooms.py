@@ -556,6 +556,8 @@ class Room:
         self.remote: dict[str, tuple[frozenset[int], int, int]] = {}
         #: Actions forwarded to the owner, by seat: when they arrived (timings).
         self.forwarded: dict[int, float] = {}
+        #: The server thought to own the room (a copy's; ``None``: look it up).
+        self.owner: str | None = None
         self._presence_pending: asyncio.TimerHandle | None = None
         self._notices: collections.deque[dict[str, Any]] = collections.deque()
         self._follower: asyncio.Task[None] | None = None
