@@ -130,7 +130,7 @@ def test_compose_file_runs_servers_a_proxy_and_postgres_with_a_volume() -> None:
         args = parser.parse_args(command)  # exits (SystemExit) on a flag serve does not know
         assert args.handler.__name__ in ("serve", "db_command")
     caddy = (ROOT / "deploy" / "Caddyfile").read_text()
-    assert "reverse_proxy web:8000" in caddy and "health_uri /readyz" in caddy
+    assert "dynamic a" in caddy and "name web" in caddy and "health_uri /readyz" in caddy
 
 
 @pytest.mark.no_store

@@ -177,7 +177,10 @@ class Cluster:
                             if not room.owned:
                                 self._spawn(self.lobby.resync(room))
                     first = False
+                    mine = f'"s":"{self.id}"'
                     async for notice in conn.notifies():
+                        if mine in notice.payload[:48]:
+                            continue  # this server's own notice
                         try:
                             self._on(json.loads(notice.payload))
                         except Exception:

@@ -235,6 +235,7 @@ class PgStore(StoreBase):
         self.path = redact(url)
         self.server_id = server_id
         self._batch = False
+        self._lone = False  # running a batch of one call: a lone statement needs no BEGIN
         # The writer thread runs every call, but a caller in another thread (tests, startup)
         # waits for the batch in progress rather than mixing into its transaction.
         self._lock = threading.RLock()
@@ -277,10 +278,11 @@ class PgStore(StoreBase):
         self._batch = True
         try:
             if len(calls) == 1:
-                # One call: its transaction is its savepoint (two round trips fewer).
+                # One call: its own transaction (no savepoint), and a move alone is one
+                # statement, atomic by itself (append_action).
+                self._batch, self._lone = False, True
                 try:
-                    with self.db.transaction():
-                        out.append((True, calls[0]()))
+                    out.append((True, calls[0]()))
                 except psycopg.OperationalError:
                     raise
                 except Exception as exc:
@@ -298,7 +300,7 @@ class PgStore(StoreBase):
         except psycopg.Error as exc:
             return [(False, exc)] * len(calls)
         finally:
-            self._batch = False
+            self._batch = self._lone = False
         return out
 
     @contextmanager
@@ -516,6 +518,22 @@ class PgStore(StoreBase):
             LeaseLost: another server owns the room, or stored this move first.
         """
         now = time.time()
+        lone = self._lone and finished is None and notice is not None
+        if lone and room is not None and self.server_id is not None:
+            # One statement, one round trip: the lease check (the room's row held shared), the
+            # move, and its notice, committed together.
+            try:
+                row = self.db.execute(
+                    "WITH f AS (SELECT 1 FROM rooms WHERE code=%s AND owner=%s FOR SHARE) "
+                    "INSERT INTO actions (game, idx, action, at) SELECT %s, %s, %s, %s FROM f "
+                    "RETURNING pg_notify(%s, %s)",
+                    (room, self.server_id, game_id, index, action, now, CHANNEL, notice),
+                ).fetchone()
+            except psycopg.errors.UniqueViolation:
+                raise LeaseLost(f"move {index} of game {game_id} is stored already") from None
+            if row is None:
+                raise LeaseLost(f"room {room} is owned by another server now")
+            return
         with self._tx() as db:
             self._fence(db, room)
             try:
