@@ -64,9 +64,11 @@ def pg_cluster() -> Iterator[PgCluster]:
 
 
 @pytest.fixture
-def pg_database(pg_cluster: PgCluster) -> str:
-    """The URL of a fresh, empty database."""
-    return pg_cluster.database()
+def pg_database(pg_cluster: PgCluster) -> Iterator[str]:
+    """The URL of a fresh, empty database (dropped after the test)."""
+    url = pg_cluster.database()
+    yield url
+    pg_cluster.drop(url)
 
 
 @pytest.fixture(autouse=True)
@@ -98,3 +100,5 @@ def web_store(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(rooms, "open_store", open_store)
     monkeypatch.setattr(realserver, "database_for", database_for)
     yield kind
+    for url in urls.values():
+        cluster.drop(url)
