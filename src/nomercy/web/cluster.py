@@ -101,9 +101,7 @@ class Cluster:
         """Hand this server's rooms over (release the leases, say ``bye``) and stop."""
         self._stopping = True
         if self._beater is not None:
-            self._beater.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._beater
+            await _end(self._beater)
         try:
             released = await self.lobby.write(
                 functools.partial(self.store.release, notice=self.encode("bye", "", {})),
@@ -115,12 +113,14 @@ class Cluster:
         for task in list(self._tasks):
             task.cancel()
         if self._listener is not None:
-            self._listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._listener
+            # It sees _stopping within a second by itself; cancelling a wait inside psycopg
+            # is only the fallback (a cancellation can be lost there: psycopg issue 1371).
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
+                await asyncio.wait_for(asyncio.shield(self._listener), 2.0)
+            await _end(self._listener)
         if self._out is not None:
-            with contextlib.suppress(psycopg.Error):
-                await self._out.close()
+            with contextlib.suppress(psycopg.Error, TimeoutError):
+                await asyncio.wait_for(self._out.close(), 2.0)
 
     def healthy(self) -> bool:
         """Whether the last heartbeat is recent (this server's leases are current)."""
@@ -178,13 +178,16 @@ class Cluster:
                                 self._spawn(self.lobby.resync(room))
                     first = False
                     mine = f'"s":"{self.id}"'
-                    async for notice in conn.notifies():
-                        if mine in notice.payload[:48]:
-                            continue  # this server's own notice
-                        try:
-                            self._on(json.loads(notice.payload))
-                        except Exception:
-                            log.exception("a notice failed: %.200s", notice.payload)
+                    while not self._stopping:
+                        # A bounded wait, so that the loop sees _stopping by itself.
+                        async for notice in conn.notifies(timeout=1.0):
+                            if mine in notice.payload[:48]:
+                                continue  # this server's own notice
+                            try:
+                                self._on(json.loads(notice.payload))
+                            except Exception:
+                                log.exception("a notice failed: %.200s", notice.payload)
+                    return
             except psycopg.Error as exc:
                 if self._stopping:
                     return
@@ -460,3 +463,10 @@ class Cluster:
                 log.exception("room %s: a forwarded request failed", message["r"])
                 reply["e"] = [ErrorCode.SERVER_ERROR.value, "the server failed", 500, None]
         await self.post(self.encode("re", message["r"], reply))
+
+
+async def _end(task: asyncio.Task[Any]) -> None:
+    """Cancel ``task`` and wait for it, 2 s at most."""
+    task.cancel()
+    with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
+        await asyncio.wait_for(asyncio.shield(task), 2.0)
