@@ -20,8 +20,17 @@ decoding and decisions cost CPU too, so the numbers are a floor.
     python benchmarks/bench_web.py --rooms 50
     python benchmarks/bench_web.py --rooms 200 --seats 4 --games 1
     python benchmarks/bench_web.py --rooms 50 --client-bot greedy --json
+    python benchmarks/bench_web.py --rooms 200 --pace 0.5 --servers 2 --postgres auto
 
-Needs the web extra (``pip install -e '.[web]'``).
+With ``--postgres URL`` (or ``auto``: a private cluster started for the run, as the tests do)
+the servers share that PostgreSQL database; ``--servers N`` starts N of them, creates the rooms
+through each in turn, and connects each room's seats to different servers, so most actions
+are forwarded to the room's owner and most updates reach their clients through another
+server. The server-side times are each server's (arrival at the server the client is
+connected to, to the last update of it that server sent); the CPU cost per action counts every
+server process and, with ``auto``, PostgreSQL's own processes.
+
+Needs the web extra (``pip install -e '.[web]'``; ``web-pg`` for PostgreSQL).
 """
 
 from __future__ import annotations
@@ -146,9 +155,10 @@ class Client:
                 await self.ws.send(json.dumps({"type": "action", "action": action}))
 
 
-async def run_load(port: int, args: argparse.Namespace) -> tuple[Stats, float]:
+async def run_load(ports: list[int], args: argparse.Namespace) -> tuple[Stats, float]:
     rooms = []
     for r in range(args.rooms):
+        port = ports[r % len(ports)]
         created = http(
             port,
             "/api/rooms",
@@ -164,6 +174,7 @@ async def run_load(port: int, args: argparse.Namespace) -> tuple[Stats, float]:
     clients: list[tuple[Client, bool]] = []
     for r, (code, tokens) in enumerate(rooms):
         for seat, token in enumerate(tokens):
+            port = ports[(r + seat) % len(ports)]
             ws = await connect(f"ws://127.0.0.1:{port}/ws/{code}", max_size=2**22)
             await ws.send(json.dumps({"type": "hello", "token": token}))
             while json.loads(await ws.recv())["type"] != "welcome":
@@ -178,6 +189,63 @@ async def run_load(port: int, args: argparse.Namespace) -> tuple[Stats, float]:
     for client, _ in clients:
         await client.ws.close()
     return stats, elapsed
+
+
+def start_server(
+    port: int, database: str, args: argparse.Namespace, err: Any
+) -> subprocess.Popen[bytes]:
+    """A server process on ``port`` (no bot delay, no per-address caps, ``--timings``)."""
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "nomercy",
+            "serve",
+            "--port",
+            str(port),
+            "--database",
+            database,
+            "--bot-delay",
+            "0",
+            "--rate-limit",
+            "100000",
+            # Every client is on 127.0.0.1: no per-address caps; rooms of --seats.
+            "--max-per-address",
+            "0",
+            "--rooms-per-hour",
+            "0",
+            "--hellos-per-address",
+            "0",
+            "--max-connections",
+            str(max(1000, args.rooms * args.seats + 100)),
+            # The server times each action from its arrival to its last update sent.
+            "--timings",
+            "--log-level",
+            "warning",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=err,
+    )
+
+
+def postgres_pids(cluster: Any) -> list[int]:
+    """The private cluster's postmaster and its children (Linux /proc), or none."""
+    if cluster is None:
+        return []
+    try:
+        root = int((cluster.data / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return []
+    pids = [root]
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if ppid == root:
+                pids.append(int(entry.name))
+    return pids
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -204,58 +272,65 @@ def main() -> int:
         help="each client waits 0.5-1.5 times this before it acts (default: 0, flat out: the "
         "server's capacity; with a pace, its latency below capacity)",
     )
+    parser.add_argument(
+        "--servers", type=int, default=1, help="server processes (default: 1; >1: PostgreSQL)"
+    )
+    parser.add_argument(
+        "--postgres",
+        metavar="URL|auto",
+        help="a PostgreSQL database for the servers (auto: a private cluster for the run)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
-    port = free_port()
+    if args.servers > 1 and not args.postgres:
+        parser.error("several servers need --postgres")
+    cluster: Any = None
     with tempfile.TemporaryDirectory(prefix="bench-web-") as tmp:
+        database = str(Path(tmp) / "bench.sqlite3")
+        if args.postgres == "auto":
+            sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "web"))
+            from pgcluster import PgCluster, find_bin_dir
+
+            bin_dir = find_bin_dir()
+            if bin_dir is None:
+                parser.error(
+                    "--postgres auto needs PostgreSQL's server (apt-get install postgresql)"
+                )
+            cluster = PgCluster(bin_dir)
+            database = cluster.database("bench")
+        elif args.postgres:
+            database = args.postgres
+        procs: list[subprocess.Popen[bytes]] = []
+        ports = [free_port() for _ in range(args.servers)]
         log = Path(tmp) / "server.log"
-        with log.open("wb") as err:
-            proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "nomercy",
-                    "serve",
-                    "--port",
-                    str(port),
-                    "--database",
-                    str(Path(tmp) / "bench.sqlite3"),
-                    "--bot-delay",
-                    "0",
-                    "--rate-limit",
-                    "100000",
-                    # Every client is on 127.0.0.1: no per-address caps; rooms of --seats.
-                    "--max-per-address",
-                    "0",
-                    "--rooms-per-hour",
-                    "0",
-                    "--hellos-per-address",
-                    "0",
-                    "--max-connections",
-                    str(max(1000, args.rooms * args.seats + 100)),
-                    # The server times each action from its arrival to its last update sent.
-                    "--timings",
-                    "--log-level",
-                    "warning",
-                ],
-                stdout=subprocess.DEVNULL,
-                stderr=err,
-            )
         try:
-            for _ in range(300):
-                try:
-                    http(port, "/api/meta")
-                    break
-                except OSError:
-                    time.sleep(0.1)
-            cpu0 = cpu_seconds(proc.pid)
-            stats, elapsed = asyncio.run(run_load(port, args))
-            cpu = cpu_seconds(proc.pid) - cpu0
-            server_side = http(port, "/api/timings")
+            with log.open("wb") as err:
+                for port in ports:
+                    procs.append(start_server(port, database, args, err))
+            for port in ports:
+                for _ in range(300):
+                    try:
+                        http(port, "/api/meta")
+                        break
+                    except OSError:
+                        time.sleep(0.1)
+            pg_pids = postgres_pids(cluster)
+            cpu0 = sum(cpu_seconds(p.pid) for p in procs)
+            pg0 = sum(cpu_seconds(pid) for pid in pg_pids)
+            stats, elapsed = asyncio.run(run_load(ports, args))
+            cpu = sum(cpu_seconds(p.pid) for p in procs) - cpu0
+            pg_pids = postgres_pids(cluster)
+            pg_cpu = sum(cpu_seconds(pid) for pid in pg_pids) - pg0 if cluster else 0.0
+            per_server = [http(port, "/api/timings") for port in ports]
         finally:
-            proc.terminate()
-            proc.wait(10)
+            for proc in procs:
+                proc.terminate()
+            for proc in procs:
+                proc.wait(10)
+            if cluster is not None:
+                cluster.stop()
         problems = log.read_text()
+    server_side = {k: max(t[k] for t in per_server) for k in per_server[0] if k.endswith("_ms")}
     lat = [x * 1000 for x in stats.latencies]
     result = {
         "rooms": args.rooms,
@@ -276,7 +351,12 @@ def main() -> int:
         "server_side_ms": {
             k.removesuffix("_ms"): round(v, 2) for k, v in server_side.items() if k != "count"
         },
+        "servers": args.servers,
+        "store": "postgresql" if args.postgres else "sqlite",
+        "server_side_ms_each": per_server,
         "server_cpu_seconds": round(cpu, 2),
+        "postgres_cpu_seconds": round(pg_cpu, 2),
+        "cpu_ms_per_action": round((cpu + pg_cpu) * 1000 / max(1, stats.actions), 3),
         "messages_received": stats.messages,
         "megabytes_received": round(stats.bytes / 1e6, 1),
         "errors": stats.errors,
@@ -288,14 +368,17 @@ def main() -> int:
     else:
         print(
             f"{args.rooms} rooms x {args.seats} seats, {stats.games} games ({args.preset}, "
-            f"clients: {result['client_bot']})\n"
+            f"clients: {result['client_bot']}); {args.servers} server(s) on {result['store']}\n"
             f"{stats.actions} actions in {elapsed:.1f} s: {result['actions_per_second']} actions/s "
             f"(server CPU {cpu:.1f} s)\n"
             f"action -> update: p50 {result['latency_ms']['p50']} ms, "
             f"p90 {result['latency_ms']['p90']} ms, p99 {result['latency_ms']['p99']} ms, "
             f"max {result['latency_ms']['max']} ms (client side)\n"
             f"server side, arrival -> last update sent: p50 {result['server_side_ms']['p50']} ms, "
-            f"p99 {result['server_side_ms']['p99']} ms, max {result['server_side_ms']['max']} ms\n"
+            f"p99 {result['server_side_ms']['p99']} ms, max {result['server_side_ms']['max']} ms"
+            " (the worst server's)\n"
+            f"CPU per action: {result['cpu_ms_per_action']} ms (servers {cpu:.1f} s, "
+            f"PostgreSQL {pg_cpu:.1f} s)\n"
             f"{stats.messages} messages, {result['megabytes_received']} MB received; "
             f"errors: {stats.errors or 'none'}"
         )

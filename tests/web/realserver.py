@@ -94,7 +94,7 @@ class RealServer:
 
     proc: subprocess.Popen[bytes]
     port: int
-    database: Path
+    database: Path | str
     log: Path
 
     def log_text(self) -> str:
@@ -114,7 +114,13 @@ class RealServer:
         return f"ws://127.0.0.1:{self.port}/ws/{code}"
 
 
-def serve_command(port: int, database: Path, *flags: str) -> list[str]:
+def database_for(database: Path | str) -> str:
+    """The ``--database`` a test's path stands for (the suite's PostgreSQL runs map each path
+    to a fresh PostgreSQL database: tests/web/conftest.py)."""
+    return str(database)
+
+
+def serve_command(port: int, database: Path | str, *flags: str) -> list[str]:
     """The command line of a server (no bot delay, warnings only, unless ``flags`` say)."""
     return [
         sys.executable,
@@ -124,7 +130,7 @@ def serve_command(port: int, database: Path, *flags: str) -> list[str]:
         "--port",
         str(port),
         "--database",
-        str(database),
+        database_for(database),
         "--bot-delay",
         "0",
         "--log-level",
@@ -134,10 +140,12 @@ def serve_command(port: int, database: Path, *flags: str) -> list[str]:
 
 
 @contextmanager
-def real_server(database: Path, *flags: str, log: Path | None = None) -> Iterator[RealServer]:
+def real_server(database: Path | str, *flags: str, log: Path | None = None) -> Iterator[RealServer]:
     """A server process on 127.0.0.1; yields once it answers HTTP, stops it after."""
     port = free_port()
-    log = log or database.with_suffix(".log")
+    if log is None:
+        assert isinstance(database, Path), "give a log file with a database URL"
+        log = database.with_suffix(".log")
     with log.open("ab") as err:
         proc = subprocess.Popen(
             serve_command(port, database, *flags), stdout=subprocess.DEVNULL, stderr=err

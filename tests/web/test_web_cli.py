@@ -43,6 +43,7 @@ def test_bad_flags_exit_2_with_a_message(
     assert err.startswith("nomercy serve: error: ") and needle in err
 
 
+@pytest.mark.sqlite_only
 def test_an_unusable_database_is_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -56,6 +57,7 @@ def test_an_unusable_database_is_a_usage_error(
     assert "cannot open the database" in capsys.readouterr().err
 
 
+@pytest.mark.sqlite_only
 def test_default_database_is_under_the_xdg_data_dir(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,7 +7,6 @@ The app runs in the test's event loop (tests/web/webharness.py), with bots actin
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
@@ -335,7 +334,7 @@ def test_a_timed_out_move_the_database_refuses_is_retried_until_stored(
                 # Another process holds the write lock through the first 7 attempts.
                 refused.append(args)
                 if len(refused) < 8:
-                    raise sqlite3.OperationalError("database is locked")
+                    raise type(store).retryable[0]("database is locked")
                 real(*args, **kwargs)
 
             monkeypatch.setattr(store, "append_action", locked)
@@ -584,7 +583,7 @@ def test_a_move_that_cannot_be_stored_is_undone(
             real = store.append_action
 
             def broken(*args: Any, **kwargs: Any) -> None:
-                raise sqlite3.OperationalError("disk I/O error")
+                raise type(store).retryable[0]("disk I/O error")
 
             monkeypatch.setattr(store, "append_action", broken)
             await ann.act("play R9")

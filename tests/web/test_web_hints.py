@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from realserver import real_server, request
 from webharness import Server, run, table
 from websockets.asyncio.client import ClientConnection, connect
@@ -196,6 +197,7 @@ def test_an_uno_call_and_a_catch_are_hinted_out_of_turn(tmp_path: Path) -> None:
     run(main)
 
 
+@pytest.mark.sqlite_only
 def test_the_hints_switch_is_stored_and_an_old_database_is_upgraded(tmp_path: Path) -> None:
     path = tmp_path / "db.sqlite3"
     store = Store(path)

@@ -253,6 +253,7 @@ def test_slow_and_surplus_sockets_are_closed(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- the database
+@pytest.mark.sqlite_only
 def test_a_locked_database_delays_play_without_losing_moves(tmp_path: Path) -> None:
     database = tmp_path / "db.sqlite3"
     flags = ("--bot-delay", "0.05", "--grace", "0")
@@ -309,6 +310,7 @@ def test_a_locked_database_delays_play_without_losing_moves(tmp_path: Path) -> N
         assert "Traceback" not in srv.log_text()
 
 
+@pytest.mark.sqlite_only
 def test_a_second_server_on_the_same_database_refuses_to_start(tmp_path: Path) -> None:
     database = tmp_path / "db.sqlite3"
     with real_server(database):
@@ -320,6 +322,7 @@ def test_a_second_server_on_the_same_database_refuses_to_start(tmp_path: Path) -
         assert len(lines) == 1 and "in use by another nomercy server" in lines[0], done.stderr
 
 
+@pytest.mark.sqlite_only
 def test_a_database_that_cannot_be_written_is_refused_at_startup(tmp_path: Path) -> None:
     database = tmp_path / "db.sqlite3"
     # Another process holds an exclusive lock: reads may work, writes cannot (this works as
@@ -339,6 +342,7 @@ def test_a_database_that_cannot_be_written_is_refused_at_startup(tmp_path: Path)
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.sqlite_only
 def test_a_read_only_database_is_refused_at_startup(tmp_path: Path) -> None:
     database = tmp_path / "db.sqlite3"
     sqlite3.connect(database).close()

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import realserver
 from websockets.asyncio.client import ClientConnection, connect
 
 from nomercy.core.records import GameRecord
@@ -80,9 +81,23 @@ def server(
     port = free_port()
     if seed is None:
         command = [sys.executable, "-m", "nomercy", "serve", "--port", str(port)]
-        command += ["--database", str(database), "--bot-delay", "0", "--log-level", "warning"]
+        command += [
+            "--database",
+            realserver.database_for(database),
+            "--bot-delay",
+            "0",
+            "--log-level",
+            "warning",
+        ]
     else:
-        command = [sys.executable, "-c", SEEDED_SERVER, str(port), str(database), str(seed)]
+        command = [
+            sys.executable,
+            "-c",
+            SEEDED_SERVER,
+            str(port),
+            realserver.database_for(database),
+            str(seed),
+        ]
     with log.open("ab") as err:
         proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err)
     try:

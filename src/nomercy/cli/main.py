@@ -222,9 +222,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_analyse_parser(sub, raw)
 
-    from nomercy.web.serve import add_serve_parser  # standard library only; the server is lazy
+    from nomercy.web.serve import add_db_parser, add_serve_parser  # standard library only
 
     add_serve_parser(sub, raw)
+    add_db_parser(sub, raw)
     return parser
 
 

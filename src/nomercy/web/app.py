@@ -311,7 +311,7 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
         return JSONResponse({"seat": seat, "token": token})
 
     async def api_room(request: Request) -> Response:
-        room = lobby.rooms.get(request.path_params["code"])
+        room = await lobby.find(request.path_params["code"])
         if room is None:
             return _error(ProtocolError(ErrorCode.UNKNOWN_ROOM, "no such room", 404))
         return JSONResponse(room.summary())
@@ -360,6 +360,20 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
             }
         )
 
+    async def healthz(request: Request) -> Response:
+        # Liveness: the process answers (its event loop runs).
+        return JSONResponse({"ok": True, "server": lobby.server_id})
+
+    async def readyz(request: Request) -> Response:
+        # Readiness: open, and (several servers) its database heartbeat is current.
+        ready = lobby.ready
+        body = {
+            "ready": ready,
+            "server": lobby.server_id,
+            "rooms": sum(1 for r in lobby.rooms.values() if r.owned),
+        }
+        return JSONResponse(body, status_code=200 if ready else 503)
+
     async def api_replay(request: Request) -> Response:
         try:
             data, text = await lobby.replay(request.path_params["game_id"])
@@ -380,13 +394,19 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
             await ws.close(code=1008)
             return
         await ws.accept()
-        room = lobby.rooms.get(ws.path_params["code"])
+        try:
+            room = await lobby.find(ws.path_params["code"])
+        except StoreUnavailable:
+            error = ProtocolError(ErrorCode.UNAVAILABLE, "the database is unavailable; try again")
+            await ws.send_text(json.dumps(error.to_message()))
+            await ws.close(code=1013)
+            return
         if room is None:
             error = ProtocolError(ErrorCode.UNKNOWN_ROOM, "no such room")
             await ws.send_text(json.dumps(error.to_message()))
             await ws.close(code=4404)
             return
-        if room.sockets >= config.room_connections:
+        if room.all_sockets() >= config.room_connections:
             error = ProtocolError(
                 ErrorCode.ROOM_CROWDED,
                 f"this room has {config.room_connections} connections already; try later",
@@ -413,6 +433,7 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
         conn = Connection(ws.send_text, close, config, lobby.watch, address, on_stuck=stuck)
         conn.start()
         room.sockets += 1
+        room.announce()
         try:
             await _receive_loop(ws, room, conn, close)
         except WebSocketDisconnect:
@@ -557,6 +578,8 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
         Route("/replay/{game_id}", replay_page),
         Route("/rooms", form_create, methods=["POST"]),
         Route("/api/meta", api_meta),
+        Route("/healthz", healthz),
+        Route("/readyz", readyz),
         Route("/api/timings", api_timings),
         Route("/api/rooms", api_create, methods=["POST"]),
         Route("/api/rooms/{code}", api_room),

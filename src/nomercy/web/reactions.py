@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from nomercy.web.protocol import ErrorCode, ProtocolError
 
 if TYPE_CHECKING:  # the room imports this module; only its type is needed here
-    from nomercy.web.rooms import Connection, Room
+    from nomercy.web.rooms import Room
 
 __all__ = ["REACTIONS", "REACTION_EVERY", "Reactions"]
 
@@ -36,17 +36,18 @@ class Reactions:
         self.on = True
         self._last: dict[int, float] = {}
 
-    def handle(self, room: Room, conn: Connection, data: dict[str, Any]) -> None:
-        """A ``react`` or ``reactions`` message from ``conn`` (a greeted connection).
+    def handle(self, room: Room, seat: int | None, data: dict[str, Any]) -> None:
+        """A ``react`` or ``reactions`` message from ``seat`` (``None``: a spectator), sent to
+        every connection of the room on every server.
 
         Raises:
             ProtocolError: a spectator, not the host, reactions off, an unknown reaction, the
                 seat's last reaction too recent, or a malformed message.
         """
         if data["type"] == "reactions":
-            self._switch(room, conn, data)
+            self._switch(room, seat, data)
             return
-        if conn.seat is None:
+        if seat is None:
             raise ProtocolError(ErrorCode.SPECTATOR, "spectators send no reactions")
         if not self.on:
             raise ProtocolError(
@@ -58,22 +59,21 @@ class Reactions:
                 ErrorCode.BAD_REACTION, f"'reaction' must be one of {', '.join(REACTIONS)}"
             )
         now = time.monotonic()
-        last = self._last.get(conn.seat)
+        last = self._last.get(seat)
         if last is not None and now - last < REACTION_EVERY:
             raise ProtocolError(
                 ErrorCode.TOO_SOON, f"one reaction every {REACTION_EVERY:g} s, please"
             )
-        self._last[conn.seat] = now
-        message = {"type": "reaction", "seat": conn.seat, "reaction": key}
-        for other in list(room.conns):
-            other.send(message)
+        self._last[seat] = now
+        room.send_all({"type": "reaction", "seat": seat, "reaction": key})
 
-    def _switch(self, room: Room, conn: Connection, data: dict[str, Any]) -> None:
-        if conn.seat != 0:
+    def _switch(self, room: Room, seat: int | None, data: dict[str, Any]) -> None:
+        if seat != 0:
             raise ProtocolError(ErrorCode.NOT_HOST, "only the host switches reactions")
         on = data.get("on")
         if not isinstance(on, bool):
             raise ProtocolError(ErrorCode.MALFORMED, "'on' must be true or false")
         if on != self.on:
             self.on = on
+            room.publish("reactions", on=on)
             room.broadcast_room()

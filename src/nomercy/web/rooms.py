@@ -29,13 +29,12 @@ import json
 import logging
 import queue
 import secrets
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from nomercy.bots import make_bot
 from nomercy.core.actions import Action, CallUno, Catch, Draw, Pass, parse_action
@@ -58,7 +57,10 @@ from nomercy.web.protocol import (
     same_name,
 )
 from nomercy.web.reactions import Reactions
-from nomercy.web.store import RoomRow, SeatRow, Store
+from nomercy.web.store import GameRow, LeaseLost, RoomRow, SeatRow, StoreBase, open_store
+
+if TYPE_CHECKING:
+    from nomercy.web.cluster import Cluster
 
 __all__ = [
     "Connection",
@@ -87,6 +89,8 @@ HELLO_HISTORY = 60
 HISTORY_PAGE = 100
 #: Seconds a bot or the timer waits before retrying a move the database refused.
 RETRY_PAUSE = 0.25
+#: Seconds a copy of another server's room stays loaded with no connection here.
+COPY_IDLE = 60.0
 
 #: Room codes: no 0/O or 1/I, so a code read aloud or typed is unambiguous.
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
@@ -105,7 +109,7 @@ class ServerConfig:
     """How the server runs (``nomercy serve`` flags; tests shorten the delays).
 
     Attributes:
-        database: the SQLite file.
+        database: the SQLite file, or a ``postgresql://`` URL (several servers may share it).
         bot_delay: seconds a bot waits before each action, so people can follow.
         grace: seconds a disconnected person's seat waits before the room's bot plays it.
         timers: the turn timer lengths a room may choose (0: off).
@@ -164,6 +168,9 @@ class ServerConfig:
     hint_workers: int = 2
     seed_source: Callable[[], int] = field(default=_default_seed)
     allowed_hosts: AllowedHosts | None = None
+    #: PostgreSQL: seconds a room's lease lasts without renewal (a dead owner's rooms are taken
+    #: over this long after its last heartbeat); heartbeats come every quarter of it.
+    lease_ttl: float = 3.0
 
 
 def hash_token(token: str) -> str:
@@ -251,7 +258,7 @@ class Writer:
 
     _STOP = object()
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: StoreBase) -> None:
         self.store = store
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="nomercy-db", daemon=True)
@@ -298,6 +305,11 @@ class Writer:
                     loop.call_soon_threadsafe(_resolve, items)
             if stop:
                 return
+
+
+def _ignore(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.warning("a notice was not sent: %s", future.exception())
 
 
 def _resolve(items: list[tuple[asyncio.Future[Any], bool, Any]]) -> None:
@@ -536,6 +548,19 @@ class Room:
         self._hello_key: tuple[Any, ...] | None = None
         self._hello_texts: dict[int | None, str] = {}
         self._arrival: float | None = None  # when the person's action being applied arrived
+        #: Whether this server plays the room's game (always, with SQLite); otherwise it
+        #: follows the owner's notices and forwards its clients' requests (cluster.py).
+        self.owned = True
+        #: Each other server's connections to this room: (seats connected, spectators,
+        #: sockets), from their presence notices.
+        self.remote: dict[str, tuple[frozenset[int], int, int]] = {}
+        #: Actions forwarded to the owner, by seat: when they arrived (timings).
+        self.forwarded: dict[int, float] = {}
+        #: The server thought to own the room (a copy's; ``None``: look it up).
+        self.owner: str | None = None
+        self._presence_pending: asyncio.TimerHandle | None = None
+        self._notices: collections.deque[dict[str, Any]] = collections.deque()
+        self._follower: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ reading
     @property
@@ -566,13 +591,26 @@ class Room:
                     "name": s.name,
                     "kind": s.kind,
                     "bot": s.bot,
-                    "connected": bool(s.conns),
+                    "connected": self.connected(s.seat),
                     "away": s.away,
                 }
                 for s in self.seats
             ],
-            "spectators": sum(1 for c in self.conns if c.seat is None),
+            "spectators": self.spectators(),
         }
+
+    def connected(self, seat: int) -> bool:
+        """Whether a connection holds ``seat``, on this server or another."""
+        return bool(self.seats[seat].conns) or any(seat in r[0] for r in self.remote.values())
+
+    def spectators(self) -> int:
+        """Spectators watching, on every server."""
+        here = sum(1 for c in self.conns if c.seat is None)
+        return here + sum(r[1] for r in self.remote.values())
+
+    def all_sockets(self) -> int:
+        """WebSockets attached to the room on every server."""
+        return self.sockets + sum(r[2] for r in self.remote.values())
 
     def robot(self, seat: int) -> bool:
         """Whether a bot plays ``seat`` now (a bot seat, or a person's seat while away)."""
@@ -764,30 +802,57 @@ class Room:
             async with self.lock:
                 conn.send(self.history_page(data.get("before")))
             return
-        if kind in ("react", "reactions"):
-            self.reactions.handle(self, conn, data)
-            return
         if kind == "hint":
             await self.hint(conn)
-            return
-        if kind == "start":
-            async with self.lock:
-                await self.start(conn)
             return
         if kind == "remove":
             seat = data.get("seat")
             if isinstance(seat, bool) or not isinstance(seat, int):
                 raise ProtocolError(ErrorCode.MALFORMED, "'seat' must be a seat number")
-            async with self.lock:
-                await self.remove(conn, seat)
-            return
-        text = data.get("action")
-        if not isinstance(text, str):
+        if kind == "action" and not isinstance(data.get("action"), str):
             raise ProtocolError(ErrorCode.MALFORMED, "'action' must be a string of notation")
+        if not self.owned:
+            # Another server plays this room's game: it judges the request (cluster.py).
+            cluster = self.lobby.cluster
+            assert cluster is not None
+            timed = kind == "action" and conn.seat is not None and arrived is not None
+            if timed and conn.seat is not None and arrived is not None:
+                self.forwarded[conn.seat] = arrived
+            try:
+                await cluster.forward(self, conn.seat, data)
+            except BaseException:
+                if timed and conn.seat is not None:
+                    self.forwarded.pop(conn.seat, None)
+                raise
+            return
+        await self.request(conn.seat, data, arrived)
+
+    async def request(
+        self, seat: int | None, data: dict[str, Any], arrived: float | None = None
+    ) -> None:
+        """A checked ``start``, ``action``, ``remove``, ``react`` or ``reactions`` request from
+        ``seat`` (``None``: a spectator), from a connection here or one another server forwarded.
+        The room must be this server's.
+
+        Raises:
+            ProtocolError: the request is refused; nothing changed.
+        """
+        kind = data["type"]
+        if kind in ("react", "reactions"):
+            self.reactions.handle(self, seat, data)
+            return
+        if kind == "start":
+            async with self.lock:
+                await self.start(seat)
+            return
+        if kind == "remove":
+            async with self.lock:
+                await self.remove(seat, data["seat"])
+            return
         async with self.lock:
             self._arrival = arrived
             try:
-                await self.act(conn, text)
+                await self.act(seat, data["action"])
             finally:
                 self._arrival = None
 
@@ -811,10 +876,12 @@ class Room:
         if seat is not None:
             s = self.seats[seat]
             s.conns.add(conn)
-            if s.away:
+            if s.away and self.owned:
                 s.away = False
                 log.info("room %s: seat %d is back", self.code, seat)
+                self.publish("seat", seat=_seat_json(s))
         self._presence()
+        self.announce()
         self._reschedule_timer()
         conn.send({"type": "welcome", "seat": seat, "room": self.summary()})
         if self.game is not None:
@@ -830,11 +897,13 @@ class Room:
         if conn.greeted:
             self._presence()
             self.broadcast_room()
+        self.announce()
 
-    async def remove(self, conn: Connection, seat: int) -> None:
-        """The host frees a person's seat before the game starts: the seat is open again, its
-        token no longer holds it, and its connections watch as spectators."""
-        if conn.seat != 0:
+    async def remove(self, by: int | None, seat: int) -> None:
+        """The host (``by``: the requesting seat) frees a person's seat before the game starts:
+        the seat is open again, its token no longer holds it, and its connections watch as
+        spectators."""
+        if by != 0:
             raise ProtocolError(ErrorCode.NOT_HOST, "only the host (seat 0) removes a seat")
         if self.started:
             raise ProtocolError(ErrorCode.ALREADY_STARTED, "seats are fixed once a game runs")
@@ -842,15 +911,38 @@ class Room:
             raise ProtocolError(
                 ErrorCode.BAD_SEAT, f"seat {seat} is not another person's seat in this room"
             )
-        s = self.seats[seat]
         freed = SeatState(seat, None, OPEN, None, None)
         await self.lobby.write(
-            self.lobby.store.update_seat, self.code, freed.row(), retry_for=self.config.action_retry
+            functools.partial(
+                self.lobby.store.update_seat,
+                self.code,
+                freed.row(),
+                notice=self.notice("seat", seat=_seat_json(freed)),
+            ),
+            retry_for=self.config.action_retry,
         )
-        name, conns = s.name, list(s.conns)
-        s.name, s.kind, s.bot, s.token_hash, s.away = None, OPEN, None, None, False
-        s.conns.clear()
         log.info("room %s: the host removed seat %d", self.code, seat)
+        self.set_seat(freed)
+
+    def set_seat(self, new: SeatState) -> None:
+        """Give a seat its new holder; a person who lost it (removed by the host) watches."""
+        s = self.seats[new.seat]
+        removed = s.kind == HUMAN and new.token_hash != s.token_hash
+        name, conns = s.name, list(s.conns)
+        s.name, s.kind, s.bot, s.token_hash, s.away = (
+            new.name,
+            new.kind,
+            new.bot,
+            new.token_hash,
+            new.away,
+        )
+        if s.kind == HUMAN and s.seat != 0:
+            self.joined = True
+        if not removed:
+            self.broadcast_room()
+            return
+        seat = s.seat
+        s.conns.clear()
         for c in conns:
             c.seat, c.hello_at = None, 0.0  # it may say hello again at once
             c.send(
@@ -941,11 +1033,11 @@ class Room:
         lobby.hint_tasks.add(task)
         task.add_done_callback(lobby.hint_tasks.discard)
 
-    async def start(self, conn: Connection) -> None:
-        """The host starts a game: open seats get the room's bot."""
-        if conn.seat is None:
+    async def start(self, seat: int | None) -> None:
+        """The host (``seat`` 0) starts a game: open seats get the room's bot."""
+        if seat is None:
             raise ProtocolError(ErrorCode.SPECTATOR, "spectators cannot start the game")
-        if conn.seat != 0:
+        if seat != 0:
             raise ProtocolError(ErrorCode.NOT_HOST, "only the host (seat 0) starts the game")
         if self.started:
             raise ProtocolError(ErrorCode.ALREADY_STARTED, "a game is already in progress")
@@ -979,13 +1071,28 @@ class Room:
         game_id = secrets.token_urlsafe(9)
         record = GameRecord.from_game(game)
         record.result = self._table_info(seats)
+        notice = None
+        if self.lobby.cluster is not None:
+            text = record.dumps()
+            notice = self.notice(
+                "game",
+                g=game_id,
+                rec=text if len(text) < 6000 else None,  # NOTIFY's payload is under 8000 bytes
+                seats=[
+                    _seat_json(SeatState(r.seat, r.name, r.kind, r.bot, r.token_hash))
+                    for r in seats
+                ],
+            )
         await self.lobby.write(
-            self.lobby.store.start_game,
-            self.code,
-            game_id,
-            self.games_played + 1,
-            record,
-            seats,
+            functools.partial(
+                self.lobby.store.start_game,
+                self.code,
+                game_id,
+                self.games_played + 1,
+                record,
+                seats,
+                notice=notice,
+            ),
             retry_for=self.config.action_retry,
         )
         for s, row in zip(self.seats, seats, strict=True):
@@ -1027,9 +1134,8 @@ class Room:
             raise ProtocolError(ErrorCode.KNOCKED_OUT, "you are knocked out of this hand [NM-34]")
         return game
 
-    async def act(self, conn: Connection, text: str) -> None:
+    async def act(self, seat: int | None, text: str) -> None:
         """A seat's action in notation: the engine judges it."""
-        seat = conn.seat
         if seat is None:
             raise ProtocolError(ErrorCode.SPECTATOR, "spectators cannot act")
         game = self._live_game(seat)
@@ -1084,12 +1190,17 @@ class Room:
                     str(action),
                     finished=finished,
                     room=self.code,
+                    notice=self.notice("act", g=self.game_id, i=index, a=str(action)),
                 ),
                 retry_for=retry_for,
             )
         except StoreUnavailable:
             self.game = before
             raise
+        except LeaseLost:
+            self.game = before
+            self.lost()
+            raise StoreUnavailable("another server plays this room now") from None
         self.active = time.monotonic()
         if action.seat == turn:
             self._in_turn += 1
@@ -1116,7 +1227,7 @@ class Room:
     # ------------------------------------------------------------------ bots, timer, presence
     def _schedule(self) -> None:
         """Make sure the bot task runs if a bot may act."""
-        if self.closed or not self.started or self._stuck == self.game_id:
+        if self.closed or not self.owned or not self.started or self._stuck == self.game_id:
             return
         if not any(self.robot(s.seat) for s in self.seats):
             return
@@ -1247,13 +1358,16 @@ class Room:
             self._cancel_timer()
             return
         key = (self.game_id, game.to_act, self._in_turn)
-        if key == self._timer_key and self._timer_task is not None:
+        if key == self._timer_key and (self._timer_task is not None or not self.owned):
             return
+        deadline = self.deadline if key == self._timer_key else None
         self._cancel_timer()
         self._timer_key = key
         self._deadline_seat = game.to_act
-        self.deadline = time.time() + self.timer
-        self._timer_task = asyncio.get_running_loop().create_task(self._timer_wait(key))
+        # A room taken over from another server keeps the deadline its clients were shown.
+        self.deadline = deadline if deadline is not None else time.time() + self.timer
+        if self.owned:  # the other servers only show the deadline; the owner enforces it
+            self._timer_task = asyncio.get_running_loop().create_task(self._timer_wait(key))
 
     def _cancel_timer(self) -> None:
         if self._timer_task is not None:
@@ -1319,7 +1433,13 @@ class Room:
     def _presence(self) -> None:
         """Start or stop the grace period of each person's seat."""
         for s in self.seats:
-            waiting = s.kind == HUMAN and not s.conns and not s.away and self.started
+            waiting = (
+                self.owned
+                and s.kind == HUMAN
+                and not self.connected(s.seat)
+                and not s.away
+                and self.started
+            )
             task = self._grace.get(s.seat)
             if waiting and (task is None or task.done()) and not self.closed:
                 self._grace[s.seat] = asyncio.get_running_loop().create_task(self._away(s.seat))
@@ -1333,10 +1453,11 @@ class Room:
             async with self.lock:
                 s = self.seats[seat]
                 self._grace.pop(seat, None)
-                if s.conns or not self.started:
+                if self.connected(seat) or not self.started or not self.owned:
                     return
                 s.away = True
                 log.info("room %s: seat %d is away; the bot plays it", self.code, seat)
+                self.publish("seat", seat=_seat_json(s))
                 self.broadcast_room()
                 self._reschedule_timer()
                 self._schedule()
@@ -1346,12 +1467,202 @@ class Room:
     async def close(self) -> None:
         """Cancel the room's tasks (server shutdown)."""
         self.closed = True
+        await self.stop_tasks()
+        if self._follower is not None:
+            self._follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._follower
+
+    async def stop_tasks(self) -> None:
+        """Cancel the bots', the timer's and the grace periods' tasks."""
         tasks = [t for t in (self._bot_task, self._timer_task, *self._grace.values()) if t]
+        self._grace = {}
+        self._timer_task = None
         for task in tasks:
             task.cancel()
         for task in tasks:
+            if task is asyncio.current_task():
+                continue
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+
+    # ------------------------------------------------------------------ several servers
+    def lost(self) -> None:
+        """A write found another server owning the room: follow it from now on."""
+        cluster = self.lobby.cluster
+        if cluster is not None and self.owned:
+            log.warning("room %s: another server took it over", self.code)
+            self.owned = False
+            asyncio.get_running_loop().create_task(cluster.demote(self))
+
+    def notice(self, kind: str, **fields: Any) -> str | None:
+        """A notice about this room for the other servers (``None`` with SQLite)."""
+        cluster = self.lobby.cluster
+        return None if cluster is None else cluster.encode(kind, self.code, fields)
+
+    def publish(self, kind: str, **fields: Any) -> None:
+        """Send a notice about this room to the other servers now (after the writes queued)."""
+        cluster = self.lobby.cluster
+        if cluster is not None:
+            cluster.send(cluster.encode(kind, self.code, fields))
+
+    def send_all(self, message: dict[str, Any]) -> None:
+        """Send ``message`` to every connection of the room, on every server."""
+        for conn in list(self.conns):
+            conn.send(message)
+        self.publish("relay", m=message)
+
+    def announce(self) -> None:
+        """Tell the other servers, soon, who is connected here (coalesced like summaries)."""
+        if self.lobby.cluster is None or self._presence_pending is not None or self.closed:
+            return
+        loop = asyncio.get_running_loop()
+        self._presence_pending = loop.call_later(SUMMARY_DELAY, self._announce)
+
+    def _announce(self) -> None:
+        self._presence_pending = None
+        cluster = self.lobby.cluster
+        if cluster is not None and not self.closed:
+            cluster.send(cluster.encode("here", self.code, self.presence()))
+
+    def presence(self) -> dict[str, Any]:
+        """This server's connections to the room (a ``here`` notice's fields)."""
+        seats = sorted(s.seat for s in self.seats if s.conns)
+        spectators = sum(1 for c in self.conns if c.seat is None)
+        return {"seats": seats, "spec": spectators, "socks": self.sockets}
+
+    def presence_changed(self) -> None:
+        """Another server's connections changed: the owner starts or stops grace periods (and
+        a person back on another server is no longer away); everyone's summary changes."""
+        if self.owned:
+            for s in self.seats:
+                if s.away and self.connected(s.seat):
+                    s.away = False
+                    log.info("room %s: seat %d is back", self.code, s.seat)
+                    self.publish("seat", seat=_seat_json(s))
+            self._presence()
+            self._reschedule_timer()
+        self.broadcast_room()
+
+    def receive(self, message: dict[str, Any]) -> None:
+        """A notice from the room's owner: applied in order, by the room's follower task."""
+        self._notices.append(message)
+        if self._follower is None or self._follower.done():
+            self._follower = asyncio.get_running_loop().create_task(self._follow_loop())
+
+    async def _follow_loop(self) -> None:
+        while self._notices and not self.closed:
+            message = self._notices.popleft()
+            try:
+                async with self.lock:
+                    if not self.owned:  # the owner's own notices, or stale ones once taken over
+                        await self.follow(message)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("room %s: a notice failed; reloading the room", self.code)
+                with contextlib.suppress(Exception):
+                    await self.lobby.resync(self)
+
+    async def follow(self, message: dict[str, Any]) -> None:
+        """Apply one of the owner's notices to this server's copy of the room (the caller
+        holds the lock): a move (the engine replays it), a new game, a seat, a reaction."""
+        kind = message["k"]
+        if kind == "act":
+            game = self.game
+            index = message["i"]
+            if game is None or message["g"] != self.game_id:
+                if message["g"] not in self.finished:
+                    await self.lobby.resync(self)
+                return
+            if index < len(game.history):
+                return  # already in this copy (it was loaded after the move)
+            if index > len(game.history):
+                await self.lobby.resync(self)  # a notice was missed
+                return
+            turn = game.to_act
+            events = game.apply(message["a"])
+            action = game.history[-1]
+            if action.seat == turn:
+                self._in_turn += 1
+            if game.is_over and self.game_id is not None:
+                self.finished.append(self.game_id)
+            self.active = time.monotonic()
+            self._arrival = self.forwarded.pop(action.seat, None)
+            try:
+                self._reschedule_timer()
+                self.broadcast_state(events, action)
+            finally:
+                self._arrival = None
+        elif kind == "game":
+            if message["g"] == self.game_id:
+                return
+            text = message.get("rec")
+            if text is None:
+                await self.lobby.resync(self)
+                return
+            game = await asyncio.to_thread(GameRecord.loads(text).replay)
+            for seat in message["seats"]:
+                self.set_seat(_seat_from(seat))
+            self.game, self.game_id = game, message["g"]
+            self.games_played += 1
+            self.joined = True
+            self.active = time.monotonic()
+            self._in_turn = 0
+            self._timer_key = None
+            self._reschedule_timer()
+            self.broadcast_state([], None, history=True)
+        elif kind == "seat":
+            self.set_seat(_seat_from(message["seat"]))
+            self._reschedule_timer()
+        elif kind == "relay":
+            for conn in list(self.conns):
+                conn.send(message["m"])
+        elif kind == "reactions":
+            self.reactions.on = bool(message["on"])
+            self.broadcast_room()
+        elif kind == "closed":
+            self.lobby.rooms.pop(self.code, None)
+            self.closed = True
+
+    def restore(self, state: RoomState, game: Game | None, game_id: str | None) -> bool:
+        """Take the stored room (seats, games, the game replayed) as this copy's state, keeping
+        its connections; whether the game changed (it was behind, or another game)."""
+        changed = game_id != self.game_id or (
+            game is not None and (self.game is None or len(game.history) != len(self.game.history))
+        )
+        for row in state.row.seat_rows:
+            s = self.seats[row.seat]
+            if s.token_hash != row.token_hash or s.kind != row.kind:
+                self.set_seat(SeatState(row.seat, row.name, row.kind, row.bot, row.token_hash))
+        self.finished = list(state.finished)
+        self.games_played = state.games
+        self.joined = self.joined or state.games > 0
+        if changed:
+            self.game, self.game_id = game, game_id
+            self._in_turn = 0
+            self._timer_key = None
+            self.deadline = None
+        return changed
+
+
+def _seat_json(s: SeatState) -> list[Any]:
+    return [s.seat, s.name, s.kind, s.bot, s.token_hash, s.away]
+
+
+def _seat_from(data: list[Any]) -> SeatState:
+    return SeatState(data[0], data[1], data[2], data[3], data[4], away=bool(data[5]))
+
+
+@dataclass
+class RoomState:
+    """A room as stored: its row and seats, its finished games, how many games it started,
+    and its current game (or its last finished one, to show)."""
+
+    row: RoomRow
+    finished: list[str]
+    games: int
+    game: GameRow | None
 
 
 def address_key(address: str) -> str:
@@ -1405,12 +1716,18 @@ class HourlyLimit:
 
 
 class Lobby:
-    """Every room of the server, the database, and the replays of finished games."""
+    """Every room of the server, the database, and the replays of finished games.
+
+    With SQLite the server owns every room. With PostgreSQL (``StoreBase.shared``) several
+    servers share the database: ``rooms`` holds the rooms this server owns (it plays their
+    games) and copies of the rooms its clients are in (they follow the owners' notices);
+    :class:`~nomercy.web.cluster.Cluster` holds the leases and carries the notices.
+    """
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.rooms: dict[str, Room] = {}
-        self._store: Store | None = None
+        self._store: StoreBase | None = None
         self._replays: dict[str, dict[str, Any]] = {}
         # One thread uses the database: writes wait there for another process's lock, not
         # in the event loop, and in order.
@@ -1427,12 +1744,25 @@ class Lobby:
         self.watch = LoopWatch()
         #: Hellos per client address (``ServerConfig.hellos_per_address``).
         self._hellos: dict[str, TokenBucket] = {}
+        #: This server's id (leases, notices).
+        self.server_id = secrets.token_hex(6)
+        #: The other servers of a shared (PostgreSQL) database; ``None`` with SQLite.
+        self.cluster: Cluster | None = None
+        #: Whether the lobby is open and its database answers (``GET /readyz``).
+        self.opened = False
 
     @property
-    def store(self) -> Store:
+    def store(self) -> StoreBase:
         """The open database."""
         assert self._store is not None, "the lobby is not open"
         return self._store
+
+    @property
+    def ready(self) -> bool:
+        """Whether this server serves: open, and (shared) its heartbeat is current."""
+        if not self.opened:
+            return False
+        return self.cluster is None or self.cluster.healthy()
 
     async def write(self, call: Callable[..., T], *args: Any, retry_for: float) -> T:
         """Run ``call(*args)`` (a database call) in the writer thread; retry while the database
@@ -1440,71 +1770,126 @@ class Lobby:
 
         Raises:
             StoreUnavailable: it still failed; the call's transaction was rolled back.
+            LeaseLost: another server owns the room the call wrote for.
         """
         assert self._writer is not None, "the lobby is not open"
+        store = self.store
         loop = asyncio.get_running_loop()
         end = loop.time() + retry_for
         pause = 0.05
         while True:
             try:
                 return await self._writer.submit(functools.partial(call, *args))
-            except sqlite3.OperationalError as exc:  # locked, busy, read-only, disk full
+            except LeaseLost:
+                raise
+            except store.retryable as exc:  # locked, busy, read-only, disk full, disconnected
                 if loop.time() + pause > end:
                     log.warning("database unavailable: %s", exc)
                     raise StoreUnavailable(str(exc)) from None
-            except sqlite3.Error as exc:
+            except store.errors as exc:
                 log.error("database error: %s", exc)
                 raise StoreUnavailable(str(exc)) from None
             await asyncio.sleep(pause)
             pause = min(0.5, pause * 2)
 
+    def submit(self, call: Callable[[], Any]) -> None:
+        """Queue a database call whose answer nobody waits for (a notice), in order."""
+        if self._writer is None:
+            return
+        future = self._writer.submit(call)
+        future.add_done_callback(_ignore)
+
     async def open(self) -> None:
         """Open the database and resume every room where it was (games replayed)."""
-        self._store = Store(self.config.database)
+        self._store = open_store(self.config.database, server_id=self.server_id)
         self._writer = Writer(self._store)
         self.watch.start()
-        for row in self.store.load_rooms():
-            try:
-                check_option_bounds(row.options)
-            except ProtocolError as exc:
-                # Made before these bounds existed: replaying its game could stall the start.
-                log.error("room %s is closed: %s", row.code, exc.message)
-                self.store.close_room(row.code)
-                continue
-            room = Room(self, row)
-            room.finished = self.store.finished_games(row.code)
-            room.games_played = self.store.games_count(row.code)
-            room.joined = room.joined or room.games_played > 0
-            if row.game_id is not None:
-                game_row = self.store.load_game(row.game_id)
-                if game_row is None:
-                    log.error("room %s: game %s is missing", row.code, row.game_id)
-                else:
-                    try:
-                        room.game = game_row.record.replay()
-                    except (NoMercyError, TypeError) as exc:
-                        log.error(
-                            "room %s: game %s does not replay: %s", row.code, row.game_id, exc
-                        )
-                    else:
-                        room.game_id = row.game_id
-            elif room.finished:
-                last = self.store.load_game(room.finished[-1])
-                if last is not None:
-                    with contextlib.suppress(NoMercyError, TypeError):
-                        room.game = last.record.replay()
-                        room.game_id = last.id
-            self.rooms[room.code] = room
-            if room.started:
-                async with room.lock:
-                    room._presence()
-                    room._reschedule_timer()
-                    room._schedule()
-        log.info("%d rooms loaded from %s", len(self.rooms), self.config.database)
+        if self._store.shared:
+            from nomercy.web.cluster import Cluster
+
+            self.cluster = Cluster(self)
+            await self.cluster.start()  # listening before any room is read: no notice missed
+            self.opened = True
+        else:
+            for row in self.store.load_rooms():
+                state = self.load_state(row.code, row)
+                if state is None:
+                    continue
+                room = Room(self, state.row)
+                room.restore(state, *self.replayed(state))
+                self.rooms[room.code] = room
+                if room.started:
+                    async with room.lock:
+                        room._presence()
+                        room._reschedule_timer()
+                        room._schedule()
+            log.info("%d rooms loaded from %s", len(self.rooms), self.config.database)
+            self.opened = True
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
+    def load_state(self, code: str, row: RoomRow | None = None) -> RoomState | None:
+        """A room as stored (``None``: no open room ``code``, or one to close: options past
+        today's bounds). A database call: the writer thread's, or at startup."""
+        store = self.store
+        if row is None:
+            row = store.load_room(code)
+            if row is None:
+                return None
+        try:
+            check_option_bounds(row.options)
+        except ProtocolError as exc:
+            # Made before these bounds existed: replaying its game could stall the start.
+            log.error("room %s is closed: %s", row.code, exc.message)
+            store.close_room(row.code)
+            return None
+        finished = store.finished_games(row.code)
+        games = store.games_count(row.code)
+        game: GameRow | None = None
+        if row.game_id is not None:
+            game = store.load_game(row.game_id)
+            if game is None:
+                log.error("room %s: game %s is missing", row.code, row.game_id)
+        elif finished:
+            game = store.load_game(finished[-1])
+        return RoomState(row, finished, games, game)
+
+    def replayed(self, state: RoomState) -> tuple[Game | None, str | None]:
+        """The stored room's game rebuilt from its record, and its id (``None``: none)."""
+        row = state.game
+        if row is None:
+            return None, None
+        try:
+            return row.record.replay(), row.id
+        except (NoMercyError, TypeError) as exc:
+            if row.status == "playing":
+                log.error("room %s: game %s does not replay: %s", state.row.code, row.id, exc)
+            return None, None
+
+    async def find(self, code: str) -> Room | None:
+        """The room ``code``: this server's, or (shared database) a copy loaded now that
+        follows its owner (or this server's, if nobody owned it)."""
+        room = self.rooms.get(code)
+        if room is not None or self.cluster is None:
+            return room
+        return await self.cluster.load(code)
+
+    async def resync(self, room: Room) -> None:
+        """Reload a room's copy from the database (a notice was missed or failed)."""
+        state = await self.write(self.load_state, room.code, retry_for=self.config.action_retry)
+        if state is None:
+            self.rooms.pop(room.code, None)
+            room.closed = True
+            return
+        game, game_id = await asyncio.to_thread(self.replayed, state)
+        if room.restore(state, game, game_id):
+            room._reschedule_timer()
+            if room.game is not None:
+                room.broadcast_state([], None, history=True)
+        room.broadcast_room()
+
     async def close(self) -> None:
-        """Stop every room's tasks and close the database."""
+        """Stop every room's tasks and close the database (shared: hand the rooms over)."""
+        self.opened = False
         if self._sweeper is not None:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -1516,6 +1901,8 @@ class Lobby:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        if self.cluster is not None:
+            await self.cluster.stop()
         if self._writer is not None:
             self._writer.stop()
             self._writer = None
@@ -1525,14 +1912,22 @@ class Lobby:
 
     async def _sweep(self) -> None:
         """Close rooms idle for ``room_idle`` seconds (no connection, no move), and rooms never
-        joined idle for ``unjoined_idle`` seconds; forget stale per-address counts."""
+        joined idle for ``unjoined_idle`` seconds; forget stale per-address counts, and copies
+        of other servers' rooms nobody here watches."""
         limits = [t for t in (self.config.room_idle, self.config.unjoined_idle) if t > 0]
         every = min(60.0, max(0.05, min(limits) / 4)) if limits else 60.0
+        if self.cluster is not None:
+            every = min(every, 10.0)
         while True:
             await asyncio.sleep(every)
             now = time.monotonic()
             for room in list(self.rooms.values()):
-                if room.sockets == 0:
+                if not room.owned:
+                    if room.sockets == 0 and now - room.active >= COPY_IDLE:
+                        self.rooms.pop(room.code, None)
+                        await room.close()
+                    continue
+                if room.all_sockets() == 0:
                     idle = self.idle_limit(room)
                     if idle > 0 and now - room.active >= idle:
                         await self.expire(room)
@@ -1570,12 +1965,17 @@ class Lobby:
         """Close an idle room: it leaves the server and the database's open rooms; its
         finished games stay as replays; an unfinished game is abandoned."""
         async with room.lock:
-            if room.closed:
+            if room.closed or not room.owned:
                 return
             try:
-                await self.write(self.store.close_room, room.code, retry_for=0.0)
-            except StoreUnavailable:
-                return  # the next sweep tries again
+                await self.write(
+                    functools.partial(
+                        self.store.close_room, room.code, notice=room.notice("closed")
+                    ),
+                    retry_for=0.0,
+                )
+            except (StoreUnavailable, LeaseLost):
+                return  # the next sweep tries again (or the new owner does)
             self.rooms.pop(room.code, None)
             log.info("room %s closed after %.0f s idle", room.code, self.idle_limit(room))
         await room.close()
@@ -1591,7 +1991,8 @@ class Lobby:
         self, settings: RoomSettings, address: str | None = None
     ) -> tuple[Room, str]:
         """A new room with the host in seat 0; returns the room and the host's token.
-        ``address``: the client's, for ``rooms_per_hour`` (``None``: not counted).
+        ``address``: the client's, for ``rooms_per_hour`` (``None``: not counted). With a
+        shared database both budgets count every server's rooms.
 
         Raises:
             ProtocolError: ``rate_limited`` (429): this address made its rooms for the hour;
@@ -1599,22 +2000,13 @@ class Lobby:
                 rules cannot deal a game.
             StoreUnavailable: the database refused it.
         """
-        if self.config.max_rooms and len(self.rooms) >= self.config.max_rooms:
-            raise ProtocolError(
-                ErrorCode.SERVER_FULL,
-                f"the server has {self.config.max_rooms} open rooms, its limit; try later",
-                503,
-            )
-        if address is not None:
+        shared = self.cluster is not None
+        if not shared and self.config.max_rooms and len(self.rooms) >= self.config.max_rooms:
+            raise self._full()
+        if address is not None and not shared:
             wait = self.creations.take(address_key(address), time.monotonic())
             if wait is not None:
-                raise ProtocolError(
-                    ErrorCode.RATE_LIMITED,
-                    f"at most {self.config.rooms_per_hour} new rooms an hour from one address; "
-                    f"try again in {max(1, round(wait / 60))} min",
-                    429,
-                    retry_after=wait,
-                )
+                raise self._too_many(wait)
         # The dry run deals a game: in a worker thread, never in the event loop.
         await asyncio.to_thread(check_deal, settings)
         token = secrets.token_urlsafe(24)
@@ -1635,11 +2027,46 @@ class Lobby:
             seats,
             hints=settings.hints,
         )
-        await self.write(self.store.create_room, row, retry_for=self.config.action_retry)
+        if shared:
+            from nomercy.web.postgres import PgStore
+
+            store = self.store
+            assert isinstance(store, PgStore)
+            refused = await self.write(
+                functools.partial(
+                    store.create_room,
+                    row,
+                    address=address_key(address) if address is not None else None,
+                    per_hour=self.config.rooms_per_hour,
+                    max_rooms=self.config.max_rooms,
+                    lease=self.config.lease_ttl,
+                ),
+                retry_for=self.config.action_retry,
+            )
+            if refused is not None:
+                raise self._full() if refused < 0 else self._too_many(refused)
+        else:
+            await self.write(self.store.create_room, row, retry_for=self.config.action_retry)
         room = Room(self, row)
         self.rooms[code] = room
         log.info("room %s created (%s, %d seats)", code, settings.preset, settings.seats)
         return room, token
+
+    def _full(self) -> ProtocolError:
+        return ProtocolError(
+            ErrorCode.SERVER_FULL,
+            f"the server has {self.config.max_rooms} open rooms, its limit; try later",
+            503,
+        )
+
+    def _too_many(self, wait: float) -> ProtocolError:
+        return ProtocolError(
+            ErrorCode.RATE_LIMITED,
+            f"at most {self.config.rooms_per_hour} new rooms an hour from one address; "
+            f"try again in {max(1, round(wait / 60))} min",
+            429,
+            retry_after=wait,
+        )
 
     async def join(self, code: str, name: Any) -> tuple[int, str]:
         """Take the lowest open seat of a room that has not started; returns seat and token.
@@ -1649,10 +2076,27 @@ class Lobby:
                 (400).
             StoreUnavailable: the database refused it.
         """
-        room = self.rooms.get(code)
+        room = await self.find(code)
         if room is None:
             raise ProtocolError(ErrorCode.UNKNOWN_ROOM, f"no room {code!r}", 404)
         name = check_name(name, "name")
+        token = secrets.token_urlsafe(24)
+        if room.owned:
+            seat = await self.seat_person(room, name, hash_token(token))
+        else:
+            assert self.cluster is not None
+            data = {"type": "join", "name": name, "hash": hash_token(token)}
+            seat = int(await self.cluster.forward(room, None, data))
+        return seat, token
+
+    async def seat_person(self, room: Room, name: str, token_hash: str) -> int:
+        """Give a checked ``name`` the lowest open seat of ``room`` (this server's), held by
+        the token whose hash is ``token_hash``; returns the seat.
+
+        Raises:
+            ProtocolError: full, started or name taken (409).
+            StoreUnavailable: the database refused it.
+        """
         async with room.lock:
             if room.started:
                 raise ProtocolError(
@@ -1666,16 +2110,21 @@ class Lobby:
                     ErrorCode.NAME_TAKEN, f"someone in this room is already called {name}", 409
                 )
             seat = open_seats[0]
-            token = secrets.token_urlsafe(24)
-            row = SeatRow(seat.seat, name, HUMAN, None, hash_token(token))
+            taken = SeatState(seat.seat, name, HUMAN, None, token_hash)
             await self.write(
-                self.store.update_seat, room.code, row, retry_for=self.config.action_retry
+                functools.partial(
+                    self.store.update_seat,
+                    room.code,
+                    taken.row(),
+                    notice=room.notice("seat", seat=_seat_json(taken)),
+                ),
+                retry_for=self.config.action_retry,
             )
-            seat.kind, seat.name, seat.token_hash = HUMAN, name, row.token_hash
+            seat.kind, seat.name, seat.token_hash = HUMAN, name, token_hash
             room.active = time.monotonic()
             room.joined = True
             room.broadcast_room()
-            return seat.seat, token
+            return seat.seat
 
     # ------------------------------------------------------------------ replays
     async def replay(self, game_id: str) -> tuple[dict[str, Any], str]:

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-__all__ = ["add_serve_parser", "default_database", "serve"]
+__all__ = ["add_db_parser", "add_serve_parser", "db_command", "default_database", "serve"]
 
 _EPILOG = """\
 examples:
@@ -66,8 +66,10 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
     )
     parser.add_argument(
         "--database",
-        metavar="PATH",
-        help=f"SQLite file for rooms and games (default: {default_database()})",
+        metavar="PATH|URL",
+        help=f"SQLite file for rooms and games (default: {default_database()}), or a "
+        "postgresql://USER@HOST/DB URL: any number of servers on one PostgreSQL database serve "
+        "every room together (needs the web-pg extra)",
     )
     parser.add_argument(
         "--bot-delay",
@@ -286,19 +288,38 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         )
         from nomercy.web.protocol import HARD_MAX_BYTES
         from nomercy.web.rooms import ServerConfig
-        from nomercy.web.store import DatabaseLock, Store, StoreError
+        from nomercy.web.store import DatabaseLock, StoreError, is_postgres_url, open_store
     except ImportError as exc:
         return _fail(f"the web server needs the web extra: pip install 'uno-no-mercy[web]' ({exc})")
-    database = Path(args.database) if args.database else default_database()
-    try:
-        # Held until the process ends: a second server on this file refuses to start.
-        lock = DatabaseLock(database)
-    except StoreError as exc:
-        return _fail(str(exc))
+    database: Path | str = Path(args.database) if args.database else default_database()
+    lock: DatabaseLock | None = None
+    shown_database = str(database)
+    if args.database and is_postgres_url(args.database):
+        database = args.database
+        try:
+            import psycopg  # noqa: F401
+        except ImportError:
+            return _fail(
+                "a PostgreSQL database needs the web-pg extra: pip install 'uno-no-mercy[web-pg]'"
+            )
+        from nomercy.web.postgres import redact
+
+        shown_database = redact(args.database)
+    elif args.database and "://" in args.database:
+        return _fail(
+            f"--database takes a SQLite file or a postgresql:// URL, not {args.database!r}"
+        )
+    else:
+        try:
+            # Held until the process ends: a second server on this file refuses to start.
+            lock = DatabaseLock(database)
+        except StoreError as exc:
+            return _fail(str(exc))
     try:  # a clear error now rather than a traceback from the server's startup
-        Store(database).close()
+        open_store(database).close()
     except StoreError as exc:
-        lock.release()
+        if lock is not None:
+            lock.release()
         return _fail(str(exc))
     logging.basicConfig(
         level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -338,7 +359,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
     )
     app = create_app(config)
     shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
-    print(f"nomercy serve: http://{shown}:{args.port}/  (database {database})", file=out)
+    print(f"nomercy serve: http://{shown}:{args.port}/  (database {shown_database})", file=out)
     if args.host in ("0.0.0.0", "::"):
         where = lan_address() or "YOUR-LAN-IP"
         print(
@@ -367,5 +388,93 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
             lifespan="on",
         )
     finally:
-        lock.release()
+        if lock is not None:
+            lock.release()
     return 0
+
+
+_DB_EPILOG = """\
+examples:
+  nomercy db migrate postgresql://nomercy@db/nomercy     # create or upgrade the tables
+  nomercy db migrate ~/.local/share/nomercy/server.sqlite3
+  nomercy db copy ~/.local/share/nomercy/server.sqlite3 postgresql://nomercy@db/nomercy
+
+`nomercy serve` migrates its database by itself; `db migrate` does it ahead of an upgrade.
+`db copy` moves a LAN server's rooms, seats, games and replays into PostgreSQL (stop the
+SQLite server first: the copy takes its lock), so several servers can serve them together.
+"""
+
+
+def add_db_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) -> None:
+    """Add the ``db`` subcommand (``migrate``, ``copy``) to the CLI's subparsers."""
+    parser = sub.add_parser(
+        "db",
+        help="migrate the web server's database, or copy a SQLite one into PostgreSQL",
+        description="The web server's database: migrate its schema, or copy SQLite into "
+        "PostgreSQL (needs the web-pg extra for PostgreSQL).",
+        epilog=_DB_EPILOG,
+        formatter_class=formatter_class,
+    )
+    actions = parser.add_subparsers(dest="db_action", metavar="ACTION", required=True)
+    migrate = actions.add_parser("migrate", help="create or upgrade the database's tables")
+    migrate.add_argument("database", metavar="PATH|URL", help="a SQLite file or postgresql:// URL")
+    copy = actions.add_parser("copy", help="copy a SQLite database into PostgreSQL")
+    copy.add_argument("source", metavar="SQLITE", help="the SQLite file of a nomercy server")
+    copy.add_argument("target", metavar="POSTGRES", help="a postgresql:// URL")
+    parser.set_defaults(handler=db_command)
+
+
+def _db_fail(message: str) -> int:
+    print(f"nomercy db: error: {message}", file=sys.stderr)
+    return 2
+
+
+def db_command(args: argparse.Namespace, out: TextIO) -> int:
+    """``nomercy db migrate|copy``; 2 with one line on any error."""
+    from nomercy.web.store import DatabaseLock, Store, StoreError, is_postgres_url
+
+    try:
+        if args.db_action == "migrate":
+            if is_postgres_url(args.database):
+                try:
+                    from nomercy.web.postgres import migrate_postgres, redact
+                except ImportError:
+                    return _db_fail(
+                        "PostgreSQL needs the web-pg extra: pip install 'uno-no-mercy[web-pg]'"
+                    )
+                before, after = migrate_postgres(args.database)
+                where = redact(args.database)
+            else:
+                path = Path(args.database)
+                if not path.exists():
+                    return _db_fail(f"no database {path}")
+                lock = DatabaseLock(path)
+                try:
+                    store = Store(path)
+                    before, after = store.migrated_from, int(store.version)
+                    store.close()
+                finally:
+                    lock.release()
+                where = str(path)
+            was = "empty" if before is None else f"schema {before}"
+            print(f"{where}: {was} -> schema {after}", file=out)
+            return 0
+        if not is_postgres_url(args.target):
+            return _db_fail(f"the target must be a postgresql:// URL, not {args.target!r}")
+        source = Path(args.source)
+        if not source.is_file():
+            return _db_fail(f"no SQLite database {source}")
+        try:
+            from nomercy.web.postgres import copy_sqlite, redact
+        except ImportError:
+            return _db_fail("PostgreSQL needs the web-pg extra: pip install 'uno-no-mercy[web-pg]'")
+        lock = DatabaseLock(source)  # no server may write it during the copy
+        try:
+            counts = copy_sqlite(str(source), args.target)
+        finally:
+            lock.release()
+        shown = ", ".join(f"{n} {table}" for table, n in counts.items())
+        print(f"copied {source} into {redact(args.target)}: {shown}", file=out)
+        return 0
+    except StoreError as exc:
+        return _db_fail(str(exc))

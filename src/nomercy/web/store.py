@@ -22,7 +22,18 @@ from typing import Any
 
 from nomercy.core.records import GameRecord
 
-__all__ = ["DatabaseLock", "GameRow", "RoomRow", "SeatRow", "Store", "StoreError"]
+__all__ = [
+    "DatabaseLock",
+    "GameRow",
+    "LeaseLost",
+    "RoomRow",
+    "SeatRow",
+    "Store",
+    "StoreBase",
+    "StoreError",
+    "is_postgres_url",
+    "open_store",
+]
 
 SCHEMA_VERSION = 3
 #: Seconds one statement waits for another process's write lock before it fails (the server
@@ -98,6 +109,18 @@ _COLUMNS = {
 
 class StoreError(RuntimeError):
     """The database cannot be opened or is not a nomercy server database."""
+
+
+class LeaseLost(RuntimeError):
+    """This server no longer owns the room it wrote for (PostgreSQL: another server took its
+    lease over); nothing was written."""
+
+
+def is_postgres_url(database: str | Path) -> bool:
+    """Whether ``--database`` names a PostgreSQL database (a ``postgresql://`` or
+    ``postgres://`` URL) rather than a SQLite file."""
+    text = str(database)
+    return text.startswith(("postgresql://", "postgres://"))
 
 
 class DatabaseLock:
@@ -195,7 +218,112 @@ class GameRow:
     result: dict[str, Any] | None
 
 
-class Store:
+class StoreBase:
+    """What the server needs of a database (SQLite: :class:`Store`; PostgreSQL:
+    :class:`nomercy.web.postgres.PgStore`). Every method is one short transaction.
+
+    ``notice`` arguments are a message for the other servers of the service, sent with the
+    transaction's commit (PostgreSQL's ``NOTIFY``); SQLite, one server alone, drops them.
+    """
+
+    #: Errors after which the same call may succeed if tried again (a lock, a lost connection).
+    retryable: tuple[type[BaseException], ...] = ()
+    #: Every error the database driver raises.
+    errors: tuple[type[BaseException], ...] = ()
+    #: Whether several servers share this database (leases, notices).
+    shared = False
+    #: The database as given (a path or a URL without its password).
+    path: str = ""
+
+    def close(self) -> None:
+        """Close the database."""
+        raise NotImplementedError
+
+    def run_batch(self, calls: list[Callable[[], Any]]) -> list[tuple[bool, Any]]:
+        """Run ``calls`` in one transaction, each in its own savepoint."""
+        raise NotImplementedError
+
+    def create_room(self, room: RoomRow) -> float | None:
+        """Store a new room and its seats (``None``: done; see ``PgStore.create_room``)."""
+        raise NotImplementedError
+
+    def room_exists(self, code: str) -> bool:
+        """Whether a room with this code exists."""
+        raise NotImplementedError
+
+    def update_seat(self, code: str, seat: SeatRow, *, notice: str | None = None) -> None:
+        """Store a seat's new name, kind, bot or token hash."""
+        raise NotImplementedError
+
+    def close_room(self, code: str, *, notice: str | None = None) -> None:
+        """Close an expired room."""
+        raise NotImplementedError
+
+    def load_rooms(self) -> list[RoomRow]:
+        """Every open room with its seats, oldest first."""
+        raise NotImplementedError
+
+    def load_room(self, code: str) -> RoomRow | None:
+        """One open room with its seats, or ``None``."""
+        raise NotImplementedError
+
+    def start_game(
+        self,
+        code: str,
+        game_id: str,
+        number: int,
+        record: GameRecord,
+        seats: list[SeatRow],
+        *,
+        notice: str | None = None,
+    ) -> None:
+        """Store a new game, the seats as filled and the room's game."""
+        raise NotImplementedError
+
+    def append_action(
+        self,
+        game_id: str,
+        index: int,
+        action: str,
+        *,
+        finished: dict[str, Any] | None = None,
+        room: str | None = None,
+        notice: str | None = None,
+    ) -> None:
+        """Store action number ``index``; with ``finished``, close the game too."""
+        raise NotImplementedError
+
+    def load_game(self, game_id: str) -> GameRow | None:
+        """A game with its record (actions included), or ``None``."""
+        raise NotImplementedError
+
+    def finished_games(self, code: str) -> list[str]:
+        """The ids of a room's finished games, in order."""
+        raise NotImplementedError
+
+    def games_count(self, code: str) -> int:
+        """How many games the room has started."""
+        raise NotImplementedError
+
+    def notify(self, notice: str) -> None:
+        """Send ``notice`` to the other servers with this transaction's commit."""
+
+
+def open_store(database: str | Path, *, server_id: str | None = None) -> StoreBase:
+    """The store for ``--database``: PostgreSQL for a ``postgresql://`` URL (``server_id``: this
+    server's, for its leases), else a SQLite file.
+
+    Raises:
+        StoreError: it cannot be opened, or is not a nomercy server database.
+    """
+    if is_postgres_url(database):
+        from nomercy.web.postgres import PgStore
+
+        return PgStore(str(database), server_id=server_id)
+    return Store(database)
+
+
+class Store(StoreBase):
     """The server's database. Every method is one short transaction.
 
     Calls are synchronous: the server makes them from one writer thread (``Lobby.write``), never
@@ -209,6 +337,9 @@ class Store:
     >>> [r.code for r in store.load_rooms()]
     ['ABC']
     """
+
+    retryable = (sqlite3.OperationalError,)  # locked, busy, read-only, disk full
+    errors = (sqlite3.Error,)
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
@@ -228,6 +359,9 @@ class Store:
             self.db.executescript(_SCHEMA)
             self._check_columns()
             row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            #: The schema version the file had when opened (``None``: it was new).
+            self.migrated_from: int | None = int(row[0]) if row and str(row[0]).isdigit() else None
+            self.version = SCHEMA_VERSION
             if row is None:
                 self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             elif row[0] in ("1", "2"):
@@ -339,7 +473,7 @@ class Store:
         db.execute("COMMIT")
 
     # ------------------------------------------------------------------ rooms
-    def create_room(self, room: RoomRow) -> None:
+    def create_room(self, room: RoomRow) -> float | None:
         """Store a new room and its seats."""
         with self._tx() as db:
             db.execute(
@@ -365,12 +499,13 @@ class Store:
                     "INSERT INTO seats VALUES (?,?,?,?,?,?)",
                     (room.code, s.seat, s.name, s.kind, s.bot, s.token_hash),
                 )
+        return None
 
     def room_exists(self, code: str) -> bool:
         """Whether a room with this code exists."""
         return self.db.execute("SELECT 1 FROM rooms WHERE code=?", (code,)).fetchone() is not None
 
-    def update_seat(self, code: str, seat: SeatRow) -> None:
+    def update_seat(self, code: str, seat: SeatRow, *, notice: str | None = None) -> None:
         """Store a seat's new name, kind, bot or token hash."""
         with self._tx() as db:
             db.execute(
@@ -378,7 +513,7 @@ class Store:
                 (seat.name, seat.kind, seat.bot, seat.token_hash, code, seat.seat),
             )
 
-    def close_room(self, code: str) -> None:
+    def close_room(self, code: str, *, notice: str | None = None) -> None:
         """Close an expired room: it is no longer loaded; its unfinished game is abandoned
         (its finished games stay, as replays)."""
         with self._tx() as db:
@@ -387,14 +522,22 @@ class Store:
                 "UPDATE games SET status='abandoned' WHERE room=? AND status='playing'", (code,)
             )
 
+    def load_room(self, code: str) -> RoomRow | None:
+        """One open room with its seats, or ``None``."""
+        rooms = self._load("AND code=?", (code,))
+        return rooms[0] if rooms else None
+
     def load_rooms(self) -> list[RoomRow]:
         """Every open room with its seats, oldest first."""
+        return self._load("", ())
+
+    def _load(self, where: str, args: tuple[Any, ...]) -> list[RoomRow]:
         rooms: list[RoomRow] = []
         query = (
             "SELECT code, name, preset, options, seats, bot, timer, mode, created, game_id, hints "
-            "FROM rooms WHERE closed IS NULL ORDER BY created, code"
+            f"FROM rooms WHERE closed IS NULL {where} ORDER BY created, code"
         )
-        for row in self.db.execute(query).fetchall():
+        for row in self.db.execute(query, args).fetchall():
             room = RoomRow(
                 code=row[0],
                 name=row[1],
@@ -421,7 +564,14 @@ class Store:
 
     # ------------------------------------------------------------------ games
     def start_game(
-        self, code: str, game_id: str, number: int, record: GameRecord, seats: list[SeatRow]
+        self,
+        code: str,
+        game_id: str,
+        number: int,
+        record: GameRecord,
+        seats: list[SeatRow],
+        *,
+        notice: str | None = None,
     ) -> None:
         """Store a new game (its record, no actions yet), the seats as filled, the room's game."""
         now = time.time()
@@ -445,6 +595,7 @@ class Store:
         *,
         finished: dict[str, Any] | None = None,
         room: str | None = None,
+        notice: str | None = None,
     ) -> None:
         """Store action number ``index`` (0-based); with ``finished``, close the game too.
 

@@ -1,0 +1,472 @@
+"""Several servers on one PostgreSQL database (issue 25): leases, notices and forwarding.
+
+Every server of the service listens on one ``LISTEN``/``NOTIFY`` channel
+(:data:`~nomercy.web.postgres.CHANNEL`) and may serve any room to its clients:
+
+- **One owner per room.** The server holding a room's lease (``rooms.owner``, renewed every
+  ``lease_ttl / 4`` seconds) plays its game: it alone applies moves, runs the bots, the turn
+  timer and the grace periods, and writes the room (each write checks the lease,
+  ``PgStore._fence``).
+- **Copies follow notices.** The owner sends a notice in the very transaction that stores a
+  change (a move, a new game, a seat), so a notice goes out exactly when its change is
+  committed, in commit order. Every other server with clients in the room holds a copy that
+  applies the same moves with the same engine (the game is deterministic), and sends each of
+  its clients what that seat may know, as the owner does for its own.
+- **Requests go to the owner.** A client's ``start``/``action``/``remove``/``react`` and HTTP
+  joins on a server that does not own the room are forwarded to the owner as a ``fwd`` notice;
+  its answer (``re``) comes back the same way. A join sends only the new token's hash.
+- **Presence.** Each server announces who is connected to each room through it (``here``),
+  so summaries and grace periods count every server's connections.
+- **Failover.** A server that stops heartbeating loses its leases ``lease_ttl`` seconds
+  later; the others claim those rooms (a heartbeat, or a forwarded request that finds no
+  owner), reload them from the database and carry on: bots, timers and grace periods resume.
+  A server that stops cleanly (SIGTERM) releases its leases and says ``bye``: the others claim
+  its rooms at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import itertools
+import json
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+
+from nomercy.web.postgres import CHANNEL, CONNECT_TIMEOUT, PgStore
+from nomercy.web.protocol import ErrorCode, ProtocolError
+from nomercy.web.store import LeaseLost
+
+if TYPE_CHECKING:
+    from nomercy.web.rooms import Lobby, Room
+
+__all__ = ["Cluster"]
+
+log = logging.getLogger("nomercy.web")
+
+#: Seconds a forwarded request waits for the owner's answer before the owner is looked up
+#: again (it may have died) and the request is sent again, guarded.
+FORWARD_WAIT = 1.5
+#: Rooms claimed in one statement.
+CLAIM_BATCH = 50
+
+
+class Cluster:
+    """This server's part in a service of several (see the module's docstring)."""
+
+    def __init__(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+        self.id = lobby.server_id
+        store = lobby.store
+        assert isinstance(store, PgStore)
+        self.store = store
+        self.ttl = lobby.config.lease_ttl
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._loading: dict[str, list[dict[str, Any]]] = {}
+        self._loads: dict[str, asyncio.Future[Room | None]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._listener: asyncio.Task[None] | None = None
+        self._beater: asyncio.Task[None] | None = None
+        self._listening = asyncio.Event()
+        self._claim_now = asyncio.Event()
+        self._alive: set[str] = {self.id}
+        self._beat_at = 0.0  # time.monotonic() of the last heartbeat that worked
+        self._stopping = False
+        # Requests and answers between servers go out on a connection of their own, at once
+        # (not behind the writer's batches; they need no order with the writes).
+        self._out: psycopg.AsyncConnection[Any] | None = None
+
+    # ------------------------------------------------------------------ life
+    async def start(self) -> None:
+        """Listen for notices, say hello, and claim the rooms nobody owns."""
+        self._listener = asyncio.get_running_loop().create_task(self._listen())
+        try:
+            await asyncio.wait_for(self._listening.wait(), CONNECT_TIMEOUT + 5)
+        except TimeoutError:
+            raise RuntimeError("cannot LISTEN on the database") from None
+        with contextlib.suppress(psycopg.Error):
+            self._out = await psycopg.AsyncConnection.connect(
+                self.store.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
+            )
+        await self._beat()
+        self.send(self.encode("who", "", {}))
+        self._beater = asyncio.get_running_loop().create_task(self._beat_loop())
+
+    async def stop(self) -> None:
+        """Hand this server's rooms over (release the leases, say ``bye``) and stop."""
+        self._stopping = True
+        if self._beater is not None:
+            await _end(self._beater)
+        try:
+            released = await self.lobby.write(
+                functools.partial(self.store.release, notice=self.encode("bye", "", {})),
+                retry_for=1.0,
+            )
+            log.info("handed %d rooms over to the other servers", len(released))
+        except Exception as exc:  # the database is gone: the leases run out by themselves
+            log.warning("could not release the rooms' leases: %s", exc)
+        for task in list(self._tasks):
+            task.cancel()
+        if self._listener is not None:
+            # It sees _stopping within a second by itself; cancelling a wait inside psycopg
+            # is only the fallback (a cancellation can be lost there: psycopg issue 1371).
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
+                await asyncio.wait_for(asyncio.shield(self._listener), 2.0)
+            await _end(self._listener)
+        if self._out is not None:
+            with contextlib.suppress(psycopg.Error, TimeoutError):
+                await asyncio.wait_for(self._out.close(), 2.0)
+
+    def healthy(self) -> bool:
+        """Whether the last heartbeat is recent (this server's leases are current)."""
+        return time.monotonic() - self._beat_at < self.ttl
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # ------------------------------------------------------------------ notices
+    def encode(self, kind: str, code: str, fields: dict[str, Any]) -> str:
+        """A notice's text: its kind, sender, room and fields."""
+        return json.dumps({"k": kind, "s": self.id, "r": code, **fields}, separators=(",", ":"))
+
+    def send(self, notice: str) -> None:
+        """Send a notice after the database calls queued before it."""
+        self.lobby.submit(lambda: self.store.notify(notice))
+
+    async def post(self, notice: str) -> None:
+        """Send a notice now, on the connection for requests (the writer's if it broke)."""
+        out = self._out
+        if out is not None and not out.closed and not out.broken:
+            try:
+                await out.execute("SELECT pg_notify(%s, %s)", (CHANNEL, notice))
+                return
+            except psycopg.Error as exc:
+                log.warning("sending a request: %s", exc)
+        self.send(notice)
+        if not self._stopping:
+            with contextlib.suppress(psycopg.Error):
+                self._out = await psycopg.AsyncConnection.connect(
+                    self.store.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
+                )
+
+    async def _listen(self) -> None:
+        first = True
+        while not self._stopping:
+            try:
+                conn = await psycopg.AsyncConnection.connect(
+                    self.store.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
+                )
+            except psycopg.Error as exc:
+                log.warning("cannot listen for notices: %s", str(exc).strip().splitlines()[0])
+                await asyncio.sleep(0.5)
+                continue
+            try:
+                async with conn:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    self._listening.set()
+                    if not first:
+                        # Notices may have been missed while disconnected: reload every copy.
+                        for room in list(self.lobby.rooms.values()):
+                            if not room.owned:
+                                self._spawn(self.lobby.resync(room))
+                    first = False
+                    mine = f'"s":"{self.id}"'
+                    while not self._stopping:
+                        # A bounded wait, so that the loop sees _stopping by itself.
+                        async for notice in conn.notifies(timeout=1.0):
+                            if mine in notice.payload[:48]:
+                                continue  # this server's own notice
+                            try:
+                                self._on(json.loads(notice.payload))
+                            except Exception:
+                                log.exception("a notice failed: %.200s", notice.payload)
+                    return
+            except psycopg.Error as exc:
+                if self._stopping:
+                    return
+                log.warning("lost the notices' connection: %s", exc)
+                await asyncio.sleep(0.2)
+
+    def _on(self, message: dict[str, Any]) -> None:
+        sender = message["s"]
+        if sender == self.id:
+            return
+        kind = message["k"]
+        code = message["r"]
+        if kind == "re":
+            if message.get("to") == self.id:
+                future = self._pending.pop(message["q"], None)
+                if future is not None and not future.done():
+                    future.set_result(message)
+            return
+        if kind == "fwd":
+            if message.get("to") == self.id:
+                self._spawn(self._serve(message))
+            return
+        if kind == "who":  # a server started (or loaded ``code``): say who is here
+            for room in self.lobby.rooms.values():
+                if room.sockets and code in ("", room.code):
+                    room.announce()
+            return
+        if kind == "bye":
+            self._alive.discard(sender)
+            self._forget(sender)
+            self._claim_now.set()
+            return
+        buffered = self._loading.get(code)
+        if buffered is not None:
+            buffered.append(message)
+            return
+        target = self.lobby.rooms.get(code)
+        if target is None:
+            return
+        if kind in ("act", "game", "seat", "closed"):
+            target.owner = sender  # only the owner sends these
+        if kind == "here":
+            entry = (frozenset(message["seats"]), int(message["spec"]), int(message["socks"]))
+            if entry[2] == 0:
+                target.remote.pop(sender, None)
+            else:
+                target.remote[sender] = entry
+            target.presence_changed()
+            return
+        target.receive(message)
+
+    def _forget(self, server: str) -> None:
+        """Drop the presence of a server that stopped."""
+        for room in self.lobby.rooms.values():
+            if room.remote.pop(server, None) is not None:
+                room.presence_changed()
+
+    # ------------------------------------------------------------------ leases
+    async def _beat_loop(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._claim_now.wait(), self.ttl / 4)
+            self._claim_now.clear()
+            try:
+                await self._beat()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("the heartbeat failed")
+
+    async def _beat(self) -> None:
+        """Renew the leases, notice lost ones and dead servers, claim orphaned rooms."""
+        try:
+            alive, owned = await self.lobby.write(self.store.heartbeat, self.ttl, retry_for=0.0)
+        except Exception as exc:
+            log.warning("heartbeat: the database is unavailable: %s", exc)
+            return
+        self._beat_at = time.monotonic()
+        for server in self._alive - alive:
+            self._forget(server)
+        self._alive = alive | {self.id}
+        for room in list(self.lobby.rooms.values()):
+            if room.owned and room.code not in owned and not room.closed:
+                log.warning("room %s: lost its lease to another server", room.code)
+                await self.demote(room)
+        while True:
+            codes = await self.lobby.write(self.store.claim, self.ttl, CLAIM_BATCH, retry_for=0.0)
+            for code in codes:
+                await self.adopt(code)
+            if len(codes) < CLAIM_BATCH:
+                break
+
+    async def adopt(self, code: str) -> Room | None:
+        """Take over a room whose lease this server just got: reload it from the database
+        (everything committed before the claim), then play it: bots, timer, grace periods."""
+        from nomercy.web.rooms import Room
+
+        lobby = self.lobby
+        try:
+            state = await lobby.write(lobby.load_state, code, retry_for=lobby.config.action_retry)
+        except Exception:
+            log.exception("room %s: cannot load it to take it over", code)
+            with contextlib.suppress(Exception):
+                await lobby.write(self.store.release, [code], retry_for=1.0)
+            return None
+        if state is None:
+            return None
+        game, game_id = await asyncio.to_thread(lobby.replayed, state)
+        room = lobby.rooms.get(code)
+        if room is None:
+            room = Room(lobby, state.row)
+            lobby.rooms[code] = room
+        async with room.lock:
+            changed = room.restore(state, game, game_id)
+            room.owned = True
+            room._notices.clear()
+            room._presence()
+            room._reschedule_timer()
+            room._schedule()
+            if changed and room.game is not None:
+                room.broadcast_state([], None, history=True)
+            room.broadcast_room()
+        log.info("room %s: taken over by this server", code)
+        self.send(self.encode("who", code, {}))  # the others say who is connected to it
+        return room
+
+    async def demote(self, room: Room) -> None:
+        """This server lost the room's lease: stop playing it and follow the new owner."""
+        room.owned = False
+        await room.stop_tasks()
+        room._cancel_timer()
+        await self.lobby.resync(room)
+
+    async def load(self, code: str) -> Room | None:
+        """A copy of room ``code`` for this server's clients (loaded once however many ask),
+        or the room itself when nobody owned it (this server claims it)."""
+        pending = self._loads.get(code)
+        if pending is not None:
+            return await pending
+        future: asyncio.Future[Room | None] = asyncio.get_running_loop().create_future()
+        self._loads[code] = future
+        try:
+            room = await self._load(code)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: waiters re-raise it
+            raise
+        else:
+            future.set_result(room)
+            return room
+        finally:
+            self._loads.pop(code, None)
+
+    async def _load(self, code: str) -> Room | None:
+        from nomercy.web.rooms import Room
+
+        lobby = self.lobby
+        retry = lobby.config.action_retry
+        if await lobby.write(self.store.owner, code, retry_for=retry) is None:
+            claimed = await lobby.write(self.store.claim, self.ttl, 1, code, retry_for=retry)
+            if claimed:
+                return await self.adopt(code)
+        self._loading[code] = []
+        try:
+            state = await lobby.write(lobby.load_state, code, retry_for=retry)
+            if state is None:
+                return None
+            game, game_id = await asyncio.to_thread(lobby.replayed, state)
+            room = lobby.rooms.get(code)
+            if room is not None:  # adopted meanwhile
+                return room
+            room = Room(lobby, state.row)
+            room.owned = False
+            room.restore(state, game, game_id)
+            room._reschedule_timer()
+            lobby.rooms[code] = room
+        finally:
+            buffered = self._loading.pop(code, [])
+        for message in buffered:
+            self._on(message)
+        self.send(self.encode("who", code, {}))
+        return room
+
+    # ------------------------------------------------------------------ forwarding
+    async def forward(self, room: Room, seat: int | None, data: dict[str, Any]) -> Any:
+        """Have the room's owner handle ``data`` from ``seat``; its answer (a join's seat).
+
+        Sent again, guarded by the move it was sent at (the owner ignores it if the game
+        moved on: the first one was played), when the owner does not answer within
+        ``FORWARD_WAIT`` (it may have died: another server takes the room over).
+
+        Raises:
+            ProtocolError: the owner refused it, or no owner answered within
+                ``action_retry`` plus a lease (``unavailable``: nothing changed).
+        """
+        loop = asyncio.get_running_loop()
+        lobby = self.lobby
+        end = loop.time() + lobby.config.action_retry + self.ttl
+        move = len(room.game.history) if room.game is not None else None
+        guard: int | None = None
+        while True:
+            if room.owned:  # taken over meanwhile (by this server)
+                if data["type"] == "join":
+                    return await lobby.seat_person(room, data["name"], data["hash"])
+                await room.request(seat, data)
+                return None
+            if loop.time() > end:
+                raise ProtocolError(
+                    ErrorCode.UNAVAILABLE,
+                    "the server playing this room does not answer; try again",
+                    503,
+                )
+            owner = room.owner
+            if owner is None:
+                owner = room.owner = await lobby.write(self.store.owner, room.code, retry_for=1.0)
+            if owner is None or owner == self.id:
+                room.owner = None
+                claimed = await lobby.write(self.store.claim, self.ttl, 1, room.code, retry_for=1.0)
+                if claimed:
+                    await self.adopt(room.code)
+                else:
+                    await asyncio.sleep(0.1)
+                continue
+            q = next(self._ids)
+            future: asyncio.Future[dict[str, Any]] = loop.create_future()
+            self._pending[q] = future
+            fields = {"to": owner, "q": q, "seat": seat, "m": data, "g": guard}
+            await self.post(self.encode("fwd", room.code, fields))
+            try:
+                reply = await asyncio.wait_for(future, FORWARD_WAIT)
+            except TimeoutError:
+                guard = move
+                room.owner = None
+                continue
+            finally:
+                self._pending.pop(q, None)
+            if reply.get("moved"):
+                room.owner = None
+                await asyncio.sleep(0.05)
+                continue
+            error = reply.get("e")
+            if error is not None:
+                raise ProtocolError(ErrorCode(error[0]), error[1], error[2], retry_after=error[3])
+            return reply.get("v")
+
+    async def _serve(self, message: dict[str, Any]) -> None:
+        """A request another server forwarded to this one (the room's owner)."""
+        lobby = self.lobby
+        reply: dict[str, Any] = {"to": message["s"], "q": message["q"]}
+        room = lobby.rooms.get(message["r"])
+        data = message["m"]
+        try:
+            if room is None or not room.owned:
+                reply["moved"] = True
+            elif message.get("g") is not None and (
+                room.game is None or len(room.game.history) != message["g"]
+            ):
+                pass  # sent again after the game moved on: the first one was played
+            elif data["type"] == "join":
+                reply["v"] = await lobby.seat_person(room, data["name"], data["hash"])
+            else:
+                await room.request(message["seat"], data)
+        except ProtocolError as exc:
+            reply["e"] = [exc.code.value, exc.message, exc.status, exc.retry_after]
+        except LeaseLost:
+            reply["moved"] = True
+        except Exception as exc:
+            from nomercy.web.rooms import StoreUnavailable
+
+            if isinstance(exc, StoreUnavailable):
+                reply["e"] = [ErrorCode.UNAVAILABLE.value, "the database is unavailable", 503, None]
+            else:
+                log.exception("room %s: a forwarded request failed", message["r"])
+                reply["e"] = [ErrorCode.SERVER_ERROR.value, "the server failed", 500, None]
+        await self.post(self.encode("re", message["r"], reply))
+
+
+async def _end(task: asyncio.Task[Any]) -> None:
+    """Cancel ``task`` and wait for it, 2 s at most."""
+    task.cancel()
+    with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
+        await asyncio.wait_for(asyncio.shield(task), 2.0)

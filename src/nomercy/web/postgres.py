@@ -1,0 +1,722 @@
+"""PostgreSQL storage for the web server: the SQLite store's tables and semantics, plus what
+several servers on one database need (issue 25).
+
+- The same tables (``meta``, ``rooms``, ``seats``, ``games``, ``actions``) with the same
+  columns and meanings as :mod:`nomercy.web.store`, so :func:`copy_sqlite` moves a LAN
+  server's rooms and replays over row for row.
+- **Leases.** ``rooms.owner`` names the server that plays the room's game and
+  ``rooms.lease`` when its lease ends (the database's clock, so the servers' clocks do not
+  matter). Every write for a room checks, under a row lock, that this server still owns it
+  (:class:`~nomercy.web.store.LeaseLost` otherwise), so a server that was paused past its
+  lease cannot write after another took the room over.
+- **Servers** (``servers``): each running server's id and heartbeat.
+- **Room budgets across servers** (``creations``): rooms made per address in the last hour,
+  and the number of open rooms, checked in the transaction that creates the room.
+- **Notices**: ``NOTIFY nomercy, '...'`` sent in the transaction of the change it announces,
+  so a notice goes out exactly when its change is committed (:mod:`nomercy.web.cluster`).
+
+The server calls every method from its one writer thread (``Lobby.write``) with psycopg 3's
+synchronous connection: one commit for all the moves queued meanwhile, as with SQLite; the
+notices are read in the event loop by an asynchronous connection (``cluster.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import psycopg.errors
+
+from nomercy.core.records import GameRecord
+from nomercy.web.store import (
+    SCHEMA_VERSION,
+    GameRow,
+    LeaseLost,
+    RoomRow,
+    SeatRow,
+    Store,
+    StoreBase,
+    StoreError,
+)
+
+__all__ = ["CHANNEL", "MIGRATIONS", "PgStore", "copy_sqlite", "migrate_postgres", "redact"]
+
+#: The ``LISTEN``/``NOTIFY`` channel of the servers of one database.
+CHANNEL = "nomercy"
+#: Seconds a connection attempt waits before it fails.
+CONNECT_TIMEOUT = 5
+#: The database's clock, in seconds since the epoch (leases and heartbeats use it).
+_NOW = "EXTRACT(EPOCH FROM clock_timestamp())::double precision"
+
+#: Schema versions and the statements that bring a database from the previous one. Version 3
+#: is the SQLite store's version 3 (the same tables and columns) with the cluster's tables.
+MIGRATIONS: dict[int, str] = {
+    3: """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE rooms (
+    code TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    preset TEXT NOT NULL,
+    options TEXT NOT NULL,
+    seats INTEGER NOT NULL,
+    bot TEXT NOT NULL,
+    timer INTEGER NOT NULL,
+    mode TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    game_id TEXT,
+    closed DOUBLE PRECISION,
+    hints INTEGER NOT NULL DEFAULT 1,
+    owner TEXT,
+    lease DOUBLE PRECISION
+);
+CREATE INDEX rooms_open ON rooms (lease) WHERE closed IS NULL;
+CREATE TABLE seats (
+    room TEXT NOT NULL REFERENCES rooms(code),
+    seat INTEGER NOT NULL,
+    name TEXT,
+    kind TEXT NOT NULL,
+    bot TEXT,
+    token_hash TEXT,
+    PRIMARY KEY (room, seat)
+);
+CREATE TABLE games (
+    id TEXT PRIMARY KEY,
+    room TEXT NOT NULL REFERENCES rooms(code),
+    number INTEGER NOT NULL,
+    setup TEXT NOT NULL,
+    status TEXT NOT NULL,
+    started DOUBLE PRECISION NOT NULL,
+    finished DOUBLE PRECISION,
+    result TEXT
+);
+CREATE INDEX games_room ON games (room, number);
+CREATE TABLE actions (
+    game TEXT NOT NULL REFERENCES games(id),
+    idx INTEGER NOT NULL,
+    action TEXT NOT NULL,
+    at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (game, idx)
+);
+CREATE TABLE servers (
+    id TEXT PRIMARY KEY,
+    started DOUBLE PRECISION NOT NULL,
+    beat DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE creations (address TEXT NOT NULL, at DOUBLE PRECISION NOT NULL);
+CREATE INDEX creations_address ON creations (address, at);
+""",
+}
+assert max(MIGRATIONS) == SCHEMA_VERSION
+
+#: A lock number for migrations and room creation (``pg_advisory_xact_lock``): one server
+#: migrates at a time, and room budgets are counted and spent in one step.
+_MIGRATE_LOCK = 0x6E6D0001
+_CREATE_LOCK = 0x6E6D0002
+
+
+def redact(url: str) -> str:
+    """``url`` without its password (for messages and logs).
+
+    >>> redact("postgresql://ann:secret@db:5432/cards")
+    'postgresql://ann:***@db:5432/cards'
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "postgresql://..."
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.rsplit("@", 1)
+    user = netloc[0].split(":", 1)[0]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{netloc[1]}"))
+
+
+def connect(url: str, *, autocommit: bool = True) -> psycopg.Connection[Any]:
+    """A synchronous connection to ``url``.
+
+    Raises:
+        StoreError: a malformed URL or an unreachable (or refusing) server, in one line.
+    """
+    try:
+        return psycopg.connect(url, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT)
+    except psycopg.ProgrammingError as exc:  # a malformed conninfo
+        raise StoreError(f"bad PostgreSQL URL {redact(url)}: {_first_line(exc)}") from None
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot connect to {redact(url)}: {_first_line(exc)}") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _tables(db: psycopg.Connection[Any]) -> set[str]:
+    rows = db.execute(
+        "SELECT table_name FROM information_schema.tables "
+        "WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+    )
+    return {name for (name,) in rows}
+
+
+def _version(db: psycopg.Connection[Any]) -> int | None:
+    """The schema version of the database (``None``: empty).
+
+    Raises:
+        StoreError: tables, but not a nomercy server's.
+    """
+    tables = _tables(db)
+    if not tables:
+        return None
+    row = None
+    if "meta" in tables:
+        row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    if row is None or not str(row[0]).isdigit():
+        shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        raise StoreError(
+            f"the database is not a nomercy server database (it holds the tables {shown}); "
+            "give another --database"
+        )
+    return int(row[0])
+
+
+def migrate_postgres(url: str) -> tuple[int | None, int]:
+    """Bring the database at ``url`` to this version's schema (one server at a time: an
+    advisory lock). Returns the version before (``None``: it was empty) and after.
+
+    Raises:
+        StoreError: unreachable, not a nomercy database, or a newer schema than this version's.
+    """
+    db = connect(url)
+    try:
+        with db.transaction():
+            db.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATE_LOCK,))
+            before = _version(db)
+            if before is not None and before > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{redact(url)}: database schema {before}, newer than this server's "
+                    f"{SCHEMA_VERSION}: upgrade nomercy"
+                )
+            start = before or 0
+            for version in sorted(v for v in MIGRATIONS if v > start):
+                for statement in MIGRATIONS[version].split(";"):
+                    if statement.strip():
+                        db.execute(statement.encode())
+                db.execute(
+                    "INSERT INTO meta VALUES ('schema', %s) "
+                    "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                    (str(version),),
+                )
+        return before, SCHEMA_VERSION
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot migrate {redact(url)}: {_first_line(exc)}") from None
+    finally:
+        db.close()
+
+
+class PgStore(StoreBase):
+    """The server's PostgreSQL database (see the module's docstring).
+
+    ``server_id``: this server's id; with it, every write for a room checks that this server
+    owns the room (its lease), and rooms it creates are its own.
+    """
+
+    retryable = (psycopg.OperationalError, psycopg.errors.LockNotAvailable)
+    errors = (psycopg.Error,)
+    shared = True
+
+    def __init__(self, url: str, *, server_id: str | None = None) -> None:
+        self.url = url
+        self.path = redact(url)
+        self.server_id = server_id
+        self._batch = False
+        self._lone = False  # running a batch of one call: a lone statement needs no BEGIN
+        # The writer thread runs every call, but a caller in another thread (tests, startup)
+        # waits for the batch in progress rather than mixing into its transaction.
+        self._lock = threading.RLock()
+        migrate_postgres(url)
+        self.db = connect(url)
+        try:
+            self.db.execute("SET application_name = 'nomercy serve'")
+            with self._tx() as db:
+                db.execute(
+                    "INSERT INTO meta VALUES ('opened', %s) "
+                    "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                    (str(time.time()),),
+                )
+        except psycopg.Error as exc:
+            self.db.close()
+            raise StoreError(f"cannot open the database {self.path}: {_first_line(exc)}") from None
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    def _reconnect(self) -> None:
+        """Open the connection again if it broke (the server restarted, the network)."""
+        if self.db.closed or self.db.broken:
+            self.db.close()
+            self.db = connect(self.url)
+
+    def run_batch(self, calls: list[Callable[[], Any]]) -> list[tuple[bool, Any]]:
+        """Run ``calls`` in one transaction, each in its own savepoint (see
+        :meth:`Store.run_batch`)."""
+        with self._lock:
+            return self._run_batch(calls)
+
+    def _run_batch(self, calls: list[Callable[[], Any]]) -> list[tuple[bool, Any]]:
+        try:
+            self._reconnect()
+        except StoreError as exc:
+            return [(False, psycopg.OperationalError(str(exc)))] * len(calls)
+        out: list[tuple[bool, Any]] = []
+        self._batch = True
+        try:
+            if len(calls) == 1:
+                # One call: its own transaction (no savepoint), and a move alone is one
+                # statement, atomic by itself (append_action).
+                self._batch, self._lone = False, True
+                try:
+                    out.append((True, calls[0]()))
+                except psycopg.OperationalError:
+                    raise
+                except Exception as exc:
+                    out.append((False, exc))
+                return out
+            with self.db.transaction():
+                for call in calls:
+                    try:
+                        with self.db.transaction():
+                            out.append((True, call()))
+                    except psycopg.OperationalError:
+                        raise  # the connection is gone: the whole batch failed
+                    except Exception as exc:
+                        out.append((False, exc))
+        except psycopg.Error as exc:
+            return [(False, exc)] * len(calls)
+        finally:
+            self._batch = self._lone = False
+        return out
+
+    @contextmanager
+    def _tx(self) -> Iterator[psycopg.Connection[Any]]:
+        with self._lock:
+            if self._batch:
+                yield self.db
+                return
+            with self.db.transaction():
+                yield self.db
+
+    def _fence(self, db: psycopg.Connection[Any], code: str | None) -> None:
+        """Hold the room's row (shared) and check this server owns it.
+
+        Raises:
+            LeaseLost: another server owns the room now.
+        """
+        if self.server_id is None or code is None:
+            return
+        row = db.execute("SELECT owner FROM rooms WHERE code=%s FOR SHARE", (code,)).fetchone()
+        if row is None or row[0] != self.server_id:
+            raise LeaseLost(f"room {code} is owned by {row[0] if row else 'nobody'} now")
+
+    def notify(self, notice: str) -> None:
+        """Send ``notice`` to every server listening, when this transaction commits."""
+        with self._tx() as db:
+            db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, notice))
+
+    # ------------------------------------------------------------------ rooms
+    def create_room(
+        self,
+        room: RoomRow,
+        *,
+        address: str | None = None,
+        per_hour: int = 0,
+        max_rooms: int = 0,
+        lease: float = 0.0,
+    ) -> float | None:
+        """Store a new room and its seats, owned by this server for ``lease`` seconds.
+
+        With ``address`` and ``per_hour``: at most ``per_hour`` rooms from that address in any
+        hour, across every server; ``max_rooms``: open rooms at most. Returns ``None`` (done)
+        or, refused: the seconds until the address may create one again, or ``-1.0``: the
+        service is full.
+        """
+        with self._tx() as db:
+            if (address is not None and per_hour > 0) or max_rooms > 0:
+                db.execute("SELECT pg_advisory_xact_lock(%s)", (_CREATE_LOCK,))
+            if max_rooms > 0:
+                row = db.execute("SELECT count(*) FROM rooms WHERE closed IS NULL").fetchone()
+                if row is not None and row[0] >= max_rooms:
+                    return -1.0
+            if address is not None and per_hour > 0:
+                now_row = db.execute(f"SELECT {_NOW}").fetchone()
+                assert now_row is not None
+                now = float(now_row[0])
+                db.execute("DELETE FROM creations WHERE at <= %s", (now - 3600.0,))
+                times = [
+                    t
+                    for (t,) in db.execute(
+                        "SELECT at FROM creations WHERE address=%s ORDER BY at", (address,)
+                    )
+                ]
+                if len(times) >= per_hour:
+                    return float(times[len(times) - per_hour] + 3600.0 - now)
+                db.execute("INSERT INTO creations VALUES (%s, %s)", (address, now))
+            db.execute(
+                "INSERT INTO rooms (code, name, preset, options, seats, bot, timer, mode, created, "
+                "game_id, closed, hints, owner, lease) "
+                f"VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,{_NOW} + %s)",
+                (
+                    room.code,
+                    room.name,
+                    room.preset,
+                    json.dumps(room.options),
+                    room.seats,
+                    room.bot,
+                    room.timer,
+                    room.mode,
+                    room.created,
+                    room.game_id,
+                    room.closed,
+                    int(room.hints),
+                    self.server_id,
+                    lease,
+                ),
+            )
+            with db.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO seats VALUES (%s,%s,%s,%s,%s,%s)",
+                    [
+                        (room.code, s.seat, s.name, s.kind, s.bot, s.token_hash)
+                        for s in room.seat_rows
+                    ],
+                )
+        return None
+
+    def room_exists(self, code: str) -> bool:
+        """Whether a room with this code exists."""
+        with self._tx() as db:
+            return db.execute("SELECT 1 FROM rooms WHERE code=%s", (code,)).fetchone() is not None
+
+    def update_seat(self, code: str, seat: SeatRow, *, notice: str | None = None) -> None:
+        """Store a seat's new name, kind, bot or token hash (this server owns the room)."""
+        with self._tx() as db:
+            self._fence(db, code)
+            db.execute(
+                "UPDATE seats SET name=%s, kind=%s, bot=%s, token_hash=%s "
+                "WHERE room=%s AND seat=%s",
+                (seat.name, seat.kind, seat.bot, seat.token_hash, code, seat.seat),
+            )
+            if notice is not None:
+                self.notify(notice)
+
+    def close_room(self, code: str, *, notice: str | None = None) -> None:
+        """Close an expired room (see :meth:`Store.close_room`); its lease ends."""
+        with self._tx() as db:
+            self._fence(db, code)
+            db.execute(
+                "UPDATE rooms SET closed=%s, game_id=NULL, owner=NULL, lease=NULL WHERE code=%s",
+                (time.time(), code),
+            )
+            db.execute(
+                "UPDATE games SET status='abandoned' WHERE room=%s AND status='playing'", (code,)
+            )
+            if notice is not None:
+                self.notify(notice)
+
+    def load_room(self, code: str) -> RoomRow | None:
+        """One open room with its seats, or ``None``."""
+        rooms = self._load("AND code=%s", (code,))
+        return rooms[0] if rooms else None
+
+    def load_rooms(self) -> list[RoomRow]:
+        """Every open room with its seats, oldest first."""
+        return self._load("", ())
+
+    def _load(self, where: str, args: tuple[Any, ...]) -> list[RoomRow]:
+        with self._tx() as db:
+            rows = db.execute(
+                "SELECT code, name, preset, options, seats, bot, timer, mode, created, game_id, "
+                f"hints FROM rooms WHERE closed IS NULL {where} ORDER BY created, code",
+                args,
+            ).fetchall()
+            rooms: list[RoomRow] = []
+            for row in rows:
+                room = RoomRow(
+                    code=row[0],
+                    name=row[1],
+                    preset=row[2],
+                    options=json.loads(row[3]),
+                    seats=row[4],
+                    bot=row[5],
+                    timer=row[6],
+                    mode=row[7],
+                    created=row[8],
+                    game_id=row[9],
+                    hints=bool(row[10]),
+                )
+                room.seat_rows = [
+                    SeatRow(*r)
+                    for r in db.execute(
+                        "SELECT seat, name, kind, bot, token_hash FROM seats WHERE room=%s "
+                        "ORDER BY seat",
+                        (room.code,),
+                    )
+                ]
+                rooms.append(room)
+            return rooms
+
+    # ------------------------------------------------------------------ games
+    def start_game(
+        self,
+        code: str,
+        game_id: str,
+        number: int,
+        record: GameRecord,
+        seats: list[SeatRow],
+        *,
+        notice: str | None = None,
+    ) -> None:
+        """Store a new game (its record, no actions yet), the seats as filled, the room's game."""
+        now = time.time()
+        with self._tx() as db:
+            self._fence(db, code)
+            db.execute(
+                "INSERT INTO games VALUES (%s,%s,%s,%s,%s,%s,%s,%s)",
+                (game_id, code, number, record.dumps(), "playing", now, None, None),
+            )
+            db.execute("UPDATE rooms SET game_id=%s WHERE code=%s", (game_id, code))
+            with db.cursor() as cur:
+                cur.executemany(
+                    "UPDATE seats SET name=%s, kind=%s, bot=%s, token_hash=%s "
+                    "WHERE room=%s AND seat=%s",
+                    [(s.name, s.kind, s.bot, s.token_hash, code, s.seat) for s in seats],
+                )
+            if notice is not None:
+                self.notify(notice)
+
+    def append_action(
+        self,
+        game_id: str,
+        index: int,
+        action: str,
+        *,
+        finished: dict[str, Any] | None = None,
+        room: str | None = None,
+        notice: str | None = None,
+    ) -> None:
+        """Store action number ``index`` (see :meth:`Store.append_action`); the room must be
+        this server's (``room``), and an index stored already is a lost lease, never a second
+        copy of a move.
+
+        Raises:
+            LeaseLost: another server owns the room, or stored this move first.
+        """
+        now = time.time()
+        lone = self._lone and finished is None and notice is not None
+        if lone and room is not None and self.server_id is not None:
+            # One statement, one round trip: the lease check (the room's row held shared), the
+            # move, and its notice, committed together.
+            try:
+                row = self.db.execute(
+                    "WITH f AS (SELECT 1 FROM rooms WHERE code=%s AND owner=%s FOR SHARE) "
+                    "INSERT INTO actions (game, idx, action, at) SELECT %s, %s, %s, %s FROM f "
+                    "RETURNING pg_notify(%s, %s)",
+                    (room, self.server_id, game_id, index, action, now, CHANNEL, notice),
+                ).fetchone()
+            except psycopg.errors.UniqueViolation:
+                raise LeaseLost(f"move {index} of game {game_id} is stored already") from None
+            if row is None:
+                raise LeaseLost(f"room {room} is owned by another server now")
+            return
+        with self._tx() as db:
+            self._fence(db, room)
+            try:
+                db.execute(
+                    "INSERT INTO actions VALUES (%s,%s,%s,%s)", (game_id, index, action, now)
+                )
+            except psycopg.errors.UniqueViolation:
+                raise LeaseLost(f"move {index} of game {game_id} is stored already") from None
+            if finished is not None:
+                db.execute(
+                    "UPDATE games SET status='finished', finished=%s, result=%s WHERE id=%s",
+                    (now, json.dumps(finished), game_id),
+                )
+                db.execute("UPDATE rooms SET game_id=NULL WHERE code=%s", (room,))
+            if notice is not None:
+                self.notify(notice)
+
+    def load_game(self, game_id: str) -> GameRow | None:
+        """A game with its record (actions included), or ``None``."""
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT id, room, number, setup, status, started, finished, result FROM games "
+                "WHERE id=%s",
+                (game_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            record = GameRecord.loads(row[3])
+            record.actions = [
+                a
+                for (a,) in db.execute(
+                    "SELECT action FROM actions WHERE game=%s ORDER BY idx", (game_id,)
+                )
+            ]
+        result = json.loads(row[7]) if row[7] is not None else None
+        if result is not None:
+            record.result = dict(result)
+        return GameRow(row[0], row[1], row[2], record, row[4], row[5], row[6], result)
+
+    def finished_games(self, code: str) -> list[str]:
+        """The ids of a room's finished games, in order."""
+        with self._tx() as db:
+            return [
+                gid
+                for (gid,) in db.execute(
+                    "SELECT id FROM games WHERE room=%s AND status='finished' ORDER BY number",
+                    (code,),
+                )
+            ]
+
+    def games_count(self, code: str) -> int:
+        """How many games the room has started."""
+        with self._tx() as db:
+            row = db.execute("SELECT COUNT(*) FROM games WHERE room=%s", (code,)).fetchone()
+            return int(row[0]) if row else 0
+
+    def open_rooms(self) -> int:
+        """How many rooms are open in the whole service."""
+        with self._tx() as db:
+            row = db.execute("SELECT count(*) FROM rooms WHERE closed IS NULL").fetchone()
+            return int(row[0]) if row else 0
+
+    # ------------------------------------------------------------------ servers and leases
+    def heartbeat(self, ttl: float) -> tuple[set[str], set[str]]:
+        """Say this server lives and renew its leases for ``ttl`` seconds. Returns the
+        servers alive (a heartbeat within ``ttl``) and the rooms this server owns."""
+        assert self.server_id is not None
+        me = self.server_id
+        with self._tx() as db:
+            db.execute(
+                f"INSERT INTO servers VALUES (%s, {_NOW}, {_NOW}) "
+                f"ON CONFLICT (id) DO UPDATE SET beat = {_NOW}",
+                (me,),
+            )
+            owned = {
+                code
+                for (code,) in db.execute(
+                    f"UPDATE rooms SET lease = {_NOW} + %s WHERE owner=%s AND closed IS NULL "
+                    "RETURNING code",
+                    (ttl, me),
+                )
+            }
+            alive = {
+                sid
+                for (sid,) in db.execute(f"SELECT id FROM servers WHERE beat > {_NOW} - %s", (ttl,))
+            }
+            db.execute(f"DELETE FROM servers WHERE beat < {_NOW} - 3600")
+        return alive, owned
+
+    def claim(self, ttl: float, limit: int, code: str | None = None) -> list[str]:
+        """Take the lease of up to ``limit`` open rooms nobody owns (never owned, released,
+        or whose owner's lease ran out), oldest first (``code``: that room only)."""
+        me = self.server_id
+        assert me is not None
+        only = "AND code=%s" if code is not None else ""
+        args: tuple[Any, ...] = (me, ttl, *((code,) if code is not None else ()), limit)
+        with self._tx() as db:
+            return [
+                c
+                for (c,) in db.execute(
+                    f"UPDATE rooms SET owner=%s, lease={_NOW} + %s WHERE code IN ("
+                    "SELECT code FROM rooms WHERE closed IS NULL "
+                    f"AND (owner IS NULL OR lease < {_NOW}) {only} "
+                    "ORDER BY created, code LIMIT %s FOR UPDATE SKIP LOCKED) RETURNING code",
+                    args,
+                )
+            ]
+
+    def owner(self, code: str) -> str | None:
+        """The server whose lease on ``code`` runs now (``None``: nobody's, or closed)."""
+        with self._tx() as db:
+            row = db.execute(
+                f"SELECT owner FROM rooms WHERE code=%s AND closed IS NULL AND lease > {_NOW}",
+                (code,),
+            ).fetchone()
+            return None if row is None else row[0]
+
+    def release(self, codes: list[str] | None = None, *, notice: str | None = None) -> list[str]:
+        """Give up this server's leases (``codes``: those only) so that another server takes
+        the rooms over at once; ``notice`` tells them. Returns the rooms released."""
+        me = self.server_id
+        assert me is not None
+        with self._tx() as db:
+            if codes is None:
+                rows = db.execute(
+                    "UPDATE rooms SET owner=NULL, lease=NULL WHERE owner=%s RETURNING code", (me,)
+                )
+            else:
+                rows = db.execute(
+                    "UPDATE rooms SET owner=NULL, lease=NULL WHERE owner=%s AND code = ANY(%s) "
+                    "RETURNING code",
+                    (me, codes),
+                )
+            released = [c for (c,) in rows]
+            db.execute("DELETE FROM servers WHERE id=%s", (me,))
+            if notice is not None:
+                self.notify(notice)
+            return released
+
+
+def copy_sqlite(source: str, url: str) -> dict[str, int]:
+    """Copy every room, seat, game and action of the SQLite database ``source`` into the
+    PostgreSQL database ``url`` (migrated first), in one transaction. Rooms arrive with no
+    owner: the first server to run takes them over. Returns the number of rows per table.
+
+    Raises:
+        StoreError: either database cannot be opened, or a room or game of ``source`` is in
+            the target already (nothing is copied then).
+    """
+    sqlite = Store(source)
+    try:
+        migrate_postgres(url)
+        db = connect(url)
+        try:
+            counts: dict[str, int] = {}
+            with db.transaction():
+                codes = [c for (c,) in sqlite.db.execute("SELECT code FROM rooms")]
+                clash = db.execute(
+                    "SELECT code FROM rooms WHERE code = ANY(%s) ORDER BY code LIMIT 5", (codes,)
+                ).fetchall()
+                if clash:
+                    shown = ", ".join(c for (c,) in clash)
+                    raise StoreError(
+                        f"{redact(url)} holds rooms of {source} already ({shown}): nothing "
+                        "copied (copy into a database without them)"
+                    )
+                tables = {
+                    "rooms": "code, name, preset, options, seats, bot, timer, mode, created, "
+                    "game_id, closed, hints",
+                    "seats": "room, seat, name, kind, bot, token_hash",
+                    "games": "id, room, number, setup, status, started, finished, result",
+                    "actions": "game, idx, action, at",
+                }
+                for table, columns in tables.items():
+                    rows = sqlite.db.execute(f"SELECT {columns} FROM {table}").fetchall()
+                    marks = ",".join(["%s"] * len(columns.split(",")))
+                    with db.cursor() as cur:
+                        cur.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows)
+                    counts[table] = len(rows)
+            return counts
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot copy into {redact(url)}: {_first_line(exc)}") from None
+        finally:
+            db.close()
+    finally:
+        sqlite.close()

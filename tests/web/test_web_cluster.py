@@ -1,0 +1,397 @@
+"""Several ``nomercy serve`` processes on one PostgreSQL database serve every room together
+(issue 25): a room made through one server is played by people connected to the others; the
+owner killed with SIGKILL mid-game is replaced within seconds; a SIGTERM hands rooms over.
+
+Real server processes on 127.0.0.1 and a private PostgreSQL cluster (conftest.py); every wait
+is bounded. No timing assertions beyond the issue's functional bound (the next move within a
+generous limit); the figures are in benchmarks/bench_web.py and docs/web.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import subprocess
+import time
+import urllib.error
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from realserver import RealServer, free_port, real_server, request, serve_command
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from nomercy.core.records import GameRecord
+
+pytestmark = pytest.mark.postgres
+
+#: Seconds a test's game may take at most (a few hundred moves with no bot delay).
+GAME_LIMIT = 150.0
+
+
+class Player:
+    """A person (or spectator) on a real WebSocket, keeping every state it receives."""
+
+    def __init__(self, ws: ClientConnection, seat: int | None) -> None:
+        self.ws = ws
+        self.seat = seat
+        self.states: list[dict[str, Any]] = []
+        self.errors: list[dict[str, Any]] = []
+
+    @classmethod
+    async def join(cls, port: int, code: str, token: str | None, seat: int | None) -> Player:
+        ws = await connect(f"ws://127.0.0.1:{port}/ws/{code}")
+        player = cls(ws, seat)
+        hello: dict[str, Any] = {"type": "hello"}
+        if token is not None:
+            hello["token"] = token
+        await ws.send(json.dumps(hello))
+        while (await player.recv(10))["type"] != "welcome":
+            pass
+        return player
+
+    async def recv(self, timeout: float = 15) -> dict[str, Any]:
+        msg: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        if msg["type"] == "state":
+            self.states.append(msg)
+        elif msg["type"] == "error":
+            self.errors.append(msg)
+        return msg
+
+    async def drain(self, quiet: float = 0.3) -> None:
+        """Read what arrives until ``quiet`` seconds pass without a message."""
+        with contextlib.suppress(TimeoutError):
+            while True:
+                await self.recv(quiet)
+
+    @property
+    def last(self) -> dict[str, Any] | None:
+        return self.states[-1] if self.states else None
+
+    async def play(self, stop: asyncio.Event, until_move: int | None = None) -> None:
+        """Act (first legal action) whenever it is this seat's turn, until the game ends, the
+        host has seen ``until_move``, or ``stop`` is set."""
+        acted_at = -1
+        while not stop.is_set():
+            state = self.last
+            if state is not None:
+                if state["view"]["phase"] == "over":
+                    return
+                if until_move is not None and state["move"] >= until_move:
+                    return
+                mine = self.seat is not None and state["view"]["to_act"] == self.seat
+                if mine and state["legal"] and state["move"] != acted_at:
+                    acted_at = state["move"]
+                    await self.ws.send(json.dumps({"type": "action", "action": state["legal"][0]}))
+            try:
+                msg = await self.recv(1.0)
+            except TimeoutError:
+                continue
+            if msg["type"] == "error":
+                # A state overtaken by a bot's out-of-turn move (a catch) may make an action
+                # stale, as on one server; nothing else is an acceptable answer.
+                assert msg["code"] in ("not_your_turn", "illegal", "knocked_out"), msg
+                acted_at = -1
+
+
+def check_in_order(player: Player, record: GameRecord, game_id: str | None = None) -> None:
+    """Every move of the game (``game_id``: that one; else the player's only one) reached
+    the player once, in order, as the record has it, and each state's hand is the hand the
+    record gives that seat at that move."""
+    states = [s for s in player.states if game_id is None or s["game_id"] == game_id]
+    seen = [(s["move"], s["last"]["action"]) for s in states if s["last"] is not None]
+    numbers = [m for m, _ in seen]
+    first = numbers[0]
+    assert numbers == list(range(first, first + len(numbers))), numbers
+    assert numbers[-1] == len(record.actions)
+    for move, action in seen:
+        assert record.actions[move - 1] == action, move
+    if player.seat is None:
+        return
+    game = record.start_game()
+    by_move = {s["move"]: s for s in states}
+    for index, text in enumerate(record.actions):
+        state = by_move.get(index)
+        if state is not None:
+            assert state["view"]["hand"] == [c.code for c in game.hands[player.seat]], index
+        game.apply(text)
+
+
+@contextlib.contextmanager
+def servers(tmp_path: Path, url: str, count: int, *flags: str) -> Iterator[list[RealServer]]:
+    """``count`` server processes on the database ``url``."""
+    with contextlib.ExitStack() as stack:
+        started = [
+            stack.enter_context(
+                real_server(url, "--rate-limit", "1000", *flags, log=tmp_path / f"s{i}.log")
+            )
+            for i in range(count)
+        ]
+        yield started
+
+
+def room_with_two_people(
+    first: RealServer, second: RealServer, third: RealServer
+) -> dict[str, Any]:
+    """A 4-seat room made through ``first``; the second person joins through ``third``."""
+    created = first.create(seats=4, bot="greedy", host_name="Ann")
+    code = created["code"]
+    joined = request(third.port, f"/api/rooms/{code}/join", {"name": "Bob"})
+    assert joined.status == 200, joined.body
+    summary = request(second.port, f"/api/rooms/{code}")
+    assert summary.status == 200 and [s["kind"] for s in summary.body["seats"]] == [
+        "human",
+        "human",
+        "open",
+        "open",
+    ]
+    return {"code": code, "tokens": [created["token"], joined.body["token"]]}
+
+
+def record_of(port: int, game_id: str) -> GameRecord:
+    r = request(port, f"/api/replays/{game_id}?format=record")
+    assert r.status == 200, r.body
+    return GameRecord.loads(json.dumps(r.body))
+
+
+def test_three_servers_play_one_room_together(tmp_path: Path, pg_database: str) -> None:
+    with servers(tmp_path, pg_database, 3) as (one, two, three):
+        room = room_with_two_people(one, two, three)
+        code, (ann_token, bob_token) = room["code"], room["tokens"]
+
+        async def main() -> tuple[list[Player], str]:
+            ann = await Player.join(two.port, code, ann_token, 0)
+            bob = await Player.join(three.port, code, bob_token, 1)
+            watcher = await Player.join(one.port, code, None, None)
+            await ann.ws.send(json.dumps({"type": "start"}))
+            stop = asyncio.Event()
+            await asyncio.wait_for(
+                asyncio.gather(ann.play(stop), bob.play(stop), watcher.play(stop)), GAME_LIMIT
+            )
+            last = ann.last
+            assert last is not None
+            for p in (ann, bob, watcher):
+                await p.ws.close()
+            return [ann, bob, watcher], last["game_id"]
+
+        players, game_id = asyncio.run(main())
+        record = record_of(three.port, game_id)
+        assert record.replay().is_over
+        for p in players:
+            check_in_order(p, record)
+        for srv in (one, two, three):
+            assert "Traceback" not in srv.log_text(), srv.log_text()
+
+
+def owner_of(servers: list[RealServer]) -> RealServer:
+    """The server that owns the most rooms (its /readyz says how many)."""
+    counts = [(request(s.port, "/readyz").body["rooms"], i) for i, s in enumerate(servers)]
+    return servers[max(counts)[1]]
+
+
+def test_a_killed_owner_is_replaced_and_the_game_goes_on(tmp_path: Path, pg_database: str) -> None:
+    with servers(tmp_path, pg_database, 3) as (one, two, three):
+        room = room_with_two_people(one, two, three)
+        code, (ann_token, bob_token) = room["code"], room["tokens"]
+        assert owner_of([one, two, three]) is one
+
+        async def main() -> tuple[list[Player], str, float]:
+            ann = await Player.join(two.port, code, ann_token, 0)
+            bob = await Player.join(three.port, code, bob_token, 1)
+            stop = asyncio.Event()
+            for _ in range(5):  # a game that ends before move 20 is dealt again
+                await ann.ws.send(json.dumps({"type": "start"}))
+                await asyncio.wait_for(
+                    asyncio.gather(ann.play(stop, 20), bob.play(stop, 20)), GAME_LIMIT
+                )
+                await asyncio.gather(ann.drain(), bob.drain())  # the bots stop at a person
+                assert ann.last is not None
+                if ann.last["view"]["phase"] != "over":
+                    break
+            assert ann.last["view"]["phase"] != "over", "five games ended before move 20"
+            before = ann.last["move"]
+            one.proc.send_signal(signal.SIGKILL)
+            killed = time.monotonic()
+            one.proc.wait(10)
+            tasks = [asyncio.ensure_future(p.play(stop)) for p in (ann, bob)]
+            while ann.last is not None and ann.last["move"] <= before:
+                assert time.monotonic() - killed < 15, "no move after the owner died"
+                await asyncio.sleep(0.05)
+            waited = time.monotonic() - killed
+            await asyncio.wait_for(asyncio.gather(*tasks), GAME_LIMIT)
+            assert ann.last is not None
+            for p in (ann, bob):
+                await p.ws.close()
+            return [ann, bob], ann.last["game_id"], waited
+
+        players, game_id, waited = asyncio.run(main())
+        print(f"the next move came {waited:.2f} s after the owner's SIGKILL")  # pytest -s
+        assert waited < 8.0, waited  # the issue's bound is 5 s; margin for a loaded machine
+        record = record_of(two.port, game_id)
+        assert record.replay().is_over
+        for p in players:
+            check_in_order(p, record, game_id)
+        for srv in (two, three):
+            assert "Traceback" not in srv.log_text(), srv.log_text()
+
+
+def test_a_stopped_server_hands_its_rooms_over_at_once(tmp_path: Path, pg_database: str) -> None:
+    with servers(tmp_path, pg_database, 2) as (one, two):
+        created = one.create(seats=3, bot="greedy", host_name="Ann")
+        code = created["code"]
+
+        async def main() -> tuple[Player, str]:
+            ann = await Player.join(two.port, code, created["token"], 0)
+            await ann.ws.send(json.dumps({"type": "start"}))
+            stop = asyncio.Event()
+            await asyncio.wait_for(ann.play(stop, 10), GAME_LIMIT)
+            one.proc.send_signal(signal.SIGTERM)
+            assert one.proc.wait(15) in (0, -signal.SIGTERM)  # uvicorn re-raises the signal
+            # Released at once, and taken over by the other server on its "bye".
+            deadline = time.monotonic() + 3
+            while request(two.port, "/readyz").body["rooms"] != 1:
+                assert time.monotonic() < deadline, "the room was not taken over"
+                await asyncio.sleep(0.05)
+            await asyncio.wait_for(ann.play(stop), GAME_LIMIT)
+            assert ann.last is not None
+            await ann.ws.close()
+            return ann, ann.last["game_id"]
+
+        ann, game_id = asyncio.run(main())
+        record = record_of(two.port, game_id)
+        check_in_order(ann, record)
+        assert "Traceback" not in one.log_text() + two.log_text()
+
+
+class Roamer:
+    """A person who stays in the game through restarts: when its server closes the socket (a
+    restart) it connects to the next server and says hello again with its token."""
+
+    def __init__(self, ports: list[int], code: str, token: str, first: int) -> None:
+        self.ports = ports
+        self.code = code
+        self.token = token
+        self.index = first
+        self.states: list[dict[str, Any]] = []
+        self.errors: list[dict[str, Any]] = []
+        self.reconnects = 0
+
+    async def run(self, deadline: float) -> None:
+        """Play seat 0 (first legal action on its turn) until the game is over."""
+        while time.monotonic() < deadline:
+            port = self.ports[self.index % len(self.ports)]
+            try:
+                async with connect(f"ws://127.0.0.1:{port}/ws/{self.code}", open_timeout=5) as ws:
+                    await ws.send(json.dumps({"type": "hello", "token": self.token}))
+                    if await self._play(ws, deadline):
+                        return
+            except (OSError, TimeoutError, ConnectionClosed):
+                pass
+            self.reconnects += 1
+            self.index += 1
+            await asyncio.sleep(0.1)
+        raise AssertionError("the game did not end in time")
+
+    async def _play(self, ws: ClientConnection, deadline: float) -> bool:
+        acted_at = -1
+        while time.monotonic() < deadline:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 20))
+            if msg["type"] == "error":
+                self.errors.append(msg)
+                acted_at = -1
+                continue
+            if msg["type"] != "state":
+                continue
+            self.states.append(msg)
+            view = msg["view"]
+            if view["phase"] == "over":
+                return True
+            if view["to_act"] == 0 and msg["legal"] and msg["move"] != acted_at:
+                acted_at = msg["move"]
+                await ws.send(json.dumps({"type": "action", "action": msg["legal"][0]}))
+        return False
+
+
+def start_at(port: int, url: str, log: Path, *flags: str) -> subprocess.Popen[bytes]:
+    """A server process on ``port``, once it is ready (``/readyz``)."""
+    with log.open("ab") as err:
+        proc = subprocess.Popen(
+            serve_command(port, url, "--rate-limit", "1000", *flags),
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if request(port, "/readyz", timeout=2).status == 200:
+                return proc
+        except (OSError, urllib.error.URLError):
+            pass
+        assert proc.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.1)
+
+
+def test_a_rolling_restart_loses_no_game(tmp_path: Path, pg_database: str, soak: int) -> None:
+    """Every server restarted in turn (SIGTERM, then started again) during live games: every
+    game ends, every move each person saw is the record's, no error but stale-action races."""
+    count, games = (3, 50) if soak > 1 else (2, 6)
+    ports = [free_port() for _ in range(count)]
+    flags = ("--bot-delay", "0.1", "--rooms-per-hour", "0", "--max-per-address", "0")
+    logs = [tmp_path / f"s{i}.log" for i in range(count)]
+    procs = [
+        start_at(port, pg_database, log, *flags) for port, log in zip(ports, logs, strict=True)
+    ]
+    try:
+        rooms = []
+        for g in range(games):
+            created = request(ports[g % count], "/api/rooms", {"host_name": "Ann", "seats": 3})
+            assert created.status == 201, created.body
+            rooms.append(created.body)
+
+        async def main() -> list[Roamer]:
+            deadline = time.monotonic() + (600 if soak > 1 else 120)
+            people = [Roamer(ports, r["code"], r["token"], g + 1) for g, r in enumerate(rooms)]
+            tasks = [asyncio.ensure_future(p.run(deadline)) for p in people]
+            while any(not p.states for p in people):
+                await asyncio.sleep(0.05)
+                for p, r in zip(people, rooms, strict=True):
+                    if not p.states and p.reconnects == 0:
+                        # Start once connected (the hello is answered first).
+                        async with connect(f"ws://127.0.0.1:{ports[0]}/ws/{r['code']}") as ws:
+                            await ws.send(json.dumps({"type": "hello", "token": r["token"]}))
+                            await ws.send(json.dumps({"type": "start"}))
+                            while json.loads(await ws.recv())["type"] != "state":
+                                pass
+            for i in range(count):  # one at a time, while the games go on
+                procs[i].send_signal(signal.SIGTERM)
+                procs[i].wait(20)
+                await asyncio.sleep(0.5)
+                procs[i] = await asyncio.to_thread(start_at, ports[i], pg_database, logs[i], *flags)
+            live = sum(1 for p in people if p.states[-1]["view"]["phase"] != "over")
+            assert live > 0, "every game ended before the restarts: nothing was tested"
+            await asyncio.gather(*tasks)
+            return people
+
+        people = asyncio.run(main())
+        records = [record_of(ports[-1], p.states[-1]["game_id"]) for p in people]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait(20)
+    assert sum(p.reconnects for p in people) > 0
+    for person, record in zip(people, records, strict=True):
+        assert record.replay().is_over
+        for state in person.states:
+            if state["last"] is not None:
+                assert record.actions[state["move"] - 1] == state["last"]["action"]
+        numbers = [s["move"] for s in person.states]
+        assert numbers == sorted(numbers)
+        assert {e["code"] for e in person.errors} <= {"not_your_turn", "illegal"}, person.errors
+    for log in logs:
+        assert "Traceback" not in log.read_text(), log.read_text()
