@@ -52,6 +52,7 @@ __all__ = [
     "is_playable",
     "playable_flags",
     "tables",
+    "uno_due",
     "variants",
     "wild_draw_allowed",
 ]
@@ -148,14 +149,20 @@ def compute_legal(g: Game, seat: int) -> list[int]:
             if card is top:  # C04: an identical card, offered once
                 acts.extend(variants(g, seat, card, jump=True))
                 break
-    if len(g.hands[seat]) == 1 and not g.uno_called[seat]:
+    if uno_due(g, seat):
         acts.append(UNO_ID)
     if g.uno_window:
         n = g.n
         for t in sorted(g.uno_window):
-            if t != seat and len(g.hands[t]) == 1 and not g.uno_called[t]:
+            if t != seat and uno_due(g, t):
                 acts.append(catch_id((t - seat) % n))
     return acts
+
+
+def uno_due(g: Game, seat: int) -> bool:
+    """NM-37: ``seat`` holds one card and has not called UNO: it may call, and (in the UNO
+    window) others may catch it."""
+    return len(g.hands[seat]) == 1 and not g.uno_called[seat]
 
 
 def playable_flags(g: Game) -> list[bool]:

@@ -46,11 +46,13 @@ from nomercy.core.ids import (
     PASS_ID,
     UNO_ID,
 )
+from nomercy.core.legality import uno_due
 
 if TYPE_CHECKING:
     from nomercy.core.game import Game
 
 __all__ = [
+    "auto_uno",
     "decision",
     "greedy_action",
     "heuristic_action",
@@ -167,14 +169,8 @@ def heuristic_choice(
     two = active == 2
     phase = game.phase
     stacking = phase is STACK_OR_ABSORB
-    # The next seat each way (Game.next_seat, inlined).
-    d = game.direction
-    nxt = (seat + d) % n
-    while out[nxt]:
-        nxt = (nxt + d) % n
-    prev = (seat - d) % n
-    while out[prev]:
-        prev = (prev - d) % n
+    nxt = game._next(seat)  # the next seat each way (RULES.md §2)
+    prev = game.next_seat(seat, -game.direction)
     pending = game.pending_total if stacking else 0
     best_card: Card | None = None
     best = -1e9
@@ -450,6 +446,20 @@ def one_per_card(game: Game, seat: int, actions: list[int]) -> list[int]:
     return out
 
 
+def auto_uno(game: Game, seat: int) -> bool:
+    """Make the UNO call the bots of a search always make, if one is due (NM-37,
+    :func:`~nomercy.core.legality.uno_due`): the seat to act's, else that of a seat in the
+    UNO window that forgot (only at the root of a determinization). Whether it called."""
+    if uno_due(game, seat):
+        game.step(UNO_ID, seat)
+        return True
+    for s in game.uno_window:
+        if s != seat and uno_due(game, s):
+            game.step(UNO_ID, s)
+            return True
+    return False
+
+
 def decision(game: Game, prune: bool, one: bool) -> tuple[int, list[int]]:
     """The seat to act and the ids a search tree branches on, or ``(-1, [])`` after an
     automatic UNO call (of the seat to act, or of a seat that forgot to call).
@@ -458,19 +468,9 @@ def decision(game: Game, prune: bool, one: bool) -> tuple[int, list[int]]:
     """
     seat = game.turn
     assert seat is not None
-    hands = game.hands
-    called = game.uno_called
-    if len(hands[seat]) == 1 and not called[seat]:
-        # The UNO call is legal exactly then (NM-37): call without reading the legal ids.
-        game.step(UNO_ID, seat)
+    if auto_uno(game, seat):
         return -1, []
     legal = game.legal_ids(seat)
-    for s in game.uno_window:
-        if s != seat and not called[s] and len(hands[s]) == 1:
-            # A seat that forgot to call (only at the root of a determinization): it calls
-            # now, as the bots in this search always do.
-            game.step(UNO_ID, s)
-            return -1, []
     if not prune:
         return seat, legal
     actions = prune_ids(legal)
@@ -491,22 +491,9 @@ def playout(
     while steps < depth and not game.is_over:
         seat = game.turn
         assert seat is not None
-        hands = game.hands
-        called = game.uno_called
-        if len(hands[seat]) == 1 and not called[seat]:
-            game.step(UNO_ID, seat)  # NM-37: the bots in a search always call
+        if auto_uno(game, seat):
             continue
         legal = game.legal_ids(seat)
-        window = game.uno_window
-        if window:
-            forgot = -1
-            for s in window:
-                if s != seat and not called[s] and len(hands[s]) == 1:
-                    forgot = s
-                    break
-            if forgot >= 0:
-                game.step(UNO_ID, forgot)  # a seat that forgot to call calls now
-                continue
         if not heuristic:
             action = greedy_action(game, seat, legal, rng)
         elif len(legal) == 1 and (legal[0] == DRAW_ID or cards_of[legal[0]] is not None):
