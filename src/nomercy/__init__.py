@@ -22,6 +22,7 @@ from nomercy.core.actions import (
     parse_action,
 )
 from nomercy.core.cards import Card, Colour, Kind, parse_card, parse_colour
+from nomercy.core.decisions import Decision, decision_order
 from nomercy.core.deck import CLASSIC108_COUNTS, NM168_COUNTS
 from nomercy.core.errors import (
     ActionIdError,
@@ -30,10 +31,11 @@ from nomercy.core.errors import (
     NotationError,
     RuleSetError,
 )
-from nomercy.core.events import Event
+from nomercy.core.events import Event, EventKind
 from nomercy.core.game import EngineError, Game, Phase, new_game
 from nomercy.core.records import GameRecord
 from nomercy.core.rules import OPTIONS, PRESETS, RuleSet, make_rules
+from nomercy.core.views import PlayerView, SeatInfo, Stack
 
 __all__ = [
     "CLASSIC108_COUNTS",
@@ -48,9 +50,11 @@ __all__ = [
     "Challenge",
     "ChooseColour",
     "Colour",
+    "Decision",
     "Draw",
     "EngineError",
     "Event",
+    "EventKind",
     "Game",
     "GameRecord",
     "IllegalActionError",
@@ -60,8 +64,12 @@ __all__ = [
     "Pass",
     "Phase",
     "Play",
+    "PlayerView",
     "RuleSet",
     "RuleSetError",
+    "SeatInfo",
+    "Stack",
+    "decision_order",
     "make_rules",
     "new_game",
     "parse_action",

@@ -23,6 +23,7 @@ from nomercy.core.base import (
 from nomercy.core.cards import Card
 from nomercy.core.deck import build_deck
 from nomercy.core.errors import RuleSetError
+from nomercy.core.events import EventKind as EK
 from nomercy.core.rules import RuleSet
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ def deal(g: Game, *, choose_dealer: bool = False) -> None:
             g.dealer = random.Random(g.key).randrange(n)
             g.key = next_key(g.key)
             g._emit(
-                "dealer",
+                EK.DEALER,
                 ("{} is chosen at random to deal [A38]", g.names[g.dealer]),
                 g.dealer,
             )
@@ -152,7 +153,7 @@ def deal(g: Game, *, choose_dealer: bool = False) -> None:
     g.phase = PLAY
     g._hand_start = len(g.log) + len(g._events)
     g._emit(
-        "deal",
+        EK.DEAL,
         (
             "Hand {}: {} deals {} cards to each player [NM-2]",
             g.hand_number,
@@ -178,13 +179,13 @@ def high_card_dealer(g: Game, deck: list[Card]) -> int:
         best = max(draws.values())
         contenders = [s for s, v in draws.items() if v == best]
         g._emit(
-            "dealer",
+            EK.DEALER,
             "Cards drawn for the deal: "
             + ", ".join(f"{g.names[s]} {v}" for s, v in draws.items())
             + " [CL-2]",
         )
         if len(contenders) == 1:
-            g._emit("dealer", ("{} deals [CL-2]", g.names[contenders[0]]), contenders[0])
+            g._emit(EK.DEALER, ("{} deals [CL-2]", g.names[contenders[0]]), contenders[0])
             return contenders[0]
 
 
@@ -213,7 +214,7 @@ def flip(g: Game) -> None:
                 g._draw.append(card)
                 g._shuffle(g._draw)
                 g._emit(
-                    "start_card",
+                    EK.START_CARD,
                     (
                         "{} cannot start: it goes back and the deck is reshuffled [CL-3]",
                         card.name,
@@ -223,7 +224,7 @@ def flip(g: Game) -> None:
             g.discard.append(card)
             g.colour = card.colour
             g._emit(
-                "start_card",
+                EK.START_CARD,
                 ("The start card is {} [CL-3]", card.name),
                 None,
                 {"card": card.code},
@@ -234,7 +235,7 @@ def flip(g: Game) -> None:
             g.discard.append(card)
             g.colour = card.colour
             g._emit(
-                "start_card",
+                EK.START_CARD,
                 ("The start card is {}; it has no effect [{}]", card.name, name),
                 None,
                 {"card": card.code},
@@ -245,7 +246,7 @@ def flip(g: Game) -> None:
             g._draw.append(card)
             g._shuffle(g._draw)
             g._emit(
-                "start_card",
+                EK.START_CARD,
                 (
                     "{} is not a number card: it goes back and the deck is reshuffled [A01]",
                     card.name,
@@ -254,13 +255,13 @@ def flip(g: Game) -> None:
         elif mode == "return_to_bottom":
             g._draw.insert(0, card)
             g._emit(
-                "start_card",
+                EK.START_CARD,
                 ("{} is not a number card: it goes to the bottom of the deck [A01]", card.name),
             )
         else:
             g.discard.append(card)
             g._emit(
-                "start_card",
+                EK.START_CARD,
                 (
                     "{} is not a number card: its effect is ignored and the next card is "
                     "flipped on top [NM-4]",
@@ -280,7 +281,7 @@ def classic_start(g: Game, card: Card) -> None:
         g.tally.absorbed(len(drawn), 2)  # CL-3: a penalty of 2 taken (nomercy.core.tally)
         g.turn = g.next_seat(first)
         g._emit(
-            "absorb",
+            EK.ABSORB,
             (
                 "{} draws 2 ({}) and is skipped by the start card [CL-3]",
                 g.names[first],
@@ -297,7 +298,7 @@ def classic_start(g: Game, card: Card) -> None:
         g.direction = -1
         g.turn = g.dealer
         g._emit(
-            "reverse",
+            EK.REVERSE,
             (
                 "The start card reverses play: {} (the dealer) plays first, "
                 "counterclockwise [CL-3]",
@@ -307,14 +308,14 @@ def classic_start(g: Game, card: Card) -> None:
         )
     elif kind is K_SKIP:
         g.turn = g.next_seat(first)
-        g._emit("skip", ("{} is skipped by the start card [CL-3]", g.names[first]), first)
+        g._emit(EK.SKIP, ("{} is skipped by the start card [CL-3]", g.names[first]), first)
     elif kind is K_WILD:
         g.colour = None
         g.turn = first
         g.resume = first
         g.phase = CHOOSE_COLOUR
         g._emit(
-            "choose_colour",
+            EK.CHOOSE_COLOUR,
             ("{} names the colour of the start Wild and plays first [CL-3]", g.names[first]),
             first,
         )

@@ -2,9 +2,78 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any, Final, cast
 
-__all__ = ["Event", "Text"]
+__all__ = ["Event", "EventKind", "Text"]
+
+
+class EventKind(StrEnum):
+    """What an event records; its value is the ``kind`` string of records and the web protocol.
+
+    A ``StrEnum``: ``EventKind.PLAY == "play"``, and JSON writes the plain string.
+    """
+
+    ABSORB = "absorb"
+    """A seat takes the pending penalty (NM-17)."""
+    CATCH = "catch"
+    """A seat is caught without its UNO call (NM-37)."""
+    CHALLENGE = "challenge"
+    """A Wild +4 is challenged (CL-8)."""
+    CHOOSE_COLOUR = "choose_colour"
+    """A colour is named for a wild (NM-12, CL-3, A18)."""
+    COLOUR = "colour"
+    """The active colour changes without a play (a resolved stack, A18)."""
+    DEAL = "deal"
+    """The hands are dealt (NM-2, CL-2)."""
+    DEALER = "dealer"
+    """The dealer is chosen or passes on (NM-3)."""
+    DEFLECT = "deflect"
+    """A Skip or Reverse deflects a pending penalty (A05)."""
+    DISCARD_ALL = "discard_all"
+    """A Discard All card discards a colour (NM-27, A09)."""
+    DRAW = "draw"
+    """A seat draws (NM-9, NM-35)."""
+    EXHAUSTED = "exhausted"
+    """The draw pile and the discard pile are both used up (A13)."""
+    HAND_END = "hand_end"
+    """The hand is over, with its scores (NM-40)."""
+    JUMP_IN = "jump_in"
+    """A classic jump-in (C04)."""
+    KNOCKOUT = "knockout"
+    """A seat reaches the Mercy limit and is out (NM-33)."""
+    MATCH_END = "match_end"
+    """The match reaches its score target (NM-41)."""
+    PASS = "pass"
+    """A seat keeps its drawn card or lets a choice go (NM-9)."""
+    PASS_HANDS = "pass_hands"
+    """Every hand passes on (a 0, NM-31)."""
+    PLAY = "play"
+    """A card is played (NM-8)."""
+    RESHUFFLE = "reshuffle"
+    """The discard pile becomes the draw pile (NM-35, CL-11)."""
+    REVEAL = "reveal"
+    """Roulette reveals cards (NM-30)."""
+    REVEAL_HAND = "reveal_hand"
+    """A hand is shown to a seat (a challenge, CL-8)."""
+    REVERSE = "reverse"
+    """The direction changes (NM-14)."""
+    ROULETTE = "roulette"
+    """A Colour Roulette is played (NM-30)."""
+    ROULETTE_COLOUR = "roulette_colour"
+    """The Roulette victim names the colour (NM-30)."""
+    SKIP = "skip"
+    """A seat loses its turn (NM-13, NM-17)."""
+    SKIP_EVERYONE = "skip_everyone"
+    """Everyone else is skipped (NM-15)."""
+    STACK = "stack"
+    """A Draw Card is stacked on the pending penalty (NM-18)."""
+    START_CARD = "start_card"
+    """The first card of the discard pile and its effect (NM-4, CL-3)."""
+    SWAP = "swap"
+    """Two hands are swapped (a 7, NM-29)."""
+    UNO = "uno"
+    """A seat calls UNO (NM-37)."""
 
 
 #: Classic cites its own rules (RULES.md §5) where a shared event text cites a No Mercy one:
@@ -38,7 +107,7 @@ class Event:
     """One thing that happened. Treat it as immutable.
 
     Attributes:
-        kind: a stable machine-readable kind (``"play"``, ``"absorb"``, ``"knockout"``, …).
+        kind: what happened (:class:`EventKind`, a ``StrEnum``: ``e.kind == "play"`` holds).
         text: plain English, citing the rule id in brackets. It may name cards that only
             ``seat`` may see; :meth:`for_seat` gives the text another seat may read.
         seat: the seat the event is about, if any.
@@ -56,7 +125,7 @@ class Event:
 
     def __init__(
         self,
-        kind: str,
+        kind: EventKind,
         text: Text,
         seat: int | None = None,
         data: dict[str, Any] | None = None,
@@ -119,7 +188,7 @@ class Event:
     def from_dict(cls, data: dict[str, Any]) -> Event:
         """Rebuild a (public) event from :meth:`to_dict` output."""
         extra = {k: v for k, v in data.items() if k not in ("kind", "text", "seat")}
-        return cls(str(data["kind"]), str(data["text"]), data.get("seat"), extra)
+        return cls(EventKind(data["kind"]), str(data["text"]), data.get("seat"), extra)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Event):

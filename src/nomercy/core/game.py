@@ -14,7 +14,7 @@ always gives the same game.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from nomercy.core import positions as _positions
@@ -50,6 +50,7 @@ from nomercy.core.base import (
 )
 from nomercy.core.cards import Card, Colour
 from nomercy.core.dealing import MASK, deal, next_key, shuffle_as_random
+from nomercy.core.decisions import Decision, decision_order
 from nomercy.core.diagnose import diagnose
 from nomercy.core.errors import (
     ActionIdError,
@@ -59,6 +60,7 @@ from nomercy.core.errors import (
     RuleSetError,
 )
 from nomercy.core.events import Event, Text
+from nomercy.core.events import EventKind as EK
 from nomercy.core.ids import (
     ID_CARD,
     ID_COLOUR,
@@ -88,6 +90,7 @@ from nomercy.core.legality import (
 from nomercy.core.redeal import Redealer, view_position
 from nomercy.core.rules import RuleSet, make_rules
 from nomercy.core.tally import Tally
+from nomercy.core.views import PlayerView
 
 if TYPE_CHECKING:
     from nomercy.core.views import Snapshot
@@ -299,7 +302,7 @@ class Game:
         return Redealer(self, seat_arg(self, seat))
 
     @classmethod
-    def from_view(cls, view: Mapping[str, Any]) -> Game:
+    def from_view(cls, view: PlayerView | Mapping[str, Any]) -> Game:
         """A game that shows ``view`` (``Game.view(seat)``) to its seat; unseen cards in order.
 
         For a bot that receives only views: ``Game.from_view(view).redealer(seat)`` gives
@@ -311,8 +314,11 @@ class Game:
             NotationError: a spectator's view, a malformed one, or one whose card counts do
                 not add up.
         """
-        if not isinstance(view, Mapping):
-            raise NotationError("a view must be a JSON object (Game.view(seat))")
+        if isinstance(view, PlayerView):
+            # The JSON form plus the bookkeeping the re-deal API needs (the ``engine`` block).
+            view = {**view.to_json(), "engine": view.bookkeeping_json()}
+        elif not isinstance(view, Mapping):
+            raise NotationError("a view must be a PlayerView (Game.view(seat)) or its JSON")
         try:
             position = view_position(view)
         except NoMercyError:
@@ -447,6 +453,10 @@ class Game:
         for i in ids:
             mask[i] = 1
         return len(ids)
+
+    def decision_order(self, asked: Callable[[int], bool] | None = None) -> list[Decision]:
+        """The seats to ask for an action now, in order (:mod:`nomercy.core.decisions`)."""
+        return decision_order(self, asked)
 
     def out_of_turn_possible(self) -> bool:
         """Whether a seat other than the one to act may have an action now: a one-card hand
@@ -607,7 +617,7 @@ class Game:
 
     def _emit(
         self,
-        kind: str,
+        kind: EK,
         text: Text,
         seat: int | None = None,
         data: dict[str, Any] | None = None,
@@ -657,7 +667,7 @@ class Game:
             self.uno_called[seat] = True
             self.uno_window.discard(seat)
             self.tally.uno_calls += 1  # NM-37
-            self._emit("uno", ("{} calls UNO [NM-37]", self.names[seat]), seat)
+            self._emit(EK.UNO, ("{} calls UNO [NM-37]", self.names[seat]), seat)
             return
         if kind == K_CATCH:
             self._catch(seat, (seat + ID_REL[aid]) % self.n)
@@ -704,7 +714,7 @@ class Game:
         extra = f", {returned} of them from knocked-out hands" if returned else ""
         self.tally.reshuffles += 1  # NM-35, CL-11
         self._emit(
-            "reshuffle",
+            EK.RESHUFFLE,
             (
                 "The discard pile is reshuffled into a new draw pile of {} cards{} [NM-35]",
                 len(rest),
@@ -720,7 +730,7 @@ class Game:
         if not self._draw and not self._reshuffle():
             if self.rules.exhaustion_fallback == "raise":
                 raise EngineError("nothing is left to draw (A13 exhaustion_fallback='raise')")
-            self._emit("exhausted", "Nothing is left to draw: the draw sequence ends [A13]")
+            self._emit(EK.EXHAUSTED, "Nothing is left to draw: the draw sequence ends [A13]")
             self.warnings.append("draw pool exhausted (A13)")
             return None
         card = self._draw.pop()
@@ -836,7 +846,7 @@ class Game:
         if jump:
             self.turn = seat
             self._emit(
-                "jump_in",
+                EK.JUMP_IN,
                 ("{} jumps in with an identical {} [C04]", self.names[seat], card.name),
                 seat,
             )
@@ -876,7 +886,7 @@ class Game:
             self.chain_wild = seat
         if self.record_events:  # the most frequent event: its text is joined when read
             self._emit(
-                "play",
+                EK.PLAY,
                 (
                     "{} {} {}{} [{}]",
                     name,
@@ -904,7 +914,7 @@ class Game:
         if uno:
             self.uno_called[seat] = True
             self.tally.uno_calls += 1  # NM-37
-            self._emit("uno", ("{} calls UNO [NM-37]", name), seat)
+            self._emit(EK.UNO, ("{} calls UNO [NM-37]", name), seat)
         elif self.uno_called[seat]:
             # NM-37: a call belongs to the one-card hand it was made for; the hand this play
             # leaves (or a hand a 7 or 0 hands over) needs its own call.
@@ -928,7 +938,7 @@ class Game:
         self.discard.append(top)
         codes = ", ".join(c.code for c in cards)
         self._emit(
-            "discard_all",
+            EK.DISCARD_ALL,
             (
                 "{} discards {} more {} card(s) under the Discard All ({}); "
                 "their effects are ignored [NM-27]",
@@ -947,7 +957,7 @@ class Game:
         if uno:
             self.uno_called[seat] = True
             self.tally.uno_calls += 1  # NM-37
-            self._emit("uno", ("{} calls UNO [NM-37]", self.names[seat]), seat)
+            self._emit(EK.UNO, ("{} calls UNO [NM-37]", self.names[seat]), seat)
         if not self.hands[seat]:
             self._end_hand(seat, "empty hand")
         elif not any(c.colour is self.discard[-1].colour for c in self.hands[seat]):
@@ -975,7 +985,7 @@ class Game:
             self.drawn = None
             rule = "CL-5" if self._classic else "NM-9"
             self._emit(
-                "pass", ("{} keeps the drawn card and passes [{}]", self.names[seat], rule), seat
+                EK.PASS, ("{} keeps the drawn card and passes [{}]", self.names[seat], rule), seat
             )
             self.phase = PLAY
             self.turn = self._next(seat)
@@ -987,7 +997,7 @@ class Game:
                 if not self.hands[seat]:
                     self._end_hand(seat, "empty hand")
                     return
-            self._emit("pass", ("{} keeps the Discard All on top [A09]", self.names[seat]), seat)
+            self._emit(EK.PASS, ("{} keeps the Discard All on top [A09]", self.names[seat]), seat)
             self._finish_discard_all(seat)
 
     def _last_card(self, seat: int, card: Card, colour: Colour | None, target: int | None) -> None:
@@ -1028,7 +1038,7 @@ class Game:
             self.turn = target
             self.tally.pending(total)  # C08
             self._emit(
-                "stack",
+                EK.STACK,
                 (
                     "{} faces {} from the winning card and may challenge it [C08]",
                     self.names[target],
@@ -1042,7 +1052,7 @@ class Game:
         drawn, _ = self._draw_cards(target, total, per_card_mercy=self._immediate())
         self.tally.absorbed(len(drawn), len(drawn))  # A17: the event gives no total
         self._emit(
-            "absorb",
+            EK.ABSORB,
             (
                 "{} draws {} from the last card; they count in the score [A17]",
                 self.names[target],
@@ -1079,7 +1089,7 @@ class Game:
                 rule = "passes the penalty on"
             self.phase = STACK_OR_ABSORB
             self._emit(
-                "deflect",
+                EK.DEFLECT,
                 (
                     "{}'s {} {}: {} faces {} [A07]",
                     name,
@@ -1107,21 +1117,21 @@ class Game:
             skipped = self._next(seat)
             self.turn = self._next(skipped)
             rule = "CL-6" if self._classic else "NM-23"
-            self._emit("skip", ("{} is skipped [{}]", self.names[skipped], rule), skipped)
+            self._emit(EK.SKIP, ("{} is skipped [{}]", self.names[skipped], rule), skipped)
         elif kind is K_REVERSE:
             self.direction = -self.direction
             rule = "CL-12" if self._classic else "NM-25"
             if self._two_player():
                 self.turn = seat
                 self._emit(
-                    "reverse",
+                    EK.REVERSE,
                     ("Direction reverses; with two players {} plays again [{}]", name, rule),
                     seat,
                 )
             else:
                 self.turn = self._next(seat)
                 self._emit(
-                    "reverse",
+                    EK.REVERSE,
                     (
                         "Direction reverses; {} is next [{}]",
                         self.names[self.turn],
@@ -1132,7 +1142,7 @@ class Game:
         elif kind is K_SKIP_EVERYONE:
             self.turn = seat
             self._emit(
-                "skip_everyone",
+                EK.SKIP_EVERYONE,
                 ("Everyone else is skipped; {} takes another full turn [NM-26]", name),
                 seat,
             )
@@ -1143,7 +1153,7 @@ class Game:
                 self.roulette_colour = colour
                 if self.record_events:  # its texts and data read enum properties
                     self._emit(
-                        "roulette",
+                        EK.ROULETTE,
                         (
                             "{} names {} for {} to reveal [A20]",
                             name,
@@ -1159,7 +1169,7 @@ class Game:
                 self.phase = ROULETTE_COLOUR
                 self.turn = victim
                 self._emit(
-                    "roulette",
+                    EK.ROULETTE,
                     (
                         "{} must name a colour and reveal cards until it appears [NM-30]",
                         self.names[victim],
@@ -1203,7 +1213,7 @@ class Game:
         if self.record_events:
             chain = _chain_text(self.pending_chain, self.pending_total)
             self._emit(
-                "stack",
+                EK.STACK,
                 ("Penalty {}{}, last +{}: {}", self.pending_total, chain, value, why),
                 target,
                 {"total": self.pending_total, "last": value},
@@ -1234,7 +1244,7 @@ class Game:
             else:
                 said = f"{name} draws {len(drawn)}{chain} and loses the turn"
             self._emit(
-                "absorb",
+                EK.ABSORB,
                 ("{} [{}]: {}", said, rule, ", ".join(codes)),
                 seat,
                 {"cards": codes, "count": len(drawn), "total": total},
@@ -1266,7 +1276,7 @@ class Game:
             self.turn = chooser
             self.phase = CHOOSE_COLOUR
             self._emit(
-                "choose_colour",
+                EK.CHOOSE_COLOUR,
                 ("{} names the colour now that the stack is resolved [A18]", self.names[chooser]),
                 chooser,
             )
@@ -1309,7 +1319,7 @@ class Game:
             if self.record_events:
                 codes = [c.code for c in drawn]
                 self._emit(
-                    "draw",
+                    EK.DRAW,
                     ("{} draws {} and finds nothing playable [A13]", name, len(drawn)),
                     seat,
                     {"cards": codes, "count": len(drawn)},
@@ -1330,7 +1340,7 @@ class Game:
         if self.record_events:
             tail = "" if knocked else (" and may play it" if keeps else " and the turn passes")
             self._emit(
-                "draw",
+                EK.DRAW,
                 ("{} draws 1 ({}){} [{}]", name, card.code, tail, rule),
                 seat,
                 {"cards": [card.code], "count": 1},
@@ -1348,7 +1358,7 @@ class Game:
         """NM-9 with an immediate Mercy check: the draw stopped at the limit."""
         name = self.names[seat]
         self._emit(
-            "draw",
+            EK.DRAW,
             (
                 "{} draws {} looking for a playable card ({}) [NM-9]",
                 name,
@@ -1370,7 +1380,7 @@ class Game:
         codes = [c.code for c in drawn]
         must = "must play" if self.rules.drawn_card_must_be_played else "may play"
         self._emit(
-            "draw",
+            EK.DRAW,
             (
                 "{} draws {} ({}) and {} {} [NM-9]",
                 name,
@@ -1393,7 +1403,7 @@ class Game:
         if self.phase is ROULETTE_COLOUR:
             if self.record_events:  # its texts and data read enum properties
                 self._emit(
-                    "roulette_colour",
+                    EK.ROULETTE_COLOUR,
                     (
                         "{} names {} and reveals cards until one of that colour appears [NM-30]",
                         self.names[seat],
@@ -1408,7 +1418,7 @@ class Game:
         resume = self.resume if self.resume is not None else seat
         if self.record_events:  # its texts and data read enum properties
             self._emit(
-                "colour",
+                EK.COLOUR,
                 f"{self.names[seat]} names {colour.word} [CL-3]"
                 if self._classic
                 else f"{self.names[seat]} names {colour.word} [A18]",
@@ -1455,7 +1465,7 @@ class Game:
         self.tally.cards_drawn += len(revealed)  # NM-30: the victim keeps the revealed cards
         if self.record_events:  # its texts and data read enum properties
             self._emit(
-                "reveal",
+                EK.REVEAL,
                 (
                     "{} reveals {} ({}), keeps them all and loses the turn; "
                     "the colour is {} [NM-30]",
@@ -1489,7 +1499,7 @@ class Game:
         self._about = None
         self.tally.swaps += 1  # NM-31
         self._emit(
-            "swap",
+            EK.SWAP,
             (
                 "{} swaps hands with {}: {} for {} [NM-31]",
                 self.names[seat],
@@ -1533,7 +1543,7 @@ class Game:
         way = "clockwise" if self.direction == 1 else "counterclockwise"
         self.tally.rotations += 1  # NM-29
         self._emit(
-            "pass_hands",
+            EK.PASS_HANDS,
             ("Every active player passes their hand {} [NM-29]", way),
             seat,
             {"sizes": [len(h) for h in self.hands]},
@@ -1573,7 +1583,7 @@ class Game:
             self.wd4 = None  # CL-8: a knocked-out player's Wild +4 can no longer be challenged
         self.tally.knocked_out(seat)  # NM-33, NM-34
         self._emit(
-            "knockout",
+            EK.KNOCKOUT,
             (
                 "{} reaches {} cards and is knocked out by the Mercy rule; "
                 "the hand is set aside [NM-33, NM-34]",
@@ -1643,7 +1653,7 @@ class Game:
         self.tally.caught(len(drawn))  # NM-37
         codes = [c.code for c in drawn]
         self._emit(
-            "catch",
+            EK.CATCH,
             (
                 "{} catches {} not calling UNO: {} draws {} ({}) [NM-37]",
                 self.names[seat],
@@ -1673,7 +1683,7 @@ class Game:
         self.wd4 = None
         hand = [c.code for c in self.hands[accused]]
         self._emit(
-            "reveal_hand",
+            EK.REVEAL_HAND,
             (
                 "{} shows their hand to {}: {} [CL-8]",
                 self.names[accused],
@@ -1693,7 +1703,7 @@ class Game:
             drawn, _ = self._draw_cards(accused, 4, per_card_mercy=False)
             self.tally.cards_drawn += len(drawn)  # CL-8
             self._emit(
-                "challenge",
+                EK.CHALLENGE,
                 (
                     "Challenge succeeds: {} held {} and draws 4 [CL-8]",
                     self.names[accused],
@@ -1714,7 +1724,7 @@ class Game:
         drawn, _ = self._draw_cards(seat, total + 2, per_card_mercy=False)
         self.tally.cards_drawn += len(drawn)  # CL-8
         self._emit(
-            "challenge",
+            EK.CHALLENGE,
             (
                 "Challenge fails: {} draws {} ({}) and loses the turn [CL-8]",
                 self.names[seat],
@@ -1772,7 +1782,7 @@ class Game:
             for s, p in per_seat.items():
                 self.scores[s] += p
             self._emit(
-                "hand_end",
+                EK.HAND_END,
                 (
                     "{} {}; each player adds their own card points ({}) [{}, CL-13]",
                     name,
@@ -1802,7 +1812,7 @@ class Game:
             else:  # NM-39: a single hand is won, not scored (the points stay in the data)
                 said = f"{name} {how_text} and wins the hand [{how_rule}]"
                 data["scored"] = False
-            self._emit("hand_end", said, winner, data)
+            self._emit(EK.HAND_END, said, winner, data)
             self.tally.ended(self.hand_number, self.dealer, winner, how, points)  # NM-38, NM-40
             done = self.scores[winner] >= r.score_target
             match_winner = winner
@@ -1817,7 +1827,7 @@ class Game:
             self.phase = OVER
             self.turn = None
             self._emit(
-                "match_end",
+                EK.MATCH_END,
                 (
                     "{} wins the match with {} points [{}]",
                     self.names[match_winner],
@@ -1842,15 +1852,16 @@ class Game:
     # ------------------------------------------------------------------ errors
 
     # ------------------------------------------------------------------ views
-    def view(self, seat: object, *, history: bool = True) -> dict[str, Any]:
-        """What ``seat`` may know (``None``: a spectator). JSON-serialisable; cards as codes.
+    def view(self, seat: object, *, history: bool = True) -> PlayerView:
+        """What ``seat`` may know (``None``: a spectator), as a typed, frozen view.
 
         Own hand, every hand size, the discard pile, active colour, direction, the pending
         stack, who is out, public history and publicly revealed cards; never another hand or
-        the draw-pile order. ``engine`` holds the public bookkeeping a searching bot needs to
-        rebuild a position consistent with the view (whose turn the phase belongs to, the
-        draw mode, the seat that named the chain's colour, ...). ``history=False`` leaves the
-        event history out (an empty list), for callers that track it themselves.
+        the draw-pile order. It also carries what the rules make of them (the two-player
+        rules, the next seat, the stack's floor), so callers never restate a rule.
+        ``history=False`` leaves the event history out (an empty tuple), for callers that
+        track it themselves. :meth:`PlayerView.to_json
+        <nomercy.core.views.PlayerView.to_json>` gives the JSON form.
 
         Raises:
             NoMercyError: there is no such seat.

@@ -293,7 +293,10 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
         isinstance(e, Mapping) and "kind" in e and "text" in e for e in log
     ):
         raise NotationError("'log' must be a list of events with 'kind' and 'text'")
-    g.log = [Event.from_dict(dict(e)) for e in log]
+    try:
+        g.log = [Event.from_dict(dict(e)) for e in log]
+    except ValueError as exc:  # EventKind refuses an unknown kind
+        raise NotationError(f"'log': {exc}") from None
     g._hand_start = _int_key(pos, "hand_log_start", 0)
     if not 0 <= g._hand_start <= len(g.log):
         raise NotationError(f"'hand_log_start' must be between 0 and {len(g.log)}")

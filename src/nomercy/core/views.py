@@ -1,22 +1,30 @@
-"""Views: what one seat may know, as the JSON-serialisable view and as a compact snapshot.
+"""Views: what one seat may know, as a typed :class:`PlayerView` and as a compact snapshot.
 
-:meth:`Game.view <nomercy.core.game.Game.view>` (bots, clients, the terminal app) and
-:meth:`Game.snapshot <nomercy.core.game.Game.snapshot>` (encoders that run every step, RL)
-are the public names. Both show a seat its own hand, every hand size, the discard pile and
-the public state, and never another hand or the draw pile's order (STYLE.md habit 8).
+:meth:`Game.view <nomercy.core.game.Game.view>` (bots, tables, the coach, the web, the
+terminal app) and :meth:`Game.snapshot <nomercy.core.game.Game.snapshot>` (encoders that run
+every step, RL) are the public names. Both show a seat its own hand, every hand size, the
+discard pile and the public state, and never another hand or the draw pile's order (STYLE.md
+habit 8). A :class:`PlayerView` also carries the facts the shells would otherwise recompute
+from the rules (two-player rules in force, the next seat, the stack's floor, the UNO
+window): the engine derives them once, here, so no shell restates a rule.
 """
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from nomercy.core.base import OVER, Phase, seat_arg
+from nomercy.core.base import OVER, STACK_OR_ABSORB, Phase, seat_arg
 from nomercy.core.cards import COLOURS, Card, Colour
+from nomercy.core.events import Event
+from nomercy.core.rules import RuleSet
 
 if TYPE_CHECKING:
     from nomercy.core.game import Game
 
-__all__ = ["Snapshot", "snapshot", "view"]
+__all__ = ["Bookkeeping", "PlayerView", "SeatInfo", "Snapshot", "Stack", "snapshot", "view"]
 
 
 class Snapshot(NamedTuple):
@@ -51,74 +59,299 @@ class Snapshot(NamedTuple):
 _COLOUR_INDEX: Final[dict[Colour, int]] = {c: i for i, c in enumerate(COLOURS)}
 
 
-def view(game: Game, seat: object, *, history: bool = True) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """What every seat may know of one seat (:attr:`PlayerView.players`)."""
+
+    seat: int
+    name: str
+    hand_size: int
+    out: bool
+    """Knocked out (NM-33) or left the game."""
+    uno: bool
+    """Whether the seat has called UNO for its one card (NM-37)."""
+    mercy_distance: int | None
+    """Cards until the Mercy limit (NM-33); ``None`` when Mercy is off or the seat is out."""
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
+class Stack:
+    """The penalty pending on the seat to act (NM-17, NM-18)."""
+
+    total: int
+    """Cards it makes the taker draw."""
+    last: int
+    """The draw value of the card on top of it."""
+    chain: tuple[int, ...]
+    """The draw values stacked so far, oldest first."""
+
+
+@dataclass(frozen=True, slots=True)
+class Bookkeeping:
+    """The engine's public bookkeeping, read only by the core's re-deal API.
+
+    :meth:`Game.from_view <nomercy.core.game.Game.from_view>` rebuilds a position from a view
+    with it; it is not part of a view's documented facts, and the web does not send it.
+    """
+
+    turn: int | None
+    draw_mode: str
+    chain_wild: int | None
+    pending_win: int | None
+    resume: int | None
+    roulette_colour: Colour | None
+    wd4: Mapping[str, Any] | None
+    """A classic Wild +4 awaiting a challenge, without whether it was honest (CL-8)."""
+    total_cards: int
+    hand_log_start: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """What one seat may know now (``seat`` ``None``: a spectator), built by the engine.
+
+    Cards are :class:`~nomercy.core.cards.Card` objects and colours
+    :class:`~nomercy.core.cards.Colour` members; :meth:`to_json` gives the
+    JSON-serialisable form (cards as codes). Frozen: a view is a picture of one moment.
+
+    >>> from nomercy import new_game
+    >>> v = new_game(2, seed=1).view(0)
+    >>> v.seat, v.to_act, len(v.hand), v.players[1].hand_size, v.two_player
+    (0, 0, 7, 7, True)
+    """
+
+    seat: int | None
+    rules: RuleSet
+    phase: Phase
+    to_act: int | None
+    """The seat whose decision the game waits for; ``None`` when it is over."""
+    direction: int
+    """``1`` in seat order, ``-1`` reversed (NM-14)."""
+    top: Card | None
+    colour: Colour | None
+    """The active colour (a wild's named colour, NM-12)."""
+    discard: tuple[Card, ...]
+    """The discard pile, bottom first."""
+    draw_pile_size: int
+    set_aside_size: int
+    """Cards of knocked-out hands set aside until the next reshuffle (NM-33, NM-35)."""
+    pending: Stack | None
+    hand: tuple[Card, ...]
+    """The seat's own hand in order (empty for a spectator)."""
+    drawn: Card | None
+    """The card the seat just drew and may play now (phase ``play_drawn``, NM-9)."""
+    players: tuple[SeatInfo, ...]
+    known: Mapping[int, tuple[Card, ...]]
+    """Cards the seat knows another seat holds (a 7-swap, a 0-pass, a challenge)."""
+    uno_window: tuple[int, ...]
+    """Seats that may be caught without their UNO call now, sorted (NM-37)."""
+    wd4_challengeable: bool
+    """A classic Wild +4 may be challenged (CL-8)."""
+    dealer: int
+    hand_number: int
+    scores: tuple[int, ...]
+    score_target: int | None
+    winner: int | None
+    hand_winner: int | None
+    history: tuple[Event, ...]
+    """The current hand's events as every seat saw them (empty with ``history=False``)."""
+    two_player: bool
+    """Whether the two-player rules apply now (NM-15, NM-29, A28, A29)."""
+    next_seat: int | None
+    """The active seat after the seat to act in the current direction (``None``: over)."""
+    stack_floor: int | None
+    """The smallest draw value a card needs to be stacked now (NM-18, A04), ``None`` when no
+    card may be stacked (nothing pending, no stacking in classic, a last card's penalty A17)."""
+    bookkeeping: Bookkeeping
+    """For the core's re-deal API only (:class:`Bookkeeping`)."""
+
+    def seat_after(self, seat: int, direction: int | None = None) -> int:
+        """The first active seat after ``seat`` (default: in the current direction)."""
+        return next_active([p.out for p in self.players], seat, direction or self.direction)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON-serialisable form: cards as codes, colours and the phase as strings."""
+        return {
+            "seat": self.seat,
+            "rules": self.rules.to_json(),
+            "phase": self.phase.value,
+            "to_act": self.to_act,
+            "direction": self.direction,
+            "top": self.top.code if self.top is not None else None,
+            "colour": self.colour.value if self.colour is not None else None,
+            "discard": [c.code for c in self.discard],
+            "draw_pile_size": self.draw_pile_size,
+            "set_aside_size": self.set_aside_size,
+            "pending": None
+            if self.pending is None
+            else {
+                "total": self.pending.total,
+                "last": self.pending.last,
+                "chain": list(self.pending.chain),
+            },
+            "hand": [c.code for c in self.hand],
+            "drawn": self.drawn.code if self.drawn is not None else None,
+            "players": [
+                {
+                    "seat": p.seat,
+                    "name": p.name,
+                    "hand_size": p.hand_size,
+                    "out": p.out,
+                    "uno": p.uno,
+                    "mercy_distance": p.mercy_distance,
+                    "score": p.score,
+                }
+                for p in self.players
+            ],
+            "known": {str(s): [c.code for c in cards] for s, cards in self.known.items()},
+            "uno_window": list(self.uno_window),
+            "wd4_challengeable": self.wd4_challengeable,
+            "dealer": self.dealer,
+            "hand_number": self.hand_number,
+            "scores": list(self.scores),
+            "score_target": self.score_target,
+            "winner": self.winner,
+            "hand_winner": self.hand_winner,
+            "history": [e.to_dict() for e in self.history],
+            "two_player": self.two_player,
+            "next_seat": self.next_seat,
+            "stack_floor": self.stack_floor,
+        }
+
+    def bookkeeping_json(self) -> dict[str, Any]:
+        """:attr:`bookkeeping` as JSON (the ``engine`` block of the re-deal API)."""
+        b = self.bookkeeping
+        return {
+            "turn": b.turn,
+            "draw_mode": b.draw_mode,
+            "chain_wild": b.chain_wild,
+            "pending_win": b.pending_win,
+            "resume": b.resume,
+            "roulette_colour": b.roulette_colour.value if b.roulette_colour else None,
+            "wd4": dict(b.wd4) if b.wd4 is not None else None,
+            "total_cards": b.total_cards,
+            "hand_log_start": b.hand_log_start,
+        }
+
+    # Until the next minor release, the dict interface of the old view, for bots written
+    # against it: ``view["hand"]`` gives what the JSON form holds, with a warning.
+    def __getitem__(self, key: str) -> Any:
+        warnings.warn(
+            "reading a view by key is deprecated: use its attributes (PlayerView), or "
+            "view.to_json() for the JSON form",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        if key == "engine":
+            return self.bookkeeping_json()
+        return self.to_json()[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Deprecated: the old dict view's ``get`` (see :meth:`__getitem__`)."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
+def next_active(out: list[bool], seat: int, direction: int) -> int:
+    """The first seat after ``seat`` in ``direction`` that is not out (RULES.md §2 "next")."""
+    n = len(out)
+    q = (seat + direction) % n
+    while out[q]:
+        q = (q + direction) % n
+    return q
+
+
+def stack_floor(game: Game) -> int | None:
+    """:attr:`PlayerView.stack_floor`: A04's threshold when a card may be stacked now."""
+    if not game.pending_total or game.phase is not STACK_OR_ABSORB:
+        return None
+    if game.pending_win is not None or not game._can_stack:  # A17; classic without C04
+        return None
+    return game.pending_total if game._stack_on_total else game.pending_last
+
+
+def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
     """:meth:`Game.view <nomercy.core.game.Game.view>` (documented there)."""
     n = game.n
+    viewer = -1
     if seat is not None:
-        seat = seat_arg(game, seat)
+        viewer = seat_arg(game, seat)
     r = game.rules
-    players = []
-    for s in range(n):
-        size = len(game.hands[s])
-        players.append(
-            {
-                "seat": s,
-                "name": game.names[s],
-                "hand_size": size,
-                "out": game.out[s],
-                "uno": game.uno_called[s],
-                "mercy_distance": (r.mercy_threshold - size)
-                if r.mercy_enabled and not game.out[s]
-                else None,
-                "score": game.scores[s],
-            }
-        )
-    viewer = -1 if seat is None else seat
-    known: dict[str, list[str]] = {}
-    for s in range(n):
-        cards = game.known.get((viewer, s))
-        if cards and s != seat:
-            known[str(s)] = [c.code for c in cards]
-    pending = game.pending
-    wd4_public = game.wd4 is not None
-    return {
-        "seat": seat,
-        "rules": r.to_json(),
-        "phase": game.phase.value,
-        "to_act": game.to_act,
-        "direction": game.direction,
-        "top": game.discard[-1].code if game.discard else None,
-        "colour": game.colour.value if game.colour else None,
-        "discard": [c.code for c in game.discard],
-        "draw_pile_size": len(game._draw),
-        "set_aside_size": len(game.set_aside),
-        "pending": pending,
-        "hand": [c.code for c in game.hands[seat]] if seat is not None else [],
-        "drawn": game.drawn.code if game.drawn is not None and seat == game.turn else None,
-        "players": players,
-        "known": known,
-        "uno_window": sorted(game.uno_window),
-        "wd4_challengeable": wd4_public,
-        "dealer": game.dealer,
-        "hand_number": game.hand_number,
-        "scores": list(game.scores),
-        "score_target": r.score_target,
-        "winner": game.winner,
-        "hand_winner": game.hand_winner,
-        "history": game.public_history() if history else [],
-        "engine": {
-            "turn": game.turn,
-            "draw_mode": game._draw_mode,
-            "chain_wild": game.chain_wild,
-            "pending_win": game.pending_win,
-            "resume": game.resume,
-            "roulette_colour": game.roulette_colour.value if game.roulette_colour else None,
+    mercy = r.mercy_enabled
+    threshold = r.mercy_threshold
+    hands = game.hands
+    out = game.out
+    players = tuple(
+        [
+            SeatInfo(
+                s,
+                game.names[s],
+                len(hands[s]),
+                out[s],
+                game.uno_called[s],
+                (threshold - len(hands[s])) if mercy and not out[s] else None,
+                game.scores[s],
+            )
+            for s in range(n)
+        ]
+    )
+    known: dict[int, tuple[Card, ...]] = {}
+    if game.known:
+        for s in range(n):
+            cards = game.known.get((viewer, s))
+            if cards and s != viewer:
+                known[s] = tuple(cards)
+    pending = game.pending_total
+    turn = game.turn
+    over = game.phase is OVER
+    wd4 = game.wd4
+    events: tuple[Event, ...] = ()
+    if history:
+        events = tuple([e.for_seat(None) for e in game.log[game._hand_start :]])
+    return PlayerView(
+        None if viewer < 0 else viewer,
+        r,
+        game.phase,
+        None if over else turn,
+        game.direction,
+        game.discard[-1] if game.discard else None,
+        game.colour,
+        tuple(game.discard),
+        len(game._draw),
+        len(game.set_aside),
+        Stack(pending, game.pending_last, tuple(game.pending_chain)) if pending else None,
+        tuple(hands[viewer]) if viewer >= 0 else (),
+        game.drawn if game.drawn is not None and viewer == turn else None,
+        players,
+        known,
+        tuple(sorted(game.uno_window)),
+        wd4 is not None,
+        game.dealer,
+        game.hand_number,
+        tuple(game.scores),
+        r.score_target,
+        game.winner,
+        game.hand_winner,
+        events,
+        game._two_player(),
+        None if over or turn is None else game._next(turn),
+        stack_floor(game),
+        Bookkeeping(
+            turn,
+            game._draw_mode,
+            game.chain_wild,
+            game.pending_win,
+            game.resume,
+            game.roulette_colour,
             # CL-8: whether the Wild +4 was played dishonestly is hidden until challenged.
-            "wd4": {k: v for k, v in game.wd4.items() if k != "guilty"} if game.wd4 else None,
-            "total_cards": game.total_cards,
-            "hand_log_start": game._hand_start,
-        },
-    }
+            {k: v for k, v in wd4.items() if k != "guilty"} if wd4 else None,
+            game.total_cards,
+            game._hand_start,
+        ),
+    )
 
 
 def snapshot(game: Game, seat: object) -> Snapshot:
