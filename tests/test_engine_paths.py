@@ -102,29 +102,26 @@ def test_snapshot_agrees_with_the_view(preset: str) -> None:
             for seat in range(game.n):
                 view = game.view(seat, history=False)
                 snap = game.snapshot(seat)
-                assert [ALL_CODES[i] for i in snap.hand] == view["hand"]
-                assert {str(t): [ALL_CODES[i] for i in c] for t, c in snap.known} == view["known"]
-                assert snap.hand_sizes == [p["hand_size"] for p in view["players"]]
-                assert snap.out == [p["out"] for p in view["players"]]
-                assert snap.uno == [p["uno"] for p in view["players"]]
-                assert snap.uno_window == view["uno_window"]
-                assert snap.phase == view["phase"] and snap.direction == view["direction"]
-                assert snap.draw_pile_size == view["draw_pile_size"]
-                pending = view["pending"] or {"total": 0, "last": 0}
+                assert tuple(Card(ALL_CODES[i]) for i in snap.hand) == view.hand
+                assert {
+                    t: tuple(Card(ALL_CODES[i]) for i in c) for t, c in snap.known
+                } == view.known
+                assert snap.hand_sizes == [p.hand_size for p in view.players]
+                assert snap.out == [p.out for p in view.players]
+                assert snap.uno == [p.uno for p in view.players]
+                assert tuple(snap.uno_window) == view.uno_window
+                assert snap.phase is view.phase and snap.direction == view.direction
+                assert snap.draw_pile_size == view.draw_pile_size
+                pending = view.pending
                 assert (snap.pending_total, snap.pending_last) == (
-                    pending["total"],
-                    pending["last"],
+                    (0, 0) if pending is None else (pending.total, pending.last)
                 )
-                assert snap.top == (-1 if view["top"] is None else ALL_CODES.index(view["top"]))
-                colour = view["colour"]
-                assert snap.colour == (
-                    -1 if colour is None else [c.value for c in COLOURS].index(colour)
-                )
-                drawn = view["drawn"]
-                assert snap.drawn == (-1 if drawn is None else ALL_CODES.index(drawn))
-                assert snap.to_act == (-1 if view["to_act"] is None else view["to_act"])
-                assert snap.wd4_challengeable == view["wd4_challengeable"]
-                assert [c.code for c in snap.discard] == view["discard"]
+                assert snap.top == (-1 if view.top is None else view.top.index)
+                assert snap.colour == (-1 if view.colour is None else COLOURS.index(view.colour))
+                assert snap.drawn == (-1 if view.drawn is None else view.drawn.index)
+                assert snap.to_act == (-1 if view.to_act is None else view.to_act)
+                assert snap.wd4_challengeable == view.wd4_challengeable
+                assert tuple(snap.discard) == view.discard
             game.apply(rng.choice(game.legal_actions()))
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from nomercy import Card, Game, Play, new_game
+from nomercy import Card, Game, Play, PlayerView, new_game
 from nomercy.bots import make_bot, next_action
 from nomercy.core.errors import NoMercyError, NotationError
 from nomercy.core.legality import is_playable
@@ -99,6 +99,11 @@ def twin(g: Game, seat: int, rng: random.Random) -> Game:
     return other
 
 
+def from_log_start(view: PlayerView, start: int) -> PlayerView:
+    """``view`` as if its game's log held ``start`` events before this hand."""
+    return view._replace(bookkeeping=view.bookkeeping._replace(hand_log_start=start))
+
+
 def check_consistent(g: Game, d: Game, seat: int, *, from_view: bool = False) -> None:
     """Everything ``seat`` knows about ``g`` holds in the re-deal ``d``.
 
@@ -106,8 +111,8 @@ def check_consistent(g: Game, d: Game, seat: int, *, from_view: bool = False) ->
     """
     shown, real = d.view(seat), g.view(seat)
     if from_view:
-        assert shown["engine"].pop("hand_log_start") == 0
-        real["engine"].pop("hand_log_start")
+        assert shown.bookkeeping.hand_log_start == 0
+        shown = from_log_start(shown, real.bookkeeping.hand_log_start)
     assert shown == real  # the seat cannot tell them apart
     assert d.hands[seat] == g.hands[seat]
     assert [len(h) for h in d.hands] == [len(h) for h in g.hands]
@@ -311,7 +316,7 @@ def test_a_player_who_drew_is_dealt_no_card_of_the_colour_it_lacked() -> None:
         d = redealer.sample(rng)
         assert all(c.colour is not None and c.colour.value != "R" for c in d.hands[1])
     # The same deal from the seat's view alone: the gaps come from the view's history.
-    from_view = Game.from_view(json.loads(json.dumps(g.view(0))))
+    from_view = Game.from_view(json.loads(json.dumps(g.view(0).to_json(bookkeeping=True))))
     for _ in range(50):
         d = from_view.redeal(0, rng)
         assert all(c.colour is not None and c.colour.value != "R" for c in d.hands[1])
@@ -418,13 +423,14 @@ def test_from_view_shows_the_same_view(
 ) -> None:
     for g in states(players, preset, options, seed, every=5):
         for seat in range(g.n):
-            view = json.loads(json.dumps(g.view(seat)))
+            typed = g.view(seat)
+            view = json.loads(json.dumps(typed.to_json(bookkeeping=True)))
             v = Game.from_view(view)
             shown = v.view(seat)
             # The view holds this hand's history only, so the rebuilt log starts at this deal.
-            assert shown["engine"].pop("hand_log_start") == 0
-            view["engine"].pop("hand_log_start")
-            assert shown == view
+            assert shown.bookkeeping.hand_log_start == 0
+            assert from_log_start(shown, typed.bookkeeping.hand_log_start) == typed
+            assert Game.from_view(typed).view(seat) == shown  # the typed view, directly
             assert all_cards(v) == all_cards(g)
             d = v.redeal(seat, seed)
             check_consistent(g, d, seat, from_view=True)
@@ -443,13 +449,13 @@ def test_bad_arguments_get_clear_errors() -> None:
     assert _now(g.redealer(0).sample_for_search(4)) == _now(g.redeal(0, 4))
     with pytest.raises(NotationError, match="spectator"):
         Game.from_view(g.view(None))
-    view = g.view(0)
+    with pytest.raises(NotationError, match="do not add up"):
+        Game.from_view(g.view(0)._replace(draw_pile_size=g.draw_size + 1))
+    view = g.view(0).to_json(bookkeeping=True)
     view["draw_pile_size"] += 1
     with pytest.raises(NotationError, match="do not add up"):
         Game.from_view(view)
-    view = g.view(0)
-    del view["engine"]
     with pytest.raises(NotationError, match="malformed view"):
-        Game.from_view(view)
+        Game.from_view(g.view(0).to_json())  # without the bookkeeping
     with pytest.raises(NotationError, match="JSON object"):
         Game.from_view([])  # type: ignore[arg-type]

@@ -53,7 +53,7 @@ def test_r3_cl3_classic_without_start_effects_flips_until_a_number() -> None:
         "on top [NM-4]" in texts
     )
     assert g.discard[-1].code == "Y4" and g.colour is not None and g.colour.value == "Y"
-    assert g.view(g.to_act)["pending"] is None  # the buried +2 made nobody draw
+    assert g.view(g.to_act).pending is None  # the buried +2 made nobody draw
 
 
 def test_r4_a07_skip_and_reverse_deflect_but_skip_everyone_does_not() -> None:
@@ -85,4 +85,4 @@ def test_r4_a07_a_skip_passes_the_penalty_on_and_a_reverse_sends_it_back() -> No
         g = game(position, stack_deflection="skip_reverse_deflect")
         g.apply(f"play {card}")
         assert g.to_act == target
-        assert g.view(target)["pending"]["total"] == 2
+        assert g.view(target).pending.total == 2  # type: ignore[union-attr]

@@ -71,7 +71,7 @@ def test_cx01a_wd4_legal_holding_same_number_other_colour() -> None:
     assert g.phase is Phase.STACK_OR_ABSORB
     assert g.to_act == 1
     assert legal(g) == {"draw", "challenge"}
-    assert g.view(1)["wd4_challengeable"] is True
+    assert g.view(1).wd4_challengeable is True
 
 
 def test_cx01a_wd4_legal_even_with_restriction_enforced_without_challenge() -> None:
@@ -171,8 +171,8 @@ def test_cx02a_challenger_sees_the_challenged_hand() -> None:
     g = _cx02(["W+4", "R1", "G9"])
     g.apply("challenge")
     # CL-8: the challenged player shows their hand to the challenger (only).
-    assert sorted(g.view(1)["known"]["0"]) == ["G9", "R1"]
-    assert "0" not in g.view(2)["known"]
+    assert sorted(c.code for c in g.view(1).known[0]) == ["G9", "R1"]
+    assert 0 not in g.view(2).known
 
 
 def test_cx02b_innocent_wd4_challenger_draws_six_and_loses_turn() -> None:
@@ -708,7 +708,7 @@ def test_cl13_match_continues_below_target() -> None:
     g.apply("play R+2")
     assert not g.is_over
     assert g.scores == [91, 0, 0]
-    assert g.view(0)["hand_number"] == 2
+    assert g.view(0).hand_number == 2
     assert g.winner is None
     assert sum(sizes(g)) + len(g.discard) + len(g.draw_pile) == g.total_cards == 108
 

@@ -13,11 +13,17 @@ from typing import Any
 import pytest
 
 import nomercy
-from nomercy import Event, Game
+from nomercy import Event, EventKind, Game
 
 PRESETS = ("no-mercy", "classic")
 #: Events that name cards only their own seat may see (draws, penalties, a shown hand).
-SECRET_KINDS = ("draw", "absorb", "catch", "reveal_hand", "challenge")
+SECRET_KINDS = (
+    EventKind.DRAW,
+    EventKind.ABSORB,
+    EventKind.CATCH,
+    EventKind.REVEAL_HAND,
+    EventKind.CHALLENGE,
+)
 
 
 def random_positions(preset: str, count: int, *, seed0: int = 0) -> list[dict[str, Any]]:
@@ -109,9 +115,9 @@ def test_view_identical_for_two_player_exchange_between_other_hands(preset: str)
 
 def _visible_codes(g: Game, seat: int) -> set[str]:
     view = g.view(seat)
-    visible = set(view["hand"]) | set(view["discard"])
-    for cards in view["known"].values():
-        visible |= set(cards)
+    visible = {c.code for c in view.hand} | {c.code for c in view.discard}
+    for cards in view.known.values():
+        visible |= {c.code for c in cards}
     return visible
 
 
@@ -126,10 +132,11 @@ def test_view_json_has_no_hidden_card_codes(preset: str) -> None:
                 break
             g.apply(rng.choice(g.legal_actions()))
         for seat in range(g.n):
-            view = g.view(seat)
+            typed = g.view(seat)
+            view = typed.to_json()
             assert json.loads(json.dumps(view)) == view
             history = view.pop("history")
-            text = json.dumps(view)
+            text = json.dumps(view) + json.dumps(typed.bookkeeping_json())
             visible = _visible_codes(g, seat)
             hidden = {c.code for c in g.draw_pile}
             for s in range(g.n):
@@ -137,9 +144,9 @@ def test_view_json_has_no_hidden_card_codes(preset: str) -> None:
                     hidden |= {c.code for c in g.hands[s]}
             for code in hidden - visible:
                 assert f'"{code}"' not in text, (seed, seat, code)
-            assert view["hand"] == [c.code for c in g.hands[seat]]
-            assert view["draw_pile_size"] == len(g.draw_pile)
-            assert [p["hand_size"] for p in view["players"]] == [len(h) for h in g.hands]
+            assert typed.hand == tuple(g.hands[seat])
+            assert typed.draw_pile_size == len(g.draw_pile)
+            assert [p.hand_size for p in typed.players] == [len(h) for h in g.hands]
             assert "draw_pile" not in view
             for entry in history:
                 assert {"kind", "text", "seat"} <= set(entry)
@@ -163,7 +170,7 @@ def test_view_history_does_not_name_drawn_cards() -> None:
         }
     )
     events = g.apply("draw")
-    draw = next(e for e in events if e.kind == "draw")
+    draw = next(e for e in events if e.kind is EventKind.DRAW)
     assert draw.data["cards"] == ["R3", "Y5", "B2"]
     for seat in (1, 2, None):
         seen = draw.for_seat(seat)
@@ -171,10 +178,10 @@ def test_view_history_does_not_name_drawn_cards() -> None:
         assert "R3" not in seen.text and "Y5" not in seen.text
         assert seen.data.get("count") == 3
     assert draw.for_seat(0) == draw
-    text = json.dumps(g.view(1)["history"])
+    text = json.dumps(g.view(1).to_json()["history"])
     assert "R3" not in text and "Y5" not in text
-    assert g.view(1)["drawn"] is None
-    assert g.view(0)["drawn"] == "B2"
+    assert g.view(1).drawn is None
+    assert g.view(0).drawn == nomercy.parse_card("B2")
 
 
 def test_event_for_seat_censors_absorbed_penalty() -> None:
@@ -203,7 +210,7 @@ def test_event_for_seat_censors_absorbed_penalty() -> None:
         assert seen.data["count"] == 2
         assert "Y9" not in seen.text and "B3" not in seen.text
     for seat in (0, 2):
-        assert "Y9" not in json.dumps(g.view(seat))
+        assert "Y9" not in json.dumps(g.view(seat).to_json())
 
 
 def test_event_for_seat_censors_classic_draw_and_challenge_reveal() -> None:
@@ -232,11 +239,13 @@ def test_event_for_seat_censors_classic_draw_and_challenge_reveal() -> None:
     for seat in (1, 2):
         assert "cards" not in penalty.for_seat(seat).data
         assert "Y5" not in penalty.for_seat(seat).text
-    assert "R1" not in json.dumps(g.view(2))
-    assert g.view(1)["known"] == {"0": ["R1", "G9"]}  # the hand shown, not the 4 drawn after
+    assert "R1" not in json.dumps(g.view(2).to_json())
+    assert g.view(1).to_json()["known"] == {
+        "0": ["R1", "G9"]
+    }  # the hand shown, not the 4 drawn after
     # P1 draws one card: only P1 reads it.
     events = g.apply("draw")
-    draw = next(e for e in events if e.kind == "draw")
+    draw = next(e for e in events if e.kind is EventKind.DRAW)
     assert draw.for_seat(1).data["cards"] == ["B1"]
     assert "cards" not in draw.for_seat(0).data
     assert "B1" not in draw.for_seat(0).text
@@ -273,9 +282,8 @@ def test_view_without_history_and_engine_bookkeeping() -> None:
     g = nomercy.new_game(3, seed=4)
     full = g.view(1)
     lean = g.view(1, history=False)
-    assert lean["history"] == [] and full["history"]
-    assert {k: v for k, v in lean.items() if k != "history"} == {
-        k: v for k, v in full.items() if k != "history"
-    }
-    assert full["engine"]["turn"] == g.turn
-    assert full["engine"]["total_cards"] == 168
+    assert lean.history == () and full.history
+    assert lean._replace(history=full.history) == full
+    assert full.bookkeeping.turn == g.turn
+    assert full.bookkeeping.total_cards == 168
+    assert "engine" not in full.to_json()  # the bookkeeping is the re-deal API's, not the view's

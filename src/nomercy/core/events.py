@@ -125,7 +125,7 @@ class Event:
 
     def __init__(
         self,
-        kind: EventKind,
+        kind: EventKind | str,
         text: Text,
         seat: int | None = None,
         data: dict[str, Any] | None = None,
@@ -133,7 +133,8 @@ class Event:
         public_text: Text = "",
         classic: bool = False,
     ) -> None:
-        self.kind = kind
+        # A plain string is accepted and checked (ValueError for an unknown kind).
+        self.kind: EventKind = kind if type(kind) is EventKind else EventKind(kind)
         self._text: Text = text
         self.seat = seat
         self.data = data if data is not None else {}
@@ -178,7 +179,8 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict (as the event's own seat sees it)."""
-        return {**self.data, "kind": self.kind, "text": self.text, "seat": self.seat}
+        # _value_: the plain string (Enum.value is a slow descriptor), as records store it.
+        return {**self.data, "kind": self.kind._value_, "text": self.text, "seat": self.seat}
 
     def public_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict of what every seat may see."""
@@ -210,7 +212,7 @@ class Event:
         return (Event, (self.kind, self.text, self.seat, self.data, self.secret, self.public_text))
 
     def __repr__(self) -> str:
-        return f"Event({self.kind!r}, {self.text!r}, seat={self.seat!r})"
+        return f"Event({self.kind._value_!r}, {self.text!r}, seat={self.seat!r})"
 
     def __str__(self) -> str:
         return self.text

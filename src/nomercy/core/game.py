@@ -316,9 +316,12 @@ class Game:
         """
         if isinstance(view, PlayerView):
             # The JSON form plus the bookkeeping the re-deal API needs (the ``engine`` block).
-            view = {**view.to_json(), "engine": view.bookkeeping_json()}
+            view = view.to_json(bookkeeping=True)
         elif not isinstance(view, Mapping):
-            raise NotationError("a view must be a PlayerView (Game.view(seat)) or its JSON")
+            raise NotationError(
+                "a view must be a PlayerView (Game.view(seat)) or a JSON object "
+                "(PlayerView.to_json(bookkeeping=True))"
+            )
         try:
             position = view_position(view)
         except NoMercyError:

@@ -166,9 +166,14 @@ class PlayerView(NamedTuple):
         """The first active seat after ``seat`` (default: in the current direction)."""
         return next_active([p.out for p in self.players], seat, direction or self.direction)
 
-    def to_json(self) -> dict[str, Any]:
-        """The JSON-serialisable form: cards as codes, colours and the phase as strings."""
-        return {
+    def to_json(self, *, bookkeeping: bool = False) -> dict[str, Any]:
+        """The JSON-serialisable form: cards as codes, colours and the phase as strings.
+
+        ``bookkeeping=True`` adds :attr:`bookkeeping` as an ``engine`` block, the form
+        :meth:`Game.from_view <nomercy.core.game.Game.from_view>` also accepts (a view sent to
+        a bot in another process); the web and the records leave it out.
+        """
+        data = {
             "seat": self.seat,
             "rules": self.rules.to_json(),
             "phase": self.phase.value,
@@ -214,6 +219,9 @@ class PlayerView(NamedTuple):
             "next_seat": self.next_seat,
             "stack_floor": self.stack_floor,
         }
+        if bookkeeping:
+            data["engine"] = self.bookkeeping_json()
+        return data
 
     def bookkeeping_json(self) -> dict[str, Any]:
         """:attr:`bookkeeping` as JSON (the ``engine`` block of the re-deal API)."""
