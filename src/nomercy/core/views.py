@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from nomercy.core.base import OVER, STACK_OR_ABSORB, Phase, seat_arg
@@ -59,8 +58,7 @@ class Snapshot(NamedTuple):
 _COLOUR_INDEX: Final[dict[Colour, int]] = {c: i for i, c in enumerate(COLOURS)}
 
 
-@dataclass(frozen=True, slots=True)
-class SeatInfo:
+class SeatInfo(NamedTuple):
     """What every seat may know of one seat (:attr:`PlayerView.players`)."""
 
     seat: int
@@ -75,8 +73,7 @@ class SeatInfo:
     score: int
 
 
-@dataclass(frozen=True, slots=True)
-class Stack:
+class Stack(NamedTuple):
     """The penalty pending on the seat to act (NM-17, NM-18)."""
 
     total: int
@@ -87,8 +84,7 @@ class Stack:
     """The draw values stacked so far, oldest first."""
 
 
-@dataclass(frozen=True, slots=True)
-class Bookkeeping:
+class Bookkeeping(NamedTuple):
     """The engine's public bookkeeping, read only by the core's re-deal API.
 
     :meth:`Game.from_view <nomercy.core.game.Game.from_view>` rebuilds a position from a view
@@ -107,13 +103,13 @@ class Bookkeeping:
     hand_log_start: int
 
 
-@dataclass(frozen=True, slots=True)
-class PlayerView:
+class PlayerView(NamedTuple):
     """What one seat may know now (``seat`` ``None``: a spectator), built by the engine.
 
     Cards are :class:`~nomercy.core.cards.Card` objects and colours
     :class:`~nomercy.core.cards.Colour` members; :meth:`to_json` gives the
-    JSON-serialisable form (cards as codes). Frozen: a view is a picture of one moment.
+    JSON-serialisable form (cards as codes). A named tuple, so frozen (a view is a picture of
+    one moment) and cheap to build for every decision.
 
     >>> from nomercy import new_game
     >>> v = new_game(2, seed=1).view(0)
@@ -236,7 +232,9 @@ class PlayerView:
 
     # Until the next minor release, the dict interface of the old view, for bots written
     # against it: ``view["hand"]`` gives what the JSON form holds, with a warning.
-    def __getitem__(self, key: str) -> Any:
+    def __getitem__(self, key: Any) -> Any:
+        if not isinstance(key, str):
+            return tuple.__getitem__(self, key)
         warnings.warn(
             "reading a view by key is deprecated: use its attributes (PlayerView), or "
             "view.to_json() for the JSON form",
@@ -284,20 +282,17 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
     threshold = r.mercy_threshold
     hands = game.hands
     out = game.out
-    players = tuple(
-        [
-            SeatInfo(
-                s,
-                game.names[s],
-                len(hands[s]),
-                out[s],
-                game.uno_called[s],
-                (threshold - len(hands[s])) if mercy and not out[s] else None,
-                game.scores[s],
-            )
-            for s in range(n)
-        ]
-    )
+    called = game.uno_called
+    names = game.names
+    scores = game.scores
+    # tuple.__new__: a NamedTuple's own __new__ is a Python function, a step's worth.
+    players: list[SeatInfo] = []
+    for s in range(n):
+        size = len(hands[s])
+        gone = out[s]
+        distance = threshold - size if mercy and not gone else None
+        info = (s, names[s], size, gone, called[s], distance, scores[s])
+        players.append(tuple.__new__(SeatInfo, info))
     known: dict[int, tuple[Card, ...]] = {}
     if game.known:
         for s in range(n):
@@ -305,13 +300,28 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
             if cards and s != viewer:
                 known[s] = tuple(cards)
     pending = game.pending_total
+    stack: Stack | None = None
+    if pending:
+        stack = tuple.__new__(Stack, (pending, game.pending_last, tuple(game.pending_chain)))
     turn = game.turn
     over = game.phase is OVER
     wd4 = game.wd4
     events: tuple[Event, ...] = ()
     if history:
         events = tuple([e.for_seat(None) for e in game.log[game._hand_start :]])
-    return PlayerView(
+    notes = (
+        turn,
+        game._draw_mode,
+        game.chain_wild,
+        game.pending_win,
+        game.resume,
+        game.roulette_colour,
+        # CL-8: whether the Wild +4 was played dishonestly is hidden until challenged.
+        {k: v for k, v in wd4.items() if k != "guilty"} if wd4 else None,
+        game.total_cards,
+        game._hand_start,
+    )
+    fields = (
         None if viewer < 0 else viewer,
         r,
         game.phase,
@@ -322,16 +332,16 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
         tuple(game.discard),
         len(game._draw),
         len(game.set_aside),
-        Stack(pending, game.pending_last, tuple(game.pending_chain)) if pending else None,
+        stack,
         tuple(hands[viewer]) if viewer >= 0 else (),
         game.drawn if game.drawn is not None and viewer == turn else None,
-        players,
+        tuple(players),
         known,
         tuple(sorted(game.uno_window)),
         wd4 is not None,
         game.dealer,
         game.hand_number,
-        tuple(game.scores),
+        tuple(scores),
         r.score_target,
         game.winner,
         game.hand_winner,
@@ -339,19 +349,9 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
         game._two_player(),
         None if over or turn is None else game._next(turn),
         stack_floor(game),
-        Bookkeeping(
-            turn,
-            game._draw_mode,
-            game.chain_wild,
-            game.pending_win,
-            game.resume,
-            game.roulette_colour,
-            # CL-8: whether the Wild +4 was played dishonestly is hidden until challenged.
-            {k: v for k, v in wd4.items() if k != "guilty"} if wd4 else None,
-            game.total_cards,
-            game._hand_start,
-        ),
+        tuple.__new__(Bookkeeping, notes),
     )
+    return tuple.__new__(PlayerView, fields)
 
 
 def snapshot(game: Game, seat: object) -> Snapshot:
