@@ -23,7 +23,16 @@ from nomercy.core.rules import RuleSet
 if TYPE_CHECKING:
     from nomercy.core.game import Game
 
-__all__ = ["Bookkeeping", "PlayerView", "SeatInfo", "Snapshot", "Stack", "snapshot", "view"]
+__all__ = [
+    "Bookkeeping",
+    "PlayerView",
+    "SeatInfo",
+    "Snapshot",
+    "Stack",
+    "Wd4Play",
+    "snapshot",
+    "view",
+]
 
 
 class Snapshot(NamedTuple):
@@ -82,6 +91,19 @@ class Stack(NamedTuple):
     """The draw value of the card on top of it."""
     chain: tuple[int, ...]
     """The draw values stacked so far, oldest first."""
+
+
+class Wd4Play(NamedTuple):
+    """A classic Wild +4 that may be challenged (CL-8): who played it, and on what colour.
+
+    Both are public (the play and the colour before it were on the table); whether the play
+    was honest is not, until it is challenged.
+    """
+
+    seat: int
+    """The seat that played the Wild +4 (the one a challenge accuses)."""
+    colour: Colour | None
+    """The active colour it was played on: a guilty player held a card of it (CL-8)."""
 
 
 class Bookkeeping(NamedTuple):
@@ -161,6 +183,11 @@ class PlayerView(NamedTuple):
     card may be stacked (nothing pending, no stacking in classic, a last card's penalty A17)."""
     bookkeeping: Bookkeeping
     """For the core's re-deal API only (:class:`Bookkeeping`)."""
+    wd4_play: Wd4Play | None = None
+    """The classic Wild +4 awaiting a challenge (CL-8), when :attr:`wd4_challengeable`."""
+    stacking: bool = True
+    """Whether the rules stack Draw Cards at all (NM-18; classic only with C04
+    ``classic_stacking``); :attr:`stack_floor` says whether a card may be stacked now."""
 
     def seat_after(self, seat: int, direction: int | None = None) -> int:
         """The first active seat after ``seat`` (default: in the current direction)."""
@@ -213,6 +240,13 @@ class PlayerView(NamedTuple):
             "two_player": self.two_player,
             "next_seat": self.next_seat,
             "stack_floor": self.stack_floor,
+            "wd4_play": None
+            if self.wd4_play is None
+            else {
+                "seat": self.wd4_play.seat,
+                "colour": self.wd4_play.colour.value if self.wd4_play.colour else None,
+            },
+            "stacking": self.stacking,
         }
 
     def bookkeeping_json(self) -> dict[str, Any]:
@@ -350,8 +384,14 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
         None if over or turn is None else game._next(turn),
         stack_floor(game),
         tuple.__new__(Bookkeeping, notes),
+        None if wd4 is None else tuple.__new__(Wd4Play, (wd4["seat"], _colour(wd4["colour"]))),
+        game._can_stack,
     )
     return tuple.__new__(PlayerView, fields)
+
+
+def _colour(value: str | None) -> Colour | None:
+    return Colour(value) if value else None
 
 
 def snapshot(game: Game, seat: object) -> Snapshot:
