@@ -117,8 +117,9 @@ def test_driver_rejects_an_illegal_choice() -> None:
     class Cheater:
         name = "cheater"
 
-        def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
-            return Play(view["seat"], Card("W+10"))
+        def choose_action(self, view: PlayerView, legal: list[Action]) -> Action:
+            assert view.seat is not None
+            return Play(view.seat, Card("W+10"))
 
     g = Game.from_position(
         {"players": [{"hand": ["R1", "R2"]}, {"hand": ["B1", "B2"]}], "turn": 0, "discard": ["R5"]}
