@@ -104,19 +104,24 @@ class Driver:
         bots = self.bots
         if len(bots) != n:
             raise ValueError(f"{len(bots)} bots for {n} seats")
-        # A bot that cannot act out of turn is never offered anything (nor are its seat's
-        # out-of-turn actions computed); the seat to act always ends the order.
-        order = decision_order(game, self._oot.__getitem__)
-        if not order:
+        turn = game.to_act
+        if turn is None:
             raise ValueError("the game is over")
-        for decision in order:
-            if decision.in_turn:
-                break
-            bot = bots[decision.seat]
-            action = bot.choose_out_of_turn(self._view(game, decision.seat), decision.legal)  # type: ignore[attr-defined]
-            if action is not None:
-                return _checked(bot, action, decision.legal)
-        turn, legal = decision.seat, decision.legal
+        if game.out_of_turn_possible():
+            # A bot that cannot act out of turn is never offered anything (nor are its seat's
+            # out-of-turn actions computed); the seat to act always ends the order.
+            order = decision_order(game, self._oot.__getitem__)
+            for decision in order[:-1]:
+                bot = bots[decision.seat]
+                view = self._view(game, decision.seat)
+                action = bot.choose_out_of_turn(view, decision.legal)  # type: ignore[attr-defined]
+                if action is not None:
+                    return _checked(bot, action, decision.legal)
+            legal = order[-1].legal
+        else:
+            # Nobody else has an action: decision_order is the seat to act alone (its first
+            # case), so the hot loop skips building it.
+            legal = game.legal_actions(turn)
         bot = bots[turn]
         mode = self._modes[turn]
         view = NO_VIEW if mode == "none" else game.view(turn, history=mode == "full")

@@ -190,8 +190,15 @@ class PlayerView(NamedTuple):
     ``classic_stacking``); :attr:`stack_floor` says whether a card may be stacked now."""
 
     def seat_after(self, seat: int, direction: int | None = None) -> int:
-        """The first active seat after ``seat`` (default: in the current direction)."""
-        return next_active([p.out for p in self.players], seat, direction or self.direction)
+        """The first active seat after ``seat`` (default: in the current direction; RULES.md
+        §2 "next", as :func:`next_active`)."""
+        players = self.players
+        d = direction or self.direction
+        n = len(players)
+        q = (seat + d) % n
+        while players[q].out:
+            q = (q + d) % n
+        return q
 
     def to_json(self) -> dict[str, Any]:
         """The JSON-serialisable form: cards as codes, colours and the phase as strings."""
@@ -287,6 +294,25 @@ class PlayerView(NamedTuple):
             return default
 
 
+#: The public form of secret events (``Event.for_seat(None)``) by the event's ``id``, with the
+#: event itself so that the id stays its own; cleared when full (simulations make millions of
+#: events). Events are immutable, so one censored copy serves every view of the hand.
+_CENSORED: dict[int, tuple[Event, Event]] = {}
+_CENSORED_MAX: Final = 4096
+
+
+def _public_event(event: Event) -> Event:
+    """``event.for_seat(None)``, built once per event (see :data:`_CENSORED`)."""
+    found = _CENSORED.get(id(event))
+    if found is not None and found[0] is event:
+        return found[1]
+    if len(_CENSORED) >= _CENSORED_MAX:
+        _CENSORED.clear()
+    public = event.for_seat(None)
+    _CENSORED[id(event)] = (event, public)
+    return public
+
+
 def next_active(out: list[bool], seat: int, direction: int) -> int:
     """The first seat after ``seat`` in ``direction`` that is not out (RULES.md §2 "next")."""
     n = len(out)
@@ -342,7 +368,10 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
     wd4 = game.wd4
     events: tuple[Event, ...] = ()
     if history:
-        events = tuple([e.for_seat(None) for e in game.log[game._hand_start :]])
+        # Event.for_seat(None) is the event itself unless it is secret (a draw's cards); the
+        # censored copies are kept (_public_event), as this runs for every decision of a bot
+        # that reads the history.
+        events = tuple([_public_event(e) if e.secret else e for e in game.log[game._hand_start :]])
     notes = (
         turn,
         game._draw_mode,
