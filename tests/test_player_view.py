@@ -53,9 +53,8 @@ def test_answers_stack_is_the_engines_stack_decision(preset: str, options: dict[
             continue
         assert view.top is not None and view.pending is not None
         stacked = {a.card for a in g.legal_actions(turn) if isinstance(a, Play)}
-        accepted = {
-            c for c in view.hand if answers_stack(g.rules, c, view.stack_floor, view.top, view.colour)
-        }
+        floor, top, colour = view.stack_floor, view.top, view.colour
+        accepted = {c for c in view.hand if answers_stack(g.rules, c, floor, top, colour)}
         assert stacked == accepted, (preset, options, g.to_position())
         seen += 1
     assert seen > 20
