@@ -63,6 +63,7 @@ from nomercy.core.actions import (
 )
 from nomercy.core.base import Phase
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
+from nomercy.core.legality import answering_flags, stack_floor_after
 from nomercy.core.views import PlayerView
 
 __all__ = ["HeuristicBot"]
@@ -153,9 +154,12 @@ class _Context:
         mean = sum(n * _card_weight(c) for c, n in unseen.items()) / total if total else 1.0
         return _weight(self.k.known.get(seat, [])) + mean * self.hidden_count(seat)
 
-    def answer_probability(self, seat: int, threshold: int) -> float:
-        """Chance that ``seat`` holds a Draw Card of value ``>= threshold`` (NM-18)."""
-        if any(c.draw_value >= threshold for c in self.k.known.get(seat, [])):
+    def answer_probability(self, seat: int, floor: int, top: Card) -> float:
+        """Chance that ``seat`` holds a card that answers a stack of ``floor`` once ``top`` is
+        played (the engine's test, :func:`~nomercy.core.legality.answers_stack`: NM-18, A05,
+        A07; a wild ``top``'s colour is not known yet, so it is taken as none)."""
+        answers = answering_flags(self.rules, floor, top, top.colour)
+        if any(answers[c.index] for c in self.k.known.get(seat, [])):
             return 1.0
         unseen = self.k.unseen
         total = sum(unseen.values())
@@ -165,7 +169,7 @@ class _Context:
         no_wild = seat in self.k.lacks_wild
         good = 0
         for card, count in unseen.items():
-            if card.draw_value < threshold:
+            if not answers[card.index]:
                 continue
             if card.colour is None and no_wild:
                 continue
@@ -348,8 +352,7 @@ class HeuristicBot:
             victim = ctx.next_seat(ctx.seat, -ctx.direction)
         else:
             victim = ctx.next_seat(ctx.seat)
-        threshold = total + value if ctx.rules.stack_threshold == "running_total" else value
-        answer = ctx.answer_probability(victim, threshold)
+        answer = ctx.answer_probability(victim, stack_floor_after(ctx.rules, total, card), card)
         score = 10.0 - _ANSWER * answer - _STACK_KEEP * _KEEP.get(value, 1.0)
         score += self._victim_bonus(ctx, victim, total + value)
         return score
@@ -378,7 +381,7 @@ class HeuristicBot:
         if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and not ctx.two:
             victim = ctx.next_seat(ctx.seat, -ctx.direction)
         sent = total + card.draw_value
-        answer = ctx.answer_probability(victim, card.draw_value)
+        answer = ctx.answer_probability(victim, stack_floor_after(ctx.rules, total, card), card)
         back = sent + card.draw_value  # the smallest answer
         # A knock-out (NM-33) weighs like the game: a victim who probably answers makes even
         # a stack that would knock it out a bad gamble.
@@ -490,7 +493,8 @@ class HeuristicBot:
                     follow = min(follows, key=lambda c: (c.draw_value, c.is_wild))
                     victim = nxt
                     total = 4 + follow.draw_value
-                    answer = ctx.answer_probability(victim, follow.draw_value)
+                    floor = stack_floor_after(ctx.rules, 4, follow)  # on the WR+4's 4
+                    answer = ctx.answer_probability(victim, floor, follow)
                     gain = _ATTACK * total + 12.0 * ctx.threat(victim) + _EXTRA_TURN
                     score += _COMBO * (
                         10.0 * urgency
@@ -504,7 +508,8 @@ class HeuristicBot:
                     if kind is Kind.WILD_REVERSE_DRAW_FOUR
                     else nxt
                 )
-                answer = ctx.answer_probability(victim, card.draw_value)
+                floor = stack_floor_after(ctx.rules, 0, card)  # it opens a stack
+                answer = ctx.answer_probability(victim, floor, card)
                 # Unanswered, the victim takes the cards and (two players) we play again.
                 gain = _ATTACK * card.draw_value + 12.0 * ctx.threat(victim)
                 if ctx.two:

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from nomercy.core.game import Game
 
 __all__ = [
+    "answering_flags",
     "answers_stack",
     "compute_legal",
     "is_playable",
@@ -302,6 +303,30 @@ def answers_stack(rules: RuleSet, card: Card, floor: int, top: Card, colour: Col
     """
     deflect = rules.stack_deflection == "skip_reverse_deflect"
     return _answers(card, floor, top, colour, deflect, rules.stack_requires_match)
+
+
+#: answering_flags' tables by (A07 deflection, A05 match, floor, top index, colour slot).
+_ANSWERING: Final[dict[tuple[bool, bool, int, int, int], list[bool]]] = {}
+
+
+def answering_flags(rules: RuleSet, floor: int, top: Card, colour: Colour | None) -> list[bool]:
+    """:func:`answers_stack` for every card at once, by :attr:`Card.index` (cached): for code
+    that weighs many cards against one stack, e.g. the unseen cards a seat may hold.
+
+    >>> from nomercy import Card, Colour, make_rules
+    >>> flags = answering_flags(make_rules("no-mercy"), 4, Card("R+4"), Colour.RED)
+    >>> flags[Card("W+6").index], flags[Card("R+2").index]
+    (True, False)
+    """
+    deflect = rules.stack_deflection == "skip_reverse_deflect"
+    match = rules.stack_requires_match
+    key = (deflect, match, floor, top.index, _colour_slot(colour))
+    found = _ANSWERING.get(key)
+    if found is None:
+        found = _ANSWERING[key] = [
+            _answers(c, floor, top, colour, deflect, match) for c in ALL_CARDS
+        ]
+    return found
 
 
 def stack_floor_after(rules: RuleSet, total: int, card: Card) -> int:

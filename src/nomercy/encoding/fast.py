@@ -81,7 +81,7 @@ _HAND_AT: Final[dict[Card, int]] = {Card(code): _HAND + i for i, code in enumera
 
 
 def draw_pile_size(game: Game) -> int:
-    """Cards in the draw pile (public: ``view["draw_pile_size"]``, ``Game.draw_size``)."""
+    """Cards in the draw pile (public: ``view.draw_pile_size``, ``Game.draw_size``)."""
     return game.draw_size
 
 
