@@ -14,7 +14,7 @@ import pytest
 
 from nomercy import Card, Colour, Game, Phase, Play, new_game
 from nomercy.core.legality import answers_stack, stack_floor_after
-from nomercy.core.redeal import infer_gaps
+from nomercy.core.redeal import draw_shows_gap, infer_gaps
 from nomercy.core.rules import make_rules
 
 #: Stacking option sets: the defaults, A04 running total, A05 matching, A07 deflection, and
@@ -152,3 +152,24 @@ def test_infer_gaps_reads_view_events_as_event_dicts(preset: str) -> None:
         assert (a.lacks, a.no_wild, a.colour) == (b.lacks, b.no_wild, b.colour)
         checked += 1
     assert checked > 30
+
+
+@pytest.mark.parametrize(
+    ("preset", "options"),
+    [
+        ("no-mercy", {}),
+        ("no-mercy", {"voluntary_draw": "draw_one_may_pass"}),
+        ("no-mercy", {"no_playable_action": "draw_one_pass"}),
+        ("classic", {}),
+    ],
+)
+def test_draw_shows_gap_says_when_the_history_shows_a_gap(
+    preset: str, options: dict[str, Any]
+) -> None:
+    # A03, NM-9: only then does infer_gaps (and with it the encoders' opp_void) read a gap.
+    rules = make_rules(preset, options)
+    gaps = 0
+    for g in _random_states(preset, options, 6, 5):
+        found = infer_gaps(g.rules, g.n, g.public_history(), g.direction)
+        gaps += sum(len(c) for c in found.lacks.values())
+    assert (gaps > 0) is draw_shows_gap(rules)

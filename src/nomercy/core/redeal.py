@@ -41,7 +41,7 @@ from nomercy.core.rules import RuleSet, make_rules
 if TYPE_CHECKING:
     from nomercy.core.game import Game
 
-__all__ = ["Gaps", "Redealer", "infer_gaps", "view_position"]
+__all__ = ["Gaps", "Redealer", "draw_shows_gap", "infer_gaps", "view_position"]
 
 
 class Gaps:
@@ -70,6 +70,21 @@ class Gaps:
 
     def __repr__(self) -> str:
         return f"Gaps(lacks={self.lacks!r}, no_wild={self.no_wild!r}, colour={self.colour!r})"
+
+
+def draw_shows_gap(rules: RuleSet) -> bool:
+    """Whether a draw on a player's turn shows it held no card of the active colour.
+
+    Only without a voluntary draw (A03 ``voluntary_draw="off"``: a player who can play must,
+    NM-8, NM-9, CL-5) and when a drawn card is not kept whatever it is
+    (``no_playable_action="draw_one_pass"``); :func:`infer_gaps` reads no gap otherwise, and
+    the RL encoders' ``opp_void`` flags stay 0.
+
+    >>> from nomercy import make_rules
+    >>> draw_shows_gap(make_rules("no-mercy")), draw_shows_gap(make_rules("classic"))
+    (True, False)
+    """
+    return rules.voluntary_draw == "off" and rules.no_playable_action != "draw_one_pass"
 
 
 def infer_gaps(

@@ -22,6 +22,7 @@ from nomercy.core.cards import ALL_CODES, COLOURS, Card
 from nomercy.core.events import Event
 from nomercy.core.events import EventKind as EK
 from nomercy.core.game import Phase
+from nomercy.core.redeal import draw_shows_gap
 from nomercy.core.rules import RuleSet, make_rules
 from nomercy.core.views import PlayerView, Snapshot
 from nomercy.encoding.actions import MAX_PLAYERS
@@ -140,9 +141,7 @@ class PublicTracker:
 
     def __init__(self, rules: RuleSet, n: int) -> None:
         self.n = n
-        self._informative = (
-            rules.voluntary_draw == "off" and rules.no_playable_action != "draw_one_pass"
-        )
+        self._informative = draw_shows_gap(rules)  # A03, NM-9 (nomercy.core.redeal)
         self.void: list[list[int]] = [[0, 0, 0, 0] for _ in range(n)]
         self._pending: tuple[int, int] | None = None  # (seat, colour) of a drawn card in play
 
