@@ -44,7 +44,7 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -52,6 +52,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from nomercy import new_game
 from nomercy.bots import Bot, make_bot, next_action, play_out
 from nomercy.core.actions import Action
+
+if TYPE_CHECKING:  # a --baseline side runs older sources without it
+    from nomercy import PlayerView
 
 
 def wilson(wins: int, games: int, z: float = 1.959964) -> tuple[float, float]:
@@ -74,7 +77,7 @@ class Timed:
         self.times = times
         self.forced = forced
 
-    def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+    def choose_action(self, view: PlayerView, legal: list[Action]) -> Action:
         start = time.perf_counter()
         action = self.bot.choose_action(view, legal)
         elapsed = time.perf_counter() - start
@@ -84,7 +87,7 @@ class Timed:
             self.forced[0] += 1
         return action
 
-    def choose_out_of_turn(self, view: dict[str, Any], legal: list[Action]) -> Action | None:
+    def choose_out_of_turn(self, view: PlayerView, legal: list[Action]) -> Action | None:
         chooser = getattr(self.bot, "choose_out_of_turn", None)
         return None if chooser is None else chooser(view, legal)
 

@@ -22,7 +22,7 @@ import math
 import statistics
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nomercy import new_game
 from nomercy.arena.runner import parse_bot_spec
@@ -30,6 +30,9 @@ from nomercy.arena.seeds import bot_seed, game_seed
 from nomercy.bots import Bot, make_bot
 from nomercy.bots.driver import Driver
 from nomercy.core.actions import Action
+
+if TYPE_CHECKING:  # a --baseline side runs older sources without it
+    from nomercy import PlayerView
 
 DEFAULT_BOTS = "random,greedy,heuristic,ismcts,ismcts:time_limit=0.1"
 
@@ -46,7 +49,7 @@ class Timed:
         if view_mode is not None:
             self.view_mode = view_mode
 
-    def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+    def choose_action(self, view: PlayerView, legal: list[Action]) -> Action:
         start = time.perf_counter()
         action = self.bot.choose_action(view, legal)
         elapsed = time.perf_counter() - start
@@ -55,7 +58,7 @@ class Timed:
             self.searched.append(elapsed)
         return action
 
-    def choose_out_of_turn(self, view: dict[str, Any], legal: list[Action]) -> Action | None:
+    def choose_out_of_turn(self, view: PlayerView, legal: list[Action]) -> Action | None:
         chooser = getattr(self.bot, "choose_out_of_turn", None)
         return None if chooser is None else chooser(view, legal)
 

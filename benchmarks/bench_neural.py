@@ -15,13 +15,16 @@ import argparse
 import json
 import statistics
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from nomercy.bots.driver import play_out
 from nomercy.bots.neural_bot import NeuralBot
 from nomercy.bots.registry import make_bot
 from nomercy.core.actions import Action
 from nomercy.core.game import new_game
+
+if TYPE_CHECKING:  # a --baseline side runs older sources without it
+    from nomercy import PlayerView
 
 
 class Timed:
@@ -35,7 +38,7 @@ class Timed:
         self.times: list[float] = []
         self.forced = 0
 
-    def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+    def choose_action(self, view: PlayerView, legal: list[Action]) -> Action:
         if len(legal) < 2:
             self.forced += 1
             return self.bot.choose_action(view, legal)

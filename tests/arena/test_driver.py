@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from nomercy import Action, CallUno, Game, new_game
+from nomercy import Action, CallUno, Game, PlayerView, new_game
 from nomercy.bots import Bot, GreedyBot, OutOfTurnBot, RandomBot, make_bot, next_action, play_out
 from nomercy.bots.driver import Driver, view_mode
 
@@ -84,7 +84,7 @@ def test_next_action_matches_the_driver_object() -> None:
 
 
 def test_bots_get_the_view_their_mode_asks_for() -> None:
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[str, PlayerView | None] = {}
 
     class Probe:
         name = "probe"
@@ -94,7 +94,7 @@ def test_bots_get_the_view_their_mode_asks_for() -> None:
             if mode is not None:
                 self.view_mode = mode
 
-        def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+        def choose_action(self, view: PlayerView | None, legal: list[Action]) -> Action:
             seen[str(self.mode)] = view
             return legal[0]
 
@@ -104,10 +104,11 @@ def test_bots_get_the_view_their_mode_asks_for() -> None:
     for mode in (None, "full", "no_history", "none"):
         Driver([Probe(mode)] * 3).next_action(g)
     assert seen["None"] == seen["full"] == g.view(g.to_act)
-    assert seen["full"]["history"]
-    assert seen["no_history"] == g.view(g.to_act, history=False)
-    assert seen["no_history"]["history"] == []
-    assert seen["none"] == {}
+    full, no_history = seen["full"], seen["no_history"]
+    assert full is not None and full.history
+    assert no_history == g.view(g.to_act, history=False)
+    assert no_history is not None and no_history.history == ()
+    assert seen["none"] is None  # a view_mode "none" bot gets no view (nomercy.bots.base)
 
 
 def test_shipped_bots_declare_lean_views() -> None:

@@ -1,4 +1,4 @@
-"""Shared helpers for the bot tests: JSON views, checked play, twins that differ in secrets."""
+"""Shared helpers for the bot tests: views, checked play, twins that differ in secrets."""
 
 from __future__ import annotations
 
@@ -6,18 +6,19 @@ import json
 import random
 from typing import Any
 
-from nomercy import Action, Game
+from nomercy import Action, Game, PlayerView
 from nomercy.bots import Bot, OutOfTurnBot
 
 
-def json_view(g: Game, seat: int) -> dict[str, Any]:
-    """What a bot may receive: the seat's view as plain JSON data."""
-    view: dict[str, Any] = json.loads(json.dumps(g.view(seat)))
+def json_view(g: Game, seat: int) -> PlayerView:
+    """What a bot may receive: the seat's view (a frozen picture that JSON can hold)."""
+    view = g.view(seat)
+    json.dumps(view.to_json())
     return view
 
 
 def play_checked(g: Game, bots: list[Bot], limit: int = 3000) -> int:
-    """Play to the end (or ``limit`` actions) with JSON views; every choice must be legal."""
+    """Play to the end (or ``limit`` actions) with views only; every choice must be legal."""
     count = 0
     while not g.is_over and count < limit:
         turn = g.to_act
@@ -50,7 +51,7 @@ def reshuffle_secrets(g: Game, seat: int, rng: random.Random) -> Game:
     shuffle key changes.
     """
     pos = g.to_position()
-    known = g.view(seat)["known"]
+    known = g.view(seat).known
     pool: list[str] = list(pos["draw_pile"]) + list(pos["set_aside"])
     keep: dict[int, list[str]] = {}
     for s, player in enumerate(pos["players"]):
@@ -58,7 +59,7 @@ def reshuffle_secrets(g: Game, seat: int, rng: random.Random) -> Game:
             continue
         hand = list(player["hand"])
         kept: list[str] = []
-        for code in known.get(str(s), []):
+        for code in [c.code for c in known.get(s, ())]:
             if code in hand:
                 hand.remove(code)
                 kept.append(code)

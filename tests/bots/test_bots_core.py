@@ -1,7 +1,7 @@
 """Bots (nomercy.bots): legal choices, determinism, strength and the view-only contract.
 
-Bots see ``json.loads(json.dumps(g.view(seat)))`` and ``g.legal_actions(seat)`` only, so the
-random-play tests below hand them exactly that: a plain JSON value, never the Game.
+Bots see ``g.view(seat)`` (a frozen :class:`~nomercy.PlayerView`) and ``g.legal_actions(seat)``
+only, so the random-play tests below hand them exactly that, never the Game.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from botkit import OPTION_SETS
 
-from nomercy import Action, Card, Draw, Game, Play, new_game
+from nomercy import Action, Card, Draw, Game, Play, PlayerView, new_game
 from nomercy.bots import (
     BOTS,
     Bot,
@@ -44,9 +44,10 @@ DECISION_PHASES = {
 ACTION_LIMIT = 600
 
 
-def json_view(g: Game, seat: int) -> dict[str, Any]:
-    """What a bot may receive: the seat's view as plain JSON data."""
-    view: dict[str, Any] = json.loads(json.dumps(g.view(seat)))
+def json_view(g: Game, seat: int) -> PlayerView:
+    """What a bot may receive: the seat's view, checked to be a picture that JSON can hold."""
+    view = g.view(seat)
+    json.dumps(view.to_json())
     return view
 
 
@@ -116,8 +117,9 @@ def test_driver_rejects_an_illegal_choice() -> None:
     class Cheater:
         name = "cheater"
 
-        def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
-            return Play(view["seat"], Card("W+10"))
+        def choose_action(self, view: PlayerView, legal: list[Action]) -> Action:
+            assert view.seat is not None
+            return Play(view.seat, Card("W+10"))
 
     g = Game.from_position(
         {"players": [{"hand": ["R1", "R2"]}, {"hand": ["B1", "B2"]}], "turn": 0, "discard": ["R5"]}

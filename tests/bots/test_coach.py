@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from botkit import OPTION_SETS, json_view, reshuffle_secrets
 
-from nomercy import Game, new_game
+from nomercy import Colour, Game, PlayerView, new_game
 from nomercy.bots import ISMCTSBot, make_bot
 from nomercy.core.actions import CallUno, Catch, Draw, Play, parse_action
 from nomercy.tables import coach as coach_module
@@ -155,13 +155,13 @@ def test_a_spectator_or_a_seat_with_nothing_to_decide_gets_a_clear_error() -> No
 
 
 # ---------------------------------------------------------------------- reasons
-def view_of(position: dict[str, Any], seat: int = 0) -> tuple[Game, dict[str, Any]]:
+def view_of(position: dict[str, Any], seat: int = 0) -> tuple[Game, PlayerView]:
     game = Game.from_position(position)
     return game, game.view(seat)
 
 
-def est(view: dict[str, Any], *pairs: tuple[str, float]) -> list[Estimate]:
-    return [Estimate(parse_action(a, view["seat"]), c, 10) for a, c in pairs]
+def est(view: PlayerView, *pairs: tuple[str, float]) -> list[Estimate]:
+    return [Estimate(parse_action(a, view.seat), c, 10) for a, c in pairs]
 
 
 def test_reason_stacking_passes_the_penalty_on() -> None:
@@ -290,15 +290,16 @@ def test_reason_a_challenge_names_the_colour_the_wild_four_replaced() -> None:
 
     # Classic, first legal actions until a Wild +4 waits for an answer (seed 30: on blue).
     game = new_game(2, rules="classic", seed=30)
-    while not game.view(game.to_act)["wd4_challengeable"]:
+    while not game.view(game.to_act).wd4_challengeable:
         game.apply(str(game.legal_actions(game.to_act)[0]))
     seat = game.to_act
     view = game.view(seat)
-    accused = view["engine"]["wd4"]["seat"]
+    assert view.wd4_play is not None
+    accused = view.wd4_play.seat
     estimates = est(view, ("challenge", 0.6), ("draw", 0.4))
     reason = reason_for(estimates[0].action, view, estimates)
     assert reason.kind == "challenge"
-    assert view["engine"]["wd4"]["colour"] == "B"
+    assert view.wd4_play.colour is Colour.BLUE
     assert reason.data == {"name": f"P{accused}", "colour": "B"}
     assert reason.text == (
         f"challenge the Wild +4: P{accused} likely held a blue card, the colour it replaced [CL-8]"

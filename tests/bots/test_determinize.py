@@ -74,8 +74,8 @@ def test_a_sample_agrees_with_the_view(
             g.out,
             g.uno_called,
         )
-        for s, codes in view["known"].items():  # cards the seat knows others hold stay there
-            assert not Counter(Card(c) for c in codes) - Counter(d.hands[int(s)])
+        for s, cards in view.known.items():  # cards the seat knows others hold stay there
+            assert not Counter(cards) - Counter(d.hands[s])
         assert d.legal_actions(seat) == g.legal_actions(seat)
         # The determinized game plays on to the end.
         bots = [make_bot("greedy", seed=s) for s in range(g.n)]
@@ -162,7 +162,8 @@ def _classic_wild_four_on_blue() -> Game:
 def test_a_classic_wild_four_gets_the_guilty_flag_of_the_sampled_hand() -> None:
     g = _classic_wild_four_on_blue()
     view = json_view(g, 2)
-    assert "guilty" not in (view["engine"]["wd4"] or {})
+    assert view.wd4_play is not None  # who played it and on what colour, not whether honestly
+    assert "guilty" not in view.to_json()["wd4_play"]
     rng = random.Random(2)
     for _ in range(20):
         pos = sample_position(view, rng)

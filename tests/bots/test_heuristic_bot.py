@@ -43,7 +43,7 @@ def test_heuristic_never_reads_hidden_state() -> None:
         while not g.is_over:
             seat = g.to_act
             assert seat is not None
-            if len(g.history) % 3 == 0 and not g.view(seat)["engine"]["wd4"]:
+            if len(g.history) % 3 == 0 and not g.view(seat).wd4_challengeable:
                 twin = reshuffle_secrets(g, seat, rng)
                 a = HeuristicBot(5).choose_action(json_view(g, seat), g.legal_actions(seat))
                 b = HeuristicBot(5).choose_action(json_view(twin, seat), twin.legal_actions(seat))

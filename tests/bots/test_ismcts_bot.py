@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from botkit import json_view, play_checked, reshuffle_secrets
 
-from nomercy import Game, new_game
+from nomercy import Game, PlayerView, new_game
 from nomercy.bots import Bot, ISMCTSBot, determinize, ismcts_bot, make_bot, next_action, play_out
 from nomercy.bots.ismcts_bot import ROLLOUTS
 from nomercy.core.ids import ID_CARD, NUM_IDS, id_action
@@ -252,7 +252,7 @@ def test_ismcts_deals_opponents_no_colour_they_showed_they_lack(
             other = 1 - seat
             gaps = g.redealer(seat).gaps
             lacks = gaps.lacks.get(other, set())
-            known = g.view(seat)["known"].get(str(other), [])
+            known = g.view(seat).known.get(other, ())
             if lacks and other in gaps.no_wild and not known and len(g.legal_actions()) > 1:
                 searched.clear()
                 ISMCTSBot(seed=1, iterations=12).choose_action(
@@ -423,7 +423,7 @@ def test_the_search_plays_its_games_on_ids_with_events_off(
     searched: list[tuple[Game, int, int]] = []
     sampler = determinize.search_sampler
 
-    def spy(view: dict[str, Any], priors: str = "choices") -> Any:
+    def spy(view: PlayerView, priors: str = "choices") -> Any:
         sample = sampler(view, priors)
 
         def record(rng: random.Random) -> Game:

@@ -100,7 +100,7 @@ def test_same_decision_when_only_hidden_cards_differ() -> None:
         while not g.is_over:
             seat = g.to_act
             assert seat is not None
-            if len(g.history) % 2 == 0 and not g.view(seat)["engine"]["wd4"]:
+            if len(g.history) % 2 == 0 and not g.view(seat).wd4_challengeable:
                 twin = reshuffle_secrets(g, seat, rng)
                 a = bot.choose_action(json_view(g, seat), g.legal_actions(seat))
                 b = bot.choose_action(json_view(twin, seat), twin.legal_actions(seat))

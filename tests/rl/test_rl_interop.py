@@ -131,15 +131,15 @@ def test_rgb_array_shows_the_view_and_hides_the_rest() -> None:
             np.testing.assert_array_equal(image, render_rgb(view))
             saw_out |= any(game.out)
             # The acting seat's cards in their colours, the others' as backs only.
-            hand = view["hand"]
-            for p in view["players"]:
-                cells = _cells(image, p["seat"])
-                if p["out"]:
+            hand = [c.code for c in view.hand]
+            for p in view.players:
+                cells = _cells(image, p.seat)
+                if p.out:
                     assert cells == []
-                elif p["seat"] == view["seat"]:
+                elif p.seat == view.seat:
                     assert cells == [_colour_of(code) for code in hand][:60]
                 else:
-                    assert cells == ["hidden"] * min(p["hand_size"], 60)
+                    assert cells == ["hidden"] * min(p.hand_size, 60)
         _, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else _masked_choice(rng, env.observe(agent)["action_mask"]))
     assert shapes == {(30 + 4 * 14 + 4, 382, 3)}  # the size depends on the seat count only

@@ -35,8 +35,9 @@ def test_hand_counts_use_the_deck_table() -> None:
     assert high[CARD_KINDS.index("R0")] == 2
     obs = enc.encode(g.view(0, history=False))
     hand = obs[OBS_LAYOUT["hand"]]
-    for code in set(g.view(0)["hand"]):
-        assert hand[CARD_KINDS.index(code)] == g.view(0)["hand"].count(code)
+    codes = [c.code for c in g.view(0).hand]
+    for code in set(codes):
+        assert hand[CARD_KINDS.index(code)] == codes.count(code)
     assert hand.sum() == len(g.hands[0])
 
 
@@ -74,7 +75,7 @@ def test_observations_stay_inside_the_box(preset: str) -> None:
             bad = np.flatnonzero((obs < enc.low) | (obs > enc.high))
             assert not bad.size, [(i, obs[i], enc.low[i], enc.high[i]) for i in bad]
             # The incremental discard counts equal a count from scratch.
-            discard = game.view(seat)["discard"]
+            discard = [c.code for c in game.view(seat).discard]
             counts = obs[OBS_LAYOUT["discard"]]
             assert counts.sum() == len(discard)
             assert all(counts[CARD_KINDS.index(c)] == discard.count(c) for c in set(discard))

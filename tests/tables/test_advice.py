@@ -5,19 +5,19 @@ from __future__ import annotations
 import doctest
 from typing import Any
 
-from nomercy import Game
+from nomercy import Game, PlayerView
 from nomercy.core.actions import parse_action
 from nomercy.tables import advice
 from nomercy.tables.advice import advice_for, consequences, draw_refusal
 
 
-def view_of(position: dict[str, Any], seat: int = 0) -> tuple[Game, dict[str, Any]]:
+def view_of(position: dict[str, Any], seat: int = 0) -> tuple[Game, PlayerView]:
     game = Game.from_position(position)
     return game, game.view(seat)
 
 
-def texts(notation: str, view: dict[str, Any]) -> list[str]:
-    return [a.text for a in consequences(parse_action(notation, view["seat"]), view)]
+def texts(notation: str, view: PlayerView) -> list[str]:
+    return [a.text for a in consequences(parse_action(notation, view.seat), view)]
 
 
 def test_the_module_examples_hold() -> None:
@@ -141,7 +141,7 @@ def _classic_wild_four_on(seed: int) -> tuple[Game, int]:
     from nomercy import new_game
 
     game = new_game(2, rules="classic", seed=seed)
-    while not game.view(game.to_act)["wd4_challengeable"]:
+    while not game.view(game.to_act).wd4_challengeable:
         game.apply(str(game.legal_actions(game.to_act)[0]))
     return game, game.to_act
 
@@ -149,7 +149,7 @@ def _classic_wild_four_on(seed: int) -> tuple[Game, int]:
 def test_cl8_a_challenge_warns_that_failing_costs_two_more() -> None:
     game, seat = _classic_wild_four_on(30)
     view = game.view(seat)
-    assert view["pending"]["total"] == 4
+    assert view.pending is not None and view.pending.total == 4
     (warning,) = consequences(parse_action("challenge", seat), view)
     assert warning.kind == "challenge_fails"
     assert warning.text == "if the challenge fails you draw 6 cards instead of 4 [CL-8]"

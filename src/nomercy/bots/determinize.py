@@ -19,18 +19,12 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from nomercy.bots.knowledge import (
-    Knowledge,
-    PlayHints,
-    play_hints,
-    rank_of,
-    rules_of,
-    view_gaps,
-)
-from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, parse_card
+from nomercy.bots.knowledge import Knowledge, PlayHints, play_hints, rank_of, view_gaps
+from nomercy.core.cards import ALL_CODES, COLOURS, Card
 from nomercy.core.errors import NotationError
 from nomercy.core.game import Game
 from nomercy.core.redeal import Gaps, Redealer
+from nomercy.core.views import PlayerView
 
 __all__ = [
     "HONEST_WD4",
@@ -77,7 +71,7 @@ PRIORS = ("none", "wilds", "ranks", "named", "choices")
 _ALL_CARDS = [Card(code) for code in ALL_CODES]
 
 
-def redealer_for(view: dict[str, Any], knowledge: Knowledge | None = None) -> Redealer:
+def redealer_for(view: PlayerView, knowledge: Knowledge | None = None) -> Redealer:
     """The core :class:`~nomercy.core.redeal.Redealer` of ``view``'s seat, from the view alone.
 
     Args:
@@ -91,7 +85,7 @@ def redealer_for(view: dict[str, Any], knowledge: Knowledge | None = None) -> Re
     Raises:
         ValueError: a spectator view, or a view whose card counts do not add up.
     """
-    seat = view["seat"]
+    seat = view.seat
     if seat is None:
         raise ValueError("a determinization needs a seat's view, not a spectator's")
     try:
@@ -106,10 +100,10 @@ def redealer_for(view: dict[str, Any], knowledge: Knowledge | None = None) -> Re
     return Redealer(game, seat, gaps)
 
 
-def honest_redealer_for(view: dict[str, Any], redealer: Redealer | None = None) -> Redealer | None:
+def honest_redealer_for(view: PlayerView, redealer: Redealer | None = None) -> Redealer | None:
     """Deals in which a classic Wild +4 awaiting the seat's challenge was honest, or ``None``.
 
-    When the seat may challenge a Wild +4 (CL-8; the view's ``engine.wd4``), the accused
+    When the seat may challenge a Wild +4 (CL-8; the view's ``wd4_play``), the accused
     held no card of the colour that was active when it was played (CL-4): the returned
     redealer deals the accused's unseen cards without that colour, on top of the gaps of
     ``redealer`` (:func:`redealer_for` of the same view when not given). A search mixes its
@@ -118,20 +112,18 @@ def honest_redealer_for(view: dict[str, Any], redealer: Redealer | None = None) 
     Raises:
         ValueError: as :func:`redealer_for`.
     """
-    info = (view.get("engine") or {}).get("wd4") or {}
-    accused, colour = info.get("seat"), info.get("colour")
-    if accused is None or colour is None or accused == view["seat"]:
+    play = view.wd4_play
+    seat = view.seat
+    if play is None or play.colour is None or seat is None or play.seat == seat:
         return None
     base = redealer_for(view) if redealer is None else redealer
     gaps = base.gaps
     lacks = {s: set(c) for s, c in gaps.lacks.items()}
-    lacks.setdefault(int(accused), set()).add(Colour(colour))
-    return Redealer(Game.from_view(view), view["seat"], Gaps(lacks, set(gaps.no_wild), gaps.colour))
+    lacks.setdefault(play.seat, set()).add(play.colour)
+    return Redealer(Game.from_view(view), seat, Gaps(lacks, set(gaps.no_wild), gaps.colour))
 
 
-def sample_game(
-    view: dict[str, Any], rng: random.Random, knowledge: Knowledge | None = None
-) -> Game:
+def sample_game(view: PlayerView, rng: random.Random, knowledge: Knowledge | None = None) -> Game:
     """A game consistent with ``view``, with the hidden cards dealt at random.
 
     For many samples of one view, build :func:`redealer_for` once and call its ``sample``.
@@ -143,15 +135,13 @@ def sample_game(
 
 
 def sample_position(
-    view: dict[str, Any], rng: random.Random, knowledge: Knowledge | None = None
+    view: PlayerView, rng: random.Random, knowledge: Knowledge | None = None
 ) -> dict[str, Any]:
     """:func:`sample_game` as a position (``Game.to_position()``); same arguments."""
     return sample_game(view, rng, knowledge).to_position()
 
 
-def search_sampler(
-    view: dict[str, Any], priors: str = "choices"
-) -> Callable[[random.Random], Game]:
+def search_sampler(view: PlayerView, priors: str = "choices") -> Callable[[random.Random], Game]:
     """The deals a search of ``view`` plays: :func:`redealer_for`'s, tilted by priors.
 
     A classic Wild +4 awaiting the seat's challenge was honest with the prior
@@ -185,7 +175,7 @@ def search_sampler(
     base = redealer_for(view)
     honest = honest_redealer_for(view, base)
     hints = PlayHints()
-    if level and rules_of(view).is_classic:
+    if level and view.rules.is_classic:
         hints = play_hints(view)
     ranks = list(hints.ranks.items()) if level >= 2 else []
     named = [
@@ -205,12 +195,10 @@ def search_sampler(
     lacks = {s: set(c) for s, c in gaps.lacks.items()}
     for s, colours in hints.lacks.items():
         lacks.setdefault(s, set()).update(colours)
-    tilted = Redealer(
-        Game.from_view(view), view["seat"], Gaps(lacks, set(gaps.no_wild), gaps.colour)
-    )
+    tilted = Redealer(Game.from_view(view), base.seat, Gaps(lacks, set(gaps.no_wild), gaps.colour))
     share = HONEST_WD4 if honest is not None else KEEPS_WILDS
     plain, prior = base.sample_for_search, tilted.sample_for_search
-    known = {int(s): Counter(parse_card(c) for c in cards) for s, cards in view["known"].items()}
+    known = {s: Counter(cards) for s, cards in view.known.items()}
     # Per hint, what weight() asks of a card, read once per decision: a rank the seat could
     # not match; the colours of the cards it played since it named a colour; for each of
     # its choices the cards that would have been playable then (coloured, of the colour or

@@ -1,18 +1,19 @@
 """Seat bots at a game and ask the right one for the next action.
 
 The driver is the only part that touches the :class:`~nomercy.core.game.Game`: each bot gets
-``game.view(seat)`` and ``game.legal_actions(seat)`` and nothing else. Seats that are not to
-act are offered their out-of-turn actions (an UNO call or catch, NM-37; a classic jump-in,
-C04) when their bot implements :class:`~nomercy.bots.base.OutOfTurnBot`; see
-:func:`next_action` for the order.
+``game.view(seat)`` (a :class:`~nomercy.core.views.PlayerView`) and
+``game.legal_actions(seat)`` and nothing else. Seats that are not to act are offered their
+out-of-turn actions (an UNO call or catch, NM-37; a classic jump-in, C04) when their bot
+implements :class:`~nomercy.bots.base.OutOfTurnBot`, in the engine's one order
+(:func:`nomercy.core.decisions.decision_order`, which every interface uses).
 
 The driver is lean, because simulations and tournaments run it millions of times:
 
 - **Views on demand.** A bot may declare how much of the view it reads with a class attribute
   ``view_mode`` (see :data:`VIEW_MODES`): ``"full"`` (the default when the attribute is
   absent) gets ``game.view(seat)``, ``"no_history"`` gets ``game.view(seat, history=False)``
-  (the same dict with an empty ``history``: the public event list is the expensive part), and
-  ``"none"`` gets an empty dict because the bot never looks at it (``RandomBot``).
+  (the same view with an empty ``history``: the public event list is the expensive part), and
+  ``"none"`` gets ``None`` because the bot never looks at it (``RandomBot``).
 - **Out-of-turn actions only when they can exist.** A seat other than the one to act can
   only call UNO or catch when some seat holds one card without having called UNO (NM-37),
   and only jump in under the classic ``classic_jump_in`` option (C04); otherwise the other
@@ -22,7 +23,7 @@ The driver is lean, because simulations and tournaments run it millions of times
   :func:`next_action` and :func:`play_out` are thin wrappers over it.
 
 These shortcuts change no decision: every bot is offered exactly the actions, in exactly
-the order, that the plain loop (every seat's legal actions, a full view for every
+the order, that the plain loop (``decision_order`` over every seat, a full view for every
 decision) would offer, so the same bots and seeds play the same game
 (``tests/arena/test_driver.py`` checks it against that plain loop).
 """
@@ -30,20 +31,26 @@ decision) would offer, so the same bots and seeds play the same game
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Final, cast
 
 from nomercy.bots.base import Bot
-from nomercy.core.actions import Action, CallUno
+from nomercy.core.actions import Action
+from nomercy.core.decisions import decision_order
 from nomercy.core.events import Event
 from nomercy.core.game import Game
+from nomercy.core.views import PlayerView
 
-__all__ = ["VIEW_MODES", "Driver", "Listener", "next_action", "play_out", "view_mode"]
+__all__ = ["NO_VIEW", "VIEW_MODES", "Driver", "Listener", "next_action", "play_out", "view_mode"]
 
 #: Called after each action with the action and the events it produced.
 Listener = Callable[[Action, list[Event]], None]
 
 #: The values a bot's optional ``view_mode`` attribute may take, from most to least data.
 VIEW_MODES: Final = ("full", "no_history", "none")
+
+#: What a ``view_mode="none"`` bot receives instead of a view: ``None`` (it promised never to
+#: read one; typed as the protocol's view so the call type-checks).
+NO_VIEW: Final = cast(PlayerView, None)
 
 
 def view_mode(bot: Bot) -> str:
@@ -80,14 +87,14 @@ class Driver:
         # What isinstance(bot, OutOfTurnBot) checks, without the Protocol machinery's cost.
         self._oot = [callable(getattr(bot, "choose_out_of_turn", None)) for bot in self.bots]
 
-    def _view(self, game: Game, seat: int) -> dict[str, Any]:
+    def _view(self, game: Game, seat: int) -> PlayerView:
         mode = self._modes[seat]
         if mode == "none":
-            return {}
+            return NO_VIEW
         return game.view(seat, history=mode == "full")
 
     def next_action(self, game: Game) -> Action:
-        """The action the bots take next (the order is :func:`next_action`'s).
+        """The action the bots take next, asking seats in ``decision_order``'s order.
 
         Raises:
             ValueError: the game is over, or the number of bots is not the number of seats.
@@ -100,37 +107,24 @@ class Driver:
         turn = game.to_act
         if turn is None:
             raise ValueError("the game is over")
-        # NM-37: UNO calls and catches need a one-card hand without a call; C04: jump-ins.
-        # Otherwise no seat but the one to act has an action, and nobody else is asked.
         if game.out_of_turn_possible():
-            callers: list[tuple[int, list[Action]]] = []
-            others: list[tuple[int, list[Action]]] = []
-            oot = self._oot
-            out = game.out
-            for seat in [*range(turn, n), *range(turn)]:
-                if out[seat] or (seat != turn and not oot[seat]):
-                    continue  # a bot that cannot act out of turn is never offered anything
-                legal = game.legal_actions(seat)
-                if not legal:
-                    continue
-                if any(isinstance(a, CallUno) for a in legal):
-                    if seat == turn:
-                        bot = bots[seat]
-                        return _checked(
-                            bot, bot.choose_action(self._view(game, seat), legal), legal
-                        )
-                    callers.append((seat, legal))
-                elif seat != turn:
-                    others.append((seat, legal))
-            for seat, legal in [*callers, *others]:
-                bot = bots[seat]
-                action = bot.choose_out_of_turn(self._view(game, seat), legal)  # type: ignore[attr-defined]
+            # A bot that cannot act out of turn is never offered anything (nor are its seat's
+            # out-of-turn actions computed); the seat to act always ends the order.
+            order = decision_order(game, self._oot.__getitem__)
+            for decision in order[:-1]:
+                bot = bots[decision.seat]
+                view = self._view(game, decision.seat)
+                action = bot.choose_out_of_turn(view, decision.legal)  # type: ignore[attr-defined]
                 if action is not None:
-                    return _checked(bot, action, legal)
-        legal = game.legal_actions(turn)
+                    return _checked(bot, action, decision.legal)
+            legal = order[-1].legal
+        else:
+            # Nobody else has an action: decision_order is the seat to act alone (its first
+            # case), so the hot loop skips building it.
+            legal = game.legal_actions(turn)
         bot = bots[turn]
         mode = self._modes[turn]
-        view = {} if mode == "none" else game.view(turn, history=mode == "full")
+        view = NO_VIEW if mode == "none" else game.view(turn, history=mode == "full")
         action = bot.choose_action(view, legal)
         for candidate in legal:  # the usual case: the very object from the legal list
             if candidate is action:
@@ -158,11 +152,12 @@ class Driver:
 def next_action(game: Game, bots: Sequence[Bot]) -> Action:
     """The action the bots take next.
 
-    The order gives a player who must call UNO (NM-37) the first chance to do so, before anyone
-    may catch them: (1) every seat that may call UNO, from the seat to act onwards (the seat
-    to act answers through ``choose_action``, the others through ``choose_out_of_turn``);
-    (2) the other seats' out-of-turn actions (catches, classic jump-ins), in the same order;
-    (3) the seat to act.
+    Seats are asked in :func:`nomercy.core.decisions.decision_order`'s order, which gives a
+    player who must call UNO (NM-37) the first chance to do so, before anyone may catch
+    them: the seat to act alone when it may call UNO (through ``choose_action``); otherwise
+    (1) the other seats that may call UNO, (2) the other seats' out-of-turn actions
+    (catches, classic jump-ins), each from the seat after the seat to act on, through
+    ``choose_out_of_turn``, then (3) the seat to act, through ``choose_action``.
 
     Raises:
         ValueError: the game is over, or the number of bots is not the number of seats.

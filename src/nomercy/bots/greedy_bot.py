@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
 
 from nomercy.core.actions import Action, CallUno, Catch, ChooseColour, Draw, Pass, Play
-from nomercy.core.cards import COLOURS, Card, Colour, Kind, parse_card
+from nomercy.core.base import Phase
+from nomercy.core.cards import COLOURS, Card, Colour, Kind
+from nomercy.core.views import PlayerView
 
 __all__ = ["GreedyBot", "favourite_colour"]
 
@@ -62,11 +63,11 @@ class GreedyBot:
         return f"GreedyBot(seed={self.seed})"
 
     # ------------------------------------------------------------------ protocol
-    def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+    def choose_action(self, view: PlayerView, legal: list[Action]) -> Action:
         """The greedy choice among ``legal`` for the seat to act."""
         if not legal:
             raise ValueError("choose_action needs at least one legal action")
-        hand = [parse_card(code) for code in view["hand"]]
+        hand = list(view.hand)
         plays = [a for a in legal if isinstance(a, Play)]
         winning = [a for a in plays if self._remaining(view, hand, a) == 0]
         if winning:
@@ -86,7 +87,7 @@ class GreedyBot:
                     return action
         return legal[0]  # e.g. a classic challenge that is the only choice
 
-    def choose_out_of_turn(self, view: dict[str, Any], legal: list[Action]) -> Action | None:
+    def choose_out_of_turn(self, view: PlayerView, legal: list[Action]) -> Action | None:
         """Call UNO (NM-37) or catch an opponent; let everything else go."""
         for action in legal:
             if isinstance(action, CallUno):
@@ -97,28 +98,29 @@ class GreedyBot:
         return None
 
     # ------------------------------------------------------------------ helpers
-    def _remaining(self, view: dict[str, Any], hand: list[Card], action: Play) -> int:
+    def _remaining(self, view: PlayerView, hand: list[Card], action: Play) -> int:
         """Cards left in hand once ``action`` is played (a Discard All sheds its colour)."""
         card = action.card
-        if card.kind is Kind.DISCARD_ALL and view["phase"] in ("play", "play_drawn"):
+        phase = view.phase
+        if card.kind is Kind.DISCARD_ALL and (phase is Phase.PLAY or phase is Phase.PLAY_DRAWN):
             return len(hand) - sum(1 for c in hand if c.colour is card.colour)
         return len(hand) - 1
 
-    def _best_play(self, view: dict[str, Any], hand: list[Card], plays: list[Play]) -> Play:
-        players = view["players"]
-        active = sum(1 for p in players if not p["out"])
-        stacking = view["phase"] == "stack_or_absorb"
-        pending = view["pending"]["total"] if stacking and view["pending"] else 0
+    def _best_play(self, view: PlayerView, hand: list[Card], plays: list[Play]) -> Play:
+        players = view.players
+        two = view.two_player  # A29: the engine says when the two-player rules apply
+        stacking = view.phase is Phase.STACK_OR_ABSORB
+        pending = view.pending.total if stacking and view.pending is not None else 0
         index = {a: i for i, a in enumerate(plays)}
 
         def key(action: Play) -> tuple[int, ...]:
             card = action.card
             # NM-24: with two players a Wild Reverse +4 targets the player who plays it.
-            self_target = active == 2 and card.kind is Kind.WILD_REVERSE_DRAW_FOUR
+            self_target = two and card.kind is Kind.WILD_REVERSE_DRAW_FOUR
             bad_swap = False
             if card.number == 7 and action.target is not None:
                 target = self._swap_target(view, plays, card)
-                bad_swap = players[target]["hand_size"] > self._remaining(view, hand, action)
+                bad_swap = players[target].hand_size > self._remaining(view, hand, action)
             # A penalty that reaches the target's Mercy limit knocks them out (NM-33).
             kill = bool(card.draw_value) and pending + card.draw_value >= self._victim_distance(
                 view, card
@@ -146,28 +148,25 @@ class GreedyBot:
         best = max(plays, key=key)
         return self._pick_variant(view, hand, [a for a in plays if a.card is best.card])
 
-    def _victim_distance(self, view: dict[str, Any], card: Card) -> int:
+    def _victim_distance(self, view: PlayerView, card: Card) -> int:
         """Cards the seat a Draw Card would hit can still take before the Mercy rule."""
-        players = view["players"]
-        n = len(players)
-        seat = view["seat"]
-        step = view["direction"]
+        seat = view.seat
+        assert seat is not None
+        step = view.direction
         if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
             step = -step  # NM-24: the target is next(p) in the new direction
-        target = (seat + step) % n
-        while players[target]["out"] and target != seat:
-            target = (target + step) % n
-        distance = players[target]["mercy_distance"]
+        target = view.seat_after(seat, step)
+        distance = view.players[target].mercy_distance
         if target == seat or distance is None:
             return 1 << 30
-        return int(distance)
+        return distance
 
-    def _swap_target(self, view: dict[str, Any], plays: list[Play], card: Card) -> int:
-        players = view["players"]
+    def _swap_target(self, view: PlayerView, plays: list[Play], card: Card) -> int:
+        players = view.players
         targets = {a.target for a in plays if a.card is card and a.target is not None}
-        return min(targets, key=lambda t: (players[t]["hand_size"], t))
+        return min(targets, key=lambda t: (players[t].hand_size, t))
 
-    def _pick_variant(self, view: dict[str, Any], hand: list[Card], plays: list[Play]) -> Play:
+    def _pick_variant(self, view: PlayerView, hand: list[Card], plays: list[Play]) -> Play:
         """Among plays of one card: the favourite colour, the smallest swap target, UNO."""
         card = plays[0].card
         options = [a for a in plays if a.card is card]

@@ -48,7 +48,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from nomercy.bots.knowledge import Knowledge, colour_counts, read_view
 from nomercy.core.actions import (
@@ -61,7 +61,10 @@ from nomercy.core.actions import (
     Pass,
     Play,
 )
+from nomercy.core.base import Phase
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
+from nomercy.core.legality import answering_flags, stack_floor_after
+from nomercy.core.views import PlayerView
 
 __all__ = ["HeuristicBot"]
 
@@ -92,45 +95,32 @@ _SWAP_KEEP = 0.6  # share of a Draw Card's keep value that lightens a hand in a 
 class _Context:
     """The parts of a view every scoring rule needs, computed once per decision."""
 
-    def __init__(self, view: dict[str, Any], knowledge: Knowledge) -> None:
+    def __init__(self, view: PlayerView, knowledge: Knowledge) -> None:
+        assert view.seat is not None, "a bot plays a seat, not a spectator's view"
         self.view = view
         self.k = knowledge
         self.rules = knowledge.rules
-        self.seat: int = view["seat"]
+        self.seat: int = view.seat
         self.hand = knowledge.hand
-        self.players = view["players"]
+        self.players = view.players
         self.n = len(self.players)
-        self.active: list[int] = [int(p["seat"]) for p in self.players if not p["out"]]
+        self.active: list[int] = [p.seat for p in self.players if not p.out]
         self.n_active = len(self.active)
-        self.direction: int = view["direction"]
-        self.sizes: list[int] = [int(p["hand_size"]) for p in self.players]
-        self.two = self._two_player()
+        self.direction: int = view.direction
+        self.sizes: list[int] = [p.hand_size for p in self.players]
+        self.two = view.two_player  # NM-15, A29: the engine says when the two-player rules apply
         # A28: with two players a Wild Reverse +4 played into a chain goes to the opponent
         # ("opponent", the default) or, like one that opens a chain, to its player (NM-24).
         self.self_stack = self.two and self.rules.wrd4_two_player_in_stack == "self"
         # NM-33: knocking out the last opponent wins the hand; one of several, less.
         self.knockout = _KNOCKOUT if self.n_active == 2 else _KNOCKS_ONE
-        me = self.players[self.seat]["mercy_distance"]
-        self.my_distance: int = 1 << 20 if me is None else int(me)
-
-    def _two_player(self) -> bool:
-        r = self.rules
-        if r.is_classic and not r.two_player_rules:
-            return False
-        if r.two_player_basis == "initial":
-            return self.n == 2
-        return self.n_active == 2
-
-    def next_seat(self, seat: int, direction: int | None = None) -> int:
-        d = self.direction if direction is None else direction
-        q = (seat + d) % self.n
-        while self.players[q]["out"] and q != seat:
-            q = (q + d) % self.n
-        return q
+        me = self.players[self.seat].mercy_distance
+        self.my_distance: int = 1 << 20 if me is None else me
+        self.next_seat = view.seat_after  # RULES.md §2 "next": the engine's, not ours
 
     def distance(self, seat: int) -> int:
-        d = self.players[seat]["mercy_distance"]
-        return 1 << 20 if d is None else int(d)
+        d = self.players[seat].mercy_distance
+        return 1 << 20 if d is None else d
 
     def threat(self, seat: int) -> float:
         """How close ``seat`` is to emptying its hand: 0 (far) to 1 (one card)."""
@@ -164,9 +154,12 @@ class _Context:
         mean = sum(n * _card_weight(c) for c, n in unseen.items()) / total if total else 1.0
         return _weight(self.k.known.get(seat, [])) + mean * self.hidden_count(seat)
 
-    def answer_probability(self, seat: int, threshold: int) -> float:
-        """Chance that ``seat`` holds a Draw Card of value ``>= threshold`` (NM-18)."""
-        if any(c.draw_value >= threshold for c in self.k.known.get(seat, [])):
+    def answer_probability(self, seat: int, floor: int, top: Card) -> float:
+        """Chance that ``seat`` holds a card that answers a stack of ``floor`` once ``top`` is
+        played (the engine's test, :func:`~nomercy.core.legality.answers_stack`: NM-18, A05,
+        A07; a wild ``top``'s colour is not known yet, so it is taken as none)."""
+        answers = answering_flags(self.rules, floor, top, top.colour)
+        if any(answers[c.index] for c in self.k.known.get(seat, [])):
             return 1.0
         unseen = self.k.unseen
         total = sum(unseen.values())
@@ -176,7 +169,7 @@ class _Context:
         no_wild = seat in self.k.lacks_wild
         good = 0
         for card, count in unseen.items():
-            if card.draw_value < threshold:
+            if not answers[card.index]:
                 continue
             if card.colour is None and no_wild:
                 continue
@@ -208,7 +201,7 @@ class HeuristicBot:
         return f"HeuristicBot(seed={self.seed})"
 
     # ------------------------------------------------------------------ protocol
-    def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+    def choose_action(self, view: PlayerView, legal: list[Action]) -> Action:
         """The best-scoring element of ``legal`` for the seat to act."""
         if not legal:
             raise ValueError("choose_action needs at least one legal action")
@@ -218,27 +211,27 @@ class HeuristicBot:
         if len(legal) == 1:
             return legal[0]
         ctx = _Context(view, read_view(view))
-        phase = view["phase"]
-        if phase == "roulette_colour":
+        phase = view.phase
+        if phase is Phase.ROULETTE_COLOUR:
             return self._roulette_colour(ctx, legal)
-        if phase == "choose_colour":
+        if phase is Phase.CHOOSE_COLOUR:
             colour = self.best_colour(ctx, ctx.hand)
             return next(a for a in legal if isinstance(a, ChooseColour) and a.colour is colour)
-        if phase == "stack_or_absorb":
+        if phase is Phase.STACK_OR_ABSORB:
             return self._stack(ctx, legal)
-        if phase == "discard_all_subset":
+        if phase is Phase.DISCARD_ALL_SUBSET:
             plays = [a for a in legal if isinstance(a, Play)]
             return _prefer_uno(plays) if plays else legal[-1]
         return self._play(ctx, legal)
 
-    def choose_out_of_turn(self, view: dict[str, Any], legal: list[Action]) -> Action | None:
+    def choose_out_of_turn(self, view: PlayerView, legal: list[Action]) -> Action | None:
         """Call UNO when it may (NM-37), catch whoever forgot; jump in with a number (C04)."""
         for action in legal:
             if isinstance(action, CallUno):
                 return action
         catches = [a for a in legal if isinstance(a, Catch)]
         if catches:
-            sizes = {p["seat"]: p["hand_size"] for p in view["players"]}
+            sizes = {p.seat: p.hand_size for p in view.players}
             return min(catches, key=lambda a: (sizes.get(a.target, 0), a.target))
         jumps = [a for a in legal if _is_jump(a)]
         numbers = [a for a in jumps if isinstance(a, Play) and a.card.is_number]
@@ -246,7 +239,7 @@ class HeuristicBot:
             return _prefer_uno(numbers)
         return None
 
-    def one_per_card(self, view: dict[str, Any], legal: list[Action]) -> list[Action]:
+    def one_per_card(self, view: PlayerView, legal: list[Action]) -> list[Action]:
         """``legal`` with each card's plays cut to the one this bot would make.
 
         A wild's colour, a 7's target and the UNO call (NM-14, NM-31, NM-37) are chosen as
@@ -260,7 +253,7 @@ class HeuristicBot:
         if all(len(v) == 1 for v in by_card.values()):
             return list(legal)
         ctx = _Context(view, read_view(view))
-        stacking = view["phase"] == "stack_or_absorb"
+        stacking = view.phase is Phase.STACK_OR_ABSORB
         chosen = {card: self._variant(ctx, v, stacking=stacking) for card, v in by_card.items()}
         out: list[Action] = []
         for action in legal:
@@ -315,8 +308,8 @@ class HeuristicBot:
     # ------------------------------------------------------------------ stacks
     def _stack(self, ctx: _Context, legal: list[Action]) -> Action:
         plays = [a for a in legal if isinstance(a, Play)]
-        pending = ctx.view["pending"] or {"total": 0, "last": 0}
-        total = int(pending["total"])
+        pending = ctx.view.pending
+        total = pending.total if pending is not None else 0
         if any(isinstance(a, Challenge) for a in legal) and self._should_challenge(ctx):
             return next(a for a in legal if isinstance(a, Challenge))
         best: tuple[float, int] | None = None
@@ -359,8 +352,7 @@ class HeuristicBot:
             victim = ctx.next_seat(ctx.seat, -ctx.direction)
         else:
             victim = ctx.next_seat(ctx.seat)
-        threshold = total + value if ctx.rules.stack_threshold == "running_total" else value
-        answer = ctx.answer_probability(victim, threshold)
+        answer = ctx.answer_probability(victim, stack_floor_after(ctx.rules, total, card), card)
         score = 10.0 - _ANSWER * answer - _STACK_KEEP * _KEEP.get(value, 1.0)
         score += self._victim_bonus(ctx, victim, total + value)
         return score
@@ -376,8 +368,10 @@ class HeuristicBot:
             return False  # absorbing would knock us out (NM-33), or the stack wins (NM-21)
         if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.self_stack:
             return False  # NM-24, A28: scored by _stack_score, which demands a follow-up
-        pending = ctx.view["pending"] or {}
-        if ctx.two and len(pending.get("chain", ())) == 1 and ctx.view["top"] == "WR+4":
+        pending = ctx.view.pending
+        chain = pending.chain if pending is not None else ()
+        top = ctx.view.top
+        if ctx.two and len(chain) == 1 and top is not None and top.code == "WR+4":
             return False  # NM-24: our own Wild Reverse +4; the follow-up was the plan
         rest = list(ctx.hand)
         rest.remove(card)
@@ -387,7 +381,7 @@ class HeuristicBot:
         if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and not ctx.two:
             victim = ctx.next_seat(ctx.seat, -ctx.direction)
         sent = total + card.draw_value
-        answer = ctx.answer_probability(victim, card.draw_value)
+        answer = ctx.answer_probability(victim, stack_floor_after(ctx.rules, total, card), card)
         back = sent + card.draw_value  # the smallest answer
         # A knock-out (NM-33) weighs like the game: a victim who probably answers makes even
         # a stack that would knock it out a bad gamble.
@@ -408,12 +402,10 @@ class HeuristicBot:
 
     def _should_challenge(self, ctx: _Context) -> bool:
         """CL-8: challenge when the accused probably held the previous active colour."""
-        info = ctx.view["engine"].get("wd4") or {}
-        accused = info.get("seat")
-        colour = info.get("colour")
-        if accused is None or colour is None:
+        play = ctx.view.wd4_play
+        if play is None or play.colour is None:
             return False
-        c = Colour(colour)
+        accused, c = play.seat, play.colour
         if c in ctx.k.lacks.get(accused, set()):
             return False
         if any(card.colour is c for card in ctx.k.known.get(accused, [])):
@@ -434,7 +426,7 @@ class HeuristicBot:
                 if isinstance(action, Draw):
                     return action
             return legal[0]
-        drawn_phase = ctx.view["phase"] == "play_drawn"
+        drawn_phase = ctx.view.phase is Phase.PLAY_DRAWN
         by_card: dict[Card, list[Play]] = {}
         for action in plays:
             by_card.setdefault(action.card, []).append(action)
@@ -445,7 +437,7 @@ class HeuristicBot:
         may_pass = any(isinstance(a, Pass) for a in legal)
         if drawn_phase and may_pass and score < -1.0:
             return next(a for a in legal if isinstance(a, Pass))
-        if ctx.view["phase"] == "discard_all_top" and may_pass and score < 1.0:
+        if ctx.view.phase is Phase.DISCARD_ALL_TOP and may_pass and score < 1.0:
             return next(a for a in legal if isinstance(a, Pass))
         return self._variant(ctx, by_card[card])
 
@@ -453,11 +445,11 @@ class HeuristicBot:
         """The hand once ``card`` is played (a Discard All sheds its colour, NM-27)."""
         rest = list(ctx.hand)
         rest.remove(card)
-        phase = ctx.view["phase"]
-        if card.kind is Kind.DISCARD_ALL and phase in ("play", "play_drawn"):
+        phase = ctx.view.phase
+        if card.kind is Kind.DISCARD_ALL and (phase is Phase.PLAY or phase is Phase.PLAY_DRAWN):
             if ctx.rules.discard_all_mode == "bury_no_effects":
                 rest = [c for c in rest if c.colour is not card.colour]
-        elif phase == "discard_all_top":
+        elif phase is Phase.DISCARD_ALL_TOP:
             rest = [c for c in rest if c.colour is not card.colour]
         return rest
 
@@ -501,7 +493,8 @@ class HeuristicBot:
                     follow = min(follows, key=lambda c: (c.draw_value, c.is_wild))
                     victim = nxt
                     total = 4 + follow.draw_value
-                    answer = ctx.answer_probability(victim, follow.draw_value)
+                    floor = stack_floor_after(ctx.rules, 4, follow)  # on the WR+4's 4
+                    answer = ctx.answer_probability(victim, floor, follow)
                     gain = _ATTACK * total + 12.0 * ctx.threat(victim) + _EXTRA_TURN
                     score += _COMBO * (
                         10.0 * urgency
@@ -515,7 +508,8 @@ class HeuristicBot:
                     if kind is Kind.WILD_REVERSE_DRAW_FOUR
                     else nxt
                 )
-                answer = ctx.answer_probability(victim, card.draw_value)
+                floor = stack_floor_after(ctx.rules, 0, card)  # it opens a stack
+                answer = ctx.answer_probability(victim, floor, card)
                 # Unanswered, the victim takes the cards and (two players) we play again.
                 gain = _ATTACK * card.draw_value + 12.0 * ctx.threat(victim)
                 if ctx.two:

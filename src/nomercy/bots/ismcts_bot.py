@@ -49,11 +49,10 @@ import math
 import random
 import time
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from nomercy.bots.determinize import PRIORS, search_sampler
 from nomercy.bots.heuristic_bot import HeuristicBot
-from nomercy.bots.knowledge import rules_of
 from nomercy.core.actions import Action, CallUno, Catch, Play
 from nomercy.core.game import Game
 from nomercy.core.ids import NUM_IDS, action_id
@@ -64,6 +63,7 @@ from nomercy.core.playout import (
     playout,
     rule_constants,
 )
+from nomercy.core.views import PlayerView
 
 __all__ = ["CLASSIC_ITERATIONS", "DEFAULT_ITERATIONS", "ROLLOUTS", "ActionStats", "ISMCTSBot"]
 
@@ -204,7 +204,7 @@ class ISMCTSBot:
         return f"ISMCTSBot(seed={self.seed}, {budget})"
 
     # ------------------------------------------------------------------ protocol
-    def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+    def choose_action(self, view: PlayerView, legal: list[Action]) -> Action:
         """Search from ``view`` and return the most visited legal action."""
         if not legal:
             raise ValueError("choose_action needs at least one legal action")
@@ -217,12 +217,12 @@ class ISMCTSBot:
             return candidates[0]
         return self._search(view, candidates)
 
-    def choose_out_of_turn(self, view: dict[str, Any], legal: list[Action]) -> Action | None:
+    def choose_out_of_turn(self, view: PlayerView, legal: list[Action]) -> Action | None:
         """Call UNO and catch like the heuristic bot (NM-37); jump in with a number (C04)."""
         return self._fallback.choose_out_of_turn(view, legal)
 
     def search_candidates(
-        self, legal: list[Action], view: dict[str, Any] | None = None
+        self, legal: list[Action], view: PlayerView | None = None
     ) -> list[Action]:
         """The in-turn actions a search considers: no jump-ins, UNO calls or catches (the bot
         makes those without searching), a play that could call UNO only with the call (the
@@ -234,7 +234,7 @@ class ISMCTSBot:
             candidates = self._fallback.one_per_card(view, candidates)
         return candidates
 
-    def root_statistics(self, view: dict[str, Any], candidates: list[Action]) -> list[ActionStats]:
+    def root_statistics(self, view: PlayerView, candidates: list[Action]) -> list[ActionStats]:
         """Search from ``view`` (the seat to act) over ``candidates`` with this bot's budget
         and return each candidate's visits and mean reward at the root, in ``candidates``'
         order. ``choose_action`` would take the most visited (ties: the better mean).
@@ -262,7 +262,7 @@ class ISMCTSBot:
         return out
 
     # ------------------------------------------------------------------ search
-    def _search(self, view: dict[str, Any], candidates: list[Action]) -> Action:
+    def _search(self, view: PlayerView, candidates: list[Action]) -> Action:
         rng = self._rng
         # The bot sees only the view: the games it searches are dealt from it, with the
         # priors of determinize.search_sampler (CL-8's honest Wild +4, classic wilds).
@@ -274,7 +274,7 @@ class ISMCTSBot:
         log = math.log
         sqrt = math.sqrt
         iterations = self.iterations if self.iterations is not None else 1 << 62
-        if self._default_budget and rules_of(view).is_classic:
+        if self._default_budget and view.rules.is_classic:
             iterations = CLASSIC_ITERATIONS
         clock = time.perf_counter
         one = self._one

@@ -33,11 +33,14 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from nomercy.core.base import Phase
 from nomercy.core.cards import COLOURS, Card, Colour, Kind, parse_card
+from nomercy.core.events import EventKind
 from nomercy.core.redeal import Gaps, infer_gaps
-from nomercy.core.rules import RuleSet, make_rules
+from nomercy.core.rules import RuleSet
+from nomercy.core.views import PlayerView
 
 __all__ = [
     "Choice",
@@ -52,19 +55,12 @@ __all__ = [
     "view_gaps",
 ]
 
-_RULES_CACHE: dict[str, RuleSet] = {}
 _GAP_RULES: dict[RuleSet, RuleSet] = {}
 
 
-def rules_of(view: dict[str, Any]) -> RuleSet:
-    """The :class:`RuleSet` of a view (cached by its JSON form)."""
-    spec = view["rules"]
-    options = spec.get("options") or {}
-    key = spec["preset"] + repr(sorted(options.items(), key=lambda kv: kv[0]))
-    found = _RULES_CACHE.get(key)
-    if found is None:
-        found = _RULES_CACHE[key] = make_rules(spec)
-    return found
+def rules_of(view: PlayerView) -> RuleSet:
+    """The :class:`RuleSet` of a view (:attr:`PlayerView.rules`)."""
+    return view.rules
 
 
 @dataclass
@@ -83,7 +79,7 @@ class Knowledge:
         colour: the active colour as the history tracked it (``None`` when owed).
     """
 
-    seat: int
+    seat: int | None
     rules: RuleSet
     hand: list[Card]
     unseen: Counter[Card]
@@ -97,7 +93,7 @@ class Knowledge:
         return sum(n for c, n in self.unseen.items() if c.colour is colour)
 
 
-def read_view(view: dict[str, Any]) -> Knowledge:
+def read_view(view: PlayerView) -> Knowledge:
     """Build the :class:`Knowledge` of the seat that ``view`` belongs to.
 
     >>> from nomercy import new_game
@@ -106,18 +102,18 @@ def read_view(view: dict[str, Any]) -> Knowledge:
     >>> sum(k.unseen.values()) == 168 - 7 - len(g.discard)
     True
     """
-    rules = rules_of(view)
-    seat = view["seat"]
-    hand = [parse_card(c) for c in view["hand"]]
-    known = {int(s): [parse_card(c) for c in cards] for s, cards in view["known"].items()}
+    rules = view.rules
+    seat = view.seat
+    hand = list(view.hand)
+    known = {s: list(cards) for s, cards in view.known.items()}
     unseen: Counter[Card] = Counter()
     for code, count in rules.deck_table().items():
         if count:
             unseen[Card(code)] = count
     for c in hand:
         unseen[c] -= 1
-    for code in view["discard"]:
-        unseen[parse_card(code)] -= 1
+    for c in view.discard:
+        unseen[c] -= 1
     for cards in known.values():
         for c in cards:
             unseen[c] -= 1
@@ -140,28 +136,26 @@ def _gap_rules(rules: RuleSet) -> RuleSet:
     return found
 
 
-def view_gaps(view: dict[str, Any], rules: RuleSet | None = None) -> Gaps:
+def view_gaps(view: PlayerView, rules: RuleSet | None = None) -> Gaps:
     """The colour gaps of every seat in ``view``'s hand (see the module docstring).
 
     :func:`~nomercy.core.redeal.infer_gaps` on the view's public history, with classic rules
     read as if every draw on a turn were forced (CL-5: bots draw only when they must).
     """
-    rules = rules_of(view) if rules is None else rules
+    rules = view.rules if rules is None else rules
     return infer_gaps(
-        _gap_rules(rules), len(view["players"]), view["history"], view["direction"], _deciding(view)
+        _gap_rules(rules), len(view.players), view.history, view.direction, _deciding(view)
     )
 
 
-def _deciding(view: dict[str, Any]) -> int | None:
+def _deciding(view: PlayerView) -> int | None:
     """The seat deciding on a card it drew (phase ``play_drawn``), if any."""
-    return view["to_act"] if view["phase"] == "play_drawn" else None
+    return view.to_act if view.phase is Phase.PLAY_DRAWN else None
 
 
-def _track(k: Knowledge, view: dict[str, Any]) -> None:
+def _track(k: Knowledge, view: PlayerView) -> None:
     """Read the gaps from the hand's public history (:func:`nomercy.core.redeal.infer_gaps`)."""
-    gaps = infer_gaps(
-        k.rules, len(view["players"]), view["history"], view["direction"], _deciding(view)
-    )
+    gaps = infer_gaps(k.rules, len(view.players), view.history, view.direction, _deciding(view))
     lacks, no_wild = gaps.lacks, gaps.no_wild
     me = k.seat
     if me is not None:
@@ -169,7 +163,7 @@ def _track(k: Knowledge, view: dict[str, Any]) -> None:
         no_wild.discard(me)
     k.lacks = lacks
     k.lacks_wild = no_wild
-    k.colour = Colour(view["colour"]) if view.get("colour") else gaps.colour
+    k.colour = view.colour if view.colour is not None else gaps.colour
 
 
 def colour_counts(cards: list[Card]) -> dict[Colour, int]:
@@ -233,6 +227,10 @@ class PlayHints:
     choices: dict[int, list[Choice]] = field(default_factory=dict)
 
 
+#: Events by which their seat receives cards nobody saw (or leaves the hand, NM-33).
+_RECEIVED = frozenset({EventKind.ABSORB, EventKind.CATCH, EventKind.CHALLENGE, EventKind.KNOCKOUT})
+
+
 @dataclass
 class _Seat:
     """One seat's hints while the history is walked (see :class:`PlayHints`)."""
@@ -244,7 +242,7 @@ class _Seat:
     choices: list[Choice] = field(default_factory=list)
 
 
-def play_hints(view: dict[str, Any]) -> PlayHints:
+def play_hints(view: PlayerView) -> PlayHints:
     """Read :class:`PlayHints` from ``view``'s public history (the viewer's own excluded).
 
     A seat's hints end when it receives cards nobody saw (a draw it keeps, an absorbed
@@ -259,27 +257,28 @@ def play_hints(view: dict[str, Any]) -> PlayHints:
     drew: int | None = None  # a seat that drew one card, while its next move is unknown
     kept: _Seat | None = None  # the drawer's hints before the draw
 
-    for event in view["history"]:
-        kind = event["kind"]
-        seat = event.get("seat")
+    for event in view.history:
+        kind = event.kind
+        seat = event.seat
+        data = event.data
         at_once = False  # this play is of the card its player just drew
-        if drew is not None and kind != "uno":
-            if kind == "play" and seat == drew:
+        if drew is not None and kind is not EventKind.UNO:
+            if kind is EventKind.PLAY and seat == drew:
                 # The drawn card was played at once: the hand is the one that gave the hints.
                 at_once = True
                 if kept is not None:
                     kept.ranks |= seats.get(drew, _Seat()).ranks
                     seats[drew] = kept
-            elif kind == "pass" and seat == drew:
+            elif kind is EventKind.PASS and seat == drew:
                 seats.pop(drew, None)  # it kept a playable card: nothing is sure about it
             drew = None
-        if kind == "deal":
+        if kind is EventKind.DEAL:
             seats, naming, top, colour = {}, None, None, None
-        elif kind == "start_card":
-            top = parse_card(event["card"]) if event.get("card") else None
+        elif kind is EventKind.START_CARD:
+            top = parse_card(data["card"]) if data.get("card") else None
             colour = top.colour if top is not None else None
-        elif kind == "play" and seat is not None:
-            card = parse_card(event["card"])
+        elif kind is EventKind.PLAY and seat is not None:
+            card = parse_card(data["card"])
             h = seats.setdefault(seat, _Seat())
             rank = rank_of(top) if top is not None else None
             if not at_once:
@@ -296,36 +295,36 @@ def play_hints(view: dict[str, Any]) -> PlayHints:
                     h.choices.append(Choice(colour, rank, len(h.played)))
                 h.played.append(card)
             if card.is_wild:
-                if event.get("colour"):
-                    colour = Colour(event["colour"])
+                if data.get("colour"):
+                    colour = Colour(data["colour"])
                     h.named = (colour, len(h.played))
                 else:
                     colour, naming, h.named = None, seat, None
             else:
                 colour = card.colour
             top = card
-        elif kind in ("colour", "reveal") and event.get("colour"):
-            colour = Colour(event["colour"])
+        elif kind in (EventKind.COLOUR, EventKind.REVEAL) and data.get("colour"):
+            colour = Colour(data["colour"])
             if naming is not None and naming == seat:
                 h = seats.setdefault(seat, _Seat())
                 h.named = (colour, len(h.played))
             naming = None
-        elif kind == "draw" and seat is not None:
+        elif kind is EventKind.DRAW and seat is not None:
             kept = seats.pop(seat, None)
             rank = rank_of(top) if top is not None else None
-            if int(event.get("count", 1)) == 1:
+            if int(data.get("count", 1)) == 1:
                 drew = seat
                 if rank is not None:
                     # Read as forced (view_gaps): no card of its hand matched the top's
                     # rank, nor does the drawn card if it stays.
                     seats[seat] = _Seat(ranks={rank})
-        elif kind in ("absorb", "catch", "challenge", "knockout") and seat is not None:
+        elif kind in _RECEIVED and seat is not None:
             seats.pop(seat, None)  # the seat took cards nobody saw (the event's seat)
-        elif kind in ("swap", "pass_hands"):
+        elif kind is EventKind.SWAP or kind is EventKind.PASS_HANDS:
             seats = {}  # hands moved (classic_seven_zero): start again
     result = PlayHints()
     for seat, h in sorted(seats.items()):
-        if seat == view["seat"]:
+        if seat == view.seat:
             continue
         if h.lacks:
             result.lacks[seat] = h.lacks
@@ -340,18 +339,18 @@ def play_hints(view: dict[str, Any]) -> PlayHints:
     return result
 
 
-def _first_top(view: dict[str, Any]) -> tuple[Card | None, Colour | None]:
+def _first_top(view: PlayerView) -> tuple[Card | None, Colour | None]:
     """The top card and active colour before the view's history, if it has no deal.
 
     A game set up from a position (``Game.from_position``) starts its history with the first
     move: the card under every card played since is the top it started on.
     """
-    history = view["history"]
-    if any(e["kind"] in ("deal", "start_card") for e in history):
+    history = view.history
+    if any(e.kind is EventKind.DEAL or e.kind is EventKind.START_CARD for e in history):
         return None, None  # the walk meets the start card itself
-    plays = sum(1 for e in history if e["kind"] == "play")
-    at = len(view["discard"]) - plays - 1
+    plays = sum(1 for e in history if e.kind is EventKind.PLAY)
+    at = len(view.discard) - plays - 1
     if at < 0:
         return None, None
-    card = parse_card(view["discard"][at])
+    card = view.discard[at]
     return card, card.colour

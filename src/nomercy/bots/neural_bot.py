@@ -22,10 +22,10 @@ try:
 except ImportError as _exc:  # pragma: no cover - depends on the install
     raise ImportError("the neural bot needs numpy: pip install 'uno-no-mercy[neural]'") from _exc
 
-from nomercy.bots.knowledge import rules_of
 from nomercy.bots.neural_features import NUM_ACTIONS, OBS_SIZE, FeatureEncoder, action_id
 from nomercy.core.actions import Action
 from nomercy.core.rules import RuleSet
+from nomercy.core.views import PlayerView
 
 __all__ = ["DEFAULT_WEIGHTS", "FORMAT", "NeuralBot", "Policy", "load_policy"]
 
@@ -158,31 +158,29 @@ class NeuralBot:
     def __init__(self, seed: int = 0, weights: str | Path | Policy | None = None) -> None:
         self.seed = seed
         self.policy = weights if isinstance(weights, Policy) else load_policy(weights)
-        self._encoders: dict[tuple[str, int], tuple[RuleSet, FeatureEncoder]] = {}
+        self._encoders: dict[tuple[RuleSet, int], FeatureEncoder] = {}
 
     def __repr__(self) -> str:
         return f"NeuralBot(seed={self.seed})"
 
-    def _encoder(self, view: dict[str, Any]) -> FeatureEncoder:
-        n = len(view["players"])
-        key = (json.dumps(view["rules"], sort_keys=True), n)
+    def _encoder(self, view: PlayerView) -> FeatureEncoder:
+        key = (view.rules, len(view.players))
         found = self._encoders.get(key)
         if found is None:
-            rules = rules_of(view)
-            found = self._encoders[key] = (rules, FeatureEncoder(rules, n))
-        return found[1]
+            found = self._encoders[key] = FeatureEncoder(*key)
+        return found
 
-    def observe(self, view: dict[str, Any]) -> npt.NDArray[np.float32]:
+    def observe(self, view: PlayerView) -> npt.NDArray[np.float32]:
         """The network's input for ``view`` (the env's flat observation, ``opp_void`` 0)."""
         return self._encoder(view).encode(view)
 
-    def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+    def choose_action(self, view: PlayerView, legal: list[Action]) -> Action:
         """The element of ``legal`` with the largest logit."""
         if not legal:
             raise ValueError("choose_action needs at least one legal action")
         if len(legal) == 1:
             return legal[0]
-        n = len(view["players"])
+        n = len(view.players)
         ids = [action_id(a, n) for a in legal]
         # Equal ids cannot occur (one id per action), but order the tie-break by id so the
         # choice does not depend on the order of the legal list.

@@ -13,13 +13,14 @@ and which a view does not carry, so training zeroes it too (:data:`VIEW_KEEP`).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
 from nomercy.core.actions import Action
 from nomercy.core.rules import RuleSet
+from nomercy.core.views import PlayerView
 from nomercy.encoding.actions import MAX_PLAYERS, NUM_ACTIONS, fast_id
 from nomercy.encoding.observations import OBS_LAYOUT, OBS_SIZE, ObservationEncoder, flat_scale
 
@@ -66,11 +67,11 @@ class FeatureEncoder:
         self._encoder = ObservationEncoder(rules, n)
         self.scale = flat_scale(self._encoder) * VIEW_KEEP
 
-    def encode(self, view: dict[str, Any]) -> npt.NDArray[np.float32]:
+    def encode(self, view: PlayerView) -> npt.NDArray[np.float32]:
         """The scaled observation of ``view`` (``opp_void`` left 0)."""
         return self._encoder.encode(view) * self.scale
 
 
-def encode_view(view: dict[str, Any], rules: RuleSet) -> npt.NDArray[np.float32]:
+def encode_view(view: PlayerView, rules: RuleSet) -> npt.NDArray[np.float32]:
     """:meth:`FeatureEncoder.encode` for a single view (builds the encoder each call)."""
-    return FeatureEncoder(rules, len(view["players"])).encode(view)
+    return FeatureEncoder(rules, len(view.players)).encode(view)

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import copy
 import importlib
-import json
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-from nomercy.bots.knowledge import rules_of
 from nomercy.core.actions import Action
+from nomercy.core.rules import RuleSet
+from nomercy.core.views import PlayerView
 from nomercy.encoding.actions import NUM_ACTIONS, fast_ids
 from nomercy.encoding.observations import FLAT_BOUNDS, ObservationEncoder, flat_scale
 
@@ -270,25 +270,24 @@ class PolicyBot:
         self.seed = seed
         self.target = target
         self.policy = as_policy(obj, deterministic=deterministic, seed=seed)
-        self._encoders: dict[tuple[str, int], tuple[ObservationEncoder, npt.NDArray[Any]]] = {}
+        self._encoders: dict[tuple[RuleSet, int], tuple[ObservationEncoder, npt.NDArray[Any]]] = {}
 
     def __repr__(self) -> str:
         return f"PolicyBot({self.target or self.policy.name!r}, seed={self.seed})"
 
-    def _encoder(self, view: dict[str, Any]) -> tuple[ObservationEncoder, npt.NDArray[Any]]:
-        n = len(view["players"])
-        key = (json.dumps(view["rules"], sort_keys=True), n)
+    def _encoder(self, view: PlayerView) -> tuple[ObservationEncoder, npt.NDArray[Any]]:
+        key = (view.rules, len(view.players))
         found = self._encoders.get(key)
         if found is None:
-            encoder = ObservationEncoder(rules_of(view), n)
+            encoder = ObservationEncoder(*key)
             found = self._encoders[key] = (encoder, flat_scale(encoder, self.flat_bounds))
         return found
 
-    def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+    def choose_action(self, view: PlayerView, legal: list[Action]) -> Action:
         """The legal action the policy picks."""
         if not legal:
             raise ValueError("choose_action needs at least one legal action")
-        ids = fast_ids(legal, len(view["players"]))
+        ids = fast_ids(legal, len(view.players))
         if len(ids) == 1:
             return legal[0]
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)

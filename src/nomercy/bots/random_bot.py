@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from nomercy.core.actions import Action
+from nomercy.core.views import PlayerView
 
 __all__ = ["RandomBot"]
 
@@ -31,7 +31,7 @@ class RandomBot:
         self.seed = seed
         self._rng = random.Random(seed)
 
-    def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+    def choose_action(self, view: PlayerView | None, legal: list[Action]) -> Action:
         """A uniformly random element of ``legal``."""
         if not legal:
             raise ValueError("choose_action needs at least one legal action")

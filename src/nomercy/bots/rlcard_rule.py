@@ -34,7 +34,9 @@ import random
 from typing import Any
 
 from nomercy.core.actions import Action, CallUno, Draw, Pass, Play
-from nomercy.core.cards import Card, Kind, parse_card
+from nomercy.core.base import Phase
+from nomercy.core.cards import Card, Kind
+from nomercy.core.views import PlayerView
 
 __all__ = ["RLCardRuleBot", "rlcard_action", "rlcard_card", "rlcard_state"]
 
@@ -80,18 +82,18 @@ def rlcard_action(action: Play) -> str:
     return rlcard_card(action.card, colour)
 
 
-def rlcard_state(view: dict[str, Any], legal: list[Action]) -> tuple[dict[str, Any], list[str]]:
+def rlcard_state(view: PlayerView, legal: list[Action]) -> tuple[dict[str, Any], list[str]]:
     """The ``raw_obs`` and ``raw_legal_actions`` RLCard would give the agent in ``view``.
 
     Raises:
         ValueError: the view is not of the classic preset.
     """
-    if view["rules"]["preset"] != "classic":
+    if not view.rules.is_classic:
         raise ValueError("the rlcard-rule bot plays the classic preset only")
-    hand = [rlcard_card(parse_card(code)) for code in view["hand"]]
-    top = parse_card(view["top"]) if view.get("top") else parse_card(view["discard"][-1])
-    target = rlcard_card(top, view.get("colour"))
-    played = [rlcard_card(parse_card(code)) for code in view["discard"]]
+    hand = [rlcard_card(card) for card in view.hand]
+    top = view.top if view.top is not None else view.discard[-1]
+    target = rlcard_card(top, view.colour.value if view.colour is not None else None)
+    played = [rlcard_card(card) for card in view.discard]
     plays = [a for a in legal if isinstance(a, Play) and not a.jump]
     others = [a for a in plays if a.card.kind is not Kind.WILD_DRAW_FOUR]
     offered = others or plays  # RLCard: a Wild +4 only when nothing else can be played
@@ -103,9 +105,9 @@ def rlcard_state(view: dict[str, Any], legal: list[Action]) -> tuple[dict[str, A
         "target": target,
         "played_cards": played,
         "legal_actions": list(actions),
-        "num_cards": [int(p["hand_size"]) for p in view["players"]],
-        "num_players": len(view["players"]),
-        "current_player": view["seat"],
+        "num_cards": [p.hand_size for p in view.players],
+        "num_players": len(view.players),
+        "current_player": view.seat,
     }
     return raw_obs, actions
 
@@ -135,19 +137,19 @@ class RLCardRuleBot:
     def __repr__(self) -> str:
         return f"RLCardRuleBot(seed={self.seed})"
 
-    def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+    def choose_action(self, view: PlayerView, legal: list[Action]) -> Action:
         """The agent's choice, mapped back to one of ``legal``."""
         if not legal:
             raise ValueError("choose_action needs at least one legal action")
         for action in legal:
             if isinstance(action, CallUno):
                 return action  # RLCard has no UNO call: it never forgets one
-        phase = view["phase"]
-        if phase == "choose_colour":
+        phase = view.phase
+        if phase is Phase.CHOOSE_COLOUR:
             # CL-3: RLCard's game paints an opening wild a random colour itself.
             options = [a for a in legal if not isinstance(a, Draw | Pass)]
             return options[self._rng.randrange(len(options))]
-        if phase == "stack_or_absorb":
+        if phase is Phase.STACK_OR_ABSORB:
             for action in legal:
                 if isinstance(action, Draw):
                     return action  # RLCard applies a penalty at once: no stack, no challenge
@@ -167,7 +169,7 @@ class RLCardRuleBot:
         with_uno = [a for a in matches if a.uno]
         return with_uno[0] if with_uno else matches[0]
 
-    def choose_out_of_turn(self, view: dict[str, Any], legal: list[Action]) -> Action | None:
+    def choose_out_of_turn(self, view: PlayerView, legal: list[Action]) -> Action | None:
         """Call UNO when offered (RLCard has no UNO call to forget); never catch or jump in."""
         for action in legal:
             if isinstance(action, CallUno):

@@ -48,9 +48,12 @@ if TYPE_CHECKING:
     from nomercy.core.game import Game
 
 __all__ = [
+    "answering_flags",
+    "answers_stack",
     "compute_legal",
     "is_playable",
     "playable_flags",
+    "stack_floor_after",
     "tables",
     "uno_due",
     "variants",
@@ -266,6 +269,79 @@ def may_keep_drawn(g: Game) -> bool:
     return True
 
 
+def _answers(
+    card: Card, floor: int, top: Card, colour: Colour | None, deflect: bool, match: bool
+) -> bool:
+    """:func:`answers_stack` with the options read: ``deflect`` A07, ``match`` A05."""
+    if card.draw_value >= floor:  # NM-18: at least the floor (A04 says which)
+        return not match or card.is_wild or card.colour is colour or card.kind is top.kind
+    # A07 skip_reverse_deflect: a Skip or Reverse matching the pile passes the penalty on.
+    return (
+        deflect
+        and (card.kind is K_SKIP or card.kind is K_REVERSE)
+        and (card.colour is colour or card.kind is top.kind)
+    )
+
+
+def answers_stack(rules: RuleSet, card: Card, floor: int, top: Card, colour: Colour | None) -> bool:
+    """Whether ``card`` may be stacked on a pending penalty whose floor is ``floor``.
+
+    NM-18: a Draw Card of at least the floor (the last card's value or, under A04
+    ``running_total``, the total: :attr:`PlayerView.stack_floor
+    <nomercy.core.views.PlayerView.stack_floor>`, :func:`stack_floor_after`); under A05
+    ``stack_requires_match`` it must also be wild or match ``colour`` (the active colour) or
+    ``top``'s symbol; under A07 ``skip_reverse_deflect`` a Skip or Reverse of the active
+    colour or the top's symbol deflects it. The same test the engine's stack decision
+    applies to every card of the hand (:func:`compute_legal`).
+
+    >>> from nomercy import Card, Colour, make_rules
+    >>> rules = make_rules("no-mercy")
+    >>> answers_stack(rules, Card("B+4"), 4, Card("WR+4"), Colour.RED)
+    True
+    >>> answers_stack(rules, Card("R+2"), 4, Card("WR+4"), Colour.RED)
+    False
+    """
+    deflect = rules.stack_deflection == "skip_reverse_deflect"
+    return _answers(card, floor, top, colour, deflect, rules.stack_requires_match)
+
+
+#: answering_flags' tables by (A07 deflection, A05 match, floor, top index, colour slot).
+_ANSWERING: Final[dict[tuple[bool, bool, int, int, int], list[bool]]] = {}
+
+
+def answering_flags(rules: RuleSet, floor: int, top: Card, colour: Colour | None) -> list[bool]:
+    """:func:`answers_stack` for every card at once, by :attr:`Card.index` (cached): for code
+    that weighs many cards against one stack, e.g. the unseen cards a seat may hold.
+
+    >>> from nomercy import Card, Colour, make_rules
+    >>> flags = answering_flags(make_rules("no-mercy"), 4, Card("R+4"), Colour.RED)
+    >>> flags[Card("W+6").index], flags[Card("R+2").index]
+    (True, False)
+    """
+    deflect = rules.stack_deflection == "skip_reverse_deflect"
+    match = rules.stack_requires_match
+    key = (deflect, match, floor, top.index, _colour_slot(colour))
+    found = _ANSWERING.get(key)
+    if found is None:
+        found = _ANSWERING[key] = [
+            _answers(c, floor, top, colour, deflect, match) for c in ALL_CARDS
+        ]
+    return found
+
+
+def stack_floor_after(rules: RuleSet, total: int, card: Card) -> int:
+    """The floor of the stack once ``card`` is stacked on a penalty of ``total`` cards (or
+    opens one, ``total`` 0): its own draw value, or under A04 ``running_total`` the new total
+    (NM-18). The next seat answers with a card :func:`answers_stack` accepts on that floor.
+
+    >>> from nomercy import Card, make_rules
+    >>> stack_floor_after(make_rules("no-mercy"), 6, Card("W+4"))
+    4
+    """
+    value = card.draw_value
+    return total + value if rules.stack_threshold == "running_total" else value
+
+
 def stack_actions(g: Game, seat: int) -> list[int]:
     r = g.rules
     acts: list[int] = []
@@ -273,6 +349,7 @@ def stack_actions(g: Game, seat: int) -> list[int]:
     if not final and g._can_stack:
         threshold = g.pending_total if g._stack_on_total else g.pending_last
         top = g.discard[-1]
+        colour = g.colour
         deflect = g._deflect
         match = g._stack_match
         # Each card once, in hand order (epoch marks, as in turn_actions).
@@ -280,14 +357,7 @@ def stack_actions(g: Game, seat: int) -> list[int]:
         epoch = g._epoch
         mark = g._mark
         for card in g.hands[seat]:
-            if card.draw_value >= threshold:
-                if match and not (card.is_wild or card.colour is g.colour or card.kind is top.kind):
-                    continue
-            elif not (
-                deflect
-                and card.kind in (K_SKIP, K_REVERSE)
-                and (card.colour is g.colour or card.kind is top.kind)
-            ):
+            if not _answers(card, threshold, top, colour, deflect, match):
                 continue
             i = card.index
             if mark[i] != epoch:

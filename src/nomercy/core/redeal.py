@@ -41,7 +41,7 @@ from nomercy.core.rules import RuleSet, make_rules
 if TYPE_CHECKING:
     from nomercy.core.game import Game
 
-__all__ = ["Gaps", "Redealer", "infer_gaps", "view_position"]
+__all__ = ["Gaps", "Redealer", "draw_shows_gap", "infer_gaps", "view_position"]
 
 
 class Gaps:
@@ -72,10 +72,25 @@ class Gaps:
         return f"Gaps(lacks={self.lacks!r}, no_wild={self.no_wild!r}, colour={self.colour!r})"
 
 
+def draw_shows_gap(rules: RuleSet) -> bool:
+    """Whether a draw on a player's turn shows it held no card of the active colour.
+
+    Only without a voluntary draw (A03 ``voluntary_draw="off"``: a player who can play must,
+    NM-8, NM-9, CL-5) and when a drawn card is not kept whatever it is
+    (``no_playable_action="draw_one_pass"``); :func:`infer_gaps` reads no gap otherwise, and
+    the RL encoders' ``opp_void`` flags stay 0.
+
+    >>> from nomercy import make_rules
+    >>> draw_shows_gap(make_rules("no-mercy")), draw_shows_gap(make_rules("classic"))
+    (True, False)
+    """
+    return rules.voluntary_draw == "off" and rules.no_playable_action != "draw_one_pass"
+
+
 def infer_gaps(
     rules: RuleSet,
     n: int,
-    history: Iterable[Mapping[str, Any]],
+    history: Iterable[Mapping[str, Any] | Event],
     direction: int,
     deciding: int | None = None,
 ) -> Gaps:
@@ -84,7 +99,9 @@ def infer_gaps(
     Args:
         rules: the rule set in force.
         n: the number of seats.
-        history: the public event dicts of the current hand, oldest first.
+        history: the public events of the current hand, oldest first: event dicts
+            (``Game.public_history()``) or :class:`Event` objects as every seat saw them
+            (``PlayerView.history``).
         direction: the direction of play now; if the walk ends elsewhere it lost track of an
             event and keeps no gap (a 0-pass moves gaps by direction).
         deciding: the seat now deciding on a card it drew (phase ``play_drawn``), if any;
@@ -113,9 +130,16 @@ def infer_gaps(
             lacks[seat] = set()
             no_wild.discard(seat)
 
+    data: Mapping[str, Any]
     for event in history:
-        kind = event["kind"]
-        seat = event.get("seat")
+        if isinstance(event, Event):
+            kind: str = event.kind
+            seat = event.seat
+            data = event.data
+        else:
+            kind = event["kind"]
+            seat = event.get("seat")
+            data = event
         if drew is not None and kind != "draw":
             if kind == "uno" and seat == drew:
                 continue  # a call before playing the drawn card settles nothing
@@ -133,16 +157,16 @@ def infer_gaps(
             out = [False] * n
             walked = 1
         elif kind == "start_card":
-            card = parse_card(event["card"]) if event.get("card") else None
+            card = parse_card(data["card"]) if data.get("card") else None
             if card is not None:
                 colour = card.colour
         elif kind == "play":
-            card = parse_card(event["card"])
+            card = parse_card(data["card"])
             last_card = card
             if card.colour is not None:
                 colour = card.colour
-            elif event.get("colour"):
-                colour = Colour(event["colour"])
+            elif data.get("colour"):
+                colour = Colour(data["colour"])
             elif card.kind is Kind.WILD_COLOUR_ROULETTE or (
                 card.draw_value and rules.wild_colour_timing == "on_resolution"
             ):
@@ -150,8 +174,8 @@ def infer_gaps(
             if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
                 walked = -walked
         elif kind in ("colour", "reveal", "roulette_colour"):
-            if event.get("colour") and kind != "roulette_colour":
-                colour = Colour(event["colour"])
+            if data.get("colour") and kind != "roulette_colour":
+                colour = Colour(data["colour"])
         elif kind == "reverse":
             walked = -walked
         elif kind == "deflect":
@@ -170,13 +194,13 @@ def infer_gaps(
                     clear(seat)  # the drawn card stays in hand whatever it is
                 else:
                     drew = seat
-                    drew_count = int(event.get("count", 1))
+                    drew_count = int(data.get("count", 1))
             else:
                 clear(seat)
         elif kind in ("absorb", "catch", "challenge"):
             clear(seat)
         elif kind == "swap":
-            target = event.get("target")
+            target = data.get("target")
             if seat is not None and target is not None:
                 lacks[seat], lacks[target] = lacks[target], lacks[seat]
                 a, b = seat in no_wild, target in no_wild

@@ -23,7 +23,16 @@ from nomercy.core.rules import RuleSet
 if TYPE_CHECKING:
     from nomercy.core.game import Game
 
-__all__ = ["Bookkeeping", "PlayerView", "SeatInfo", "Snapshot", "Stack", "snapshot", "view"]
+__all__ = [
+    "Bookkeeping",
+    "PlayerView",
+    "SeatInfo",
+    "Snapshot",
+    "Stack",
+    "Wd4Play",
+    "snapshot",
+    "view",
+]
 
 
 class Snapshot(NamedTuple):
@@ -82,6 +91,19 @@ class Stack(NamedTuple):
     """The draw value of the card on top of it."""
     chain: tuple[int, ...]
     """The draw values stacked so far, oldest first."""
+
+
+class Wd4Play(NamedTuple):
+    """A classic Wild +4 that may be challenged (CL-8): who played it, and on what colour.
+
+    Both are public (the play and the colour before it were on the table); whether the play
+    was honest is not, until it is challenged.
+    """
+
+    seat: int
+    """The seat that played the Wild +4 (the one a challenge accuses)."""
+    colour: Colour | None
+    """The active colour it was played on: a guilty player held a card of it (CL-8)."""
 
 
 class Bookkeeping(NamedTuple):
@@ -161,10 +183,22 @@ class PlayerView(NamedTuple):
     card may be stacked (nothing pending, no stacking in classic, a last card's penalty A17)."""
     bookkeeping: Bookkeeping
     """For the core's re-deal API only (:class:`Bookkeeping`)."""
+    wd4_play: Wd4Play | None = None
+    """The classic Wild +4 awaiting a challenge (CL-8), when :attr:`wd4_challengeable`."""
+    stacking: bool = True
+    """Whether the rules stack Draw Cards at all (NM-18; classic only with C04
+    ``classic_stacking``); :attr:`stack_floor` says whether a card may be stacked now."""
 
     def seat_after(self, seat: int, direction: int | None = None) -> int:
-        """The first active seat after ``seat`` (default: in the current direction)."""
-        return next_active([p.out for p in self.players], seat, direction or self.direction)
+        """The first active seat after ``seat`` (default: in the current direction; RULES.md
+        §2 "next", as :meth:`Game.next_seat <nomercy.core.game.Game.next_seat>`)."""
+        players = self.players
+        d = direction or self.direction
+        n = len(players)
+        q = (seat + d) % n
+        while players[q].out:
+            q = (q + d) % n
+        return q
 
     def to_json(self, *, bookkeeping: bool = False) -> dict[str, Any]:
         """The JSON-serialisable form: cards as codes, colours and the phase as strings.
@@ -218,6 +252,13 @@ class PlayerView(NamedTuple):
             "two_player": self.two_player,
             "next_seat": self.next_seat,
             "stack_floor": self.stack_floor,
+            "wd4_play": None
+            if self.wd4_play is None
+            else {
+                "seat": self.wd4_play.seat,
+                "colour": self.wd4_play.colour.value if self.wd4_play.colour else None,
+            },
+            "stacking": self.stacking,
         }
         if bookkeeping:
             data["engine"] = self.bookkeeping_json()
@@ -261,13 +302,23 @@ class PlayerView(NamedTuple):
             return default
 
 
-def next_active(out: list[bool], seat: int, direction: int) -> int:
-    """The first seat after ``seat`` in ``direction`` that is not out (RULES.md §2 "next")."""
-    n = len(out)
-    q = (seat + direction) % n
-    while out[q]:
-        q = (q + direction) % n
-    return q
+#: The public form of secret events (``Event.for_seat(None)``) by the event's ``id``, with the
+#: event itself so that the id stays its own; cleared when full (simulations make millions of
+#: events). Events are immutable, so one censored copy serves every view of the hand.
+_CENSORED: dict[int, tuple[Event, Event]] = {}
+_CENSORED_MAX: Final = 4096
+
+
+def _public_event(event: Event) -> Event:
+    """``event.for_seat(None)``, built once per event (see :data:`_CENSORED`)."""
+    found = _CENSORED.get(id(event))
+    if found is not None and found[0] is event:
+        return found[1]
+    if len(_CENSORED) >= _CENSORED_MAX:
+        _CENSORED.clear()
+    public = event.for_seat(None)
+    _CENSORED[id(event)] = (event, public)
+    return public
 
 
 def stack_floor(game: Game) -> int | None:
@@ -316,7 +367,10 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
     wd4 = game.wd4
     events: tuple[Event, ...] = ()
     if history:
-        events = tuple([e.for_seat(None) for e in game.log[game._hand_start :]])
+        # Event.for_seat(None) is the event itself unless it is secret (a draw's cards); the
+        # censored copies are kept (_public_event), as this runs for every decision of a bot
+        # that reads the history.
+        events = tuple([_public_event(e) if e.secret else e for e in game.log[game._hand_start :]])
     notes = (
         turn,
         game._draw_mode,
@@ -358,8 +412,14 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
         None if over or turn is None else game._next(turn),
         stack_floor(game),
         tuple.__new__(Bookkeeping, notes),
+        None if wd4 is None else tuple.__new__(Wd4Play, (wd4["seat"], _colour(wd4["colour"]))),
+        game._can_stack,
     )
     return tuple.__new__(PlayerView, fields)
+
+
+def _colour(value: str | None) -> Colour | None:
+    return Colour(value) if value else None
 
 
 def snapshot(game: Game, seat: object) -> Snapshot:

@@ -32,6 +32,7 @@ from nomercy.core.cards import ALL_CODES, COLOURS, Card
 from nomercy.core.events import Event
 from nomercy.core.game import Game
 from nomercy.core.ids import ID_CARD, ID_KIND, ID_REL, K_CATCH, K_COLOUR, K_DRAW, K_PASS, K_PLAY
+from nomercy.core.redeal import draw_shows_gap
 from nomercy.core.rules import RuleSet
 from nomercy.encoding.actions import MAX_PLAYERS
 
@@ -81,12 +82,12 @@ _HAND_AT: Final[dict[Card, int]] = {Card(code): _HAND + i for i, code in enumera
 
 
 def draw_pile_size(game: Game) -> int:
-    """Cards in the draw pile (public: ``view["draw_pile_size"]``, ``Game.draw_size``)."""
+    """Cards in the draw pile (public: ``view.draw_pile_size``, ``Game.draw_size``)."""
     return game.draw_size
 
 
 def _mode(rules: RuleSet, events: bool) -> str:
-    informative = rules.voluntary_draw == "off" and rules.no_playable_action != "draw_one_pass"
+    informative = draw_shows_gap(rules)  # A03, NM-9: the core says when a draw proves a gap
     if events:
         return "events"
     if not informative:

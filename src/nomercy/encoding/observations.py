@@ -12,17 +12,19 @@ the factors of the environments' ``"flat"`` format (``FLAT_BOUNDS``: fixed or pe
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from collections.abc import Iterable
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
 from nomercy.core.cards import ALL_CODES, COLOURS, Card
 from nomercy.core.events import Event
+from nomercy.core.events import EventKind as EK
 from nomercy.core.game import Phase
+from nomercy.core.redeal import draw_shows_gap
 from nomercy.core.rules import RuleSet, make_rules
-from nomercy.core.views import Snapshot
+from nomercy.core.views import PlayerView, Snapshot
 from nomercy.encoding.actions import MAX_PLAYERS
 
 __all__ = [
@@ -118,9 +120,9 @@ _PILE = OBS_LAYOUT["draw_pile_size"].start
 _WD4 = OBS_LAYOUT["wd4_challengeable"].start
 
 # Events by which a seat receives cards (so what it could not play says nothing any more).
-_RECEIVE_KINDS = frozenset({"absorb", "catch", "challenge", "reveal"})
+_RECEIVE_KINDS = frozenset({EK.ABSORB, EK.CATCH, EK.CHALLENGE, EK.REVEAL})
 # Every kind update() reads; the others are skipped before their public form is built.
-_TRACKED_KINDS = _RECEIVE_KINDS | {"deal", "draw", "pass", "pass_hands", "play", "swap"}
+_TRACKED_KINDS = _RECEIVE_KINDS | {EK.DEAL, EK.DRAW, EK.PASS, EK.PASS_HANDS, EK.PLAY, EK.SWAP}
 
 
 class PublicTracker:
@@ -139,9 +141,7 @@ class PublicTracker:
 
     def __init__(self, rules: RuleSet, n: int) -> None:
         self.n = n
-        self._informative = (
-            rules.voluntary_draw == "off" and rules.no_playable_action != "draw_one_pass"
-        )
+        self._informative = draw_shows_gap(rules)  # A03, NM-9 (nomercy.core.redeal)
         self.void: list[list[int]] = [[0, 0, 0, 0] for _ in range(n)]
         self._pending: tuple[int, int] | None = None  # (seat, colour) of a drawn card in play
 
@@ -163,8 +163,8 @@ class PublicTracker:
 
         Args:
             events: the step's events; each is read through ``event.for_seat(None)``.
-            colour: the active colour before the step (public, ``view["colour"]``).
-            phase: the phase before the step (public, ``view["phase"]``).
+            colour: the active colour before the step (public, ``view.colour``), as its value.
+            phase: the phase before the step (public, ``view.phase``), as its value.
             next_phase: the phase after the step (public).
         """
         void = self.void
@@ -176,34 +176,34 @@ class PublicTracker:
             event = raw.for_seat(None)
             kind = event.kind
             seat = event.seat
-            if kind in ("pass_hands", "deal"):
+            if kind is EK.PASS_HANDS or kind is EK.DEAL:
                 self.reset()
                 continue
             if seat is None:
                 continue
-            if kind == "play":
+            if kind is EK.PLAY:
                 if pending is not None and pending[0] == seat and phase == "play_drawn":
                     void[seat][pending[1]] = 1  # the drawn card has left the hand
                     pending = None
-            elif kind == "draw":
+            elif kind is EK.DRAW:
                 void[seat][:] = (0, 0, 0, 0)
                 if self._informative and colour is not None:
                     if next_phase == "play_drawn":
                         self._pending = (seat, _COLOUR_INDEX[colour])
                     else:
                         void[seat][_COLOUR_INDEX[colour]] = 1
-            elif kind == "pass":
+            elif kind is EK.PASS:
                 if phase == "play_drawn":
                     void[seat][:] = (0, 0, 0, 0)
             elif kind in _RECEIVE_KINDS:
                 void[seat][:] = (0, 0, 0, 0)
-            elif kind == "swap":
+            elif kind is EK.SWAP:
                 void[seat][:] = (0, 0, 0, 0)
                 void[event.data["target"]][:] = (0, 0, 0, 0)
 
 
 class ObservationEncoder:
-    """Turns ``view(seat, history=False)`` dicts into vectors for one rule set and table size.
+    """Turns ``view(seat, history=False)`` views into vectors for one rule set and table size.
 
     The discard-pile counts are kept between calls and only the new tail is counted, after
     checking that the previous pile is still its prefix (a reshuffle restarts the count).
@@ -226,36 +226,40 @@ class ObservationEncoder:
             self._blank[_PRESENT + j] = 1
 
     def encode(
-        self, view: Mapping[str, Any], void: list[list[int]] | None = None
+        self, view: PlayerView, void: list[list[int]] | None = None
     ) -> npt.NDArray[np.float32]:
         """The observation vector of ``view`` (plus the tracker's ``void`` flags, if given)."""
-        seat = view["seat"]
-        idx = _CODE_INDEX
-        players = view["players"]
-        top = view["top"]
-        colour = view["colour"]
-        drawn = view["drawn"]
-        to_act = view["to_act"]
-        pending = view["pending"] or {"total": 0, "last": 0}
-        snap = Snapshot(
-            seat,
-            Phase(view["phase"]),
-            [idx[c] for c in view["hand"]],
-            [(int(s), [idx[c] for c in cards]) for s, cards in view["known"].items()],
-            [p["hand_size"] for p in players],
-            [p["out"] for p in players],
-            [p["uno"] for p in players],
-            list(view["uno_window"]),
-            view["direction"],
-            view["draw_pile_size"],
-            pending["total"],
-            pending["last"],
-            -1 if top is None else idx[top],
-            -1 if colour is None else _COLOUR_INDEX[colour],
-            -1 if drawn is None else idx[drawn],
-            -1 if to_act is None else to_act,
-            view["wd4_challengeable"],
-            [Card(c) for c in view["discard"]],
+        seat = view.seat
+        if seat is None:
+            raise ValueError("observations are of a seat, not of a spectator's view")
+        players = view.players
+        top = view.top
+        colour = view.colour
+        drawn = view.drawn
+        to_act = view.to_act
+        pending = view.pending
+        snap = tuple.__new__(
+            Snapshot,
+            (
+                seat,
+                view.phase,
+                [c.index for c in view.hand],
+                [(s, [c.index for c in cards]) for s, cards in view.known.items()],
+                [p.hand_size for p in players],
+                [p.out for p in players],
+                [p.uno for p in players],
+                list(view.uno_window),
+                view.direction,
+                view.draw_pile_size,
+                pending.total if pending is not None else 0,
+                pending.last if pending is not None else 0,
+                -1 if top is None else top.index,
+                -1 if colour is None else _COLOUR_INDEX[colour._value_],
+                -1 if drawn is None else drawn.index,
+                -1 if to_act is None else to_act,
+                view.wd4_challengeable,
+                list(view.discard),
+            ),
         )
         return self.encode_snapshot(snap, void)
 

@@ -10,11 +10,13 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from nomercy.core.actions import Action, CallUno
+from nomercy.core.actions import Action
+from nomercy.core.decisions import decision_order
 from nomercy.core.errors import IllegalActionError
-from nomercy.core.events import Event
+from nomercy.core.events import Event, EventKind
 from nomercy.core.game import Game
 from nomercy.core.rules import RuleSet, make_rules
+from nomercy.core.views import PlayerView
 from nomercy.encoding.actions import (
     MAX_PLAYERS,
     NUM_ACTIONS,
@@ -162,33 +164,17 @@ def check_out_of_turn(mode: str) -> str:
 def next_decider(game: Game, offered: bool, declined: set[int]) -> int:
     """The seat whose decision comes next (docs/rl.md, out-of-turn actions).
 
-    Without ``offered``, the seat to act. With it, the seats that may act out of turn and have
-    not let this chance go (``declined``) come first, in ``nomercy.bots.driver.next_action``'s
-    order: seats that may call UNO, then the others, each from the seat after the seat to act
-    on; the seat to act answers its own UNO call before anyone may catch it.
+    Without ``offered``, the seat to act. With it, the first seat of the engine's
+    :func:`~nomercy.core.decisions.decision_order` (the one order every interface asks in:
+    seats that may call UNO, then the others, each from the seat after the seat to act on;
+    the seat to act answers its own UNO call before anyone may catch it), leaving out the
+    seats that let this chance go (``declined``).
     """
     turn = game.to_act
     assert turn is not None
-    if (
-        not offered
-        or not game.out_of_turn_possible()
-        or any(type(a) is CallUno for a in game.legal_actions(turn))
-    ):
-        return turn
-    n = game.n
-    out = game.out
-    first_other = -1
-    for k in range(1, n):
-        seat = (turn + k) % n
-        if seat in declined or out[seat]:
-            continue
-        legal = game.legal_actions(seat)
-        if legal:
-            if any(type(a) is CallUno for a in legal):
-                return seat
-            if first_other < 0:
-                first_other = seat
-    return turn if first_other < 0 else first_other
+    if not offered or not game.out_of_turn_possible():
+        return turn  # nobody else has an action: the order is the seat to act alone
+    return decision_order(game, lambda seat: seat not in declined)[0].seat
 
 
 def apply_tracked(game: Game, action: Action, tracker: PublicTracker) -> list[Event]:
@@ -215,7 +201,7 @@ def hand_rewards(events: list[Event], n: int, points_scale: float) -> list[float
     still in minus its own card points, each divided by ``points_scale``."""
     out: list[float] | None = None
     for event in events:
-        if event.kind != "hand_end":
+        if event.kind is not EventKind.HAND_END:
             continue
         data = event.data
         cards = {int(s): p for s, p in data["cards"].items()}
@@ -233,28 +219,27 @@ def start_tracking(game: Game, tracker: PublicTracker) -> None:
     tracker.update(game.opening_events, colour=None, phase="play", next_phase=game.phase.value)
 
 
-def render_text(view: Mapping[str, Any]) -> str:
+def render_text(view: PlayerView) -> str:
     """A plain-text picture of one seat's view (``render_mode="ansi"``)."""
-    seat = view["seat"]
+    seat = view.seat
+    top = view.top.code if view.top is not None else None
+    colour = view.colour.value if view.colour is not None else "-"
+    pending = view.pending
     lines = [
-        f"phase {view['phase']}, to act: {view['to_act']}, direction "
-        f"{'+1' if view['direction'] > 0 else '-1'}",
-        f"top {view['top']}  colour {view['colour'] or '-'}  draw pile {view['draw_pile_size']}"
-        + (
-            f"  pending {view['pending']['total']} (last +{view['pending']['last']})"
-            if view["pending"]
-            else ""
-        ),
+        f"phase {view.phase.value}, to act: {view.to_act}, direction "
+        f"{'+1' if view.direction > 0 else '-1'}",
+        f"top {top}  colour {colour}  draw pile {view.draw_pile_size}"
+        + (f"  pending {pending.total} (last +{pending.last})" if pending is not None else ""),
     ]
-    for p in view["players"]:
-        mark = ">" if p["seat"] == view["to_act"] else " "
-        state = "out" if p["out"] else f"{p['hand_size']} cards"
-        if p["uno"]:
+    for p in view.players:
+        mark = ">" if p.seat == view.to_act else " "
+        state = "out" if p.out else f"{p.hand_size} cards"
+        if p.uno:
             state += ", UNO"
-        hand = " ".join(view["hand"]) if p["seat"] == seat else ""
-        lines.append(f"{mark} seat {p['seat']}: {state}  {hand}".rstrip())
-    if view["winner"] is not None:
-        lines.append(f"winner: seat {view['winner']}")
+        hand = " ".join(c.code for c in view.hand) if p.seat == seat else ""
+        lines.append(f"{mark} seat {p.seat}: {state}  {hand}".rstrip())
+    if view.winner is not None:
+        lines.append(f"winner: seat {view.winner}")
     return "\n".join(lines) + "\n"
 
 
@@ -285,7 +270,7 @@ _MARK = (255, 255, 255)
 _UNO = (255, 140, 0)
 
 
-def render_rgb(view: Mapping[str, Any]) -> npt.NDArray[np.uint8]:
+def render_rgb(view: PlayerView) -> npt.NDArray[np.uint8]:
     """A picture of one seat's view (``render_mode="rgb_array"``): ``uint8 (H, W, 3)``.
 
     Header: the top card (in its colour; black for a wild), the active colour, and the pending
@@ -294,46 +279,46 @@ def render_rgb(view: Mapping[str, Any]) -> npt.NDArray[np.uint8]:
     backs), an orange cell after a seat that has called UNO, a dark red bar for a seat that
     is out. Only what the view shows is drawn; the size depends on the seat count only.
     """
-    n = len(view["players"])
+    n = len(view.players)
     image = np.empty((_HEADER_H + n * _ROW_H + _MARGIN, _WIDTH, 3), dtype=np.uint8)
     image[:] = _BACKGROUND
 
     def box(y: int, x: int, h: int, w: int, rgb: tuple[int, int, int]) -> None:
         image[y : y + h, x : x + w] = rgb
 
-    if view["top"] is not None:
-        box(_MARGIN, _MARGIN, 22, 16, _RGB[view["top"][0]])
-    if view["colour"] is not None:
-        box(_MARGIN + 6, _MARGIN + 20, 10, 10, _RGB[view["colour"]])
-    pending = view["pending"]
-    if pending:
-        cells = min(int(pending["total"]), _MAX_CELLS - 6)
+    if view.top is not None:
+        box(_MARGIN, _MARGIN, 22, 16, _RGB[view.top.code[0]])
+    if view.colour is not None:
+        box(_MARGIN + 6, _MARGIN + 20, 10, 10, _RGB[view.colour.value])
+    pending = view.pending
+    if pending is not None:
+        cells = min(pending.total, _MAX_CELLS - 6)
         for k in range(cells):
             box(_MARGIN + 8, _MARGIN + 36 + k * _CELL_W, 6, _CELL_W - 1, _OUT)
-    own = list(view["hand"])
-    for p in view["players"]:
-        seat = p["seat"]
+    own = [c.code for c in view.hand]
+    for p in view.players:
+        seat = p.seat
         y = _HEADER_H + seat * _ROW_H
-        if seat == view["to_act"]:
+        if seat == view.to_act:
             box(y + 2, _MARGIN, _CELL_H - 4, 5, _MARK)
         x0 = _MARGIN + 8
-        if p["out"]:
+        if p.out:
             box(y + _CELL_H // 2 - 1, x0, 3, _MAX_CELLS * _CELL_W, _OUT)
             continue
-        size = int(p["hand_size"])
-        colours = [_RGB[code[0]] for code in own] if seat == view["seat"] else None
+        size = p.hand_size
+        colours = [_RGB[code[0]] for code in own] if seat == view.seat else None
         for k in range(min(size, _MAX_CELLS)):
             rgb = colours[k] if colours is not None else _HIDDEN
             box(y, x0 + k * _CELL_W, _CELL_H, _CELL_W - 1, rgb)
         end = x0 + min(size, _MAX_CELLS) * _CELL_W
         if size > _MAX_CELLS:
             box(y, end, _CELL_H, _CELL_W - 1, _MARK)
-        elif p["uno"]:
+        elif p.uno:
             box(y + 2, end, _CELL_H - 4, _CELL_W - 1, _UNO)
     return image
 
 
-def render(view: dict[str, Any], mode: str | None) -> str | npt.NDArray[np.uint8] | None:
+def render(view: PlayerView, mode: str | None) -> str | npt.NDArray[np.uint8] | None:
     """``view`` in a render mode: text (``"ansi"``), printed text (``"human"``, returns
     ``None``) or a picture (``"rgb_array"``); ``None`` without a mode."""
     if mode is None:

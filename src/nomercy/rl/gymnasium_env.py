@@ -264,7 +264,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             if turn == seat:
                 break
             assert turn is not None
-            step(game, bots[turn].choose_action({}, game.legal_ids(turn)), turn)  # type: ignore[arg-type]
+            step(game, bots[turn].choose_action(None, game.legal_ids(turn)), turn)  # type: ignore[arg-type]
             moves += 1
         self._game_steps += moves
         self._steps += 1
@@ -344,7 +344,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             if decider == turn and random_bot[decider]:
                 # A RandomBot picks uniformly from any list: its ids, in legal_actions'
                 # order, give the choice it would make among the actions.
-                self._apply(bot.choose_action({}, game.legal_ids(decider)), decider)  # type: ignore[arg-type]
+                self._apply(bot.choose_action(None, game.legal_ids(decider)), decider)  # type: ignore[arg-type]
                 continue
             legal = game.legal_actions(decider)
             action: Action | None

@@ -21,7 +21,7 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from nomercy.bots.base import Bot
-from nomercy.bots.driver import view_mode
+from nomercy.bots.driver import NO_VIEW, view_mode
 from nomercy.bots.registry import make_bot
 from nomercy.core.actions import Action
 from nomercy.encoding.actions import NUM_ACTIONS, PASS_ID, fast_id
@@ -291,7 +291,8 @@ class SelfPlayEnv(gym.Env[Obs, np.int64]):
         assert game is not None
         legal = game.legal_actions(seat)
         mode = view_mode(bot)
-        view = {} if mode == "none" else game.view(seat, history=mode == "full")
+        # A view_mode "none" bot never reads its view: it gets None (nomercy.bots.base).
+        view = NO_VIEW if mode == "none" else game.view(seat, history=mode == "full")
         action: Action | None
         if seat == game.to_act:
             action = bot.choose_action(view, legal)

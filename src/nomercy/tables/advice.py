@@ -13,13 +13,12 @@ rests on, and the English ``text``. Kinds: ``self_target``, ``self_target_stack`
 (:func:`draw_refusal`): ``must_play``, ``not_your_turn``, ``name_colour``, ``play_drawn``,
 ``finish_discard_all``, ``out``, ``over``, ``not_now``.
 
+>>> from nomercy import Game
 >>> rules = {"preset": "no-mercy", "options": {"wrd4_two_player_in_stack": "self"}}
->>> view = {"seat": 0, "rules": rules, "phase":
-...     "stack_or_absorb", "to_act": 0, "direction": 1, "hand": ["WR+4", "R1"],
-...     "pending": {"total": 12, "last": 4}, "players": [
-...     {"seat": 0, "name": "Ann", "hand_size": 2, "out": False},
-...     {"seat": 1, "name": "Bob", "hand_size": 5, "out": False}]}
->>> [a.text for a in consequences(parse_action("play WR+4 R", 0), view)]
+>>> game = Game.from_position({"rules": rules, "players": [{"hand": ["WR+4", "R1"]},
+...     {"hand": ["Y1", "Y2", "Y3", "Y4", "Y5"]}], "turn": 0, "discard": ["R3", "R+4"],
+...     "pending": {"total": 12, "last": 4}})
+>>> [a.text for a in consequences(parse_action("play WR+4 R", 0), game.view(0))]
 ['you become the target: the whole 16-card penalty is yours unless you stack again [NM-24, A28]']
 """
 
@@ -30,8 +29,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nomercy.core.actions import Action, Challenge, Draw, Play, parse_action
-from nomercy.core.cards import Card, Kind, parse_card
-from nomercy.core.rules import RuleSet, make_rules
+from nomercy.core.base import Phase
+from nomercy.core.cards import Kind
+from nomercy.core.legality import answers_stack, stack_floor_after
+from nomercy.core.rules import RuleSet
+from nomercy.core.views import PlayerView
 
 __all__ = ["Advice", "advice_for", "consequences", "draw_refusal", "rules_of"]
 
@@ -50,45 +52,20 @@ class Advice:
         return {"kind": self.kind, "text": self.text, "rules": list(self.rules), "data": self.data}
 
 
-def rules_of(view: dict[str, Any]) -> RuleSet:
-    """The rule set the view's game plays (its preset and options)."""
-    info = view["rules"]
-    return make_rules(info["preset"], info.get("options") or {})
+def rules_of(view: PlayerView) -> RuleSet:
+    """The rule set the view's game plays (:attr:`PlayerView.rules`)."""
+    return view.rules
 
 
 def _cite(ids: Sequence[str]) -> str:
     return f" [{', '.join(ids)}]"
 
 
-def _active(view: dict[str, Any]) -> list[int]:
-    return [p["seat"] for p in view["players"] if not p["out"]]
-
-
-def _two_player(view: dict[str, Any], rules: RuleSet) -> bool:
-    """Whether the two-player rules apply now (A29: active or initial players)."""
-    if rules.two_player_basis == "initial":
-        return len(view["players"]) == 2
-    return len(_active(view)) == 2
-
-
-def _next_active(view: dict[str, Any], seat: int, direction: int) -> int:
-    n = len(view["players"])
-    q = (seat + direction) % n
-    while view["players"][q]["out"]:
-        q = (q + direction) % n
-    return q
-
-
 def _mercy_limit(rules: RuleSet) -> int | None:
     return rules.mercy_threshold if rules.mercy_enabled else None
 
 
-def _stack_answers(hand: Sequence[Card], last: int) -> bool:
-    """Whether ``hand`` holds a Draw Card of value >= ``last`` (NM-18, the default threshold)."""
-    return any(c.draw_value >= last and c.draw_value > 0 for c in hand)
-
-
-def consequences(action: Action, view: dict[str, Any]) -> list[Advice]:
+def consequences(action: Action, view: PlayerView) -> list[Advice]:
     """What ``action`` (by the view's seat) will do that the player may not expect.
 
     - a Wild Reverse +4 with two players makes its player the target (NM-24; in a stack A28),
@@ -102,16 +79,17 @@ def consequences(action: Action, view: dict[str, Any]) -> list[Advice]:
 
     A play of the player's last card ends the hand, so it has no such consequences.
     """
-    rules = rules_of(view)
-    seat = view["seat"]
-    me = view["players"][seat]
-    size = int(me["hand_size"])
+    rules = view.rules
+    seat = view.seat
+    if seat is None:
+        return []  # a spectator makes no moves
+    size = view.players[seat].hand_size
     limit = _mercy_limit(rules)
-    pending = view.get("pending") or None
-    stacking = pending is not None and view.get("phase") == "stack_or_absorb"
+    pending = view.pending
+    stacking = pending is not None and view.phase is Phase.STACK_OR_ABSORB
     out: list[Advice] = []
     if isinstance(action, Challenge) and pending is not None:
-        total = int(pending["total"])
+        total = pending.total
         out.append(
             Advice(
                 "challenge_fails",
@@ -127,7 +105,7 @@ def consequences(action: Action, view: dict[str, Any]) -> list[Advice]:
             return out
         if stacking:
             assert pending is not None
-            total = int(pending["total"])
+            total = pending.total
             if size + total >= limit:
                 out.append(
                     Advice(
@@ -152,14 +130,14 @@ def consequences(action: Action, view: dict[str, Any]) -> list[Advice]:
     if not isinstance(action, Play) or size <= 1:
         return out
     card = action.card
-    hand = [parse_card(c) for c in view["hand"]]
-    rest = list(hand)
+    rest = list(view.hand)
     if card in rest:
         rest.remove(card)
-    no_mercy = rules.preset == "no-mercy"
+    no_mercy = not rules.is_classic
     if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
-        total = (int(pending["total"]) if stacking and pending else 0) + card.draw_value
-        if _two_player(view, rules) and rules.two_player_rules:
+        before = pending.total if stacking and pending is not None else 0
+        total = before + card.draw_value
+        if view.two_player:  # NM-24 (A29: the engine says when the two-player rules apply)
             if stacking and rules.wrd4_two_player_in_stack != "self":
                 return out
             ids = ["NM-24", "A28"] if stacking else ["NM-24"]
@@ -171,7 +149,10 @@ def consequences(action: Action, view: dict[str, Any]) -> list[Advice]:
             kind = "self_target_stack" if stacking else "self_target"
             out.append(Advice(kind, text + _cite(ids), tuple(ids), {"total": total}))
             after = size - 1 + total
-            if limit is not None and after >= limit and not _stack_answers(rest, card.draw_value):
+            # Could the player stack again on its own card (NM-18, A04, A05, A07)?
+            floor = stack_floor_after(rules, before, card)
+            again = any(answers_stack(rules, c, floor, card, action.colour) for c in rest)
+            if limit is not None and after >= limit and not again:
                 out.append(
                     Advice(
                         "self_target_knocks_out",
@@ -182,8 +163,8 @@ def consequences(action: Action, view: dict[str, Any]) -> list[Advice]:
                     )
                 )
         else:
-            target = _next_active(view, seat, -int(view["direction"]))
-            name = view["players"][target]["name"]
+            target = view.seat_after(seat, -view.direction)
+            name = view.players[target].name
             out.append(
                 Advice(
                     "reverse_target",
@@ -196,31 +177,30 @@ def consequences(action: Action, view: dict[str, Any]) -> list[Advice]:
         return out
     sevens_zeros = no_mercy or rules.classic_seven_zero
     if card.kind is Kind.NUMBER and card.number == 7 and action.target is not None:
-        target = view["players"][action.target]
-        theirs = int(target["hand_size"])
+        swapper = view.players[action.target]
+        theirs = swapper.hand_size
         if sevens_zeros and theirs > size - 1:
             out.append(
                 Advice(
                     "swap_grows",
-                    f"this 7 gives you a {theirs}-card hand ({target['name']} gets your "
+                    f"this 7 gives you a {theirs}-card hand ({swapper.name} gets your "
                     f"{size - 1})" + _cite(["NM-31"]),
                     ("NM-31",),
-                    {"size": theirs, "name": target["name"], "given": size - 1},
+                    {"size": theirs, "name": swapper.name, "given": size - 1},
                 )
             )
     elif card.kind is Kind.NUMBER and card.number == 0 and sevens_zeros:
-        giver = _next_active(view, seat, -int(view["direction"]))
+        giver = view.seat_after(seat, -view.direction)
         if giver != seat:
-            p = view["players"][giver]
-            got = int(p["hand_size"])
+            p = view.players[giver]
+            got = p.hand_size
             cards = "only card" if got == 1 else f"{got} cards"
             out.append(
                 Advice(
                     "zero_pass",
-                    f"this 0 passes every hand on: you get {p['name']}'s {cards}"
-                    + _cite(["NM-29"]),
+                    f"this 0 passes every hand on: you get {p.name}'s {cards}" + _cite(["NM-29"]),
                     ("NM-29",),
-                    {"name": p["name"], "size": int(p["hand_size"])},
+                    {"name": p.name, "size": p.hand_size},
                 )
             )
     elif card.kind is Kind.DISCARD_ALL and not stacking and no_mercy:
@@ -240,41 +220,41 @@ def consequences(action: Action, view: dict[str, Any]) -> list[Advice]:
     return out
 
 
-def draw_refusal(view: dict[str, Any], legal: Sequence[Action]) -> Advice | None:
+def draw_refusal(view: PlayerView, legal: Sequence[Action]) -> Advice | None:
     """Why the view's seat cannot draw now, or ``None`` when drawing is on offer."""
     if any(isinstance(a, Draw) for a in legal):
         return None
-    seat = view["seat"]
-    to_act = view["to_act"]
+    seat = view.seat
+    to_act = view.to_act
     if to_act is None:
         return Advice("over", "the game is over", ())
-    if view["players"][seat]["out"]:
+    if seat is not None and view.players[seat].out:
         return Advice("out", "you are out of this hand" + _cite(["NM-34"]), ("NM-34",))
     if to_act != seat:
-        name = view["players"][to_act]["name"]
+        name = view.players[to_act].name
         return Advice("not_your_turn", f"it is {name}'s turn, not yours", (), {"name": name})
-    phase = view["phase"]
-    rules = rules_of(view)
-    if phase == "play":
-        ids = ["NM-8", "A03"] if rules.preset == "no-mercy" else ["CL-5"]
+    phase = view.phase
+    rules = view.rules
+    if phase is Phase.PLAY:
+        ids = ["NM-8", "A03"] if not rules.is_classic else ["CL-5"]
         return Advice(
             "must_play",
             "you hold a playable card, and a player who can play must play (drawing instead "
             "is not allowed with these rules)" + _cite(ids),
             tuple(ids),
         )
-    if phase in ("choose_colour", "roulette_colour"):
-        ids = ["NM-30"] if phase == "roulette_colour" else ["NM-14"]
+    if phase is Phase.CHOOSE_COLOUR or phase is Phase.ROULETTE_COLOUR:
+        ids = ["NM-30"] if phase is Phase.ROULETTE_COLOUR else ["NM-14"]
         return Advice("name_colour", "first name a colour" + _cite(ids), tuple(ids))
-    if phase == "play_drawn":
-        ids = ["NM-9", "A02"] if rules.preset == "no-mercy" else ["CL-5"]
+    if phase is Phase.PLAY_DRAWN:
+        ids = ["NM-9", "A02"] if not rules.is_classic else ["CL-5"]
         return Advice(
             "play_drawn",
             "you have drawn already: play the drawn card (or pass, if the rules allow)"
             + _cite(ids),
             tuple(ids),
         )
-    if phase in ("discard_all_top", "discard_all_subset"):
+    if phase is Phase.DISCARD_ALL_TOP or phase is Phase.DISCARD_ALL_SUBSET:
         return Advice(
             "finish_discard_all",
             "first finish the Discard All (play or pass)" + _cite(["A09"]),
@@ -283,11 +263,11 @@ def draw_refusal(view: dict[str, Any], legal: Sequence[Action]) -> Advice | None
     return Advice("not_now", "drawing is not an action of this moment", ())
 
 
-def advice_for(actions: Sequence[Action | str], view: dict[str, Any]) -> dict[str, list[Advice]]:
+def advice_for(actions: Sequence[Action | str], view: PlayerView) -> dict[str, list[Advice]]:
     """Every action's consequences, by notation (only actions that have some)."""
     out: dict[str, list[Advice]] = {}
     for a in actions:
-        action = parse_action(a, view["seat"]) if isinstance(a, str) else a
+        action = parse_action(a, view.seat) if isinstance(a, str) else a
         found = consequences(action, view)
         if found:
             out[str(action)] = found

@@ -35,8 +35,10 @@ from typing import Any
 from nomercy.bots.ismcts_bot import ActionStats, ISMCTSBot
 from nomercy.bots.knowledge import read_view
 from nomercy.core.actions import Action, CallUno, Catch, Challenge, ChooseColour, Draw, Pass, Play
+from nomercy.core.base import Phase
 from nomercy.core.cards import COLOURS, Card, Colour, Kind, parse_card
-from nomercy.tables.advice import consequences, rules_of
+from nomercy.core.views import PlayerView, Stack
+from nomercy.tables.advice import consequences
 
 __all__ = [
     "DEFAULT_ITERATIONS",
@@ -207,7 +209,7 @@ class Coach:
 
     def estimates(
         self,
-        view: dict[str, Any],
+        view: PlayerView,
         legal: Sequence[Action],
         *,
         include: Sequence[Action] = (),
@@ -221,8 +223,8 @@ class Coach:
         Raises:
             CoachError: the view's seat is not to act.
         """
-        seat = view.get("seat")
-        if seat is None or view.get("to_act") != seat:
+        seat = view.seat
+        if seat is None or view.to_act != seat:
             raise CoachError("the coach estimates only the decisions of the seat to act")
         bot = self._bot(seed)
         candidates = bot.search_candidates(list(legal), view)
@@ -234,9 +236,7 @@ class Coach:
         stats = bot.root_statistics(view, candidates)
         return _ranked(stats), bot.last_iterations
 
-    def hint(
-        self, view: dict[str, Any], legal: Sequence[Action], *, seed: int | None = None
-    ) -> Hint:
+    def hint(self, view: PlayerView, legal: Sequence[Action], *, seed: int | None = None) -> Hint:
         """The coach's hint for the view's seat, from its view and legal actions only.
 
         UNO calls and catches come first (the search always makes them, NM-37); otherwise the
@@ -247,13 +247,13 @@ class Coach:
                 seat is to act and this one has no UNO call or catch).
         """
         start = time.perf_counter()
-        seat = view.get("seat")
+        seat = view.seat
         if seat is None:
             raise CoachError("a spectator has no moves to advise")
         legal = list(legal)
-        to_act = view.get("to_act") == seat
+        to_act = view.to_act == seat
         if not legal:
-            if view.get("to_act") is not None and not to_act:
+            if view.to_act is not None and not to_act:
                 raise CoachError("it is not this seat's decision now")
             raise CoachError("there is no legal action to advise")
         estimates: list[Estimate] = []
@@ -320,10 +320,10 @@ _ONE_CARDS = re.compile(r"\b1 cards\b")
 _CLASSIC_RULES = {"NM-9": "CL-5", "NM-14": "CL-6", "NM-17": "CL-6", "NM-37": "CL-9"}
 
 
-def _cited(reason: Reason, view: dict[str, Any]) -> Reason:
+def _cited(reason: Reason, view: PlayerView) -> Reason:
     """The reason with its rule ids (the classic ones under classic rules) after its text."""
     rules = reason.rules
-    if rules_of(view).preset == "classic":
+    if view.rules.is_classic:
         # A classic id (CL-8, the challenge) stays; a No Mercy id maps to its classic rule.
         rules = tuple(
             r if r.startswith("CL-") else _CLASSIC_RULES[r]
@@ -342,26 +342,13 @@ def _card_words(text: str) -> str:
         return text
 
 
-def _urgent_reason(action: Action, view: dict[str, Any]) -> Reason:
-    penalty = rules_of(view).uno_penalty_cards
+def _urgent_reason(action: Action, view: PlayerView) -> Reason:
+    penalty = view.rules.uno_penalty_cards
     if isinstance(action, CallUno):
         return _fill("call_uno", {"penalty": penalty}, ("NM-37",))
     assert isinstance(action, Catch)
-    name = view["players"][action.target]["name"]
+    name = view.players[action.target].name
     return _fill("catch", {"name": name, "penalty": penalty, "target": action.target}, ("NM-37",))
-
-
-def _next_active(view: dict[str, Any], seat: int, direction: int) -> int:
-    players = view["players"]
-    n = len(players)
-    q = (seat + direction) % n
-    while players[q]["out"] and q != seat:
-        q = (q + direction) % n
-    return q
-
-
-def _active_count(view: dict[str, Any]) -> int:
-    return sum(1 for p in view["players"] if not p["out"])
 
 
 def _colour_counts(cards: Sequence[Card]) -> Counter[Colour]:
@@ -386,7 +373,7 @@ def _alt_data(alt: Estimate | None) -> dict[str, Any]:
     return {"alt_chance": _pct(alt.chance), "alt_card": card, "alt": str(action)}
 
 
-def reason_for(action: Action, view: dict[str, Any], estimates: Sequence[Estimate]) -> Reason:
+def reason_for(action: Action, view: PlayerView, estimates: Sequence[Estimate]) -> Reason:
     """Why ``action`` is the move for the view's seat: the first situation that fits.
 
     ``estimates`` are the search's (best first); a reason that compares with an alternative
@@ -395,48 +382,47 @@ def reason_for(action: Action, view: dict[str, Any], estimates: Sequence[Estimat
     return _cited(_reason(action, view, estimates), view)
 
 
-def _reason(action: Action, view: dict[str, Any], estimates: Sequence[Estimate]) -> Reason:
-    seat = view["seat"]
+def _reason(action: Action, view: PlayerView, estimates: Sequence[Estimate]) -> Reason:
+    seat = view.seat
+    assert seat is not None
     others = [e for e in estimates if e.action != action]
     chosen = next((e for e in estimates if e.action == action), None)
     if not others:
         return _fill("forced", {})
-    phase = view.get("phase")
-    pending = view.get("pending") or None
-    hand = [parse_card(c) for c in view["hand"]]
-    players = view["players"]
-    direction = int(view["direction"])
+    phase = view.phase
+    pending = view.pending
+    hand = list(view.hand)
+    players = view.players
+    direction = view.direction
     if isinstance(action, Play):
         return _play_reason(action, view, estimates, chosen, hand, pending, phase)
     if isinstance(action, Draw):
         alt = _alternative(estimates, action, lambda a: isinstance(a, Play))
-        if phase == "stack_or_absorb" and pending:
+        if phase is Phase.STACK_OR_ABSORB and pending is not None:
             if any(isinstance(e.action, Challenge) for e in estimates):
                 return _fill("accept", _alt_data(_alternative(estimates, action)), ("CL-8",))
-            data = {"total": int(pending["total"]), **_alt_data(alt)}
+            data = {"total": pending.total, **_alt_data(alt)}
             return _fill("absorb", data, ("NM-17",))
         return _fill("draw", _alt_data(alt or _alternative(estimates, action)), ("NM-9",))
     if isinstance(action, Pass):
         alt = _alternative(estimates, action)
-        if phase in ("discard_all_top", "discard_all_subset"):
+        if phase is Phase.DISCARD_ALL_TOP or phase is Phase.DISCARD_ALL_SUBSET:
             return _fill("stop_discard", _alt_data(alt), ("A09",))
         return _fill("keep_drawn", _alt_data(alt), ("NM-9",))
     if isinstance(action, ChooseColour):
         colour = action.colour
-        if phase == "roulette_colour":
+        if phase is Phase.ROULETTE_COLOUR:
             knowledge = read_view(view)
             count = knowledge.unseen_of(colour)
             return _fill("roulette_colour", {"colour": colour.value, "count": count}, ("NM-30",))
         count = _colour_counts(hand)[colour]
         return _fill("name_colour", {"colour": colour.value, "count": count}, ("NM-14",))
     if isinstance(action, Challenge):
-        wd4 = (view.get("engine") or {}).get("wd4") or {}
-        accused = wd4.get("seat")
-        if accused is None:
-            accused = _next_active(view, seat, -direction)
+        play = view.wd4_play
+        accused = play.seat if play is not None else view.seat_after(seat, -direction)
         # The colour the Wild +4 replaced: holding one makes its play illegal (CL-4).
-        replaced = str(wd4.get("colour") or view.get("colour") or "")
-        data = {"name": players[accused]["name"], "colour": replaced}
+        replaced = play.colour if play is not None and play.colour else view.colour
+        data = {"name": players[accused].name, "colour": replaced.value if replaced else ""}
         return _fill("challenge", data, ("CL-8",))
     return _best(action, estimates, chosen)
 
@@ -449,16 +435,17 @@ def _best(action: Action, estimates: Sequence[Estimate], chosen: Estimate | None
 
 def _play_reason(
     action: Play,
-    view: dict[str, Any],
+    view: PlayerView,
     estimates: Sequence[Estimate],
     chosen: Estimate | None,
     hand: list[Card],
-    pending: dict[str, Any] | None,
-    phase: Any,
+    pending: Stack | None,
+    phase: Phase,
 ) -> Reason:
-    seat = view["seat"]
-    players = view["players"]
-    direction = int(view["direction"])
+    seat = view.seat
+    assert seat is not None
+    players = view.players
+    direction = view.direction
     card = action.card
     code = card.code
     if len(hand) == 1:
@@ -472,30 +459,31 @@ def _play_reason(
         return _best(action, estimates, chosen)
     if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
         direction = -direction
-    victim = _next_active(view, seat, direction)
+    victim = view.seat_after(seat, direction)
     vp = players[victim]
     if card.draw_value > 0:
-        if phase == "stack_or_absorb" and pending:
-            total = int(pending["total"]) + card.draw_value
-            distance = int(vp.get("mercy_distance") or 0)
-            data = {"card": code, "total": total, "name": vp["name"], "distance": distance}
-            if rules_of(view).mercy_enabled and 0 < distance <= total:
+        if phase is Phase.STACK_OR_ABSORB and pending is not None:
+            total = pending.total + card.draw_value
+            distance = vp.mercy_distance or 0
+            data = {"card": code, "total": total, "name": vp.name, "distance": distance}
+            if view.rules.mercy_enabled and 0 < distance <= total:
                 return _fill("stack_knockout", data, ("NM-18", "NM-33"))
             return _fill("stack", data, ("NM-18",))
+        distance = vp.mercy_distance or 0
         data = {
             "card": code,
             "value": card.draw_value,
-            "name": vp["name"],
-            "size": int(vp["hand_size"]),
-            "distance": int(vp.get("mercy_distance") or 0),
+            "name": vp.name,
+            "size": vp.hand_size,
+            "distance": distance,
         }
-        if rules_of(view).mercy_enabled and 0 < data["distance"] <= card.draw_value:
+        if view.rules.mercy_enabled and 0 < distance <= card.draw_value:
             return _fill("attack_knockout", data, ("NM-33",))
-        if data["size"] <= 3:
+        if vp.hand_size <= 3:
             return _fill("attack_leader", data, ("NM-17",))
         return _fill("attack", data, ("NM-17",))
     if card.kind is Kind.WILD_COLOUR_ROULETTE:
-        return _fill("roulette", {"card": code, "name": vp["name"]}, ("NM-30",))
+        return _fill("roulette", {"card": code, "name": vp.name}, ("NM-30",))
     if card.kind is Kind.DISCARD_ALL:
         same = [c for c in rest if c.colour is card.colour]
         if same:
@@ -503,19 +491,19 @@ def _play_reason(
             return _fill("discard_all", {"count": len(same) + 1, "colour": colour}, ("NM-27",))
     if card.kind is Kind.NUMBER and card.number == 7 and action.target is not None:
         tp = players[action.target]
-        data = {"name": tp["name"], "size": int(tp["hand_size"]), "given": len(rest)}
+        data = {"name": tp.name, "size": tp.hand_size, "given": len(rest)}
         return _fill("swap", data, ("NM-31",))
-    if card.kind is Kind.NUMBER and card.number == 0 and phase == "play":
-        giver = _next_active(view, seat, -direction)
+    if card.kind is Kind.NUMBER and card.number == 0 and phase is Phase.PLAY:
+        giver = view.seat_after(seat, -direction)
         if giver != seat:
             gp = players[giver]
-            data = {"name": gp["name"], "size": int(gp["hand_size"]), "given": len(rest)}
+            data = {"name": gp.name, "size": gp.hand_size, "given": len(rest)}
             return _fill("zero", data, ("NM-29",))
-    two = _active_count(view) == 2
+    two = view.two_player  # NM-23, NM-25 with two players (A29: the engine's reading)
     if card.kind is Kind.SKIP_EVERYONE or (two and card.kind in (Kind.SKIP, Kind.REVERSE)):
         return _fill("again", {"card": code})
-    if card.kind is Kind.SKIP and int(vp["hand_size"]) <= 3:
-        return _fill("skip", {"card": code, "name": vp["name"], "size": int(vp["hand_size"])})
+    if card.kind is Kind.SKIP and vp.hand_size <= 3:
+        return _fill("skip", {"card": code, "name": vp.name, "size": vp.hand_size})
     counts = _colour_counts(rest)
     if card.is_wild and action.colour is not None:
         colour = action.colour
@@ -524,7 +512,7 @@ def _play_reason(
             return _fill("wild_colour", {"colour": colour.value, "count": counts[colour]})
         lacks = read_view(view).lacks.get(victim, set())
         if colour in lacks:
-            return _fill("wild_lack", {"colour": colour.value, "name": vp["name"]})
+            return _fill("wild_lack", {"colour": colour.value, "name": vp.name})
         return _best(action, estimates, chosen)
     wild_playable = any(
         isinstance(e.action, Play) and e.action.card.is_wild and e.action != action

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from rich.text import Text
 
@@ -27,8 +26,10 @@ from nomercy.core.actions import (
     Pass,
     Play,
 )
+from nomercy.core.base import Phase
 from nomercy.core.cards import Card, parse_card
-from nomercy.core.events import Event
+from nomercy.core.events import Event, EventKind
+from nomercy.core.views import PlayerView, SeatInfo, Stack
 from nomercy.tables.advice import Advice, consequences
 
 __all__ = [
@@ -115,7 +116,7 @@ def colour_text(code: str | None) -> Text:
 
 
 def hand_text(
-    codes: Sequence[str], *, width: int | None = None, start: int = 0, indent: int = 0
+    codes: Sequence[Card | str], *, width: int | None = None, start: int = 0, indent: int = 0
 ) -> Text:
     """A hand, sorted by colour and face, cards separated by spaces.
 
@@ -123,7 +124,7 @@ def hand_text(
     cards (never inside one): the first line starts at column ``start`` (after a label), the
     next ones are indented by ``indent``.
     """
-    cards = sorted(parse_card(c) for c in codes)
+    cards = sorted(c if isinstance(c, Card) else parse_card(c) for c in codes)
     text = Text()
     column = start
     for i, card in enumerate(cards):
@@ -160,101 +161,100 @@ def event_words(text: str) -> str:
     return _DRAWS_UNTIL.sub(words, text)
 
 
-def pending_text(pending: dict[str, Any] | None) -> str:
+def pending_text(pending: Stack | None) -> str:
     """The pending stack as the rules speak of it: ``total 16, last +6`` (or ``none``)."""
-    if not pending:
+    if pending is None:
         return "none"
-    return f"total {pending['total']}, last +{pending['last']}"
+    return f"total {pending.total}, last +{pending.last}"
 
 
 def _direction(direction: int) -> str:
     return "clockwise ↻ (seat numbers up)" if direction == 1 else "counter-clockwise ↺"
 
 
-def status_text(view: dict[str, Any], *, scoring: bool = False) -> Text:
+def status_text(view: PlayerView, *, scoring: bool = False) -> Text:
     """Whose turn, top card, active colour, direction, pending stack, Mercy distance, scores.
 
     ``scoring``: a match to the target score is on, so the running totals are shown.
     """
-    seat = view["seat"]
-    players = view["players"]
+    seat = view.seat
+    players = view.players
     text = Text()
-    to_act = view["to_act"]
+    to_act = view.to_act
     if to_act is None:
         text.append("Game over", style="bold")
     elif to_act == seat:
         text.append(f"Your turn ({phase_words(view)})", style="bold reverse")
     else:
-        text.append(f"{players[to_act]['name']} to act", style="bold")
+        text.append(f"{players[to_act].name} to act", style="bold")
     text.append("\nTop card: ")
-    if view["top"] is not None:
-        text.append_text(card_text(view["top"]))
+    if view.top is not None:
+        text.append_text(card_text(view.top.code))
     text.append("   Colour: ")
-    text.append_text(colour_text(view["colour"]))
-    text.append(f"\nDirection: {_direction(view['direction'])}")
-    if stacking_rules(view):
-        text.append(f"\nPending stack: {pending_text(view['pending'])}")
-    elif view["pending"]:
+    text.append_text(colour_text(view.colour.value if view.colour is not None else None))
+    text.append(f"\nDirection: {_direction(view.direction)}")
+    if view.stacking:
+        text.append(f"\nPending stack: {pending_text(view.pending)}")
+    elif view.pending is not None:
         # Classic without stacking: a penalty to take (or a Wild +4 to challenge), no stack.
-        text.append(f"\nPenalty: {view['pending']['total']} cards to take")
-    me = players[seat]
-    distance = me["mercy_distance"]
-    if me["out"]:
-        text.append("\nYou are out (knocked out by the Mercy rule)", style="bold red")
-    elif distance is not None:
-        limit = distance + me["hand_size"]
-        text.append(f"\nMercy: {distance} cards to the {limit}-card limit")
-    text.append(f"\nDraw pile: {view['draw_pile_size']}   Hand {view['hand_number']}")
+        text.append(f"\nPenalty: {view.pending.total} cards to take")
+    if seat is not None:
+        me = players[seat]
+        distance = me.mercy_distance
+        if me.out:
+            text.append("\nYou are out (knocked out by the Mercy rule)", style="bold red")
+        elif distance is not None:
+            limit = distance + me.hand_size
+            text.append(f"\nMercy: {distance} cards to the {limit}-card limit")
+    text.append(f"\nDraw pile: {view.draw_pile_size}   Hand {view.hand_number}")
     if scoring:
-        scores = ", ".join(f"{p['name']} {p['score']}" for p in players)
-        text.append(f"\nScores (to {view['score_target']}): {scores}")
+        scores = ", ".join(f"{p.name} {p.score}" for p in players)
+        text.append(f"\nScores (to {view.score_target}): {scores}")
     return text
 
 
-def players_text(view: dict[str, Any], *, width: int | None = None) -> Text:
+def players_text(view: PlayerView, *, width: int | None = None) -> Text:
     """One entry per seat (you included): turn marker, name, hand size, UNO, out, known cards.
 
     Known cards (seen in a swap, a pass or a reveal) follow on their own lines, drawn as cards
     and (given the panel's ``width``) wrapped between cards, never cut.
     """
-    seat = view["seat"]
+    seat = view.seat
     text = Text("Players", style="bold")
-    for p in view["players"]:
-        turn = p["seat"] == view["to_act"]
+    for p in view.players:
+        turn = p.seat == view.to_act
         text.append("\n")
         text.append("▶ " if turn else "  ", style="bold")
-        who = f"{p['seat']} {p['name']}" + (" (you)" if p["seat"] == seat else "")
+        who = f"{p.seat} {p.name}" + (" (you)" if p.seat == seat else "")
         text.append(f"{who}: ", style="bold" if turn else "")
-        if p["out"]:
+        if p.out:
             text.append("OUT", style="bold red")
         else:
-            n = p["hand_size"]
+            n = p.hand_size
             text.append(f"{n} card{'s' if n != 1 else ''}")
-            if p.get("uno"):
+            if p.uno:
                 text.append(" UNO called", style="bold")
             elif n == 1:
                 text.append(" (1 card, no UNO!)", style="bold")
-        known = view["known"].get(str(p["seat"]))
-        if known and p["seat"] != seat:
+        known = view.known.get(p.seat)
+        if known and p.seat != seat:
             text.append("\n    known: ")
             text.append_text(hand_text(known, width=width, start=11, indent=11))
     return text
 
 
-def phase_words(view: dict[str, Any]) -> str:
+def phase_words(view: PlayerView) -> str:
     """The decision of the moment in words; a penalty without stacking rules is no stack."""
-    phase = str(view["phase"])
-    if phase == "stack_or_absorb" and not stacking_rules(view):
-        return "challenge or take" if view.get("wd4_challengeable") else "take the penalty"
-    return phase.replace("_", " ")
+    phase = view.phase
+    if phase is Phase.STACK_OR_ABSORB and not view.stacking:
+        return "challenge or take" if view.wd4_challengeable else "take the penalty"
+    return phase.value.replace("_", " ")
 
 
-def stacking_rules(view: dict[str, Any]) -> bool:
-    """Whether the view's rules have draw stacks (No Mercy, or classic with its option)."""
-    info = view["rules"]
-    if info["preset"] == "no-mercy":
-        return True
-    return bool((info.get("options") or {}).get("classic_stacking", False))
+def stacking_rules(view: PlayerView) -> bool:
+    """Whether the view's rules have draw stacks (:attr:`PlayerView.stacking`: No Mercy, or
+    classic with C04 ``classic_stacking``)."""
+    return view.stacking
 
 
 def _warnings(text: Text, advice: Sequence[Advice]) -> None:
@@ -262,10 +262,10 @@ def _warnings(text: Text, advice: Sequence[Advice]) -> None:
         text.append(f"\n  ⚠ {a.text}", style="bold yellow")
 
 
-def action_label(action: Action, view: dict[str, Any], *, warn: bool = True) -> Text:
+def action_label(action: Action, view: PlayerView, *, warn: bool = True) -> Text:
     """What ``action`` does, its cards drawn as cards, and (``warn``) its consequences that
     are not obvious (:func:`nomercy.tables.advice.consequences`), marked ⚠."""
-    players = view["players"]
+    players = view.players
     text = Text(str(action).split(":", 1)[-1] if isinstance(action, (CallUno, Catch)) else "")
     if isinstance(action, Play):
         text = Text("play ")
@@ -275,16 +275,17 @@ def action_label(action: Action, view: dict[str, Any], *, warn: bool = True) -> 
             text.append_text(colour_text(action.colour.value))
         if action.target is not None:
             target = players[action.target]
-            text.append(f" ⇄ swap with {target['name']} ({target['hand_size']} cards)")
+            text.append(f" ⇄ swap with {target.name} ({target.hand_size} cards)")
         if action.uno:
             text.append(" + call UNO", style="bold")
         if action.jump:
             text.append(" (jump in out of turn)")
     elif isinstance(action, Draw):
-        pending = view["pending"]
-        if pending and view["phase"] == "stack_or_absorb" and not stacking_rules(view):
-            text = Text(f"draw: take the {pending['total']} cards")
-        elif pending and view["phase"] == "stack_or_absorb":
+        pending = view.pending
+        facing = pending is not None and view.phase is Phase.STACK_OR_ABSORB
+        if facing and pending is not None and not view.stacking:
+            text = Text(f"draw: take the {pending.total} cards")
+        elif facing:
             text = Text(f"draw: take the penalty ({pending_text(pending)})")
         else:
             text = Text("draw a card")
@@ -298,8 +299,8 @@ def action_label(action: Action, view: dict[str, Any], *, warn: bool = True) -> 
     elif isinstance(action, CallUno):
         text = Text("call UNO", style="bold")
     elif isinstance(action, Catch):
-        text = Text(f"catch {players[action.target]['name']}: they did not call UNO")
-    if warn and action.seat == view["seat"]:
+        text = Text(f"catch {players[action.target].name}: they did not call UNO")
+    if warn and action.seat == view.seat:
         _warnings(text, consequences(action, view))
     return text
 
@@ -327,7 +328,7 @@ def action_groups(actions: Sequence[Action]) -> list[list[Action]]:
     return [sorted(g, key=lambda a: not (isinstance(a, Play) and a.uno)) for g in groups]
 
 
-def group_label(group: Sequence[Action], view: dict[str, Any]) -> Text:
+def group_label(group: Sequence[Action], view: PlayerView) -> Text:
     """The list entry for a group: the action itself, or its card and what it will ask."""
     if len(group) == 1:
         return action_label(group[0], view)
@@ -371,7 +372,7 @@ def hand_summary(
     *,
     over: bool,
     scored: bool = True,
-    players: Sequence[dict[str, Any]] | None = None,
+    players: Sequence[SeatInfo] | None = None,
 ) -> HandSummary:
     """Summarise the ``hand_end`` event in ``events`` (the last one) for the results panel.
 
@@ -382,7 +383,7 @@ def hand_summary(
     Raises:
         ValueError: no ``hand_end`` event.
     """
-    end = next((e for e in reversed(events) if e.kind == "hand_end"), None)
+    end = next((e for e in reversed(events) if e.kind is EventKind.HAND_END), None)
     if end is None:
         raise ValueError("no hand_end event")
     data = end.data
@@ -395,11 +396,11 @@ def hand_summary(
     if not scored:
         left = []
         for p in players or []:
-            if p["out"]:
-                left.append(f"{p['name']}: knocked out")
+            if p.out:
+                left.append(f"{p.name}: knocked out")
             else:
-                n = p["hand_size"]
-                left.append(f"{p['name']}: {n} card{'s' if n != 1 else ''} left")
+                n = p.hand_size
+                left.append(f"{p.name}: {n} card{'s' if n != 1 else ''} left")
         return HandSummary(
             winner=winner,
             how=how,
@@ -419,7 +420,7 @@ def hand_summary(
         lines.append(f"{knocked} knock-out(s): {bonus} bonus points ({bonus // knocked} each)")
     scores = data.get("scores") or []
     totals = [f"{names[s]} {score}" for s, score in enumerate(scores)]
-    match_end = next((e for e in events if e.kind == "match_end"), None)
+    match_end = next((e for e in events if e.kind is EventKind.MATCH_END), None)
     return HandSummary(
         winner=winner,
         how=how,
