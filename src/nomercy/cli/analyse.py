@@ -6,9 +6,10 @@ estimates, from that seat's view at that moment only, the chance to win the hand
 of its moves, the move played included. The decisions where the played move's estimate is
 furthest below the best move's are listed, worst first, with the better move and why.
 
-Each decision's search has its own seed (the ``--seed`` and the action's index), and the
-budget is a number of iterations (``--max-time`` only caps a search on a slow machine), so the
-same record, seat and flags give the same analysis.
+Each decision's search has its own seed (``hint_seed`` of the game seed, the move and the seat,
+as every interface seeds its hints, mixed with ``--seed``), and the budget is a number of
+iterations (``--max-time`` only caps a search on a slow machine), so the same record, seat and
+flags give the same analysis.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from nomercy.cli.progress import progress_bar
 from nomercy.core.actions import Action, CallUno, Catch, Play
 from nomercy.core.errors import NoMercyError
 from nomercy.core.records import GameRecord
+from nomercy.core.views import PlayerView
 from nomercy.tables.coach import DEFAULT_ITERATIONS, Coach, Estimate, reason_for
+from nomercy.tables.table import hint_seed
 
 __all__ = ["Decision", "add_analyse_parser", "analyse_record"]
 
@@ -92,7 +95,7 @@ class Decision:
 
 def _decisions(
     record: GameRecord, seat: int
-) -> Iterator[tuple[int, int, dict[str, Any], list[Action], Action]]:
+) -> Iterator[tuple[int, int, PlayerView, list[Action], Action]]:
     """Replay ``record``; yield each decision of ``seat`` with a choice, before it is played:
     (index, hand, view, legal actions, the action played).
 
@@ -106,7 +109,7 @@ def _decisions(
     if not 0 <= seat < game.n:
         raise AnalyseError(f"--seat {seat}: the game has seats 0 to {game.n - 1}")
     for number, text in enumerate(record.actions, 1):
-        before: tuple[dict[str, Any], list[Action]] | None = None
+        before: tuple[PlayerView, list[Action]] | None = None
         if game.to_act == seat:
             legal = game.legal_actions(seat)
             if len([a for a in legal if not isinstance(a, (CallUno, Catch))]) > 1:
@@ -123,7 +126,7 @@ def _decisions(
             and not (isinstance(action, Play) and action.jump)
         ):
             view, legal = before
-            yield number, view["hand_number"], view, legal, action
+            yield number, view.hand_number, view, legal, action
 
 
 def analyse_record(
@@ -147,9 +150,9 @@ def analyse_record(
     out: list[Decision] = []
     for done, (index, hand, view, legal, played) in enumerate(found, 1):
         # Its own seed per decision: the analysis of one move does not depend on the others.
-        estimates, _ = coach.estimates(
-            view, legal, include=[played], seed=(seed * 1_000_003 + index) % 2**63
-        )
+        # hint_seed: with --seed 0 the same moment searches as the web's and the terminal's hint.
+        moment = hint_seed(record.seed, index - 1, seat) ^ seed
+        estimates, _ = coach.estimates(view, legal, include=[played], seed=moment)
         best = estimates[0]
         mine = next(e for e in estimates if e.action == played)
         out.append(

@@ -25,27 +25,31 @@ import functools
 import hashlib
 import hmac
 import ipaddress
-import json
 import logging
 import queue
 import secrets
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from nomercy.bots import make_bot
 from nomercy.core.actions import Action, CallUno, Catch, Draw, Pass, parse_action
+from nomercy.core.decisions import decision_order
 from nomercy.core.errors import NoMercyError
 from nomercy.core.events import Event
 from nomercy.core.game import Game, new_game
 from nomercy.core.records import GameRecord
+from nomercy.core.views import PlayerView
 from nomercy.tables import SeatBot
 from nomercy.tables.advice import advice_for
 from nomercy.tables.coach import DEFAULT_ITERATIONS, DEFAULT_MAX_TIME, Coach, CoachError
+from nomercy.tables.table import hint_seed
+from nomercy.web import messages
 from nomercy.web.guard import AllowedHosts
+from nomercy.web.messages import dumps
 from nomercy.web.protocol import (
     ErrorCode,
     ProtocolError,
@@ -188,28 +192,12 @@ def bot_seed(game_seed: int, move: int, seat: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def hint_seed(game_seed: int, move: int, seat: int) -> int:
-    """The seed of the coach's search for ``seat`` at move ``move``: every request for that
-    moment gets the same hint (and a restarted server gives it again).
-
-    >>> hint_seed(1, 2, 3) == hint_seed(1, 2, 3) != bot_seed(1, 2, 3)
-    True
-    """
-    digest = hashlib.sha256(f"hint:{game_seed}:{move}:{seat}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
-
-
-def dumps(message: dict[str, Any]) -> str:
-    """Compact JSON for the wire."""
-    return json.dumps(message, separators=(",", ":"))
-
-
 @dataclass(frozen=True)
 class BotQuestion:
     """One bot decision to make: in turn (``choose_action``) or out of turn."""
 
     bot: SeatBot
-    view: dict[str, Any]
+    view: PlayerView
     legal: list[Action]
     in_turn: bool
 
@@ -638,41 +626,37 @@ class Room:
         the room summary out (the broadcast splices in one encoding for every seat)."""
         game = self.game
         assert game is not None
-        legal: list[str] = []
-        advice: dict[str, list[dict[str, Any]]] = {}
+        actions: list[Action] = []
+        advice: Mapping[str, Sequence[Any]] = {}
         view = game.view(seat, history=False)
         history_from = None
+        public: list[dict[str, Any]] = []
         if history:
             # The newest HELLO_HISTORY public events of the hand; older ones on request
             # (``history`` messages), so a hello's size does not grow with the hand.
             public = game.public_history()
             history_from = max(0, len(public) - HELLO_HISTORY)
-            view["history"] = public[history_from:]
+            public = public[history_from:]
         if seat is not None and not game.is_over and not game.out[seat]:
             actions = game.legal_actions(seat)
-            legal = [str(a) for a in actions]
             # Consequences a player may not expect, from this seat's view only.
-            advice = {k: [a.to_json() for a in v] for k, v in advice_for(actions, view).items()}
+            advice = advice_for(actions, view)
         timer = None
         if self.deadline is not None and self._deadline_seat is not None:
             timer = {"seat": self._deadline_seat, "deadline": self.deadline, "seconds": self.timer}
-        message = {
-            "type": "state",
-            "seat": seat,
-            "game_id": self.game_id,
-            "move": len(game.history),
-            "view": view,
-            "legal": legal,
-            "advice": advice,
-            "events": [e.for_seat(seat).to_dict() for e in events],
-            "last": None if last is None else {"seat": last.seat, "action": str(last)},
-            "timer": timer,
-        }
-        if history_from is not None:
-            message["history_from"] = history_from
-        if room:
-            message["room"] = self.summary()
-        return message
+        return messages.state(
+            seat=seat,
+            game_id=self.game_id,
+            move=len(game.history),
+            view=messages.view_json(view, public),
+            legal=actions,
+            advice=advice,
+            events=events,
+            last=last,
+            timer=timer,
+            history_from=history_from,
+            room=self.summary() if room else None,
+        )
 
     def hello_state(self, seat: int | None) -> str:
         """The encoded ``state`` a ``hello`` (or a removed seat) gets: built once per game,
@@ -705,13 +689,7 @@ class Room:
         public = game.public_history()
         end = min(before, len(public))
         start = max(0, end - HISTORY_PAGE)
-        return {
-            "type": "history",
-            "game_id": self.game_id,
-            "hand": game.hand_number,
-            "from": start,
-            "events": public[start:end],
-        }
+        return messages.history(self.game_id, game.hand_number, start, public[start:end])
 
     # ------------------------------------------------------------------ broadcasting
     def broadcast_room(self) -> None:
@@ -726,7 +704,7 @@ class Room:
         self._summary_pending = None
         if self.closed:
             return
-        text = dumps({"type": "room", "room": self.summary()})
+        text = dumps(messages.room(self.summary()))
         for conn in list(self.conns):
             conn.send(text)
 
@@ -765,7 +743,7 @@ class Room:
         """
         kind = data["type"]
         if kind == "ping":
-            conn.send({"type": "pong"})
+            conn.send(messages.pong())
             return
         if kind == "hello":
             token = data.get("token")
@@ -883,7 +861,7 @@ class Room:
         self._presence()
         self.announce()
         self._reschedule_timer()
-        conn.send({"type": "welcome", "seat": seat, "room": self.summary()})
+        conn.send(messages.welcome(seat, self.summary()))
         if self.game is not None:
             conn.send(self.hello_state(seat))
         self.broadcast_room()
@@ -950,7 +928,7 @@ class Room:
                     ErrorCode.REMOVED, f"the host removed {name} from seat {seat}: you watch now"
                 ).to_message()
             )
-            c.send({"type": "welcome", "seat": None, "room": self.summary()})
+            c.send(messages.welcome(None, self.summary()))
             if self.game is not None:
                 c.send(self.hello_state(None))
         self.broadcast_room()
@@ -1017,13 +995,7 @@ class Room:
             finally:
                 conn.hint_pending = False
                 lobby.hints_running -= 1
-            message = {
-                "type": "hint",
-                "game_id": game_id,
-                "move": move,
-                "seat": seat,
-                "hint": hint.to_json(),
-            }
+            message = messages.hint(game_id, move, seat, hint.to_json())
             if len(self._hint_cache) >= 256:
                 self._hint_cache.pop(next(iter(self._hint_cache)))
             self._hint_cache[key] = message
@@ -1235,44 +1207,21 @@ class Room:
             self._bot_task = asyncio.get_running_loop().create_task(self._bot_loop())
 
     def bot_questions(self) -> list[BotQuestion]:
-        """The bot decisions to ask now, in the driver's order (nomercy.bots.next_action).
+        """The bot decisions to ask now, in :func:`~nomercy.core.decisions.decision_order`'s
+        order (the terminal's and the driver's), only for seats a bot plays now.
 
-        Seats that may call UNO come first, from the seat to act onwards, then other out-of-turn
-        actions (catches), then the seat to act; only seats a bot plays now are asked. The
-        first answer that is an action is taken. Each question holds its own view and legal
+        The first answer that is an action is taken. A person to act who may call UNO is asked
+        alone (NM-37: no bot may catch them first). Each question holds its own view and legal
         list, so it can be answered away from the game (in a worker thread).
         """
         game = self.game
         if game is None or game.is_over:
             return []
-        turn = game.to_act
-        assert turn is not None
-        n = game.n
-        callers: list[tuple[int, list[Action]]] = []
-        others: list[tuple[int, list[Action]]] = []
-        for seat in [*range(turn, n), *range(turn)]:
-            if game.out[seat]:
-                continue
-            legal = game.legal_actions(seat)
-            if not legal:
-                continue
-            if any(isinstance(a, CallUno) for a in legal):
-                if seat == turn:
-                    if self.robot(seat):
-                        return [BotQuestion(self._bot_for(seat), game.view(seat), legal, True)]
-                    continue
-                callers.append((seat, legal))
-            elif seat != turn:
-                others.append((seat, legal))
-        questions = [
-            BotQuestion(self._bot_for(seat), game.view(seat), legal, False)
-            for seat, legal in [*callers, *others]
-            if self.robot(seat)
+        return [
+            BotQuestion(self._bot_for(d.seat), game.view(d.seat), d.legal, d.in_turn)
+            for d in decision_order(game, asked=self.robot)
+            if self.robot(d.seat)
         ]
-        if self.robot(turn):
-            legal = game.legal_actions(turn)
-            questions.append(BotQuestion(self._bot_for(turn), game.view(turn), legal, True))
-        return questions
 
     def bot_choice(self) -> Action | None:
         """The action a bot takes next, if any (see :meth:`bot_questions`)."""
@@ -1422,7 +1371,10 @@ class Room:
         the room's bot decides (a forced play, a colour, a Discard All choice, a challenge)."""
         game = self.game
         assert game is not None
-        legal = game.legal_actions(seat)
+        # The seat to act's own decision (decision_order's last), no out-of-turn seat asked.
+        mine = decision_order(game, asked=_nobody)[-1]
+        assert mine.seat == seat and mine.in_turn
+        legal = mine.legal
         for kind in (Draw, Pass):
             for action in legal:
                 if type(action) is kind:
@@ -1644,6 +1596,10 @@ class Room:
             self._timer_key = None
             self.deadline = None
         return changed
+
+
+def _nobody(seat: int) -> bool:
+    return False
 
 
 def _seat_json(s: SeatState) -> list[Any]:
@@ -2142,50 +2098,8 @@ class Lobby:
         if cached is None:
             # Replaying a long game rebuilds it move by move: in a worker thread, never in the
             # event loop.
-            cached = await asyncio.to_thread(replay_data, row.id, row.room, record)
+            cached = await asyncio.to_thread(messages.replay, row.id, row.room, record)
             self._replays[game_id] = cached
             if len(self._replays) > 64:
                 self._replays.pop(next(iter(self._replays)))
         return cached, await asyncio.to_thread(record.dumps)
-
-
-def _frame(game: Game) -> dict[str, Any]:
-    frame = game.view(None, history=False)
-    for key in ("rules", "engine", "history", "hand", "known", "seat"):
-        frame.pop(key, None)
-    frame["hands"] = [[c.code for c in hand] for hand in game.hands]
-    return frame
-
-
-def replay_data(game_id: str, room: str, record: GameRecord) -> dict[str, Any]:
-    """Everything about a finished game, step by step, every hand shown."""
-    game = record.start_game()
-    opening = [e.to_dict() for e in game.opening_events] if record.start is None else []
-    start = _frame(game)
-    steps = []
-    for text in record.actions:
-        events = game.apply(text)
-        action = game.history[-1]
-        steps.append(
-            {
-                "action": str(action),
-                "seat": action.seat,
-                "events": [e.to_dict() for e in events],
-                "frame": _frame(game),
-            }
-        )
-    table = record.result.get("table") if isinstance(record.result, dict) else None
-    return {
-        "id": game_id,
-        "room": room,
-        # A string: a 64-bit seed does not survive JavaScript's numbers.
-        "seed": str(record.seed),
-        "record": record.to_dict(),
-        "rules": game.rules.to_json(),
-        "names": list(game.names),
-        "seats": table.get("seats") if isinstance(table, dict) else None,
-        "opening": opening,
-        "start_frame": start,
-        "steps": steps,
-        "result": {"winner": game.winner, "scores": list(game.scores), "over": game.is_over},
-    }
