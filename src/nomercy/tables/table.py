@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from nomercy.bots import Bot, OutOfTurnBot, make_bot
-from nomercy.core.actions import Action, CallUno, Catch, Play, parse_action
-from nomercy.core.decisions import decision_order
+from nomercy.core.actions import Action, CallUno, Catch, Draw, Pass, Play, parse_action
+from nomercy.core.decisions import Decision, decision_order
 from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError
 from nomercy.core.events import Event
 from nomercy.core.game import Game, new_game
@@ -38,7 +39,7 @@ from nomercy.core.records import GameRecord
 from nomercy.core.rules import RuleSet
 from nomercy.core.views import PlayerView
 
-__all__ = ["HUMAN", "BotStep", "SeatBot", "Table", "TableError", "hint_seed"]
+__all__ = ["HUMAN", "BotStep", "HintRefusal", "SeatBot", "Table", "TableError", "hint_seed"]
 
 #: The seat kind written for a human seat in a record's ``result["table"]["seats"]``.
 HUMAN = "human"
@@ -54,6 +55,21 @@ def hint_seed(game_seed: int, move: int, seat: int) -> int:
     """
     digest = hashlib.sha256(f"hint:{game_seed}:{move}:{seat}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
+
+
+def _nobody(seat: int) -> bool:
+    return False
+
+
+class HintRefusal(StrEnum):
+    """Why a seat has nothing for the coach to decide now (:meth:`Table.hint_refusal`)."""
+
+    OVER = "over"
+    """The game is over."""
+    OUT = "out"
+    """The seat is knocked out of this hand (NM-34)."""
+    NOT_YOUR_TURN = "not_your_turn"
+    """Another seat is to act and this one has no UNO call or catch (NM-37)."""
 
 
 class TableError(ValueError):
@@ -309,6 +325,26 @@ class Table:
         """:func:`hint_seed` for ``seat`` now."""
         return hint_seed(self.game.seed, len(self.game.history), seat)
 
+    def hint_refusal(self, seat: int) -> HintRefusal | None:
+        """Why ``seat`` gets no hint now (``None``: it has a decision the coach may search):
+        hints are for the seat to act, and for a UNO call or a catch out of turn (NM-37)."""
+        game = self.game
+        if game.is_over:
+            return HintRefusal.OVER
+        if game.out[seat]:
+            return HintRefusal.OUT
+        if game.to_act != seat and not any(
+            isinstance(a, (CallUno, Catch)) for a in game.legal_actions(seat)
+        ):
+            return HintRefusal.NOT_YOUR_TURN
+        return None
+
+    @staticmethod
+    def seating(kinds: Sequence[str], uno_forget: float = 0.0) -> dict[str, Any]:
+        """A record's seating block (``result["table"]``): each seat's kind (``"human"`` or a
+        bot's registry name) and the bots' UNO forget rate; :meth:`from_record` reads it."""
+        return {"seats": list(kinds), "bot_uno_forget": float(uno_forget)}
+
     def legal_actions(self, seat: int) -> list[Action]:
         """What ``seat`` may do now, in turn or out of turn (empty once it is out)."""
         if self.game.is_over or self.game.out[seat]:
@@ -361,7 +397,7 @@ class Table:
         for decision in decision_order(game, asked=self._asks_out_of_turn):
             bot = self.bots[decision.seat]
             if bot is None:
-                continue  # a human to act: the interface asks them
+                continue  # a person to act: the interface asks them
             if decision.in_turn:
                 legal = decision.legal
                 return self._apply(bot, bot.choose_action(game.view(decision.seat), legal), legal)
@@ -374,6 +410,34 @@ class Table:
     def _asks_out_of_turn(self, seat: int) -> bool:
         return isinstance(self.bots[seat], OutOfTurnBot)
 
+    def questions(self, robot: Callable[[int], bool]) -> list[Decision]:
+        """The decisions to put to the seats a bot plays now (``robot(seat)``), in
+        :func:`~nomercy.core.decisions.decision_order`'s order; the first that takes an action
+        acts. A seat to act that ``robot`` rejects is left out: its person decides.
+
+        The order is :meth:`bot_step`'s; the web asks its seats' bots (a person's seat while
+        they are away, too) with it.
+        """
+        return [d for d in decision_order(self.game, asked=robot) if robot(d.seat)]
+
+    def timeout_choice(self, seat: int) -> tuple[Action | None, list[Action]]:
+        """What the seat to act does when its time runs out: draw (or take the penalty), else
+        pass (``(action, [])``); else ``(None, legal)``: a bot chooses among its in-turn
+        actions (a forced play, a colour, a Discard All choice, a challenge).
+
+        Raises:
+            TableError: ``seat`` is not to act.
+        """
+        mine = decision_order(self.game, asked=_nobody)
+        if not mine or mine[-1].seat != seat:
+            raise TableError(f"seat {seat} is not to act")
+        legal = mine[-1].legal
+        for kind in (Draw, Pass):
+            for action in legal:
+                if type(action) is kind:
+                    return action, []
+        return None, [a for a in legal if not isinstance(a, (CallUno, Catch))] or legal
+
     def _apply(self, bot: Bot, action: Action, legal: list[Action]) -> BotStep:
         if action not in legal:
             raise RuntimeError(f"bot {bot.name!r} chose {action!r}, which is not legal")
@@ -384,10 +448,7 @@ class Table:
         """The game so far as a record, with the seating under ``result["table"]``."""
         record = GameRecord.from_game(self.game)
         seats = self.meta.get("seats") or [HUMAN if bot is None else bot.name for bot in self.bots]
-        record.result["table"] = {
-            "seats": list(seats),
-            "bot_uno_forget": float(self.meta.get("bot_uno_forget", 0.0)),
-        }
+        record.result["table"] = self.seating(seats, self.meta.get("bot_uno_forget", 0.0))
         record.result["bots"] = list(seats)
         return record
 

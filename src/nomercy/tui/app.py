@@ -25,13 +25,14 @@ from textual.widgets import Footer, Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
-from nomercy.core.actions import Action, CallUno, Catch, Draw, Play
+from nomercy.core.actions import Action, CallUno, Draw, Play
 from nomercy.core.errors import NoMercyError
 from nomercy.core.events import Event, EventKind
 from nomercy.core.views import PlayerView
 from nomercy.tables import Table
 from nomercy.tables.advice import consequences, draw_refusal
 from nomercy.tables.coach import DEFAULT_ITERATIONS, DEFAULT_MAX_TIME, Coach, CoachError, Hint
+from nomercy.tables.table import HintRefusal
 from nomercy.tui.render import (
     COLOUR_LEGEND,
     HandSummary,
@@ -648,7 +649,7 @@ class TableScreen(Screen[None]):
             max_time=self.config.hint_max_time,
         )
         try:
-            coach_check(view, legal, self.human)
+            coach_check(self.table, self.human)
         except CoachError as exc:
             self._show_hint(f"No hint now: {exc}")
             return
@@ -773,16 +774,19 @@ class TableScreen(Screen[None]):
         self.app.push_screen(QuitScreen(path), chosen)
 
 
-def coach_check(view: PlayerView, legal: list[Action], seat: int) -> None:
+#: What the terminal says when a seat gets no hint (``Table.hint_refusal``).
+_NO_HINT = {
+    HintRefusal.OVER: "the game is over",
+    HintRefusal.OUT: "you are out of this hand",
+    HintRefusal.NOT_YOUR_TURN: "it is not your turn",
+}
+
+
+def coach_check(table: Table, seat: int) -> None:
     """Raise :class:`CoachError` when the seat has nothing to decide now (no search needed)."""
-    if view.to_act is None:
-        raise CoachError("the game is over")
-    if not legal:
-        raise CoachError(
-            "you are out of this hand" if view.players[seat].out else ("it is not your turn")
-        )
-    if view.to_act != seat and not any(isinstance(a, (CallUno, Catch)) for a in legal):
-        raise CoachError("it is not your turn")
+    refusal = table.hint_refusal(seat)
+    if refusal is not None:
+        raise CoachError(_NO_HINT[refusal])
 
 
 def advice_text(highlighted: list[Action], groups: list[list[Action]], view: PlayerView) -> Text:

@@ -32,8 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nomercy.bots import make_bot
-from nomercy.core.actions import Action, CallUno, Catch, Draw, Pass, parse_action
-from nomercy.core.decisions import decision_order
+from nomercy.core.actions import Action, CallUno, Catch, parse_action
 from nomercy.core.errors import NoMercyError
 from nomercy.core.events import Event
 from nomercy.core.game import Game, new_game
@@ -42,7 +41,7 @@ from nomercy.core.views import PlayerView
 from nomercy.tables import SeatBot
 from nomercy.tables.advice import advice_for
 from nomercy.tables.coach import Coach, CoachError
-from nomercy.tables.table import hint_seed
+from nomercy.tables.table import HintRefusal, Table
 from nomercy.web import messages
 from nomercy.web.connections import Connection, Delivery
 from nomercy.web.messages import dumps
@@ -160,7 +159,9 @@ class Room:
         # Hints computed in this game, by (move, seat): asking again costs no search.
         self._hint_cache: dict[tuple[str | None, int, int], dict[str, Any]] = {}
         self.seats = [SeatState(s.seat, s.name, s.kind, s.bot, s.token_hash) for s in row.seat_rows]
-        self.game: Game | None = None
+        #: The current (or last) game at its table (``nomercy.tables``): the room's seats are
+        #: all the table's "people"; the room asks its bots per decision (``_bot_for``).
+        self.table: Table | None = None
         self.game_id: str | None = None
         self.finished: list[str] = []
         self.games_played = 0
@@ -200,6 +201,15 @@ class Room:
         self._follower: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ reading
+    @property
+    def game(self) -> Game | None:
+        """The current (or last) game: its table's."""
+        return None if self.table is None else self.table.game
+
+    @game.setter
+    def game(self, game: Game | None) -> None:
+        self.table = None if game is None else Table(game, [None] * game.n)
+
     @property
     def started(self) -> bool:
         """Whether a game is in progress."""
@@ -600,23 +610,24 @@ class Room:
         if not self.hints:
             raise ProtocolError(ErrorCode.HINTS_OFF, "the host turned hints off in this room")
         async with self.lock:
-            game = self._live_game(seat)
-            move = len(game.history)
+            self._live_game(seat)
+            table = self.table
+            assert table is not None
+            move = table.moves
             key = (self.game_id, move, seat)
             cached = self._hint_cache.get(key)
             if cached is not None:
                 conn.send(cached)
                 return
-            legal = game.legal_actions(seat)
-            urgent = any(isinstance(a, (CallUno, Catch)) for a in legal)
-            if game.to_act != seat and not urgent:
-                turn = game.to_act
-                who = game.names[turn] if turn is not None else "nobody"
+            if table.hint_refusal(seat) is HintRefusal.NOT_YOUR_TURN:
+                turn = table.to_act
+                who = table.names[turn] if turn is not None else "nobody"
                 raise ProtocolError(
                     ErrorCode.NOT_YOUR_TURN, f"it is {who}'s turn: hints are for your decisions"
                 )
-            view = game.view(seat)
-            seed = hint_seed(game.seed, move, seat)
+            legal = table.legal_actions(seat)
+            view = table.view(seat)
+            seed = table.hint_seed(seat)
             game_id = self.game_id
         if conn.hint_pending:
             raise ProtocolError(ErrorCode.HINT_BUSY, "one hint at a time: the last one is coming")
@@ -732,13 +743,9 @@ class Room:
 
     def _table_info(self, seats: list[SeatRow] | None = None) -> dict[str, Any]:
         rows = seats if seats is not None else [s.row() for s in self.seats]
-        return {
-            "room": self.code,
-            "table": {
-                "seats": [s.kind if s.kind != BOT else (s.bot or self.bot) for s in rows],
-                "bot_uno_forget": 0.0,
-            },
-        }
+        # Bots never forget UNO online.
+        kinds = [s.kind if s.kind != BOT else (s.bot or self.bot) for s in rows]
+        return {"room": self.code, "table": Table.seating(kinds, 0.0)}
 
     def _live_game(self, seat: int) -> Game:
         """The room's game, if it is under way and ``seat`` is still in this hand.
@@ -863,13 +870,12 @@ class Room:
         alone (NM-37: no bot may catch them first). Each question holds its own view and legal
         list, so it can be answered away from the game (in a worker thread).
         """
-        game = self.game
-        if game is None or game.is_over:
+        table = self.table
+        if table is None or table.is_over:
             return []
         return [
-            BotQuestion(self._bot_for(d.seat), game.view(d.seat), d.legal, d.in_turn)
-            for d in decision_order(game, asked=self.robot)
-            if self.robot(d.seat)
+            BotQuestion(self._bot_for(d.seat), table.view(d.seat), d.legal, d.in_turn)
+            for d in table.questions(self.robot)
         ]
 
     def bot_choice(self) -> Action | None:
@@ -1018,18 +1024,12 @@ class Room:
     def timeout_decision(self, seat: int) -> Action | BotQuestion:
         """What a seat whose time ran out does: draw (or take the penalty), else pass, else
         the room's bot decides (a forced play, a colour, a Discard All choice, a challenge)."""
-        game = self.game
-        assert game is not None
-        # The seat to act's own decision (decision_order's last), no out-of-turn seat asked.
-        mine = decision_order(game, asked=_nobody)[-1]
-        assert mine.seat == seat and mine.in_turn
-        legal = mine.legal
-        for kind in (Draw, Pass):
-            for action in legal:
-                if type(action) is kind:
-                    return action
-        in_turn = [a for a in legal if not isinstance(a, (CallUno, Catch))] or legal
-        return BotQuestion(self._bot_for(seat), game.view(seat), in_turn, True)
+        table = self.table
+        assert table is not None
+        action, in_turn = table.timeout_choice(seat)
+        if action is not None:
+            return action
+        return BotQuestion(self._bot_for(seat), table.view(seat), in_turn, True)
 
     def _presence(self) -> None:
         """Start or stop the grace period of each person's seat."""
@@ -1245,10 +1245,6 @@ class Room:
             self._timer_key = None
             self.deadline = None
         return changed
-
-
-def _nobody(seat: int) -> bool:
-    return False
 
 
 def _seat_json(s: SeatState) -> list[Any]:
