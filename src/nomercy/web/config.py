@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,7 +12,24 @@ from pathlib import Path
 from nomercy.tables.coach import DEFAULT_ITERATIONS, DEFAULT_MAX_TIME
 from nomercy.web.guard import AllowedHosts
 
-__all__ = ["ServerConfig"]
+__all__ = ["Clock", "ServerConfig"]
+
+
+class Clock:
+    """The time the rooms' timers read: the turn timer's deadlines (wall-clock seconds, shown
+    to clients) and the waits for them and for the disconnection grace periods.
+
+    Real time by default; tests give ``ServerConfig.clock`` a clock they advance by hand, so
+    a test of a 30-second timer takes no 30 seconds (tests/web/clocks.py).
+    """
+
+    def time(self) -> float:
+        """Seconds since the epoch (``time.time()``)."""
+        return time.time()
+
+    async def sleep(self, seconds: float) -> None:
+        """Wait ``seconds`` (``asyncio.sleep``)."""
+        await asyncio.sleep(seconds)
 
 
 def _default_seed() -> int:
@@ -54,6 +73,7 @@ class ServerConfig:
         seed_source: the game seeds (``secrets.randbits(64)``; tests inject their own).
         allowed_hosts: the ``Host`` names HTTP and WebSocket requests may carry (``None``: any;
             ``nomercy serve`` always sets it).
+        clock: the time of the turn timer and the grace periods (:class:`Clock`; real time).
     """
 
     database: str | Path
@@ -82,6 +102,7 @@ class ServerConfig:
     hint_workers: int = 2
     seed_source: Callable[[], int] = field(default=_default_seed)
     allowed_hosts: AllowedHosts | None = None
+    clock: Clock = field(default_factory=Clock)
     #: PostgreSQL: seconds a room's lease lasts without renewal (a dead owner's rooms are taken
     #: over this long after its last heartbeat); heartbeats come every quarter of it.
     lease_ttl: float = 3.0

@@ -969,7 +969,7 @@ class Room:
         self._timer_key = key
         self._deadline_seat = game.to_act
         # A room taken over from another server keeps the deadline its clients were shown.
-        self.deadline = deadline if deadline is not None else time.time() + self.timer
+        self.deadline = deadline if deadline is not None else self.config.clock.time() + self.timer
         if self.owned:  # the other servers only show the deadline; the owner enforces it
             self._timer_task = asyncio.get_running_loop().create_task(self._timer_wait(key))
 
@@ -984,7 +984,8 @@ class Room:
     async def _timer_wait(self, key: tuple[Any, ...]) -> None:
         try:
             assert self.deadline is not None
-            await asyncio.sleep(max(0.0, self.deadline - time.time()))
+            clock = self.config.clock
+            await clock.sleep(max(0.0, self.deadline - clock.time()))
             while True:
                 async with self.lock:
                     game = self.game
@@ -1050,7 +1051,7 @@ class Room:
 
     async def _away(self, seat: int) -> None:
         try:
-            await asyncio.sleep(self.config.grace)
+            await self.config.clock.sleep(self.config.grace)
             async with self.lock:
                 s = self.seats[seat]
                 self._grace.pop(seat, None)
