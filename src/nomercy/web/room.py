@@ -1,9 +1,13 @@
 """A room: seats, the game, server-side bots, the turn timer and every connection's updates.
 
-The server is the only authority: a :class:`Room` owns its :class:`~nomercy.core.game.Game`,
-applies the actions its seats send (the engine judges them), stores each accepted action in the
-database in the move's own transaction, and sends every connection what its seat may know
-(``Game.view(seat)``, ``event.for_seat(seat)``, its own legal actions).
+The server is the only authority: a :class:`Room` owns its game at a
+:class:`~nomercy.tables.Table` (the table layer every interface shares: the order in which
+seats are asked, :func:`~nomercy.core.decisions.decision_order`'s; what a timed-out seat does;
+who may ask for a hint and its seed; the record's seating block), applies the actions its
+seats send (the engine judges them), stores each accepted action in the database in the move's
+own transaction, and sends every connection what its seat may know (its
+:class:`~nomercy.core.views.PlayerView` and ``event.for_seat(seat)``, in the wire format of
+:mod:`~nomercy.web.messages`, and its own legal actions).
 
 Concurrency: one asyncio lock per room; the engine is fast, so actions are applied in the event
 loop, but the database is written from one writer thread (:meth:`Lobby.write`), so a database
