@@ -9,6 +9,10 @@ through :meth:`Table.submit`, and advance the bots one action at a time with
 :func:`~nomercy.core.decisions.decision_order`'s order. Bots see only their seat's view and
 legal actions. A hint for a moment is seeded by :func:`hint_seed` in every interface.
 
+The web's rooms play their games at a table too, asking their own (per-decision) bots with
+:meth:`Table.questions`, and share its timeout (:meth:`Table.timeout_choice`), hint gating
+(:meth:`Table.hint_refusal`) and the record's seating block (:meth:`Table.seating`).
+
 Saving is a :class:`~nomercy.core.records.GameRecord` (the record JSON) whose ``result``
 carries the seating under ``"table"``; resuming replays it (:meth:`Table.from_record`).
 
