@@ -1218,7 +1218,7 @@ def _classic_wild_four() -> tuple[Table, int]:
     from nomercy import new_game
 
     game = new_game(2, rules="classic", seed=30)
-    while not game.view(game.to_act)["wd4_challengeable"]:
+    while not game.view(game.to_act).wd4_challengeable:
         game.apply(str(game.legal_actions(game.to_act)[0]))
     seat = game.to_act
     position = Game.from_position(game.to_position())

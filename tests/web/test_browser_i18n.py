@@ -1,7 +1,7 @@
 """The browser client's translations (no browser needed).
 
 Every language file has every key of the English one, with the same placeholders, and every
-event kind the engine emits (``_emit("kind", ...)`` in core/game.py) has an English template.
+event kind the engine emits (``_emit(EventKind.X, ...)`` in core/game.py) has an English template.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import nomercy.core.game
+from nomercy.core.events import EventKind
 from nomercy.core.rules import OPTIONS
 
 STATIC = Path(__file__).resolve().parents[2] / "src" / "nomercy" / "web" / "static"
@@ -41,8 +42,12 @@ def _emitted_kinds() -> set[str]:
             and node.func.attr == "_emit"
         ):
             first = node.args[0]
+            # EventKind.PLAY (under any alias of EventKind, e.g. EK.PLAY)
+            if isinstance(first, ast.Attribute) and first.attr in EventKind.__members__:
+                kinds.add(EventKind[first.attr].value)
+                continue
             assert isinstance(first, ast.Constant) and isinstance(first.value, str), (
-                f"line {node.lineno}: an event kind that is not a literal string"
+                f"line {node.lineno}: an event kind that is neither EventKind.X nor a string"
             )
             kinds.add(first.value)
     return kinds

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clocks import ManualClock
 from webharness import Server, WsClient, run, table
 
 from nomercy.bots import BOTS
@@ -286,16 +287,21 @@ def test_refused_actions_change_nothing_and_keep_the_connection(tmp_path: Path) 
 # ---------------------------------------------------------------------- timer
 def test_turn_timer_draws_for_the_seat_then_lets_the_bot_finish_the_turn(tmp_path: Path) -> None:
     async def main() -> None:
-        async with Server(tmp_path / "db", timers=(0, 1)) as server:
+        clock = ManualClock()
+        async with Server(tmp_path / "db", timers=(0, 30), clock=clock) as server:
             game = position(
                 [["G4", "Y7"], ["B1", "B5"], ["Y5", "Y6"]], discard=["B8"], draw_pile=["R3", "B2"]
             )
-            _, (ann, bob, _), firsts = await rigged(server, game, timer=1)
+            _, (ann, bob, _), firsts = await rigged(server, game, timer=30)
             timer = firsts[1]["timer"]
-            assert timer["seat"] == 0 and timer["seconds"] == 1 and timer["deadline"] > 0
+            assert timer == {"seat": 0, "seconds": 30, "deadline": clock.time() + 30}
+            await clock.advance_when_waiting(29.5)
+            assert not await ann.drain(0.05)  # not yet
+            clock.advance(0.5)
             a = await ann.expect("state", lambda m: m["move"] == 1, timeout=5)
             assert a["last"] == {"seat": 0, "action": "draw"}  # time-out: draw (NM-9)
-            assert a["timer"]["seat"] == 0 and a["timer"]["deadline"] > timer["deadline"]
+            assert a["timer"] == {"seat": 0, "seconds": 30, "deadline": clock.time() + 30}
+            await clock.advance_when_waiting(30)
             b = await bob.expect("state", lambda m: m["move"] == 2, timeout=5)
             assert b["last"] == {"seat": 0, "action": "play B2"}  # the forced play of NM-9
             assert b["timer"]["seat"] == 1
@@ -305,12 +311,16 @@ def test_turn_timer_draws_for_the_seat_then_lets_the_bot_finish_the_turn(tmp_pat
 
 def test_a_penalty_timed_out_is_absorbed(tmp_path: Path) -> None:
     async def main() -> None:
-        async with Server(tmp_path / "db", timers=(0, 1)) as server:
+        clock = ManualClock()
+        async with Server(tmp_path / "db", timers=(0, 30), clock=clock) as server:
             game = position([["W+6", "G1"], ["B1", "W+10"], ["Y5", "Y6"]], discard=["R5"])
-            _, (ann, bob, _), _ = await rigged(server, game, timer=1)
+            _, (ann, bob, _), _ = await rigged(server, game, timer=30)
             await ann.act("play W+6 G")
             b = await state_after(bob, 1)
             assert "play W+10 R" in b["legal"] and "draw" in b["legal"]
+            assert b["timer"]["seat"] == 1
+            # Seat 0's timer ended with its move; seat 1's is the one running.
+            await clock.advance_when_waiting(30)
             b = await bob.expect("state", lambda m: m["move"] == 2, timeout=5)
             assert b["last"] == {"seat": 1, "action": "draw"} and len(b["view"]["hand"]) == 8
 
@@ -321,11 +331,12 @@ def test_a_timed_out_move_the_database_refuses_is_retried_until_stored(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async def main() -> None:
-        async with Server(tmp_path / "db", timers=(0, 1)) as server:
+        clock = ManualClock()
+        async with Server(tmp_path / "db", timers=(0, 30), clock=clock) as server:
             game = position(
                 [["G4", "Y7"], ["B1", "B5"], ["Y5", "Y6"]], discard=["B8"], draw_pile=["R3", "B2"]
             )
-            code, (ann, _, _), _ = await rigged(server, game, timer=1)
+            code, (ann, _, _), _ = await rigged(server, game, timer=30)
             store = server.lobby.store
             real = store.append_action
             refused = []
@@ -338,6 +349,7 @@ def test_a_timed_out_move_the_database_refuses_is_retried_until_stored(
                 real(*args, **kwargs)
 
             monkeypatch.setattr(store, "append_action", locked)
+            await clock.advance_when_waiting(30)
             a = await ann.expect("state", lambda m: m["move"] == 1, timeout=15)
             assert a["last"] == {"seat": 0, "action": "draw"}  # the time-out, not lost
             assert len(refused) >= 8

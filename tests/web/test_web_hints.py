@@ -18,7 +18,8 @@ from websockets.asyncio.client import ClientConnection, connect
 
 from nomercy.core.actions import parse_action
 from nomercy.core.game import Game
-from nomercy.tables.coach import DEFAULT_ITERATIONS, REASONS
+from nomercy.tables import Table as TableOfGame
+from nomercy.tables.coach import DEFAULT_ITERATIONS, REASONS, Coach
 from nomercy.web.serve import add_serve_parser
 from nomercy.web.store import SCHEMA_VERSION, RoomRow, SeatRow, Store
 
@@ -308,3 +309,24 @@ def test_hints_against_a_real_server(tmp_path: Path) -> None:
                 assert err["code"] == "hints_off"
 
         asyncio.run(main())
+
+
+def test_the_same_moment_gets_the_same_hint_in_the_web_and_at_the_terminal_table(
+    tmp_path: Path,
+) -> None:
+    # Both seed the coach with Table.hint_seed (hint_seed(game seed, move, seat)).
+    terminal = TableOfGame(STACK.copy(), [None, None])
+    coach = Coach(seed=terminal.hint_seed(0), iterations=300, max_time=600.0)
+    expected = coach.hint(terminal.view(0), terminal.legal_actions(0)).to_json()
+
+    async def main() -> None:
+        async with Server(tmp_path / "db", **FAST) as server:
+            code, (ann, _) = await table(server, seats=2)
+            await server.rig(code, STACK.copy())
+            await ann.expect("state")
+            await ann.send({"type": "hint"})
+            got = (await ann.expect("hint"))["hint"]
+            for key in ("action", "chance", "estimates", "reason", "iterations"):
+                assert got[key] == expected[key], key
+
+    run(main)

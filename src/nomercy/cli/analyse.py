@@ -6,9 +6,10 @@ estimates, from that seat's view at that moment only, the chance to win the hand
 of its moves, the move played included. The decisions where the played move's estimate is
 furthest below the best move's are listed, worst first, with the better move and why.
 
-Each decision's search has its own seed (the ``--seed`` and the action's index), and the
-budget is a number of iterations (``--max-time`` only caps a search on a slow machine), so the
-same record, seat and flags give the same analysis.
+Each decision's search has its own seed (``hint_seed`` of the game seed, the move and the seat,
+as every interface seeds its hints, mixed with ``--seed``), and the budget is a number of
+iterations (``--max-time`` only caps a search on a slow machine), so the same record, seat and
+flags give the same analysis.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from nomercy.core.errors import NoMercyError
 from nomercy.core.records import GameRecord
 from nomercy.core.views import PlayerView
 from nomercy.tables.coach import DEFAULT_ITERATIONS, Coach, Estimate, reason_for
+from nomercy.tables.table import hint_seed
 
 __all__ = ["Decision", "add_analyse_parser", "analyse_record"]
 
@@ -148,9 +150,9 @@ def analyse_record(
     out: list[Decision] = []
     for done, (index, hand, view, legal, played) in enumerate(found, 1):
         # Its own seed per decision: the analysis of one move does not depend on the others.
-        estimates, _ = coach.estimates(
-            view, legal, include=[played], seed=(seed * 1_000_003 + index) % 2**63
-        )
+        # hint_seed: with --seed 0 the same moment searches as the web's and the terminal's hint.
+        moment = hint_seed(record.seed, index - 1, seat) ^ seed
+        estimates, _ = coach.estimates(view, legal, include=[played], seed=moment)
         best = estimates[0]
         mine = next(e for e in estimates if e.action == played)
         out.append(

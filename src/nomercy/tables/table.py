@@ -1,16 +1,23 @@
 """A table: one game, its seats (human or bot) and its turn flow, for every interface.
 
 The :class:`Table` owns the :class:`~nomercy.core.game.Game`. Interfaces never touch the game:
-they read :meth:`Table.view` and :meth:`Table.legal_actions` for their seat, send the seat's
-choices through :meth:`Table.submit`, and advance the bots one action at a time with
-:meth:`Table.bot_step` (at whatever pace they like). Bots see only their seat's view and legal
-actions, as in :func:`nomercy.bots.next_action`.
+they read :meth:`Table.view` (the engine's :class:`~nomercy.core.views.PlayerView`) and
+:meth:`Table.legal_actions` for their seat and the table's public facts (:attr:`Table.rules`,
+:attr:`Table.seed`, :attr:`Table.names`, :attr:`Table.moves`, ...), send the seat's choices
+through :meth:`Table.submit`, and advance the bots one action at a time with
+:meth:`Table.bot_step` (at whatever pace they like), which asks the seats in
+:func:`~nomercy.core.decisions.decision_order`'s order. Bots see only their seat's view and
+legal actions. A hint for a moment is seeded by :func:`hint_seed` in every interface.
+
+The web's rooms play their games at a table too, asking their own (per-decision) bots with
+:meth:`Table.questions`, and share its timeout (:meth:`Table.timeout_choice`), hint gating
+(:meth:`Table.hint_refusal`) and the record's seating block (:meth:`Table.seating`).
 
 Saving is a :class:`~nomercy.core.records.GameRecord` (the record JSON) whose ``result``
 carries the seating under ``"table"``; resuming replays it (:meth:`Table.from_record`).
 
 >>> table = Table.new(3, bots=["greedy", "greedy"], human=0, seed=4)
->>> while table.game.to_act != 0 and table.bot_step() is not None:
+>>> while table.to_act != 0 and table.bot_step() is not None:
 ...     pass
 >>> events = table.submit(0, table.legal_actions(0)[0])
 >>> bool(events)
@@ -19,22 +26,54 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from nomercy.bots import Bot, OutOfTurnBot, make_bot
-from nomercy.core.actions import Action, CallUno, Catch, Play, parse_action
+from nomercy.core.actions import Action, CallUno, Catch, Draw, Pass, Play, parse_action
+from nomercy.core.decisions import Decision, decision_order
 from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError
 from nomercy.core.events import Event
 from nomercy.core.game import Game, new_game
 from nomercy.core.records import GameRecord
+from nomercy.core.rules import RuleSet
+from nomercy.core.views import PlayerView
 
-__all__ = ["HUMAN", "BotStep", "SeatBot", "Table", "TableError"]
+__all__ = ["HUMAN", "BotStep", "HintRefusal", "SeatBot", "Table", "TableError", "hint_seed"]
 
 #: The seat kind written for a human seat in a record's ``result["table"]["seats"]``.
 HUMAN = "human"
+
+
+def hint_seed(game_seed: int, move: int, seat: int) -> int:
+    """The seed of the coach's search for ``seat`` after ``move`` actions of the game seeded
+    ``game_seed``: every interface (the web, the terminal app, ``nomercy analyse``) and every
+    request for that moment gets the same hint, a restarted server too.
+
+    >>> hint_seed(1, 2, 3) == hint_seed(1, 2, 3) != hint_seed(1, 3, 3)
+    True
+    """
+    digest = hashlib.sha256(f"hint:{game_seed}:{move}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def _nobody(seat: int) -> bool:
+    return False
+
+
+class HintRefusal(StrEnum):
+    """Why a seat has nothing for the coach to decide now (:meth:`Table.hint_refusal`)."""
+
+    OVER = "over"
+    """The game is over."""
+    OUT = "out"
+    """The seat is knocked out of this hand (NM-34)."""
+    NOT_YOUR_TURN = "not_your_turn"
+    """Another seat is to act and this one has no UNO call or catch (NM-37)."""
 
 
 class TableError(ValueError):
@@ -87,7 +126,7 @@ class SeatBot:
             self._forgetting = self.uno_forget > 0 and self._rng.random() < self.uno_forget
         return self._forgetting
 
-    def choose_action(self, view: dict[str, Any], legal: list[Action]) -> Action:
+    def choose_action(self, view: PlayerView, legal: list[Action]) -> Action:
         """A catch if one is on offer, else the wrapped bot's choice (no UNO call if it forgets).
 
         A catch does not end the turn, so the bot still plays afterwards.
@@ -105,7 +144,7 @@ class SeatBot:
                 return silent
         return action
 
-    def choose_out_of_turn(self, view: dict[str, Any], legal: list[Action]) -> Action | None:
+    def choose_out_of_turn(self, view: PlayerView, legal: list[Action]) -> Action | None:
         """The wrapped bot's out-of-turn choice, else a catch; no UNO call when it forgets."""
         forgetting = self._decide(legal)
         offered = [a for a in legal if not (forgetting and isinstance(a, CallUno))]
@@ -238,9 +277,77 @@ class Table:
         """The human seats."""
         return [s for s, bot in enumerate(self.bots) if bot is None]
 
-    def view(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` may see (``Game.view``)."""
-        return self.game.view(seat)
+    def view(self, seat: int | None, *, history: bool = True) -> PlayerView:
+        """What ``seat`` may see (``Game.view``; ``None``: a spectator)."""
+        return self.game.view(seat, history=history)
+
+    @property
+    def rules(self) -> RuleSet:
+        """The game's rules."""
+        return self.game.rules
+
+    @property
+    def seed(self) -> int:
+        """The game's seed (``nomercy play --seed`` deals the game again)."""
+        return self.game.seed
+
+    @property
+    def players(self) -> int:
+        """The number of seats."""
+        return self.game.n
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The seats' display names."""
+        return tuple(self.game.names)
+
+    @property
+    def moves(self) -> int:
+        """The actions played so far in the game (every hand)."""
+        return len(self.game.history)
+
+    @property
+    def hand_number(self) -> int:
+        """The current hand's number (a match deals several, NM-41)."""
+        return self.game.hand_number
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose decision the game waits for (``None``: over)."""
+        return self.game.to_act
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game (the match, with scoring) is over."""
+        return self.game.is_over
+
+    def opening_events(self, seat: int | None) -> list[Event]:
+        """The deal's events (before the first action) as ``seat`` saw them."""
+        return [e.for_seat(seat) for e in self.game.opening_events]
+
+    def hint_seed(self, seat: int) -> int:
+        """:func:`hint_seed` for ``seat`` now."""
+        return hint_seed(self.game.seed, len(self.game.history), seat)
+
+    def hint_refusal(self, seat: int) -> HintRefusal | None:
+        """Why ``seat`` gets no hint now (``None``: it has a decision the coach may search):
+        hints are for the seat to act, and for a UNO call or a catch out of turn (NM-37)."""
+        game = self.game
+        if game.is_over:
+            return HintRefusal.OVER
+        if game.out[seat]:
+            return HintRefusal.OUT
+        if game.to_act != seat and not any(
+            isinstance(a, (CallUno, Catch)) for a in game.legal_actions(seat)
+        ):
+            return HintRefusal.NOT_YOUR_TURN
+        return None
+
+    @staticmethod
+    def seating(kinds: Sequence[str], uno_forget: float = 0.0) -> dict[str, Any]:
+        """A record's seating block (``result["table"]``): each seat's kind (``"human"`` or a
+        bot's registry name) and the bots' UNO forget rate; :meth:`from_record` reads it."""
+        return {"seats": list(kinds), "bot_uno_forget": float(uno_forget)}
 
     def legal_actions(self, seat: int) -> list[Action]:
         """What ``seat`` may do now, in turn or out of turn (empty once it is out)."""
@@ -281,42 +388,59 @@ class Table:
     def bot_step(self) -> BotStep | None:
         """Let the bots take one action, if any bot acts now; ``None`` means a human's turn.
 
-        The order is :func:`nomercy.bots.next_action`'s: seats that may call UNO first (from
-        the seat to act onwards), then the other seats' out-of-turn actions (catches), then
-        the seat to act. Human seats are skipped; if the seat to act is human and no bot acts
-        out of turn, nothing happens.
+        The seats are asked in :func:`~nomercy.core.decisions.decision_order`'s order (the
+        web's and the driver's): a seat to act that may call UNO alone (NM-37), else seats
+        that may call UNO, then the other seats' out-of-turn actions (catches), then the seat
+        to act. Only bots that act out of turn are asked out of turn; if the seat to act is
+        human and no bot acts out of turn, nothing happens.
 
         Raises:
             RuntimeError: a bot chose an illegal action.
         """
         game = self.game
-        turn = game.to_act
-        if turn is None:
-            return None
-        n = game.n
-        callers: list[tuple[int, list[Action]]] = []
-        others: list[tuple[int, list[Action]]] = []
-        for seat in [*range(turn, n), *range(turn)]:
-            legal = self.legal_actions(seat)
-            if not legal:
-                continue
-            if any(isinstance(a, CallUno) for a in legal):
-                if seat == turn:
-                    break  # the seat to act answers its own UNO chance in turn, below
-                callers.append((seat, legal))
-            elif seat != turn:
-                others.append((seat, legal))
-        for seat, legal in [*callers, *others]:
-            bot = self.bots[seat]
-            if isinstance(bot, OutOfTurnBot):
-                action = bot.choose_out_of_turn(game.view(seat), legal)
-                if action is not None:
-                    return self._apply(bot, action, legal)
-        bot = self.bots[turn]
-        if bot is None:
-            return None
-        legal = game.legal_actions(turn)
-        return self._apply(bot, bot.choose_action(game.view(turn), legal), legal)
+        for decision in decision_order(game, asked=self._asks_out_of_turn):
+            bot = self.bots[decision.seat]
+            if bot is None:
+                continue  # a person to act: the interface asks them
+            if decision.in_turn:
+                legal = decision.legal
+                return self._apply(bot, bot.choose_action(game.view(decision.seat), legal), legal)
+            assert isinstance(bot, OutOfTurnBot)
+            action = bot.choose_out_of_turn(game.view(decision.seat), decision.legal)
+            if action is not None:
+                return self._apply(bot, action, decision.legal)
+        return None
+
+    def _asks_out_of_turn(self, seat: int) -> bool:
+        return isinstance(self.bots[seat], OutOfTurnBot)
+
+    def questions(self, robot: Callable[[int], bool]) -> list[Decision]:
+        """The decisions to put to the seats a bot plays now (``robot(seat)``), in
+        :func:`~nomercy.core.decisions.decision_order`'s order; the first that takes an action
+        acts. A seat to act that ``robot`` rejects is left out: its person decides.
+
+        The order is :meth:`bot_step`'s; the web asks its seats' bots (a person's seat while
+        they are away, too) with it.
+        """
+        return [d for d in decision_order(self.game, asked=robot) if robot(d.seat)]
+
+    def timeout_choice(self, seat: int) -> tuple[Action | None, list[Action]]:
+        """What the seat to act does when its time runs out: draw (or take the penalty), else
+        pass (``(action, [])``); else ``(None, legal)``: a bot chooses among its in-turn
+        actions (a forced play, a colour, a Discard All choice, a challenge).
+
+        Raises:
+            TableError: ``seat`` is not to act.
+        """
+        mine = decision_order(self.game, asked=_nobody)
+        if not mine or mine[-1].seat != seat:
+            raise TableError(f"seat {seat} is not to act")
+        legal = mine[-1].legal
+        for kind in (Draw, Pass):
+            for action in legal:
+                if type(action) is kind:
+                    return action, []
+        return None, [a for a in legal if not isinstance(a, (CallUno, Catch))] or legal
 
     def _apply(self, bot: Bot, action: Action, legal: list[Action]) -> BotStep:
         if action not in legal:
@@ -328,10 +452,7 @@ class Table:
         """The game so far as a record, with the seating under ``result["table"]``."""
         record = GameRecord.from_game(self.game)
         seats = self.meta.get("seats") or [HUMAN if bot is None else bot.name for bot in self.bots]
-        record.result["table"] = {
-            "seats": list(seats),
-            "bot_uno_forget": float(self.meta.get("bot_uno_forget", 0.0)),
-        }
+        record.result["table"] = self.seating(seats, self.meta.get("bot_uno_forget", 0.0))
         record.result["bots"] = list(seats)
         return record
 

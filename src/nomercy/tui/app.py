@@ -25,12 +25,14 @@ from textual.widgets import Footer, Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
-from nomercy.core.actions import Action, CallUno, Catch, Draw, Play
+from nomercy.core.actions import Action, CallUno, Draw, Play
 from nomercy.core.errors import NoMercyError
-from nomercy.core.events import Event
+from nomercy.core.events import Event, EventKind
+from nomercy.core.views import PlayerView
 from nomercy.tables import Table
 from nomercy.tables.advice import consequences, draw_refusal
 from nomercy.tables.coach import DEFAULT_ITERATIONS, DEFAULT_MAX_TIME, Coach, CoachError, Hint
+from nomercy.tables.table import HintRefusal
 from nomercy.tui.render import (
     COLOUR_LEGEND,
     HandSummary,
@@ -90,9 +92,9 @@ class _CardsPanel(Static):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._view: dict[str, Any] | None = None
+        self._view: PlayerView | None = None
 
-    def show(self, view: dict[str, Any]) -> None:
+    def show(self, view: PlayerView) -> None:
         self._view = view
         self._draw()
 
@@ -104,7 +106,7 @@ class _CardsPanel(Static):
             width = self.content_size.width or max(self.app.size.width - 4, 20)
             self.update(self.text(self._view, width))
 
-    def text(self, view: dict[str, Any], width: int) -> Text:
+    def text(self, view: PlayerView, width: int) -> Text:
         """The panel's text for ``width`` cells."""
         raise NotImplementedError
 
@@ -112,28 +114,28 @@ class _CardsPanel(Static):
 class HandView(_CardsPanel):
     """The human's hand, sorted, drawn as cards, with the colour symbols' legend."""
 
-    def text(self, view: dict[str, Any], width: int) -> Text:
-        text = Text(f"Your hand ({len(view['hand'])}):", style="bold")
+    def text(self, view: PlayerView, width: int) -> Text:
+        text = Text(f"Your hand ({len(view.hand)}):", style="bold")
         text.append(f"   {COLOUR_LEGEND}", style="dim")
         text.append("\n")
-        text.append_text(hand_text(view["hand"], width=width))
-        if view["drawn"]:
+        text.append_text(hand_text([c.code for c in view.hand], width=width))
+        if view.drawn is not None:
             text.append("\njust drawn: ")
-            text.append_text(card_text(view["drawn"]))
+            text.append_text(card_text(view.drawn.code))
         return text
 
 
 class StatusView(Static):
     """Whose turn, top card, colour, direction, pending stack and Mercy distance."""
 
-    def show(self, view: dict[str, Any], *, scoring: bool) -> None:
+    def show(self, view: PlayerView, *, scoring: bool) -> None:
         self.update(status_text(view, scoring=scoring))
 
 
 class PlayersView(_CardsPanel):
     """Every seat (you too): turn marker, hand size, UNO state, out, known cards."""
 
-    def text(self, view: dict[str, Any], width: int) -> Text:
+    def text(self, view: PlayerView, width: int) -> Text:
         return players_text(view, width=width)
 
 
@@ -163,7 +165,7 @@ class ActionList(OptionList):
         self._groups: list[list[Action]] = []
         self._plain: list[str] = []
 
-    def show(self, actions: list[Action], view: dict[str, Any]) -> None:
+    def show(self, actions: list[Action], view: PlayerView) -> None:
         """Replace the list with ``actions`` (already legal), highlighting the first.
 
         The same actions as before leave the list (and the highlight) as it is.
@@ -265,7 +267,7 @@ class VariantScreen(ModalScreen[Action | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Back")]
 
-    def __init__(self, variants: list[Action], view: dict[str, Any]) -> None:
+    def __init__(self, variants: list[Action], view: PlayerView) -> None:
         super().__init__()
         self.variants = variants
         self.view = view
@@ -406,18 +408,18 @@ class TableScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        game = self.table.game
+        table = self.table
         intro = (
-            f"{game.rules.preset}, {game.n} players, seed {game.seed}; you are seat "
-            f"{self.human} ({game.names[self.human]})"
+            f"{table.rules.preset}, {table.players} players, seed {table.seed}; you are seat "
+            f"{self.human} ({table.names[self.human]})"
         )
         self._log(intro)
-        if game.history:
-            self._log(f"Resumed after {len(game.history)} actions")
+        if table.moves:
+            self._log(f"Resumed after {table.moves} actions")
             self._log_replayed()
         else:
-            for event in game.opening_events:
-                self._log(event_words(event.for_seat(self.human).text))
+            for event in table.opening_events(self.human):
+                self._log(event_words(event.text))
         self.query_one(ActionList).focus()
         self._refresh()
         self._advance()
@@ -444,7 +446,7 @@ class TableScreen(Screen[None]):
 
     def _refresh(self) -> None:
         view = self.table.view(self.human)
-        scoring = self.table.game.rules.scoring_enabled
+        scoring = self.table.rules.scoring_enabled
         self.query_one(StatusView).show(view, scoring=scoring)
         self.query_one(PlayersView).show(view)
         self.query_one(HandView).show(view)
@@ -493,19 +495,18 @@ class TableScreen(Screen[None]):
         box.display = bool(message)  # an empty line would take a row from the move list
 
     def _show_events(self, action: Action, events: list[Event]) -> None:
-        game = self.table.game
-        self._log(f"{game.names[action.seat]}: {action}")
+        self._log(f"{self.table.names[action.seat]}: {action}")
         for event in events:
             self._log("    " + event_words(event.for_seat(self.human).text))
 
     # ------------------------------------------------------------------ turn flow
     def _after(self, events: list[Event]) -> bool:
         """Open the results panel if a hand ended; return whether the bots must wait."""
-        if not any(e.kind == "hand_end" for e in events):
+        if not any(e.kind is EventKind.HAND_END for e in events):
             return False
-        game = self.table.game
+        table = self.table
         saved = None
-        if game.is_over:
+        if table.is_over:
             try:
                 saved = self._save_finished()
             except OSError as exc:
@@ -513,10 +514,10 @@ class TableScreen(Screen[None]):
         view = self.table.view(self.human)
         summary = hand_summary(
             events,
-            game.names,
-            over=game.is_over,
-            scored=game.rules.scoring_enabled,
-            players=view["players"],
+            list(table.names),
+            over=table.is_over,
+            scored=table.rules.scoring_enabled,
+            players=view.to_json()["players"],
         )
         self._waiting = True
         self._refresh()
@@ -533,7 +534,7 @@ class TableScreen(Screen[None]):
 
     def _advance(self) -> None:
         """Let the bots act: all at once with ``fast``, else one per timer tick."""
-        if self._waiting or self.table.game.is_over:
+        if self._waiting or self.table.is_over:
             return
         if self.config.fast:
             while (step := self.table.bot_step()) is not None:
@@ -631,8 +632,7 @@ class TableScreen(Screen[None]):
 
     # ------------------------------------------------------------------ the coach
     def _moment(self) -> tuple[int, int]:
-        game = self.table.game
-        return (game.hand_number, len(game.history))
+        return (self.table.hand_number, self.table.moves)
 
     def action_hint(self) -> None:
         """Ask the coach for the human seat's move (searched in a thread; nothing is played)."""
@@ -640,16 +640,16 @@ class TableScreen(Screen[None]):
             return  # one hint at a time
         view = self.table.view(self.human)
         legal = self.table.legal_actions(self.human)
-        game = self.table.game
         moment = self._moment()
-        # Seeded by the game and the move: the same moment always gets the same hint.
+        # Seeded by the game, the move and the seat (hint_seed): the same moment gets the
+        # same hint here, in the web and in `nomercy analyse`.
         coach = Coach(
-            seed=(game.seed * 1009 + moment[1]) % 2**63,
+            seed=self.table.hint_seed(self.human),
             iterations=self.config.hint_iterations,
             max_time=self.config.hint_max_time,
         )
         try:
-            coach_check(view, legal, self.human)
+            coach_check(self.table, self.human)
         except CoachError as exc:
             self._show_hint(f"No hint now: {exc}")
             return
@@ -685,7 +685,8 @@ class TableScreen(Screen[None]):
         box.display = bool(str(text))
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(list(self.table.view(self.human)["hand"])))
+        hand = self.table.view(self.human, history=False).hand
+        self.app.push_screen(HelpScreen([c.code for c in hand]))
 
     def action_uno(self) -> None:
         legal = self.table.legal_actions(self.human)
@@ -719,7 +720,7 @@ class TableScreen(Screen[None]):
         if self.config.resume_path is not None:
             return self.config.resume_path
         folder = self.config.save_dir or Path.cwd()
-        return _unique(folder, f"nomercy-saved-seed{self.table.game.seed}")
+        return _unique(folder, f"nomercy-saved-seed{self.table.seed}")
 
     def save(self, path: Path) -> Path:
         """Write the table's record to ``path`` (its folder is created)."""
@@ -732,11 +733,11 @@ class TableScreen(Screen[None]):
         folder = self.config.save_dir
         if folder is None:
             return None
-        return str(self.save(_unique(folder, f"nomercy-game-seed{self.table.game.seed}")))
+        return str(self.save(_unique(folder, f"nomercy-game-seed{self.table.seed}")))
 
     def _exit_message(self) -> str:
         if self.saved_path is not None:
-            if self.table.game.is_over:
+            if self.table.is_over:
                 return f"Game saved to {self.saved_path} (`nomercy replay {self.saved_path}`)"
             return (
                 f"Game saved to {self.saved_path}: `nomercy play --resume {self.saved_path}` "
@@ -745,11 +746,11 @@ class TableScreen(Screen[None]):
         return f"Goodbye ({self._seed_note()})"
 
     def _seed_note(self) -> str:
-        seed = self.table.game.seed
+        seed = self.table.seed
         return f"seed {seed}: `nomercy play --seed {seed}` deals this game again"
 
     def action_quit_game(self) -> None:
-        if self.table.game.is_over:
+        if self.table.is_over:
             self.app.exit(self._exit_message())
             return
         path = self.default_save_path()
@@ -773,21 +774,22 @@ class TableScreen(Screen[None]):
         self.app.push_screen(QuitScreen(path), chosen)
 
 
-def coach_check(view: dict[str, Any], legal: list[Action], seat: int) -> None:
+#: What the terminal says when a seat gets no hint (``Table.hint_refusal``).
+_NO_HINT = {
+    HintRefusal.OVER: "the game is over",
+    HintRefusal.OUT: "you are out of this hand",
+    HintRefusal.NOT_YOUR_TURN: "it is not your turn",
+}
+
+
+def coach_check(table: Table, seat: int) -> None:
     """Raise :class:`CoachError` when the seat has nothing to decide now (no search needed)."""
-    if view.get("to_act") is None:
-        raise CoachError("the game is over")
-    if not legal:
-        raise CoachError(
-            "you are out of this hand" if view["players"][seat]["out"] else ("it is not your turn")
-        )
-    if view.get("to_act") != seat and not any(isinstance(a, (CallUno, Catch)) for a in legal):
-        raise CoachError("it is not your turn")
+    refusal = table.hint_refusal(seat)
+    if refusal is not None:
+        raise CoachError(_NO_HINT[refusal])
 
 
-def advice_text(
-    highlighted: list[Action], groups: list[list[Action]], view: dict[str, Any]
-) -> Text:
+def advice_text(highlighted: list[Action], groups: list[list[Action]], view: PlayerView) -> Text:
     """The highlighted entry's consequences (``⚠ draw: taking 4 cards ...``), then the other
     entries that carry a warning, named; empty text when there is nothing to warn about."""
     text = Text()
@@ -808,10 +810,10 @@ def advice_text(
     return text
 
 
-def _warnings_of(group: list[Action], view: dict[str, Any]) -> list[str]:
+def _warnings_of(group: list[Action], view: PlayerView) -> list[str]:
     seen: list[str] = []
     for action in group:
-        if action.seat != view["seat"]:
+        if action.seat != view.seat:
             continue
         for advice in consequences(action, view):
             if advice.text not in seen:
@@ -819,7 +821,7 @@ def _warnings_of(group: list[Action], view: dict[str, Any]) -> list[str]:
     return seen
 
 
-def _entry_name(group: list[Action], view: dict[str, Any]) -> Text:
+def _entry_name(group: list[Action], view: PlayerView) -> Text:
     first = group[0]
     if isinstance(first, Play):
         text = Text("play ")
@@ -829,7 +831,7 @@ def _entry_name(group: list[Action], view: dict[str, Any]) -> Text:
     return Text(label.plain.split(" (", 1)[0])
 
 
-def hint_text(hint: Hint, view: dict[str, Any]) -> Text:
+def hint_text(hint: Hint, view: PlayerView) -> Text:
     """The hint for the screen: the move, its estimated chance, the reason, the runners-up."""
     text = Text("Hint: ", style="bold")
     text.append_text(action_label(hint.action, view, warn=False))

@@ -17,6 +17,7 @@ from nomercy.bots import BOTS
 from nomercy.core.errors import NoMercyError
 from nomercy.core.game import new_game
 from nomercy.core.rules import OPTIONS, PRESETS, RuleSet, make_rules
+from nomercy.web.messages import PROTOCOL_VERSION
 
 __all__ = [
     "HARD_MAX_BYTES",
@@ -40,7 +41,6 @@ __all__ = [
     "same_name",
 ]
 
-PROTOCOL_VERSION = 1
 #: A client frame larger than this gets ``too_large`` (the connection stays).
 MAX_MESSAGE_BYTES = 4096
 #: A frame larger than this closes the connection (the WebSocket server's frame limit).

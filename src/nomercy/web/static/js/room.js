@@ -12,6 +12,8 @@ const $ = (id) => document.getElementById(id);
 const REACTIONS = { thumbs_up: "👍", laugh: "😂", wow: "😮", ouch: "😬", clap: "👏", good_game: "🤝" };
 /** Seconds between two reactions of a seat (the server's REACTION_EVERY). */
 const REACTION_EVERY = 2;
+// The protocol version this client speaks (docs/web-protocol.md "Protocol version").
+const PROTOCOL = 2;
 const code = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "").toUpperCase();
 
 const S = {
@@ -217,6 +219,8 @@ function onMessage(msg) {
     case "welcome":
       // After a (re)connection the next state's history is the whole log of this hand.
       S.gotState = false;
+      // A server of another protocol version: this page is stale (the server was updated).
+      if (msg.protocol !== undefined && msg.protocol !== PROTOCOL) notice(t("conn.protocol"));
       S.seat = msg.seat ?? null;
       if (S.seat !== null && S.token) saveSeat(code, S.seat, S.token);
       if (msg.room) setRoom(msg.room);
