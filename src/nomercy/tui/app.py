@@ -517,7 +517,7 @@ class TableScreen(Screen[None]):
             list(table.names),
             over=table.is_over,
             scored=table.rules.scoring_enabled,
-            players=view.to_json()["players"],
+            players=view.players,
         )
         self._waiting = True
         self._refresh()
