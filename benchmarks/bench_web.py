@@ -54,6 +54,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
+from nomercy import PlayerView
 from nomercy.bots import make_bot
 from nomercy.core.actions import parse_action
 
@@ -110,7 +111,10 @@ class Client:
             return legal[self.rng.randrange(len(legal))]
         actions = [parse_action(text, self.seat) for text in legal]
         in_turn = [a for a in actions if a.seat == self.seat]
-        return str(self.bot.choose_action(state["view"], in_turn or actions))
+        # The wire's JSON view, typed again (no engine bookkeeping: a bot that searches cannot
+        # play from a client's seat).
+        view = PlayerView.from_json(state["view"])
+        return str(self.bot.choose_action(view, in_turn or actions))
 
     async def play(self, stats: Stats, games: int, host: bool, pace: float = 0.0) -> None:
         sent: tuple[int, float] | None = None  # (move acted on, time sent)

@@ -287,3 +287,39 @@ def test_view_without_history_and_engine_bookkeeping() -> None:
     assert full.bookkeeping.turn == g.turn
     assert full.bookkeeping.total_cards == 168
     assert "engine" not in full.to_json()  # the bookkeeping is the re-deal API's, not the view's
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_view_json_form_round_trips(preset: str) -> None:
+    # PlayerView.from_json rebuilds the typed view a server sent (the web's JSON form).
+    checked = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        g = nomercy.new_game(rng.randint(2, 6), rules=preset, seed=seed)
+        for _ in range(rng.randrange(0, 80)):
+            if g.is_over:
+                break
+            g.apply(rng.choice(g.legal_actions()))
+        for seat in [None, *range(g.n)]:
+            view = g.view(seat)
+            wire = json.loads(json.dumps(view.to_json(bookkeeping=True)))
+            assert nomercy.PlayerView.from_json(wire) == view
+            public = nomercy.PlayerView.from_json(json.loads(json.dumps(view.to_json())))
+            assert public == view._replace(bookkeeping=None)
+            checked += 1
+    assert checked > 100
+
+
+def test_view_json_form_errors_are_clear() -> None:
+    g = nomercy.new_game(3, seed=4)
+    wire = g.view(0).to_json()
+    del wire["hand"]
+    with pytest.raises(nomercy.NotationError, match="malformed view"):
+        nomercy.PlayerView.from_json(wire)
+    with pytest.raises(nomercy.NotationError, match="malformed view"):
+        nomercy.PlayerView.from_json({**g.view(0).to_json(), "phase": "nap"})
+    # A view without the engine's bookkeeping can be read, not searched.
+    public = nomercy.PlayerView.from_json(g.view(0).to_json())
+    assert public.hand == tuple(g.hands[0])
+    with pytest.raises(nomercy.NotationError, match="no engine bookkeeping"):
+        Game.from_view(public)

@@ -16,9 +16,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from nomercy.core.base import OVER, STACK_OR_ABSORB, Phase, seat_arg
-from nomercy.core.cards import COLOURS, Card, Colour
+from nomercy.core.cards import COLOURS, Card, Colour, parse_card
+from nomercy.core.errors import NoMercyError, NotationError
 from nomercy.core.events import Event
-from nomercy.core.rules import RuleSet
+from nomercy.core.rules import RuleSet, make_rules
 
 if TYPE_CHECKING:
     from nomercy.core.game import Game
@@ -181,8 +182,9 @@ class PlayerView(NamedTuple):
     stack_floor: int | None
     """The smallest draw value a card needs to be stacked now (NM-18, A04), ``None`` when no
     card may be stacked (nothing pending, no stacking in classic, a last card's penalty A17)."""
-    bookkeeping: Bookkeeping
-    """For the core's re-deal API only (:class:`Bookkeeping`)."""
+    bookkeeping: Bookkeeping | None
+    """For the core's re-deal API only (:class:`Bookkeeping`); ``None`` in a view rebuilt
+    by :meth:`from_json` from a JSON form without it (the web's)."""
     wd4_play: Wd4Play | None = None
     """The classic Wild +4 awaiting a challenge (CL-8), when :attr:`wd4_challengeable`."""
     stacking: bool = True
@@ -264,9 +266,40 @@ class PlayerView(NamedTuple):
             data["engine"] = self.bookkeeping_json()
         return data
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PlayerView:
+        """The typed view of a JSON form (:meth:`to_json`), e.g. one a web server sent.
+
+        Without the ``engine`` block (``to_json(bookkeeping=True)``) the view has no
+        :attr:`bookkeeping`: a bot can read it, a search cannot rebuild a game from it.
+
+        >>> from nomercy import new_game
+        >>> v = new_game(3, seed=2).view(1)
+        >>> PlayerView.from_json(v.to_json(bookkeeping=True)) == v
+        True
+
+        Raises:
+            NotationError: a malformed JSON form.
+        """
+        try:
+            return _from_json(data)
+        except NoMercyError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            raise NotationError(f"malformed view: {exc!r}") from None
+
     def bookkeeping_json(self) -> dict[str, Any]:
-        """:attr:`bookkeeping` as JSON (the ``engine`` block of the re-deal API)."""
+        """:attr:`bookkeeping` as JSON (the ``engine`` block of the re-deal API).
+
+        Raises:
+            NotationError: the view has none (see :meth:`from_json`).
+        """
         b = self.bookkeeping
+        if b is None:
+            raise NotationError(
+                "this view has no engine bookkeeping (it was rebuilt from a JSON form without "
+                "it): a search needs Game.view(seat) or PlayerView.to_json(bookkeeping=True)"
+            )
         return {
             "turn": b.turn,
             "draw_mode": b.draw_mode,
@@ -319,6 +352,78 @@ def _public_event(event: Event) -> Event:
     public = event.for_seat(None)
     _CENSORED[id(event)] = (event, public)
     return public
+
+
+def _card(code: str | None) -> Card | None:
+    return None if code is None else parse_card(code)
+
+
+def _from_json(data: Mapping[str, Any]) -> PlayerView:
+    """:meth:`PlayerView.from_json` (documented there), without its error wrapping."""
+    cards = parse_card
+    pending = data["pending"]
+    wd4 = data.get("wd4_play")
+    engine = data.get("engine")
+    notes = None
+    if engine is not None:
+        notes = Bookkeeping(
+            engine["turn"],
+            str(engine["draw_mode"]),
+            engine["chain_wild"],
+            engine["pending_win"],
+            engine["resume"],
+            _colour(engine["roulette_colour"]),
+            dict(engine["wd4"]) if engine["wd4"] else None,
+            int(engine["total_cards"]),
+            int(engine["hand_log_start"]),
+        )
+    return PlayerView(
+        data["seat"],
+        make_rules(data["rules"]),
+        Phase(data["phase"]),
+        data["to_act"],
+        int(data["direction"]),
+        _card(data["top"]),
+        _colour(data["colour"]),
+        tuple(cards(c) for c in data["discard"]),
+        int(data["draw_pile_size"]),
+        int(data["set_aside_size"]),
+        None
+        if pending is None
+        else Stack(int(pending["total"]), int(pending["last"]), tuple(pending["chain"])),
+        tuple(cards(c) for c in data["hand"]),
+        _card(data["drawn"]),
+        tuple(
+            SeatInfo(
+                int(p["seat"]),
+                str(p["name"]),
+                int(p["hand_size"]),
+                bool(p["out"]),
+                bool(p["uno"]),
+                p["mercy_distance"],
+                int(p["score"]),
+            )
+            for p in data["players"]
+        ),
+        {int(s): tuple(cards(c) for c in codes) for s, codes in data["known"].items()},
+        tuple(data["uno_window"]),
+        bool(data["wd4_challengeable"]),
+        int(data["dealer"]),
+        int(data["hand_number"]),
+        tuple(data["scores"]),
+        data["score_target"],
+        data["winner"],
+        data["hand_winner"],
+        tuple(Event.from_dict(dict(e)) for e in data["history"]),
+        bool(data["two_player"]),
+        data["next_seat"],
+        data["stack_floor"],
+        notes,
+        None
+        if wd4 is None
+        else Wd4Play(int(wd4["seat"]), Colour(wd4["colour"]) if wd4["colour"] else None),
+        bool(data.get("stacking", True)),
+    )
 
 
 def stack_floor(game: Game) -> int | None:
