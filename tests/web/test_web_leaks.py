@@ -31,6 +31,8 @@ from nomercy.core.events import Event
 from nomercy.core.records import GameRecord
 
 TOKEN = re.compile(r"[A-Za-z0-9+]+")
+#: Random identifiers, not words: a game id such as "9F1G-eaaM-B2" holds "B2" by chance.
+IDENTIFIERS = frozenset({"game_id", "code", "token"})
 
 
 def _codes_of(value: Any, found: set[str]) -> None:
@@ -39,7 +41,8 @@ def _codes_of(value: Any, found: set[str]) -> None:
     elif isinstance(value, dict):
         for k, v in value.items():
             _codes_of(k, found)
-            _codes_of(v, found)
+            if k not in IDENTIFIERS:
+                _codes_of(v, found)
     elif isinstance(value, list):
         for v in value:
             _codes_of(v, found)
