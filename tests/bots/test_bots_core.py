@@ -245,6 +245,8 @@ def test_nm17_greedy_draws_when_it_cannot_stack() -> None:
 
 
 def test_nm24_greedy_avoids_a_self_targeted_wild_reverse_four_with_two_players() -> None:
+    # Opening a chain it would hit greedy itself (NM-24, PlayerView.penalty_target); greedy
+    # keeps it back inside a chain too, though A28's default would pass this one on.
     g = position(
         [["WR+4", "G+4", "B3"], ["B1", "B2"]], discard=["Y+2"], pending={"total": 2, "last": 2}
     )

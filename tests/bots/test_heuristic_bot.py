@@ -117,6 +117,26 @@ def test_a28_a_stacked_wild_reverse_four_goes_to_the_opponent_heads_up() -> None
     assert choice(g) == "play WR+4 G"
 
 
+@pytest.mark.parametrize(
+    ("threshold", "expected"), [("last_card", "play B+4"), ("running_total", "draw")]
+)
+def test_a04_a_follow_up_is_what_the_engine_would_let_it_stack(
+    threshold: str, expected: str
+) -> None:
+    # Heads-up, 3 cards against a Mercy limit of 12, facing +2 with B+4 and G+4. By the last
+    # card's value (NM-18) the G+4 answers an answer of 4: stack. Under A04 running_total an
+    # answer makes it 10 or more, which the G+4 cannot top (legality.answers_stack): a lone
+    # stack whose answer knocks us out, so the 2 cards are taken now (NM-17).
+    options = {"stack_threshold": threshold, "mercy_threshold": 12}
+    g = position(
+        [["B+4", "G+4", "R1"], ["B1", "B2", "B3", "B4"]],
+        discard=["Y+2"],
+        pending={"total": 2, "last": 2},
+        rules={"preset": "no-mercy", "options": options},
+    )
+    assert choice(g) == expected
+
+
 def test_nm30_plays_a_colour_roulette_as_soon_as_it_can() -> None:
     # An attack nobody can stack (NM-30): worth more than shedding two cards with a Discard
     # All, or a matching number with three players, even against a far-off victim.

@@ -3,7 +3,8 @@
 Bots, advice, the coach, the encoders, the RL environments, the arena, the CLI's analysis and
 the terminal's rendering read ``view.hand``, not ``view["hand"]``; compare event kinds with
 ``EventKind``; and take the two-player test, the next seat and the stack's floor from the
-engine (``view.two_player``, ``view.seat_after``, ``legality.answers_stack``).
+engine (``view.two_player``, ``view.seat_after``, ``legality.answers_stack``, and who a
+Draw Card's penalty hits from ``view.penalty_target``).
 """
 
 from __future__ import annotations
@@ -38,15 +39,72 @@ FORBIDDEN = {
     "a next-seat loop of its own": re.compile(r"def _?next_(active|seat)\b"),
     "the stack threshold read from the options (A04)": re.compile(r"stack_threshold\s*=="),
     "advice's old stack test (NM-18)": re.compile(r"_stack_answers"),
+    "A28 read from the options (PlayerView.penalty_target)": re.compile(
+        r"\.wrd4_two_player_in_stack\b"
+    ),
+    "a stack floor or follow-up of its own (NM-18, legality.answers_stack)": re.compile(
+        r"\.draw_value\s*(>=\s*(\d|\w+\.draw_value\b)|>\s*[1-9])"
+    ),
 }
 
+#: A Wild Reverse +4 named in code (its kind, or its code compared) ...
+WILD_REVERSE = re.compile(r"WILD_REVERSE_DRAW_FOUR|_WRD4\b|[=!]=\s*[\"']WR\+4[\"']")
+#: ... within AIM_LINES lines of the facts a penalty's target is worked out from (NM-24, A28,
+#: A29): the engine aims it (``PlayerView.penalty_target``, ``legality.aim_penalty``).
+AIM_FACTS = re.compile(r"direction|seat_after\(|next_seat\(|two_player|\.two\b|\btwo\b")
+AIM_LINES = 3
 
-@pytest.mark.parametrize("path", READERS, ids=lambda p: str(p.relative_to(SRC)))
-def test_the_reader_uses_the_typed_view_and_the_engines_rules(path: Path) -> None:
-    source = path.read_text(encoding="utf-8")
+
+def restatements(source: str) -> list[str]:
+    """The rules ``source`` restates instead of reading the view or the engine."""
     found = [
         f"{what}: line {source.count(chr(10), 0, m.start()) + 1}: {m.group(0)!r}"
         for what, pattern in FORBIDDEN.items()
         for m in pattern.finditer(source)
     ]
+    lines = [line.split("#")[0] for line in source.splitlines()]  # code, not comments
+    for i, line in enumerate(lines):
+        if WILD_REVERSE.search(line):
+            window = lines[max(0, i - AIM_LINES) : i + AIM_LINES + 1]
+            near = [w.strip() for w in window if AIM_FACTS.search(w)]
+            if near:
+                found.append(
+                    f"a Wild Reverse +4's target aimed by hand (NM-24): line {i + 1}: {near!r}"
+                )
+    return found
+
+
+@pytest.mark.parametrize("path", READERS, ids=lambda p: str(p.relative_to(SRC)))
+def test_the_reader_uses_the_typed_view_and_the_engines_rules(path: Path) -> None:
+    found = restatements(path.read_text(encoding="utf-8"))
     assert not found, found
+
+
+#: The shells' own aims of a Wild Reverse +4's penalty and follow-up tests, as they stood
+#: before ``PlayerView.penalty_target`` (commit 98a385f): each must be caught.
+OLD_AIMS = [
+    # greedy_bot._victim_distance
+    """        step = view.direction
+        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
+            step = -step  # NM-24: the target is next(p) in the new direction
+        target = view.seat_after(seat, step)""",
+    # greedy_bot._best_play
+    "            self_target = two and card.kind is Kind.WILD_REVERSE_DRAW_FOUR",
+    # heuristic_bot._Context and _stack_score
+    '        self.self_stack = self.two and self.rules.wrd4_two_player_in_stack == "self"',
+    """        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.two:
+            victim = ctx.next_seat(ctx.seat)""",
+    "            if not any(c.draw_value >= 4 for c in rest):",
+    "        if any(c.draw_value >= card.draw_value for c in rest):",
+    '        if ctx.two and len(chain) == 1 and top is not None and top.code == "WR+4":',
+    # advice.consequences and coach._play_reason
+    '            if stacking and rules.wrd4_two_player_in_stack != "self":',
+    """    if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
+        direction = -direction
+    victim = view.seat_after(seat, direction)""",
+]
+
+
+@pytest.mark.parametrize("snippet", OLD_AIMS)
+def test_the_old_aims_are_caught(snippet: str) -> None:
+    assert restatements(snippet)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import doctest
 from typing import Any
 
-from nomercy import Game, PlayerView
+from nomercy import Card, Game, PlayerView
 from nomercy.core.actions import parse_action
 from nomercy.tables import advice
 from nomercy.tables.advice import advice_for, consequences, draw_refusal
@@ -61,6 +61,22 @@ def test_nm24_three_players_names_who_the_reversed_penalty_hits() -> None:
     assert texts("play WR+4 G", view) == [
         "play reverses: P2 (before you) becomes the target of 6 [NM-24]"
     ]
+
+
+def test_a29_a_knocked_out_seat_leaves_two_players_and_the_engine_aims_at_its_player() -> None:
+    # Three seats, one knocked out (NM-33): the two-player rules apply (A29 "active"), so the
+    # engine aims an opening Wild Reverse +4 at its own player; with A29 "initial" it does
+    # not, and the target is the one other seat, both before and after: nothing to warn of.
+    players = [{"hand": ["WR+4", "R1"]}, {"hand": ["Y1", "Y2"]}, {"hand": [], "out": True}]
+    position: dict[str, Any] = {"players": players, "turn": 0, "discard": ["R3"]}
+    _, view = view_of(position)
+    assert texts("play WR+4 G", view) == [
+        "you become the target of its 4-card penalty unless you stack again [NM-24]"
+    ]
+    position["rules"] = {"preset": "no-mercy", "options": {"two_player_basis": "initial"}}
+    _, view = view_of(position)
+    assert view.penalty_target(Card("WR+4")) == 1
+    assert texts("play WR+4 G", view) == []
 
 
 def test_nm29_zero_pass_and_nm27_discard_all() -> None:

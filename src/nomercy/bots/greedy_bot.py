@@ -7,7 +7,9 @@ In order of priority:
 3. catch an opponent who did not call UNO (NM-37);
 4. facing a penalty, stack when it can (NM-18), else draw (NM-17);
 5. otherwise play rather than draw, and play a drawn card when allowed (NM-9);
-6. among plays: avoid a Wild Reverse +4 with two players (it targets its own player, NM-24)
+6. among plays: avoid a card that would target its own player if it opened a chain (a
+   Wild Reverse +4 with two players, NM-24, as the engine aims it:
+   :meth:`~nomercy.core.views.PlayerView.penalty_target`; kept back inside a chain too)
    and a 7 that would swap for a bigger hand (NM-31); play a Draw Card whose penalty reaches
    the target's Mercy limit (NM-33); keep wild Draw Cards for stacking unless they knock out;
    stack with the smallest legal Draw Card (NM-18); then shed the most card points
@@ -108,15 +110,16 @@ class GreedyBot:
 
     def _best_play(self, view: PlayerView, hand: list[Card], plays: list[Play]) -> Play:
         players = view.players
-        two = view.two_player  # A29: the engine says when the two-player rules apply
+        seat = view.seat
         stacking = view.phase is Phase.STACK_OR_ABSORB
         pending = view.pending.total if stacking and view.pending is not None else 0
         index = {a: i for i, a in enumerate(plays)}
 
         def key(action: Play) -> tuple[int, ...]:
             card = action.card
-            # NM-24: with two players a Wild Reverse +4 targets the player who plays it.
-            self_target = two and card.kind is Kind.WILD_REVERSE_DRAW_FOUR
+            # NM-24: a card whose penalty would hit its own player opening a chain (the engine
+            # aims it) is played last; inside a chain too, where A28 may pass it on.
+            self_target = view.penalty_target(card, stacked=False) == seat
             bad_swap = False
             if card.number == 7 and action.target is not None:
                 target = self._swap_target(view, plays, card)
@@ -152,12 +155,11 @@ class GreedyBot:
         """Cards the seat a Draw Card would hit can still take before the Mercy rule."""
         seat = view.seat
         assert seat is not None
-        step = view.direction
-        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
-            step = -step  # NM-24: the target is next(p) in the new direction
-        target = view.seat_after(seat, step)
+        target = view.penalty_target(card)  # NM-16, NM-24, A28: the engine aims it
+        if target is None or target == seat:
+            return 1 << 30
         distance = view.players[target].mercy_distance
-        if target == seat or distance is None:
+        if distance is None:
             return 1 << 30
         return distance
 

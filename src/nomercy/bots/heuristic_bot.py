@@ -63,7 +63,7 @@ from nomercy.core.actions import (
 )
 from nomercy.core.base import Phase
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
-from nomercy.core.legality import answering_flags, stack_floor_after
+from nomercy.core.legality import answering_flags, answers_stack, stack_floor_after
 from nomercy.core.views import PlayerView
 
 __all__ = ["HeuristicBot"]
@@ -109,14 +109,33 @@ class _Context:
         self.direction: int = view.direction
         self.sizes: list[int] = [p.hand_size for p in self.players]
         self.two = view.two_player  # NM-15, A29: the engine says when the two-player rules apply
-        # A28: with two players a Wild Reverse +4 played into a chain goes to the opponent
-        # ("opponent", the default) or, like one that opens a chain, to its player (NM-24).
-        self.self_stack = self.two and self.rules.wrd4_two_player_in_stack == "self"
         # NM-33: knocking out the last opponent wins the hand; one of several, less.
         self.knockout = _KNOCKOUT if self.n_active == 2 else _KNOCKS_ONE
         me = self.players[self.seat].mercy_distance
         self.my_distance: int = 1 << 20 if me is None else me
         self.next_seat = view.seat_after  # RULES.md §2 "next": the engine's, not ours
+        # NM-16, NM-24, A28: who a Draw Card's penalty hits, aimed by the engine.
+        self.target = view.penalty_target
+
+    def hits_self(self, card: Card, *, stacked: bool | None = None) -> bool:
+        """Whether ``card``'s penalty would hit its own player (NM-24, A28: the engine's
+        :meth:`~nomercy.core.views.PlayerView.penalty_target`)."""
+        return self.target(card, stacked=stacked) == self.seat
+
+    def victim(self, card: Card) -> int:
+        """The seat ``card``'s penalty hits, or (for a card that hits its own player or
+        carries none) the next seat, who plays on the colour it leaves."""
+        target = self.target(card)
+        return self.next_seat(self.seat) if target is None or target == self.seat else target
+
+    def follow_ups(self, rest: Sequence[Card], total: int, card: Card) -> list[Card]:
+        """The Draw Cards of ``rest`` the engine would let us stack on ``card`` played onto
+        a penalty of ``total`` (NM-18, A04 via :func:`stack_floor_after`, A05), naming each
+        one's own colour (:func:`answers_stack`)."""
+        floor = stack_floor_after(self.rules, total, card)
+        return [
+            c for c in rest if c.draw_value and answers_stack(self.rules, c, floor, card, c.colour)
+        ]
 
     def distance(self, seat: int) -> int:
         d = self.players[seat].mercy_distance
@@ -339,19 +358,13 @@ class HeuristicBot:
         if not value:
             # A07 deflection with a Skip or Reverse: it passes the penalty without a card cost.
             return 0.5
-        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.self_stack:
-            # A28 "self": with two players it targets its own player even inside a chain;
-            # worth it only with a follow-up.
-            if not any(c.draw_value >= 4 for c in rest):
+        victim = ctx.victim(card)
+        if ctx.hits_self(card):
+            # A28 "self": with two players a Wild Reverse +4 targets its own player even
+            # inside a chain; worth it only with a follow-up.
+            if not ctx.follow_ups(rest, total, card):
                 return None
-            victim = ctx.next_seat(ctx.seat)
-            return 1.0 + self._victim_bonus(ctx, victim, total + 4 + 4)
-        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.two:
-            victim = ctx.next_seat(ctx.seat)  # A28 "opponent": stacked, it goes to the opponent
-        elif card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
-            victim = ctx.next_seat(ctx.seat, -ctx.direction)
-        else:
-            victim = ctx.next_seat(ctx.seat)
+            return 1.0 + self._victim_bonus(ctx, victim, total + value + 4)
         answer = ctx.answer_probability(victim, stack_floor_after(ctx.rules, total, card), card)
         score = 10.0 - _ANSWER * answer - _STACK_KEEP * _KEEP.get(value, 1.0)
         score += self._victim_bonus(ctx, victim, total + value)
@@ -366,21 +379,22 @@ class HeuristicBot:
         """
         if total >= ctx.my_distance or len(ctx.hand) == 1 or not card.draw_value:
             return False  # absorbing would knock us out (NM-33), or the stack wins (NM-21)
-        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.self_stack:
+        if ctx.hits_self(card):
             return False  # NM-24, A28: scored by _stack_score, which demands a follow-up
         pending = ctx.view.pending
         chain = pending.chain if pending is not None else ()
         top = ctx.view.top
-        if ctx.two and len(chain) == 1 and top is not None and top.code == "WR+4":
-            return False  # NM-24: our own Wild Reverse +4; the follow-up was the plan
+        if len(chain) == 1 and top is not None and ctx.hits_self(top, stacked=False):
+            # NM-24: a one-card chain aimed at us by a card that hits its own player is our
+            # own Wild Reverse +4; the follow-up was the plan.
+            return False
         rest = list(ctx.hand)
         rest.remove(card)
-        if any(c.draw_value >= card.draw_value for c in rest):
-            return False  # a follow-up: we can answer an answer
-        victim = ctx.next_seat(ctx.seat)
-        if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and not ctx.two:
-            victim = ctx.next_seat(ctx.seat, -ctx.direction)
         sent = total + card.draw_value
+        # The smallest answer is a card like ours; a follow-up answers that answer (NM-18).
+        if ctx.follow_ups(rest, sent, card):
+            return False  # a follow-up: we can answer an answer
+        victim = ctx.victim(card)
         answer = ctx.answer_probability(victim, stack_floor_after(ctx.rules, total, card), card)
         back = sent + card.draw_value  # the smallest answer
         # A knock-out (NM-33) weighs like the game: a victim who probably answers makes even
@@ -483,17 +497,18 @@ class HeuristicBot:
                 score += _LACKS_NEXT
         kind = card.kind
         if card.draw_value:
-            if kind is Kind.WILD_REVERSE_DRAW_FOUR and ctx.two:
-                # NM-24: it targets its own player, who stacks a follow-up of 4 or more on
-                # it, so the opponent faces 4 + follow-up (A28 "opponent"; NM-18).
-                follows = [c for c in rest if c.draw_value >= 4]
-                if not follows or ctx.self_stack:
+            if ctx.hits_self(card):
+                # NM-24: it targets its own player, who stacks a follow-up on it, so the
+                # opponent faces both (A28 "opponent"; NM-18). Under A28 "self" a Wild
+                # Reverse +4 stacked into a chain would come back too: not worth the risk.
+                follows = ctx.follow_ups(rest, 0, card)
+                if not follows or ctx.hits_self(card, stacked=True):
                     score -= 40.0
                 else:
                     follow = min(follows, key=lambda c: (c.draw_value, c.is_wild))
                     victim = nxt
-                    total = 4 + follow.draw_value
-                    floor = stack_floor_after(ctx.rules, 4, follow)  # on the WR+4's 4
+                    total = card.draw_value + follow.draw_value
+                    floor = stack_floor_after(ctx.rules, card.draw_value, follow)
                     answer = ctx.answer_probability(victim, floor, follow)
                     gain = _ATTACK * total + 12.0 * ctx.threat(victim) + _EXTRA_TURN
                     score += _COMBO * (
@@ -503,11 +518,7 @@ class HeuristicBot:
                         - 10.0 * _keep_value(follow)
                     )
             else:
-                victim = (
-                    ctx.next_seat(ctx.seat, -ctx.direction)
-                    if kind is Kind.WILD_REVERSE_DRAW_FOUR
-                    else nxt
-                )
+                victim = ctx.victim(card)
                 floor = stack_floor_after(ctx.rules, 0, card)  # it opens a stack
                 answer = ctx.answer_probability(victim, floor, card)
                 # Unanswered, the victim takes the cards and (two players) we play again.
@@ -569,10 +580,7 @@ class HeuristicBot:
         if any(v.colour is not None for v in options):
             rest = list(ctx.hand)
             rest.remove(card)
-            nxt = ctx.next_seat(ctx.seat)
-            if card.kind is Kind.WILD_REVERSE_DRAW_FOUR and not ctx.two:
-                nxt = ctx.next_seat(ctx.seat, -ctx.direction)
-            colour = self.best_colour(ctx, rest, next_seat=nxt)
+            colour = self.best_colour(ctx, rest, next_seat=ctx.victim(card))
             named = [v for v in options if v.colour is colour]
             options = named or options
         return _prefer_uno(options)

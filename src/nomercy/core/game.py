@@ -36,7 +36,6 @@ from nomercy.core.base import (
     K_SKIP_EVERYONE,
     K_WILD_COLOUR_ROULETTE,
     K_WILD_DRAW_FOUR,
-    K_WILD_REVERSE_DRAW_FOUR,
     OVER,
     PLAY,
     PLAY_DRAWN,
@@ -81,7 +80,11 @@ from nomercy.core.ids import (
     seat_table,
 )
 from nomercy.core.legality import (
+    AIM_PASSED,
+    AIM_REVERSED,
+    AIM_SELF,
     NUM_CARDS,
+    aim_penalty,
     compute_legal,
     playable_flags,
     tables,
@@ -1023,11 +1026,10 @@ class Game:
         # apply_draw_penalty (and resolve_effects for a Draw Card): the target draws.
         total = self.pending_total + card.draw_value
         chain = [*self.pending_chain, card.draw_value]
-        direction = self.direction
-        if card.kind is K_WILD_REVERSE_DRAW_FOUR:
-            direction = -direction
-            self.direction = direction
-        target = self.next_seat(seat, direction)
+        # NM-24: a Wild Reverse +4 still reverses; the next seat in the new direction draws.
+        target, self.direction, _ = aim_penalty(
+            self.rules, card, seat, self.direction, self.out, self._two_player(), True, True
+        )
         self._clear_pending()
         r = self.rules
         if self.wd4 is not None and r.challenge_on_winning_card and r.wd4_challenge:
@@ -1192,21 +1194,16 @@ class Game:
         self.pending_last = value
         self.pending_chain.append(value)
         name = self.names[seat]
-        if card.kind is K_WILD_REVERSE_DRAW_FOUR:
-            self.direction = -self.direction
-            if two and (not prior or self.rules.wrd4_two_player_in_stack == "self"):
-                target = seat
-                why = f"with two players {name} is the target and must stack or draw [NM-24]"
-            elif two:  # A28 "opponent" (S4): stacked on, it passes the penalty on
-                target = self._next(seat)
-                why = (
-                    f"stacked with two players, it sends the penalty to {self.names[target]} [A28]"
-                )
-            else:
-                target = self._next(seat)
-                why = f"direction reverses; {self.names[target]} is the target [NM-24]"
+        target, self.direction, aim = aim_penalty(
+            self.rules, card, seat, self.direction, self.out, two, prior != 0, False
+        )
+        if aim == AIM_SELF:
+            why = f"with two players {name} is the target and must stack or draw [NM-24]"
+        elif aim == AIM_PASSED:  # A28 "opponent" (S4): stacked on, it passes the penalty on
+            why = f"stacked with two players, it sends the penalty to {self.names[target]} [A28]"
+        elif aim == AIM_REVERSED:
+            why = f"direction reverses; {self.names[target]} is the target [NM-24]"
         else:
-            target = self._next(seat)
             why = f"{self.names[target]} must stack or draw [NM-16]"
             if self._classic and not self.rules.classic_stacking:
                 why = f"{self.names[target]} must draw [CL-6]"

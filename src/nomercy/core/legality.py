@@ -8,7 +8,7 @@ bots relies on. Functions take the game as ``g``; hot tables live per rule set o
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Final
 
 from nomercy.core.base import (
@@ -48,6 +48,11 @@ if TYPE_CHECKING:
     from nomercy.core.game import Game
 
 __all__ = [
+    "AIM_NEXT",
+    "AIM_PASSED",
+    "AIM_REVERSED",
+    "AIM_SELF",
+    "aim_penalty",
     "answering_flags",
     "answers_stack",
     "compute_legal",
@@ -340,6 +345,70 @@ def stack_floor_after(rules: RuleSet, total: int, card: Card) -> int:
     """
     value = card.draw_value
     return total + value if rules.stack_threshold == "running_total" else value
+
+
+#: Where :func:`aim_penalty` sends a Draw Card's penalty, by the rule the engine's event cites.
+AIM_NEXT: Final = 0
+"""NM-16: the next player in the direction of play."""
+AIM_REVERSED: Final = 1
+"""NM-24: a Wild Reverse +4 reverses the direction; the next player in the new one."""
+AIM_SELF: Final = 2
+"""NM-24 (in a stack A28 ``"self"``): with two players, the Wild Reverse +4's own player."""
+AIM_PASSED: Final = 3
+"""A28 ``"opponent"``: stacked with two players, the Wild Reverse +4 passes the penalty on."""
+
+
+def aim_penalty(
+    rules: RuleSet,
+    card: Card,
+    seat: int,
+    direction: int,
+    out: Sequence[bool],
+    two_player: bool,
+    stacked: bool,
+    last: bool,
+) -> tuple[int, int, int]:
+    """Who faces the penalty of the Draw Card ``card`` that ``seat`` plays now, as
+    ``(target, direction after the play, aim)``, ``aim`` one of the ``AIM_*`` constants.
+
+    The engine aims every penalty with it (``Game._open_stack``, the last-card penalty) and
+    :meth:`PlayerView.penalty_target <nomercy.core.views.PlayerView.penalty_target>` asks it
+    for a seat, so no shell restates the rule. NM-16: the next active seat (``out`` marks the
+    seats knocked out) in ``direction``. NM-24: a Wild Reverse +4 first reverses the
+    direction and hits the next seat in the new one, except under the two-player rules
+    (``two_player``, A29), where one that opens a chain (not ``stacked``) hits its own
+    player; A28 ``wrd4_two_player_in_stack`` says whether one stacked into a chain does the
+    same (``"self"``) or passes the penalty on (``"opponent"``). ``last``: the player's last
+    card (A16 ``apply_draw_penalty`` or ``resolve_effects``, A17): the hand ends, so the next
+    seat in the (new) direction draws.
+
+    >>> from nomercy import Card, make_rules
+    >>> rules = make_rules("no-mercy")
+    >>> wr4 = Card("WR+4")
+    >>> aim_penalty(rules, wr4, 0, 1, [False] * 3, False, False, False) == (2, -1, AIM_REVERSED)
+    True
+    >>> aim_penalty(rules, wr4, 0, 1, [False] * 2, True, False, False) == (0, -1, AIM_SELF)
+    True
+    >>> aim_penalty(rules, wr4, 0, 1, [False] * 2, True, True, False) == (1, -1, AIM_PASSED)
+    True
+    """
+    if card.kind is K_WILD_REVERSE_DRAW_FOUR:
+        direction = -direction
+        if last:
+            aim = AIM_REVERSED
+        elif two_player and (not stacked or rules.wrd4_two_player_in_stack == "self"):
+            return seat, direction, AIM_SELF
+        elif two_player:
+            aim = AIM_PASSED
+        else:
+            aim = AIM_REVERSED
+    else:
+        aim = AIM_NEXT
+    n = len(out)
+    q = (seat + direction) % n
+    while out[q]:
+        q = (q + direction) % n
+    return q, direction, aim
 
 
 def stack_actions(g: Game, seat: int) -> list[int]:

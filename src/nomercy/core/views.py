@@ -19,6 +19,7 @@ from nomercy.core.base import OVER, STACK_OR_ABSORB, Phase, seat_arg
 from nomercy.core.cards import COLOURS, Card, Colour, parse_card
 from nomercy.core.errors import NoMercyError, NotationError
 from nomercy.core.events import Event
+from nomercy.core.legality import aim_penalty
 from nomercy.core.rules import RuleSet, make_rules
 
 if TYPE_CHECKING:
@@ -201,6 +202,41 @@ class PlayerView(NamedTuple):
         while players[q].out:
             q = (q + d) % n
         return q
+
+    def penalty_target(
+        self, card: Card, seat: int | None = None, *, stacked: bool | None = None
+    ) -> int | None:
+        """The seat that faces ``card``'s penalty if ``seat`` (default: the viewer) plays it
+        now, aimed as the engine aims it (:func:`~nomercy.core.legality.aim_penalty`: NM-16;
+        NM-24 a Wild Reverse +4 reverses first, and with two players one opening a chain hits
+        its own player; A28 in a chain; A29). ``stacked`` asks as if the play went onto a
+        pending penalty (``True``) or opened one (``False``); by default, whether one is
+        pending now. ``None`` when ``card`` is no Draw Card, or is the player's last card and
+        A16 ``win_immediately`` ends the hand without a penalty (NM-38).
+
+        >>> from nomercy import Card, new_game
+        >>> v = new_game(2, seed=1).view(0)
+        >>> v.penalty_target(Card("WR+4")), v.penalty_target(Card("R+2"))
+        (0, 1)
+        >>> v.penalty_target(Card("WR+4"), stacked=True)  # A28 "opponent", the default
+        1
+        """
+        if seat is None:
+            seat = self.seat
+            if seat is None:
+                raise NoMercyError("penalty_target: a spectator's view names no player")
+        if not card.draw_value:
+            return None
+        last = self.players[seat].hand_size == 1
+        if last and self.rules.last_card_effect == "win_immediately":
+            return None  # A16: the hand ends at once
+        if stacked is None:
+            stacked = self.pending is not None
+        outs = [p.out for p in self.players]
+        target, _, _ = aim_penalty(
+            self.rules, card, seat, self.direction, outs, self.two_player, stacked, last
+        )
+        return target
 
     def to_json(self, *, bookkeeping: bool = False) -> dict[str, Any]:
         """The JSON-serialisable form: cards as codes, colours and the phase as strings.

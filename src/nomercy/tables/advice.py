@@ -30,7 +30,7 @@ from typing import Any
 
 from nomercy.core.actions import Action, Challenge, Draw, Play, parse_action
 from nomercy.core.base import Phase
-from nomercy.core.cards import Kind
+from nomercy.core.cards import Card, Kind
 from nomercy.core.legality import answers_stack, stack_floor_after
 from nomercy.core.rules import RuleSet
 from nomercy.core.views import PlayerView
@@ -68,9 +68,11 @@ def _mercy_limit(rules: RuleSet) -> int | None:
 def consequences(action: Action, view: PlayerView) -> list[Advice]:
     """What ``action`` (by the view's seat) will do that the player may not expect.
 
-    - a Wild Reverse +4 with two players makes its player the target (NM-24; in a stack A28),
-      and says so when the player then cannot stack again and the penalty knocks them out;
-    - with three or more, it names who the reversed penalty hits;
+    - a Draw Card whose penalty the engine aims at its own player (a Wild Reverse +4 with two
+      players, NM-24; in a stack A28), and says so when the player then cannot stack again
+      and the penalty knocks them out;
+    - one aimed at another seat than the next (a Wild Reverse +4 with three or more): who
+      the reversed penalty hits;
     - taking a penalty (or drawing at one card below the limit) that reaches the Mercy limit
       knocks the player out (NM-33);
     - a 7 that leaves its player with a larger hand (NM-31); a 0 that passes every hand on
@@ -134,47 +136,8 @@ def consequences(action: Action, view: PlayerView) -> list[Advice]:
     if card in rest:
         rest.remove(card)
     no_mercy = not rules.is_classic
-    if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
-        before = pending.total if stacking and pending is not None else 0
-        total = before + card.draw_value
-        if view.two_player:  # NM-24 (A29: the engine says when the two-player rules apply)
-            if stacking and rules.wrd4_two_player_in_stack != "self":
-                return out
-            ids = ["NM-24", "A28"] if stacking else ["NM-24"]
-            if stacking:
-                text = f"you become the target: the whole {total}-card penalty is yours"
-            else:
-                text = f"you become the target of its {total}-card penalty"
-            text += " unless you stack again"
-            kind = "self_target_stack" if stacking else "self_target"
-            out.append(Advice(kind, text + _cite(ids), tuple(ids), {"total": total}))
-            after = size - 1 + total
-            # Could the player stack again on its own card (NM-18, A04, A05, A07)?
-            floor = stack_floor_after(rules, before, card)
-            again = any(answers_stack(rules, c, floor, card, action.colour) for c in rest)
-            if limit is not None and after >= limit and not again:
-                out.append(
-                    Advice(
-                        "self_target_knocks_out",
-                        f"you hold no card to stack again: taking {total} reaches the "
-                        f"{limit}-card Mercy limit and knocks you out" + _cite(["NM-33"]),
-                        ("NM-33",),
-                        {"total": total, "limit": limit},
-                    )
-                )
-        else:
-            target = view.seat_after(seat, -view.direction)
-            name = view.players[target].name
-            out.append(
-                Advice(
-                    "reverse_target",
-                    f"play reverses: {name} (before you) becomes the target of {total}"
-                    + _cite(["NM-24"]),
-                    ("NM-24",),
-                    {"target": target, "name": name, "total": total},
-                )
-            )
-        return out
+    if card.draw_value:
+        return out + _penalty_advice(action, view, seat, rest, stacking)
     sevens_zeros = no_mercy or rules.classic_seven_zero
     if card.kind is Kind.NUMBER and card.number == 7 and action.target is not None:
         swapper = view.players[action.target]
@@ -218,6 +181,56 @@ def consequences(action: Action, view: PlayerView) -> list[Advice]:
                 )
             )
     return out
+
+
+def _penalty_advice(
+    action: Play, view: PlayerView, seat: int, rest: list[Card], stacking: bool
+) -> list[Advice]:
+    """Where a Draw Card's penalty goes when that is not the next player: the engine aims it
+    (:meth:`PlayerView.penalty_target`: NM-24, A28, A29)."""
+    card = action.card
+    rules = view.rules
+    limit = _mercy_limit(rules)
+    pending = view.pending
+    before = pending.total if stacking and pending is not None else 0
+    total = before + card.draw_value
+    target = view.penalty_target(card)
+    if target == seat:  # NM-24: with two players a Wild Reverse +4 hits its own player
+        ids = ["NM-24", "A28"] if stacking else ["NM-24"]
+        if stacking:
+            text = f"you become the target: the whole {total}-card penalty is yours"
+        else:
+            text = f"you become the target of its {total}-card penalty"
+        text += " unless you stack again"
+        kind = "self_target_stack" if stacking else "self_target"
+        out = [Advice(kind, text + _cite(ids), tuple(ids), {"total": total})]
+        after = view.players[seat].hand_size - 1 + total
+        # Could the player stack again on its own card (NM-18, A04, A05, A07)?
+        floor = stack_floor_after(rules, before, card)
+        again = any(answers_stack(rules, c, floor, card, action.colour) for c in rest)
+        if limit is not None and after >= limit and not again:
+            out.append(
+                Advice(
+                    "self_target_knocks_out",
+                    f"you hold no card to stack again: taking {total} reaches the "
+                    f"{limit}-card Mercy limit and knocks you out" + _cite(["NM-33"]),
+                    ("NM-33",),
+                    {"total": total, "limit": limit},
+                )
+            )
+        return out
+    if target is None or target == view.seat_after(seat):
+        return []  # the next player, as for any Draw Card (NM-16)
+    # NM-24: a Wild Reverse +4 reverses the direction first: the player before this one.
+    name = view.players[target].name
+    return [
+        Advice(
+            "reverse_target",
+            f"play reverses: {name} (before you) becomes the target of {total}" + _cite(["NM-24"]),
+            ("NM-24",),
+            {"target": target, "name": name, "total": total},
+        )
+    ]
 
 
 def draw_refusal(view: PlayerView, legal: Sequence[Action]) -> Advice | None:

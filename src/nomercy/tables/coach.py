@@ -457,9 +457,9 @@ def _play_reason(
     # two players) gets the plain comparison, not a reason that would mislead.
     if any(a.kind.startswith("self_target") for a in consequences(action, view)):
         return _best(action, estimates, chosen)
-    if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
-        direction = -direction
-    victim = view.seat_after(seat, direction)
+    # The seat a Draw Card's penalty hits (NM-16, NM-24: the engine aims it), else the next.
+    target = view.penalty_target(card)
+    victim = view.seat_after(seat) if target is None else target
     vp = players[victim]
     if card.draw_value > 0:
         if phase is Phase.STACK_OR_ABSORB and pending is not None:
