@@ -24,6 +24,7 @@ from nomercy.cli.progress import progress_bar
 from nomercy.core.actions import Action, CallUno, Catch, Play
 from nomercy.core.errors import NoMercyError
 from nomercy.core.records import GameRecord
+from nomercy.core.views import PlayerView
 from nomercy.tables.coach import DEFAULT_ITERATIONS, Coach, Estimate, reason_for
 
 __all__ = ["Decision", "add_analyse_parser", "analyse_record"]
@@ -92,7 +93,7 @@ class Decision:
 
 def _decisions(
     record: GameRecord, seat: int
-) -> Iterator[tuple[int, int, dict[str, Any], list[Action], Action]]:
+) -> Iterator[tuple[int, int, PlayerView, list[Action], Action]]:
     """Replay ``record``; yield each decision of ``seat`` with a choice, before it is played:
     (index, hand, view, legal actions, the action played).
 
@@ -106,7 +107,7 @@ def _decisions(
     if not 0 <= seat < game.n:
         raise AnalyseError(f"--seat {seat}: the game has seats 0 to {game.n - 1}")
     for number, text in enumerate(record.actions, 1):
-        before: tuple[dict[str, Any], list[Action]] | None = None
+        before: tuple[PlayerView, list[Action]] | None = None
         if game.to_act == seat:
             legal = game.legal_actions(seat)
             if len([a for a in legal if not isinstance(a, (CallUno, Catch))]) > 1:
@@ -123,7 +124,7 @@ def _decisions(
             and not (isinstance(action, Play) and action.jump)
         ):
             view, legal = before
-            yield number, view["hand_number"], view, legal, action
+            yield number, view.hand_number, view, legal, action
 
 
 def analyse_record(
