@@ -77,7 +77,7 @@ def _run(
     return proc.returncode, proc.stdout + proc.stderr, calls
 
 
-XDIST = "-n auto --dist loadfile"
+XDIST = "-n auto --dist loadfile --no-loadscope-reorder"
 
 
 def _tool(calls: list[str], name: str) -> list[str]:
@@ -145,3 +145,19 @@ def test_the_check_deletes_only_its_own_coverage_data(tmp_path: Path) -> None:
     code, out, _ = _run(tmp_path)
     assert code == 0, out
     assert not stale.exists() and keep.exists()
+
+
+def test_the_slow_files_exist_and_are_marked(pytestconfig: pytest.Config) -> None:
+    # tests/conftest.py marks these files slow and starts them first: a renamed file must
+    # not silently drop out of the list.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_root_conftest", ROOT / "tests" / "conftest.py")
+    assert spec is not None and spec.loader is not None
+    conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conftest)
+    assert conftest.SLOW_FILES
+    for path in conftest.SLOW_FILES:
+        assert (ROOT / path).is_file(), path
+    assert list(conftest.SLOW_FILES.values()) == sorted(conftest.SLOW_FILES.values(), reverse=True)
+    assert "slow" in "".join(pytestconfig.getini("markers"))
