@@ -77,7 +77,7 @@ def _run(
     return proc.returncode, proc.stdout + proc.stderr, calls
 
 
-XDIST = "-n auto --dist loadfile --no-loadscope-reorder"
+XDIST = f"-n {min(8, 2 * (os.cpu_count() or 1))} --dist loadfile --no-loadscope-reorder"
 
 
 def _tool(calls: list[str], name: str) -> list[str]:
