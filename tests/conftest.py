@@ -1,4 +1,5 @@
-"""Shared pytest configuration: ``--soak`` for long random-play runs, ``--core-build``."""
+"""Shared pytest configuration: ``--soak`` for long random-play runs, ``--core-build``, and the
+``slow`` marker with the order test files start in (the longest first, for pytest-xdist)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,40 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(
             f"--core-build={build}, but nomercy.core runs {core.BUILD}: {core.BUILD_REASON}"
         )
+
+
+#: The long test files (seconds measured serially with the compiled core, 2026-12-03, two cores
+#: shared with other work: `pytest --durations=0`), longest first. Their tests are marked
+#: ``slow`` (``-m "not slow"`` skips them; CI runs them), and they start first: pytest-xdist
+#: (``--dist loadfile --no-loadscope-reorder``, scripts/check) hands files to the workers in
+#: collection order, so the longest files do not end the run alone on one worker.
+SLOW_FILES: dict[str, float] = {
+    "tests/web/test_web_bounds.py": 91.6,
+    "tests/golden/test_golden.py": 80.4,
+    "tests/web/test_browser.py": 65.4,
+    "tests/web/test_web_resilience.py": 56.8,
+    "tests/tui/test_play.py": 51.4,
+    "tests/web/test_web_api.py": 50.4,
+    "tests/web/test_web_game.py": 43.2,
+    "tests/web/test_browser_phone.py": 37.5,
+    "tests/test_invariants.py": 36.4,
+    "tests/web/test_web_cluster.py": 27.0,
+    "tests/web/test_web_leaks.py": 21.5,
+    "tests/web/test_web_hints.py": 11.1,
+    "tests/web/test_browser_feel.py": 10.9,
+    "tests/rl/test_rl_observations.py": 10.6,
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    slow = pytest.mark.slow
+    rank: dict[str, int] = {path: i for i, path in enumerate(SLOW_FILES)}
+    last = len(rank)
+    for item in items:
+        if item.nodeid.split("::", 1)[0] in rank:
+            item.add_marker(slow)
+    # A stable sort: the order inside a file, and of the other files, stays as collected.
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], last))
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -23,7 +23,14 @@ pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="scripts/ch
 
 
 def _run(
-    tmp_path: Path, *, ruff: str = "exit 0", pytest_body: str = "exit 0", build: str = "pure"
+    tmp_path: Path,
+    *,
+    ruff: str = "exit 0",
+    pytest_body: str = "exit 0",
+    coverage: str = "exit 0",
+    build: str = "pure",
+    args: tuple[str, ...] = (),
+    workers: str | None = None,
 ) -> tuple[int, str, list[str]]:
     """Run scripts/check with stand-in tools; returns its exit status, output and the calls."""
     bin_dir = tmp_path / "bin"
@@ -35,7 +42,13 @@ def _run(
         f'case "$*" in *"print(c.BUILD)"*) echo {build};; '
         f'*"sys.exit"*) [ {build} = compiled ];; esac'
     )
-    tools = {"ruff": ruff, "mypy": "exit 0", "pytest": pytest_body, "python": python}
+    tools = {
+        "ruff": ruff,
+        "mypy": "exit 0",
+        "pytest": pytest_body,
+        "python": python,
+        "coverage": coverage,
+    }
     for name, body in tools.items():
         path = bin_dir / name
         path.write_text(f'#!/usr/bin/env bash\necho "{name} $*" >> "$CHECK_LOG"\n{body}\n')
@@ -45,12 +58,30 @@ def _run(
         "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
         "CHECK_LOG": str(log),
         "NOMERCY_CHROMIUM": shutil.which("true") or "/bin/true",
+        # The check starts by deleting the coverage data: not the real run's.
+        "COVERAGE_FILE": str(tmp_path / ".coverage"),
     }
+    env.pop("NOMERCY_TEST_WORKERS", None)
+    if workers is not None:
+        env["NOMERCY_TEST_WORKERS"] = workers
     proc = subprocess.run(
-        ["bash", str(CHECK)], env=env, capture_output=True, text=True, timeout=60, check=False
+        ["bash", str(CHECK), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=tmp_path,
     )
     calls = [c for c in log.read_text().splitlines() if not c.startswith("python")]
     return proc.returncode, proc.stdout + proc.stderr, calls
+
+
+XDIST = f"-n {min(8, 2 * (os.cpu_count() or 1))} --dist loadfile --no-loadscope-reorder"
+
+
+def _tool(calls: list[str], name: str) -> list[str]:
+    return [c for c in calls if c.split()[0] == name]
 
 
 def test_the_pure_pass_runs_after_a_failing_test_run_and_both_are_reported(
@@ -60,10 +91,20 @@ def test_the_pure_pass_runs_after_a_failing_test_run_and_both_are_reported(
     body = 'case "$*" in *--core-build=pure*) exit 0;; *) exit 1;; esac'
     code, out, calls = _run(tmp_path, pytest_body=body, build="compiled")
     assert code == 1, out
-    assert calls[-2] == "pytest " and calls[-1].startswith("pytest --core-build=pure tests/golden")
+    main, pure = _tool(calls, "pytest")
+    cov = "--cov --cov-report= --cov-fail-under=0"
+    assert main == f"pytest {XDIST} {cov}"
+    assert pure.startswith(f"pytest {XDIST} {cov} --cov-append --core-build=pure ")
+    assert " tests/golden " in pure and " tests/test_doctests.py " in pure
     assert "FAILED  pytest (the compiled core) (exit 1" in out
     assert "ok      pytest, the engine's tests on the pure-Python core" in out
     assert "ok      ruff format" in out and "ok      mypy" in out
+    # Coverage is still reported after a failing test run; the core's check comes last.
+    assert (
+        _tool(calls, "coverage")[-1]
+        == "coverage report --include=src/nomercy/core/* --skip-covered"
+    )
+    assert calls[-1].startswith("coverage report")
     assert "==> summary" in out
 
 
@@ -73,10 +114,52 @@ def test_a_lint_failure_does_not_stop_the_tests(tmp_path: Path) -> None:
     assert "FAILED  ruff check (exit 3" in out
     assert "ok      pytest (the pure core)" in out
     assert "skipped the pure-Python pass: the tests above ran on the pure-Python core" in out
-    assert [c.split()[0] for c in calls] == ["ruff", "ruff", "mypy", "pytest"]
+    assert [c.split()[0] for c in calls] == ["ruff", "ruff", "mypy", "pytest"] + ["coverage"] * 2
+
+
+def test_core_coverage_below_the_bar_fails_the_check(tmp_path: Path) -> None:
+    # `coverage report` exits 2 when the total is under fail_under (the core's report only).
+    below = 'case "$*" in *nomercy/core*) exit 2;; *) exit 0;; esac'
+    code, out, _ = _run(tmp_path, coverage=below, build="compiled")
+    assert code == 2, out
+    assert "FAILED  coverage (the package; the core's lines >= fail_under) (exit 2" in out
+
+
+def test_arguments_go_to_pytest_without_coverage(tmp_path: Path) -> None:
+    code, out, calls = _run(tmp_path, args=("-k", "stack"), build="compiled", workers="0")
+    assert code == 0, out
+    assert _tool(calls, "pytest") == ["pytest -k stack"]
+    assert not _tool(calls, "coverage")
+    assert "skipped coverage (pytest arguments were given)" in out
 
 
 def test_all_passing_exits_zero(tmp_path: Path) -> None:
     code, out, _ = _run(tmp_path, build="compiled")
     assert code == 0, out
-    assert out.count("ok      ") == 5
+    assert out.count("ok      ") == 6
+
+
+def test_the_check_deletes_only_its_own_coverage_data(tmp_path: Path) -> None:
+    stale = tmp_path / ".coverage.host.1.x"
+    stale.write_text("stale")
+    keep = tmp_path / "keep"
+    keep.write_text("")
+    code, out, _ = _run(tmp_path)
+    assert code == 0, out
+    assert not stale.exists() and keep.exists()
+
+
+def test_the_slow_files_exist_and_are_marked(pytestconfig: pytest.Config) -> None:
+    # tests/conftest.py marks these files slow and starts them first: a renamed file must
+    # not silently drop out of the list.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_root_conftest", ROOT / "tests" / "conftest.py")
+    assert spec is not None and spec.loader is not None
+    conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conftest)
+    assert conftest.SLOW_FILES
+    for path in conftest.SLOW_FILES:
+        assert (ROOT / path).is_file(), path
+    assert list(conftest.SLOW_FILES.values()) == sorted(conftest.SLOW_FILES.values(), reverse=True)
+    assert "slow" in "".join(pytestconfig.getini("markers"))

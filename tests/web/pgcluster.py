@@ -5,6 +5,10 @@ directory, ``pg_ctl start`` on a free 127.0.0.1 port, one fresh database per tes
 ``postgres`` user (Debian's package makes it) or ``nobody``, in a directory that user owns.
 ``pg_ctl`` starts the server outside our process group, so :meth:`PgCluster.stop` is also
 registered with ``atexit`` (an interrupted run still stops it).
+
+Under pytest-xdist each worker is its own session, so each starts its own cluster: its own
+temporary directory (``mkdtemp``), socket directory and port (retried if another worker takes
+it first), so workers share nothing.
 """
 
 from __future__ import annotations
@@ -41,6 +45,10 @@ def find_bin_dir() -> Path | None:
 def _version_key(path: str) -> int:
     part = path.split("/")[4]
     return int(part) if part.isdigit() else 0
+
+
+#: How many ports :class:`PgCluster` tries when the one it picked is taken meanwhile.
+_START_ATTEMPTS = 5
 
 
 def _free_port() -> int:
@@ -81,6 +89,19 @@ class PgCluster:
             str(self.bin / "initdb"), "-D", str(self.data), "-U", "nomercy", "--auth=trust",
             "-E", "UTF8", "--locale=C", "--no-sync",
         )  # fmt: skip
+        # A free port can be taken between _free_port() and the server's bind, by another
+        # pytest-xdist worker starting its own cluster at the same moment: try a new port.
+        for attempt in itertools.count(1):
+            try:
+                self._start()
+                break
+            except RuntimeError:
+                if attempt == _START_ATTEMPTS or "in use" not in self._log_text():
+                    raise
+                self.port = _free_port()
+        self._started = True
+
+    def _start(self) -> None:
         options = (
             f"-p {self.port} -k {self.sockets} -c listen_addresses=127.0.0.1 -c fsync=off "
             "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
@@ -89,7 +110,12 @@ class PgCluster:
             str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(self.log),
             "-w", "-t", "60", "start",
         )  # fmt: skip
-        self._started = True
+
+    def _log_text(self) -> str:
+        try:
+            return self.log.read_text(errors="replace")
+        except OSError:
+            return ""
 
     def _run(self, *command: str) -> None:
         prefix = ["runuser", "-u", self.user, "--"] if self.user is not None else []

@@ -132,10 +132,10 @@ class Game:
 
     >>> g = new_game(3, seed=1)
     >>> g.to_act
-    2
+    0
     >>> events = g.apply(g.legal_actions()[0])
     >>> events[0].kind
-    'play'
+    <EventKind.PLAY: 'play'>
     """
 
     # ------------------------------------------------------------------ construction

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from nomercy.core.deck import CLASSIC108_COUNTS, NM168_COUNTS, validate_counts
 from nomercy.core.errors import RuleSetError
@@ -18,8 +18,40 @@ __all__ = [
     "NO_MERCY",
     "OPTIONS",
     "PRESETS",
+    "ChainColourSource",
+    "ChallengeSuccessTurn",
+    "ClassicDrawnCardPlay",
+    "ClassicScoring",
+    "DealerRule",
+    "DeckTable",
+    "DeckVariant",
+    "DiscardAllMode",
+    "EliminatedCards",
+    "ExhaustionFallback",
+    "KnockedOutDrawCard",
+    "LastCardEffect",
+    "MercyAbsorb",
+    "MercyTiming",
+    "NoPlayableAction",
     "OptionSpec",
+    "ReshuffleTiming",
+    "RouletteActiveColour",
+    "RouletteChooser",
+    "RouletteExhaustion",
+    "RouletteInStack",
+    "RouletteMercy",
     "RuleSet",
+    "SevenSwapTargets",
+    "SkipEveryoneExtraTurn",
+    "StackDeflection",
+    "StackThreshold",
+    "StartCardHandling",
+    "TwoPlayerBasis",
+    "UnoWindow",
+    "VoluntaryDraw",
+    "WildColourTiming",
+    "Wrd4TwoPlayerInStack",
+    "ZeroPassScope",
     "make_rules",
     "parse_option_value",
 ]
@@ -27,6 +59,78 @@ __all__ = [
 NO_MERCY = "no-mercy"
 CLASSIC = "classic"
 PRESETS: tuple[str, ...] = (NO_MERCY, CLASSIC)
+
+# The values each choice option accepts, in one place: the RuleSet field is annotated with the
+# Literal and its OptionSpec takes its values from the same Literal (``get_args``), so the type
+# checker and make_rules accept exactly the same strings (tests/test_rules_options.py checks).
+DeckVariant = Literal["nm168", "custom"]
+"""deck_variant (A35)."""
+DeckTable = Literal["classic108", "custom"]
+"""deck (CL-1)."""
+DealerRule = Literal["random_then_rotate", "winner_deals", "highest_card"]
+"""dealer_rule (A38)."""
+StartCardHandling = Literal["bury", "return_and_reshuffle", "return_to_bottom"]
+"""start_card_handling (A01)."""
+NoPlayableAction = Literal["draw_until_playable", "draw_one_may_play", "draw_one_pass"]
+"""no_playable_action (A02)."""
+ClassicDrawnCardPlay = Literal["optional", "forced"]
+"""classic_drawn_card_play (C03)."""
+VoluntaryDraw = Literal[
+    "off", "draw_until_playable", "draw_one_may_pass", "draw_one_may_play_only_drawn"
+]
+"""voluntary_draw (A03)."""
+StackThreshold = Literal["last_card", "running_total"]
+"""stack_threshold (A04)."""
+StackDeflection = Literal["none", "skip_reverse_deflect"]
+"""stack_deflection (A07)."""
+Wrd4TwoPlayerInStack = Literal["opponent", "self"]
+"""wrd4_two_player_in_stack (A28)."""
+TwoPlayerBasis = Literal["active", "initial"]
+"""two_player_basis (A29)."""
+DiscardAllMode = Literal["bury_no_effects", "choose_top_and_fire", "optional_subset"]
+"""discard_all_mode (A09)."""
+SkipEveryoneExtraTurn = Literal["full_turn"]
+"""skip_everyone_extra_turn (A37)."""
+WildColourTiming = Literal["on_play", "on_resolution"]
+"""wild_colour_timing (A18)."""
+ChainColourSource = Literal["top_card", "last_wild_named"]
+"""chain_colour_source (A18)."""
+RouletteChooser = Literal["victim", "player"]
+"""roulette_chooser (A20)."""
+RouletteActiveColour = Literal["named_colour", "player_names"]
+"""roulette_active_colour (A21)."""
+RouletteMercy = Literal["after_reveal", "per_card"]
+"""roulette_mercy (NM-30)."""
+RouletteInStack = Literal["none"]
+"""roulette_in_stack (A23)."""
+RouletteExhaustion = Literal["stop_keep_revealed"]
+"""roulette_exhaustion (A22)."""
+SevenSwapTargets = Literal["active_only"]
+"""seven_swap_targets (A25)."""
+ZeroPassScope = Literal["active_only"]
+"""zero_pass_scope (A26)."""
+MercyTiming = Literal["immediate", "end_of_action", "end_of_turn"]
+"""mercy_timing (A14)."""
+MercyAbsorb = Literal["stop_at_threshold", "draw_full_then_knock_out"]
+"""mercy_absorb (A15)."""
+KnockedOutDrawCard = Literal["stands", "cancelled"]
+"""knocked_out_draw_card (A40)."""
+EliminatedCards = Literal[
+    "set_aside_until_reshuffle", "bottom_of_discard", "shuffle_into_draw_pile"
+]
+"""eliminated_cards (A27)."""
+ReshuffleTiming = Literal["lazy", "eager"]
+"""reshuffle_timing (A13)."""
+ExhaustionFallback = Literal["end_sequence", "raise"]
+"""exhaustion_fallback (A13)."""
+LastCardEffect = Literal["win_immediately", "resolve_effects", "apply_draw_penalty"]
+"""last_card_effect (A16)."""
+UnoWindow = Literal["until_next_turn_start"]
+"""uno_window (A19)."""
+ChallengeSuccessTurn = Literal["challenger_plays", "challenger_skipped"]
+"""challenge_success_turn (C01)."""
+ClassicScoring = Literal["winner_collects", "lowest_wins"]
+"""classic_scoring (C06)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,10 +164,9 @@ def _show(value: Any) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
-def _choice(
-    name: str, rule: str, help: str, values: tuple[str, ...], **defaults: Any
-) -> OptionSpec:
-    return OptionSpec(name, rule, help, _presets(defaults), values)
+def _choice(name: str, rule: str, help: str, values: Any, **defaults: Any) -> OptionSpec:
+    """A choice option whose values are those of the ``Literal`` type ``values``."""
+    return OptionSpec(name, rule, help, _presets(defaults), get_args(values))
 
 
 def _bool(name: str, rule: str, help: str, **defaults: Any) -> OptionSpec:
@@ -78,23 +181,20 @@ def _presets(defaults: dict[str, Any]) -> dict[str, Any]:
     return {{"nm": NO_MERCY, "cl": CLASSIC}[key]: value for key, value in defaults.items()}
 
 
-_DA_MODES = ("bury_no_effects", "choose_top_and_fire", "optional_subset")
-_LAST = ("win_immediately", "resolve_effects", "apply_draw_penalty")
-
 #: Every option, in RULES.md §6 order. ``nm``/``cl`` give the default per preset.
 OPTIONS: tuple[OptionSpec, ...] = (
     _choice(
         "deck_variant",
         "A35",
         "Which deck table to use (custom: give deck_counts)",
-        ("nm168", "custom"),
+        DeckVariant,
         nm="nm168",
     ),
     _choice(
         "deck",
         "CL-1",
         "Which deck table to use (custom: give deck_counts)",
-        ("classic108", "custom"),
+        DeckTable,
         cl="classic108",
     ),
     OptionSpec(
@@ -113,7 +213,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "dealer_rule",
         "A38",
         "Who deals: random then rotate, the last winner, or a high-card draw",
-        ("random_then_rotate", "winner_deals", "highest_card"),
+        DealerRule,
         nm="random_then_rotate",
         cl="highest_card",
     ),
@@ -121,7 +221,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "start_card_handling",
         "A01",
         "Opening action/wild cards: bury, or return to the deck",
-        ("bury", "return_and_reshuffle", "return_to_bottom"),
+        StartCardHandling,
         nm="bury",
     ),
     _bool("start_card_effects", "CL-3", "Apply the classic start-card effects", cl=True),
@@ -129,7 +229,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "no_playable_action",
         "A02",
         "What a player with no playable card does",
-        ("draw_until_playable", "draw_one_may_play", "draw_one_pass"),
+        NoPlayableAction,
         nm="draw_until_playable",
         cl="draw_one_may_play",
     ),
@@ -143,7 +243,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "classic_drawn_card_play",
         "C03",
         "Must a playable drawn card be played",
-        ("optional", "forced"),
+        ClassicDrawnCardPlay,
         cl="optional",
     ),
     OptionSpec(
@@ -151,13 +251,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "A03",
         "May a player with a playable card draw instead",
         {NO_MERCY: "off", CLASSIC: "draw_one_may_play_only_drawn"},
-        ("off", "draw_until_playable", "draw_one_may_pass", "draw_one_may_play_only_drawn"),
+        get_args(VoluntaryDraw),
     ),
     _choice(
         "stack_threshold",
         "A04",
         "A stacked card must reach the last card's value or the total",
-        ("last_card", "running_total"),
+        StackThreshold,
         nm="last_card",
     ),
     _bool(
@@ -168,7 +268,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "stack_deflection",
         "A07",
         "Skip and Reverse may pass a pending penalty on",
-        ("none", "skip_reverse_deflect"),
+        StackDeflection,
         nm="none",
     ),
     _bool(
@@ -181,21 +281,21 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "wrd4_two_player_in_stack",
         "A28",
         "With 2 players, a Wild Reverse +4 played into a stack targets its player or the opponent",
-        ("opponent", "self"),
+        Wrd4TwoPlayerInStack,
         nm="opponent",
     ),
     _choice(
         "two_player_basis",
         "A29",
         "2-player rules count active players or the initial players",
-        ("active", "initial"),
+        TwoPlayerBasis,
         nm="active",
     ),
     _choice(
         "discard_all_mode",
         "A09",
         "Discard All: bury all, choose a firing top card, or a subset",
-        _DA_MODES,
+        DiscardAllMode,
         nm="bury_no_effects",
     ),
     _bool(
@@ -205,21 +305,21 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "skip_everyone_extra_turn",
         "A37",
         "Skip Everyone gives a full normal turn",
-        ("full_turn",),
+        SkipEveryoneExtraTurn,
         nm="full_turn",
     ),
     _choice(
         "wild_colour_timing",
         "A18",
         "A wild's colour is named when played or when its stack resolves",
-        ("on_play", "on_resolution"),
+        WildColourTiming,
         nm="on_play",
     ),
     _choice(
         "chain_colour_source",
         "A18",
         "After a stack: the top card's colour, or the colour the last wild in it named (S4)",
-        ("top_card", "last_wild_named"),
+        ChainColourSource,
         nm="top_card",
     ),
     _bool(
@@ -232,29 +332,31 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "roulette_chooser",
         "A20",
         "Who names the Colour Roulette's colour",
-        ("victim", "player"),
+        RouletteChooser,
         nm="victim",
     ),
     _choice(
         "roulette_active_colour",
         "A21",
         "The colour after a Roulette: the named one or the player's",
-        ("named_colour", "player_names"),
+        RouletteActiveColour,
         nm="named_colour",
     ),
     _choice(
         "roulette_mercy",
         "NM-30",
         "Mercy during a Roulette: once the revealed cards join the hand (seeds) or per card",
-        ("after_reveal", "per_card"),
+        RouletteMercy,
         nm="after_reveal",
     ),
-    _choice("roulette_in_stack", "A23", "A Roulette never joins a stack", ("none",), nm="none"),
+    _choice(
+        "roulette_in_stack", "A23", "A Roulette never joins a stack", RouletteInStack, nm="none"
+    ),
     _choice(
         "roulette_exhaustion",
         "A22",
         "A Roulette with nothing left to reveal stops",
-        ("stop_keep_revealed",),
+        RouletteExhaustion,
         nm="stop_keep_revealed",
     ),
     OptionSpec(
@@ -269,14 +371,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "seven_swap_targets",
         "A25",
         "7-swap targets are active players",
-        ("active_only",),
+        SevenSwapTargets,
         nm="active_only",
     ),
     _choice(
         "zero_pass_scope",
         "A26",
         "Only active players take part in a 0-pass",
-        ("active_only",),
+        ZeroPassScope,
         nm="active_only",
     ),
     _bool("mercy_enabled", "NM-33", "Knock out a player whose hand reaches the threshold", nm=True),
@@ -285,14 +387,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "mercy_timing",
         "A14",
         "When the Mercy rule is checked",
-        ("immediate", "end_of_action", "end_of_turn"),
+        MercyTiming,
         nm="immediate",
     ),
     _choice(
         "mercy_absorb",
         "A15",
         "A knock-out while absorbing stops the draw or draws all first",
-        ("stop_at_threshold", "draw_full_then_knock_out"),
+        MercyAbsorb,
         nm="stop_at_threshold",
     ),
     _choice(
@@ -300,28 +402,28 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "A40",
         "A Draw Card whose player a deferred Mercy check knocks out: its penalty stands or "
         "is cancelled",
-        ("stands", "cancelled"),
+        KnockedOutDrawCard,
         nm="stands",
     ),
     _choice(
         "eliminated_cards",
         "A27",
         "Where a knocked-out hand goes",
-        ("set_aside_until_reshuffle", "bottom_of_discard", "shuffle_into_draw_pile"),
+        EliminatedCards,
         nm="set_aside_until_reshuffle",
     ),
     _choice(
         "reshuffle_timing",
         "A13",
         "Reshuffle when a card is needed or as soon as the pile empties",
-        ("lazy", "eager"),
+        ReshuffleTiming,
         nm="lazy",
     ),
     _choice(
         "exhaustion_fallback",
         "A13",
         "Nothing left to draw: end the draw sequence or raise",
-        ("end_sequence", "raise"),
+        ExhaustionFallback,
         nm="end_sequence",
     ),
     OptionSpec(
@@ -329,14 +431,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "A16",
         "What a special card does when it is the last card",
         {NO_MERCY: "win_immediately", CLASSIC: "apply_draw_penalty"},
-        _LAST,
+        get_args(LastCardEffect),
     ),
     _int("uno_penalty_cards", "A31", "Cards drawn when caught not calling UNO", 0, nm=2, cl=2),
     _choice(
         "uno_window",
         "A19",
         "A missed UNO can be caught until the next turn starts",
-        ("until_next_turn_start",),
+        UnoWindow,
         nm="until_next_turn_start",
     ),
     _bool(
@@ -362,7 +464,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "challenge_success_turn",
         "C01",
         "After a successful challenge the challenger plays",
-        ("challenger_plays", "challenger_skipped"),
+        ChallengeSuccessTurn,
         cl="challenger_plays",
     ),
     _bool("challenge_on_winning_card", "C08", "A winning Wild +4 may be challenged", cl=False),
@@ -375,7 +477,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "classic_scoring",
         "C06",
         "Winner collects points, or lowest running total wins",
-        ("winner_collects", "lowest_wins"),
+        ClassicScoring,
         cl="winner_collects",
     ),
 )
@@ -393,65 +495,65 @@ class RuleSet:
     """
 
     preset: str = NO_MERCY
-    deck_variant: str = "nm168"
-    deck: str = "classic108"
+    deck_variant: DeckVariant = "nm168"
+    deck: DeckTable = "classic108"
     deck_counts: dict[str, int] | None = None
     min_players: int = 2
     max_players: int = 6
     hand_size: int = 7
-    dealer_rule: str = "random_then_rotate"
-    start_card_handling: str = "bury"
+    dealer_rule: DealerRule = "random_then_rotate"
+    start_card_handling: StartCardHandling = "bury"
     start_card_effects: bool = False
-    no_playable_action: str = "draw_until_playable"
+    no_playable_action: NoPlayableAction = "draw_until_playable"
     drawn_card_must_be_played: bool = True
-    classic_drawn_card_play: str = "optional"
-    voluntary_draw: str = "off"
-    stack_threshold: str = "last_card"
+    classic_drawn_card_play: ClassicDrawnCardPlay = "optional"
+    voluntary_draw: VoluntaryDraw = "off"
+    stack_threshold: StackThreshold = "last_card"
     stack_requires_match: bool = False
     stack_mandatory: bool = False
-    stack_deflection: str = "none"
+    stack_deflection: StackDeflection = "none"
     plus4_symbols_shared: bool = False
-    wrd4_two_player_in_stack: str = "opponent"
-    two_player_basis: str = "active"
-    discard_all_mode: str = "bury_no_effects"
+    wrd4_two_player_in_stack: Wrd4TwoPlayerInStack = "opponent"
+    two_player_basis: TwoPlayerBasis = "active"
+    discard_all_mode: DiscardAllMode = "bury_no_effects"
     discard_all_symbol_match: bool = True
-    skip_everyone_extra_turn: str = "full_turn"
-    wild_colour_timing: str = "on_play"
-    chain_colour_source: str = "top_card"
+    skip_everyone_extra_turn: SkipEveryoneExtraTurn = "full_turn"
+    wild_colour_timing: WildColourTiming = "on_play"
+    chain_colour_source: ChainColourSource = "top_card"
     wild_draw_restriction: bool = False
-    roulette_chooser: str = "victim"
-    roulette_active_colour: str = "named_colour"
-    roulette_mercy: str = "after_reveal"
-    roulette_in_stack: str = "none"
-    roulette_exhaustion: str = "stop_keep_revealed"
+    roulette_chooser: RouletteChooser = "victim"
+    roulette_active_colour: RouletteActiveColour = "named_colour"
+    roulette_mercy: RouletteMercy = "after_reveal"
+    roulette_in_stack: RouletteInStack = "none"
+    roulette_exhaustion: RouletteExhaustion = "stop_keep_revealed"
     seven_swap_mandatory: bool = True
-    seven_swap_targets: str = "active_only"
-    zero_pass_scope: str = "active_only"
+    seven_swap_targets: SevenSwapTargets = "active_only"
+    zero_pass_scope: ZeroPassScope = "active_only"
     mercy_enabled: bool = True
     mercy_threshold: int = 25
-    mercy_timing: str = "immediate"
-    mercy_absorb: str = "stop_at_threshold"
-    knocked_out_draw_card: str = "stands"
-    eliminated_cards: str = "set_aside_until_reshuffle"
-    reshuffle_timing: str = "lazy"
-    exhaustion_fallback: str = "end_sequence"
-    last_card_effect: str = "win_immediately"
+    mercy_timing: MercyTiming = "immediate"
+    mercy_absorb: MercyAbsorb = "stop_at_threshold"
+    knocked_out_draw_card: KnockedOutDrawCard = "stands"
+    eliminated_cards: EliminatedCards = "set_aside_until_reshuffle"
+    reshuffle_timing: ReshuffleTiming = "lazy"
+    exhaustion_fallback: ExhaustionFallback = "end_sequence"
+    last_card_effect: LastCardEffect = "win_immediately"
     uno_penalty_cards: int = 2
-    uno_window: str = "until_next_turn_start"
+    uno_window: UnoWindow = "until_next_turn_start"
     uno_on_received_single_card: bool = True
     scoring_enabled: bool = False
     score_target: int = 1000
     knockout_bonus: int = 250
     wd4_restriction: bool = False
     wd4_challenge: bool = False
-    challenge_success_turn: str = "challenger_plays"
+    challenge_success_turn: ChallengeSuccessTurn = "challenger_plays"
     challenge_on_winning_card: bool = False
     two_player_rules: bool = True
     classic_stacking: bool = False
     classic_seven_zero: bool = False
     classic_draw_until_playable: bool = False
     classic_jump_in: bool = False
-    classic_scoring: str = "winner_collects"
+    classic_scoring: ClassicScoring = "winner_collects"
     #: The options given explicitly (non-defaults included), as passed in; kept for records.
     given: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -527,6 +629,25 @@ def make_rules(
                 + ", ".join(valid)
             )
         values[name] = _check_value(found, value)
+    _check_combination(preset, values)
+    if preset == CLASSIC:
+        # Classic house rules map onto the shared machinery (C04).
+        if values["classic_draw_until_playable"]:
+            values["no_playable_action"] = "draw_until_playable"
+        values["drawn_card_must_be_played"] = values["classic_drawn_card_play"] == "forced"
+    values["given"] = dict(merged)
+    ruleset = RuleSet(**values)
+    if not merged and isinstance(rules, str):
+        _PRESET_CACHE[preset] = ruleset
+    return ruleset
+
+
+def _check_combination(preset: str, values: dict[str, Any]) -> None:
+    """Check the options that constrain each other; mark a deck with counts as custom.
+
+    Raises:
+        RuleSetError: a custom deck without counts, or an impossible player range.
+    """
     if values.get("deck_counts") is not None:
         values["deck_variant" if preset == NO_MERCY else "deck"] = "custom"
     elif values.get("deck_variant") == "custom" or values.get("deck") == "custom":
@@ -536,18 +657,6 @@ def make_rules(
     if values["max_players"] > 10:  # A30 (No Mercy), CL-1 (classic): 2-10 players
         rule = "A30" if preset == NO_MERCY else "CL-1"
         raise RuleSetError(f"max_players is at most 10 ({rule})")
-    if preset == CLASSIC:
-        # Classic house rules map onto the shared machinery (C04).
-        if values["classic_draw_until_playable"]:
-            values["no_playable_action"] = "draw_until_playable"
-            values["drawn_card_must_be_played"] = values["classic_drawn_card_play"] == "forced"
-        else:
-            values["drawn_card_must_be_played"] = values["classic_drawn_card_play"] == "forced"
-    values["given"] = dict(merged)
-    ruleset = RuleSet(**values)
-    if not merged and isinstance(rules, str):
-        _PRESET_CACHE[preset] = ruleset
-    return ruleset
 
 
 def _check_value(spec: OptionSpec, value: Any) -> Any:
