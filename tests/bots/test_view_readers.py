@@ -1,7 +1,9 @@
 """The readers of a seat's view read PlayerView attributes and restate no rule (issue 28).
 
-Bots, advice, the coach, the encoders, the RL environments, the arena, the CLI's analysis and
-the terminal's rendering read ``view.hand``, not ``view["hand"]``; compare event kinds with
+Every module above the core (bots, tables, advice, the coach, the encoders, the RL
+environments, the arena, the CLI, the terminal app, the web) reads ``view.hand``, not
+``view["hand"]``, and never the engine's bookkeeping; asks seats in ``decision_order``'s order
+instead of a loop of its own; compares event kinds with
 ``EventKind``; and take the two-player test, the next seat and the stack's floor from the
 engine (``view.two_player``, ``view.seat_after``, ``legality.answers_stack``, and who a
 Draw Card's penalty hits from ``view.penalty_target``).
@@ -18,20 +20,19 @@ import nomercy
 from nomercy import EventKind
 
 SRC = Path(nomercy.__file__).parent
-READERS = [
-    *sorted((SRC / "bots").glob("*.py")),
-    SRC / "tables" / "advice.py",
-    SRC / "tables" / "coach.py",
-    *sorted((SRC / "encoding").glob("*.py")),
-    *sorted((SRC / "rl").glob("*.py")),
-    *sorted((SRC / "arena").glob("*.py")),
-    *sorted((SRC / "cli").glob("*.py")),
-    SRC / "tui" / "render.py",
-]
+READERS = sorted(
+    path
+    for path in SRC.rglob("*.py")
+    if path.relative_to(SRC).parts[0] not in ("core", "__init__.py")
+)
 
 #: What the old dict view and the shells' own copies of rules looked like.
 FORBIDDEN = {
     "a view read by key": re.compile(r"\bview\s*\[\s*[\"']|\bview\.get\(|\[\"engine\"\]"),
+    "the engine's bookkeeping read outside the core": re.compile(r"\.bookkeeping\b"),
+    "a decision order of its own (decision_order)": re.compile(
+        r"range\(turn, n\)|\(turn \+ k\) % n|\bcallers\b.*\bothers\b"
+    ),
     "an event kind as a bare string": re.compile(
         r"kind\s*(==|!=|in)\s*[({]?\s*[\"'](" + "|".join(k.value for k in EventKind) + r")[\"']"
     ),
