@@ -3,9 +3,11 @@
 Every server of the service listens on one ``LISTEN``/``NOTIFY`` channel
 (:data:`~nomercy.web.postgres.CHANNEL`) and may serve any room to its clients:
 
-- **One owner per room.** The server holding a room's lease (``rooms.owner``, renewed every
-  ``lease_ttl / 4`` seconds) plays its game: it alone applies moves, runs the bots, the turn
-  timer and the grace periods, and writes the room (each write checks the lease,
+- **One owner per room.** The room's owner (``rooms.owner``, a server id) plays its game
+  while its lease runs: one lease per server (``servers.alive_until``), renewed every
+  ``lease_ttl / 4`` seconds by its heartbeat, whatever the number of rooms it owns. The owner
+  alone applies moves, runs the bots, the turn timer and the grace periods, and writes the
+  room (each write checks, under the room's row lock, that it is still the owner,
   ``PgStore._fence``).
 - **Copies follow notices.** The owner sends a notice in the very transaction that stores a
   change (a move, a new game, a seat), so a notice goes out exactly when its change is
@@ -17,10 +19,10 @@ Every server of the service listens on one ``LISTEN``/``NOTIFY`` channel
   its answer (``re``) comes back the same way. A join sends only the new token's hash.
 - **Presence.** Each server announces who is connected to each room through it (``here``),
   so summaries and grace periods count every server's connections.
-- **Failover.** A server that stops heartbeating loses its leases ``lease_ttl`` seconds
-  later; the others claim those rooms (a heartbeat, or a forwarded request that finds no
+- **Failover.** A server that stops heartbeating loses its lease ``lease_ttl`` seconds
+  later; the others claim its rooms (a heartbeat, or a forwarded request that finds no
   owner), reload them from the database and carry on: bots, timers and grace periods resume.
-  A server that stops cleanly (SIGTERM) releases its leases and says ``bye``: the others claim
+  A server that stops cleanly (SIGTERM) releases its rooms and says ``bye``: the others claim
   its rooms at once.
 """
 
@@ -98,7 +100,7 @@ class Cluster:
         self._beater = asyncio.get_running_loop().create_task(self._beat_loop())
 
     async def stop(self) -> None:
-        """Hand this server's rooms over (release the leases, say ``bye``) and stop."""
+        """Hand this server's rooms over (release them and its lease, say ``bye``) and stop."""
         self._stopping = True
         if self._beater is not None:
             await _end(self._beater)
@@ -108,8 +110,8 @@ class Cluster:
                 retry_for=1.0,
             )
             log.info("handed %d rooms over to the other servers", len(released))
-        except Exception as exc:  # the database is gone: the leases run out by themselves
-            log.warning("could not release the rooms' leases: %s", exc)
+        except Exception as exc:  # the database is gone: the lease runs out by itself
+            log.warning("could not release the rooms: %s", exc)
         for task in list(self._tasks):
             task.cancel()
         if self._listener is not None:
@@ -123,7 +125,7 @@ class Cluster:
                 await asyncio.wait_for(self._out.close(), 2.0)
 
     def healthy(self) -> bool:
-        """Whether the last heartbeat is recent (this server's leases are current)."""
+        """Whether the last heartbeat is recent (this server's lease is current)."""
         return time.monotonic() - self._beat_at < self.ttl
 
     def _spawn(self, coro: Any) -> None:
@@ -259,7 +261,8 @@ class Cluster:
                 log.exception("the heartbeat failed")
 
     async def _beat(self) -> None:
-        """Renew the leases, notice lost ones and dead servers, claim orphaned rooms."""
+        """Renew this server's lease, notice rooms lost and dead servers, claim orphaned
+        rooms."""
         try:
             alive, owned = await self.lobby.write(self.store.heartbeat, self.ttl, retry_for=0.0)
         except Exception as exc:
