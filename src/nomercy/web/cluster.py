@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import itertools
 import json
@@ -55,6 +56,14 @@ log = logging.getLogger("nomercy.web")
 FORWARD_WAIT = 1.5
 #: Rooms claimed in one statement.
 CLAIM_BATCH = 50
+
+#: The forwarded action the current task serves, as ``[forwarder, request id, room]``, until
+#: the move's ``act`` notice carries it (then the forwarder's id is cleared): that notice is
+#: the answer, so the owner sends no ``re`` for a move played (one notice per forwarded move
+#: fewer). Tasks the request spawns (bots) share the cleared list, so they never answer it.
+_serving: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
+    "nomercy_serving", default=None
+)
 
 
 class Cluster:
@@ -135,7 +144,13 @@ class Cluster:
 
     # ------------------------------------------------------------------ notices
     def encode(self, kind: str, code: str, fields: dict[str, Any]) -> str:
-        """A notice's text: its kind, sender, room and fields."""
+        """A notice's text: its kind, sender, room and fields (a move's ``act`` also answers
+        the forwarded action it plays: ``rq``, see ``_serving``)."""
+        if kind == "act":
+            serving = _serving.get()
+            if serving is not None and serving[0] is not None and serving[2] == code:
+                fields = {**fields, "rq": serving[:2]}
+                serving[0] = None
         return json.dumps({"k": kind, "s": self.id, "r": code, **fields}, separators=(",", ":"))
 
     def send(self, notice: str) -> None:
@@ -222,6 +237,13 @@ class Cluster:
             self._forget(sender)
             self._claim_now.set()
             return
+        if kind == "act":
+            answers = message.get("rq")
+            if answers is not None and answers[0] == self.id:
+                # The move of an action this server forwarded: the owner's answer.
+                future = self._pending.pop(answers[1], None)
+                if future is not None and not future.done():
+                    future.set_result({})
         buffered = self._loading.get(code)
         if buffered is not None:
             buffered.append(message)
@@ -418,6 +440,8 @@ class Cluster:
             future: asyncio.Future[dict[str, Any]] = loop.create_future()
             self._pending[q] = future
             fields = {"to": owner, "q": q, "seat": seat, "m": data, "g": guard}
+            if data["type"] == "action":
+                fields["ack"] = 1  # its move's notice may answer it (servers of schema 3: no)
             await self.post(self.encode("fwd", room.code, fields))
             try:
                 reply = await asyncio.wait_for(future, FORWARD_WAIT)
@@ -442,6 +466,10 @@ class Cluster:
         reply: dict[str, Any] = {"to": message["s"], "q": message["q"]}
         room = lobby.rooms.get(message["r"])
         data = message["m"]
+        serving = None
+        if message.get("ack") and data["type"] == "action":
+            serving = [message["s"], message["q"], message["r"]]
+            _serving.set(serving)
         try:
             if room is None or not room.owned:
                 reply["moved"] = True
@@ -465,6 +493,11 @@ class Cluster:
             else:
                 log.exception("room %s: a forwarded request failed", message["r"])
                 reply["e"] = [ErrorCode.SERVER_ERROR.value, "the server failed", 500, None]
+        if serving is not None:
+            answered = serving[0] is None  # the move's notice carried the answer
+            serving[0] = None
+            if answered and "e" not in reply and "moved" not in reply:
+                return
         await self.post(self.encode("re", message["r"], reply))
 
 
