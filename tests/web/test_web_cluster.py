@@ -366,7 +366,10 @@ def test_a_rolling_restart_loses_no_game(tmp_path: Path, pg_database: str, soak:
     game ends, every move each person saw is the record's, no error but stale-action races."""
     count, games = (3, 50) if soak > 1 else (2, 6)
     ports = [free_port() for _ in range(count)]
+    # Every client is on 127.0.0.1: no per-address caps, hellos included (50 people and the
+    # start connections say hello within a second or two: over the 10 a second by default).
     flags = ("--bot-delay", "0.1", "--rooms-per-hour", "0", "--max-per-address", "0")
+    flags += ("--hellos-per-address", "0")
     logs = [tmp_path / f"s{i}.log" for i in range(count)]
     procs = [
         start_at(port, pg_database, log, *flags) for port, log in zip(ports, logs, strict=True)
