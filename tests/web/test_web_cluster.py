@@ -20,12 +20,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from realserver import RealServer, free_port, real_server, request, serve_command
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from nomercy.core.records import GameRecord
+from nomercy.web.postgres import CHANNEL
 
 pytestmark = pytest.mark.postgres
 
@@ -163,7 +165,19 @@ def test_three_servers_play_one_room_together(tmp_path: Path, pg_database: str) 
         room = room_with_two_people(one, two, three)
         code, (ann_token, bob_token) = room["code"], room["tokens"]
 
+        notices: list[dict[str, Any]] = []
+
+        async def listen(ready: asyncio.Event) -> None:
+            async with await psycopg.AsyncConnection.connect(pg_database, autocommit=True) as db:
+                await db.execute(f"LISTEN {CHANNEL}")
+                ready.set()
+                async for notice in db.notifies():
+                    notices.append(json.loads(notice.payload))
+
         async def main() -> tuple[list[Player], str]:
+            ready = asyncio.Event()
+            listener = asyncio.create_task(listen(ready))
+            await asyncio.wait_for(ready.wait(), 10)
             ann = await Player.join(two.port, code, ann_token, 0)
             bob = await Player.join(three.port, code, bob_token, 1)
             watcher = await Player.join(one.port, code, None, None)
@@ -176,9 +190,20 @@ def test_three_servers_play_one_room_together(tmp_path: Path, pg_database: str) 
             assert last is not None
             for p in (ann, bob, watcher):
                 await p.ws.close()
+            await asyncio.sleep(0.5)  # the last answers reach the listener
+            listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await listener
             return [ann, bob, watcher], last["game_id"]
 
         players, game_id = asyncio.run(main())
+        # The people's moves went to the owner (the first server); each forwarded request got
+        # exactly one answer: a move played, its notice (rq); anything else, a re.
+        asked = [(n["s"], n["q"]) for n in notices if n["k"] == "fwd"]
+        by_move = [tuple(n["rq"]) for n in notices if n["k"] == "act" and "rq" in n]
+        by_re = [(n["to"], n["q"]) for n in notices if n["k"] == "re"]
+        assert by_move and len(set(asked)) == len(asked)
+        assert sorted(by_move + by_re) == sorted(asked)
         record = record_of(three.port, game_id)
         assert record.replay().is_over
         for p in players:
@@ -341,7 +366,10 @@ def test_a_rolling_restart_loses_no_game(tmp_path: Path, pg_database: str, soak:
     game ends, every move each person saw is the record's, no error but stale-action races."""
     count, games = (3, 50) if soak > 1 else (2, 6)
     ports = [free_port() for _ in range(count)]
+    # Every client is on 127.0.0.1: no per-address caps, hellos included (50 people and the
+    # start connections say hello within a second or two: over the 10 a second by default).
     flags = ("--bot-delay", "0.1", "--rooms-per-hour", "0", "--max-per-address", "0")
+    flags += ("--hellos-per-address", "0")
     logs = [tmp_path / f"s{i}.log" for i in range(count)]
     procs = [
         start_at(port, pg_database, log, *flags) for port, log in zip(ports, logs, strict=True)

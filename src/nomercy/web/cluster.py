@@ -3,9 +3,11 @@
 Every server of the service listens on one ``LISTEN``/``NOTIFY`` channel
 (:data:`~nomercy.web.postgres.CHANNEL`) and may serve any room to its clients:
 
-- **One owner per room.** The server holding a room's lease (``rooms.owner``, renewed every
-  ``lease_ttl / 4`` seconds) plays its game: it alone applies moves, runs the bots, the turn
-  timer and the grace periods, and writes the room (each write checks the lease,
+- **One owner per room.** The room's owner (``rooms.owner``, a server id) plays its game
+  while its lease runs: one lease per server (``servers.alive_until``), renewed every
+  ``lease_ttl / 4`` seconds by its heartbeat, whatever the number of rooms it owns. The owner
+  alone applies moves, runs the bots, the turn timer and the grace periods, and writes the
+  room (each write checks, under the room's row lock, that it is still the owner,
   ``PgStore._fence``).
 - **Copies follow notices.** The owner sends a notice in the very transaction that stores a
   change (a move, a new game, a seat), so a notice goes out exactly when its change is
@@ -17,10 +19,10 @@ Every server of the service listens on one ``LISTEN``/``NOTIFY`` channel
   its answer (``re``) comes back the same way. A join sends only the new token's hash.
 - **Presence.** Each server announces who is connected to each room through it (``here``),
   so summaries and grace periods count every server's connections.
-- **Failover.** A server that stops heartbeating loses its leases ``lease_ttl`` seconds
-  later; the others claim those rooms (a heartbeat, or a forwarded request that finds no
+- **Failover.** A server that stops heartbeating loses its lease ``lease_ttl`` seconds
+  later; the others claim its rooms (a heartbeat, or a forwarded request that finds no
   owner), reload them from the database and carry on: bots, timers and grace periods resume.
-  A server that stops cleanly (SIGTERM) releases its leases and says ``bye``: the others claim
+  A server that stops cleanly (SIGTERM) releases its rooms and says ``bye``: the others claim
   its rooms at once.
 """
 
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import itertools
 import json
@@ -53,6 +56,14 @@ log = logging.getLogger("nomercy.web")
 FORWARD_WAIT = 1.5
 #: Rooms claimed in one statement.
 CLAIM_BATCH = 50
+
+#: The forwarded action the current task serves, as ``[forwarder, request id, room]``, until
+#: the move's ``act`` notice carries it (then the forwarder's id is cleared): that notice is
+#: the answer, so the owner sends no ``re`` for a move played (one notice per forwarded move
+#: fewer). Tasks the request spawns (bots) share the cleared list, so they never answer it.
+_serving: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
+    "nomercy_serving", default=None
+)
 
 
 class Cluster:
@@ -98,7 +109,7 @@ class Cluster:
         self._beater = asyncio.get_running_loop().create_task(self._beat_loop())
 
     async def stop(self) -> None:
-        """Hand this server's rooms over (release the leases, say ``bye``) and stop."""
+        """Hand this server's rooms over (release them and its lease, say ``bye``) and stop."""
         self._stopping = True
         if self._beater is not None:
             await _end(self._beater)
@@ -108,8 +119,8 @@ class Cluster:
                 retry_for=1.0,
             )
             log.info("handed %d rooms over to the other servers", len(released))
-        except Exception as exc:  # the database is gone: the leases run out by themselves
-            log.warning("could not release the rooms' leases: %s", exc)
+        except Exception as exc:  # the database is gone: the lease runs out by itself
+            log.warning("could not release the rooms: %s", exc)
         for task in list(self._tasks):
             task.cancel()
         if self._listener is not None:
@@ -123,7 +134,7 @@ class Cluster:
                 await asyncio.wait_for(self._out.close(), 2.0)
 
     def healthy(self) -> bool:
-        """Whether the last heartbeat is recent (this server's leases are current)."""
+        """Whether the last heartbeat is recent (this server's lease is current)."""
         return time.monotonic() - self._beat_at < self.ttl
 
     def _spawn(self, coro: Any) -> None:
@@ -133,7 +144,13 @@ class Cluster:
 
     # ------------------------------------------------------------------ notices
     def encode(self, kind: str, code: str, fields: dict[str, Any]) -> str:
-        """A notice's text: its kind, sender, room and fields."""
+        """A notice's text: its kind, sender, room and fields (a move's ``act`` also answers
+        the forwarded action it plays: ``rq``, see ``_serving``)."""
+        if kind == "act":
+            serving = _serving.get()
+            if serving is not None and serving[0] is not None and serving[2] == code:
+                fields = {**fields, "rq": serving[:2]}
+                serving[0] = None
         return json.dumps({"k": kind, "s": self.id, "r": code, **fields}, separators=(",", ":"))
 
     def send(self, notice: str) -> None:
@@ -220,6 +237,13 @@ class Cluster:
             self._forget(sender)
             self._claim_now.set()
             return
+        if kind == "act":
+            answers = message.get("rq")
+            if answers is not None and answers[0] == self.id:
+                # The move of an action this server forwarded: the owner's answer.
+                future = self._pending.pop(answers[1], None)
+                if future is not None and not future.done():
+                    future.set_result({})
         buffered = self._loading.get(code)
         if buffered is not None:
             buffered.append(message)
@@ -259,7 +283,8 @@ class Cluster:
                 log.exception("the heartbeat failed")
 
     async def _beat(self) -> None:
-        """Renew the leases, notice lost ones and dead servers, claim orphaned rooms."""
+        """Renew this server's lease, notice rooms lost and dead servers, claim orphaned
+        rooms."""
         try:
             alive, owned = await self.lobby.write(self.store.heartbeat, self.ttl, retry_for=0.0)
         except Exception as exc:
@@ -415,6 +440,8 @@ class Cluster:
             future: asyncio.Future[dict[str, Any]] = loop.create_future()
             self._pending[q] = future
             fields = {"to": owner, "q": q, "seat": seat, "m": data, "g": guard}
+            if data["type"] == "action":
+                fields["ack"] = 1  # its move's notice may answer it (servers of schema 3: no)
             await self.post(self.encode("fwd", room.code, fields))
             try:
                 reply = await asyncio.wait_for(future, FORWARD_WAIT)
@@ -439,6 +466,10 @@ class Cluster:
         reply: dict[str, Any] = {"to": message["s"], "q": message["q"]}
         room = lobby.rooms.get(message["r"])
         data = message["m"]
+        serving = None
+        if message.get("ack") and data["type"] == "action":
+            serving = [message["s"], message["q"], message["r"]]
+            _serving.set(serving)
         try:
             if room is None or not room.owned:
                 reply["moved"] = True
@@ -462,6 +493,11 @@ class Cluster:
             else:
                 log.exception("room %s: a forwarded request failed", message["r"])
                 reply["e"] = [ErrorCode.SERVER_ERROR.value, "the server failed", 500, None]
+        if serving is not None:
+            answered = serving[0] is None  # the move's notice carried the answer
+            serving[0] = None
+            if answered and "e" not in reply and "moved" not in reply:
+                return
         await self.post(self.encode("re", message["r"], reply))
 
 

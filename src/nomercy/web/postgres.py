@@ -4,12 +4,14 @@ several servers on one database need (issue 25).
 - The same tables (``meta``, ``rooms``, ``seats``, ``games``, ``actions``) with the same
   columns and meanings as :mod:`nomercy.web.store`, so :func:`copy_sqlite` moves a LAN
   server's rooms and replays over row for row.
-- **Leases.** ``rooms.owner`` names the server that plays the room's game and
-  ``rooms.lease`` when its lease ends (the database's clock, so the servers' clocks do not
-  matter). Every write for a room checks, under a row lock, that this server still owns it
-  (:class:`~nomercy.web.store.LeaseLost` otherwise), so a server that was paused past its
+- **Leases per server.** ``rooms.owner`` names the server that plays the room's game, and
+  ``servers.alive_until`` when that server's lease ends (the database's clock, so the servers'
+  clocks do not matter). A heartbeat renews its server's one row, however many rooms it owns;
+  a room's lease is valid while its owner's row is current. The owner column changes only
+  under the room's row lock: a claim takes a room whose owner is missing or dead, and every
+  write for a room checks, holding the same row (shared), that this server still owns it
+  (:class:`~nomercy.web.store.LeaseLost` otherwise). So a server that was paused past its
   lease cannot write after another took the room over.
-- **Servers** (``servers``): each running server's id and heartbeat.
 - **Room budgets across servers** (``creations``): rooms made per address in the last hour,
   and the number of open rooms, checked in the transaction that creates the room.
 - **Notices**: ``NOTIFY nomercy, '...'`` sent in the transaction of the change it announces,
@@ -35,7 +37,6 @@ import psycopg.errors
 
 from nomercy.core.records import GameRecord
 from nomercy.web.store import (
-    SCHEMA_VERSION,
     GameRow,
     LeaseLost,
     RoomRow,
@@ -45,7 +46,15 @@ from nomercy.web.store import (
     StoreError,
 )
 
-__all__ = ["CHANNEL", "MIGRATIONS", "PgStore", "copy_sqlite", "migrate_postgres", "redact"]
+__all__ = [
+    "CHANNEL",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "PgStore",
+    "copy_sqlite",
+    "migrate_postgres",
+    "redact",
+]
 
 #: The ``LISTEN``/``NOTIFY`` channel of the servers of one database.
 CHANNEL = "nomercy"
@@ -53,9 +62,24 @@ CHANNEL = "nomercy"
 CONNECT_TIMEOUT = 5
 #: The database's clock, in seconds since the epoch (leases and heartbeats use it).
 _NOW = "EXTRACT(EPOCH FROM clock_timestamp())::double precision"
+#: Whether the server of row ``s`` of ``servers`` is alive: its lease runs. A row without
+#: ``alive_until`` is a server of schema 3 (still running during a rolling upgrade), whose
+#: heartbeat renews only ``beat``: alive while that is within its 3 s default lease.
+_ALIVE = f"(s.alive_until > {_NOW} OR (s.alive_until IS NULL AND s.beat > {_NOW} - 3.0))"
+#: ``rooms.lease`` of a room owned under schema 4: a server of schema 3 (during a rolling
+#: upgrade) then sees its owner's lease as running, forwards to it and never claims it.
+_FOREVER = "'Infinity'::double precision"
+
+#: This version's PostgreSQL schema (the SQLite store has its own,
+#: :data:`nomercy.web.store.SCHEMA_VERSION`: the same tables, without the cluster's).
+SCHEMA_VERSION = 4
 
 #: Schema versions and the statements that bring a database from the previous one. Version 3
 #: is the SQLite store's version 3 (the same tables and columns) with the cluster's tables.
+#: Version 4 moves leases from rooms to servers: a heartbeat renewed every owned room's
+#: ``rooms.lease`` (some 270 row updates a second at 200 rooms on two servers), now it renews
+#: ``servers.alive_until`` alone. ``rooms.lease`` stays, for servers of version 3 still
+#: running during the upgrade (see ``_FOREVER``); this version never reads it.
 MIGRATIONS: dict[int, str] = {
     3: """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -110,6 +134,11 @@ CREATE TABLE servers (
 );
 CREATE TABLE creations (address TEXT NOT NULL, at DOUBLE PRECISION NOT NULL);
 CREATE INDEX creations_address ON creations (address, at);
+""",
+    4: """
+ALTER TABLE servers ADD COLUMN alive_until DOUBLE PRECISION;
+DROP INDEX rooms_open;
+CREATE INDEX rooms_owner ON rooms (owner) WHERE closed IS NULL;
 """,
 }
 assert max(MIGRATIONS) == SCHEMA_VERSION
@@ -304,6 +333,14 @@ class PgStore(StoreBase):
         return out
 
     @contextmanager
+    def _one(self) -> Iterator[psycopg.Connection[Any]]:
+        """The connection for one statement: atomic by itself, so it needs no ``BEGIN`` and
+        ``COMMIT`` of its own (two round trips) outside a batch; inside one it is part of the
+        batch's transaction."""
+        with self._lock:
+            yield self.db
+
+    @contextmanager
     def _tx(self) -> Iterator[psycopg.Connection[Any]]:
         with self._lock:
             if self._batch:
@@ -313,7 +350,9 @@ class PgStore(StoreBase):
                 yield self.db
 
     def _fence(self, db: psycopg.Connection[Any], code: str | None) -> None:
-        """Hold the room's row (shared) and check this server owns it.
+        """Hold the room's row (shared) and check this server owns it. That suffices: the
+        owner changes only under this row's lock (a claim of a dead owner's room), so a write
+        that passes commits before any claim of the room, and the claimer then loads it.
 
         Raises:
             LeaseLost: another server owns the room now.
@@ -326,7 +365,7 @@ class PgStore(StoreBase):
 
     def notify(self, notice: str) -> None:
         """Send ``notice`` to every server listening, when this transaction commits."""
-        with self._tx() as db:
+        with self._one() as db:
             db.execute("SELECT pg_notify(%s, %s)", (CHANNEL, notice))
 
     # ------------------------------------------------------------------ rooms
@@ -339,7 +378,8 @@ class PgStore(StoreBase):
         max_rooms: int = 0,
         lease: float = 0.0,
     ) -> float | None:
-        """Store a new room and its seats, owned by this server for ``lease`` seconds.
+        """Store a new room and its seats, owned by this server (``lease``: unused, as this
+        server's heartbeat holds its rooms' leases).
 
         With ``address`` and ``per_hour``: at most ``per_hour`` rooms from that address in any
         hour, across every server; ``max_rooms``: open rooms at most. Returns ``None`` (done)
@@ -370,7 +410,7 @@ class PgStore(StoreBase):
             db.execute(
                 "INSERT INTO rooms (code, name, preset, options, seats, bot, timer, mode, created, "
                 "game_id, closed, hints, owner, lease) "
-                f"VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,{_NOW} + %s)",
+                f"VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,{_FOREVER})",
                 (
                     room.code,
                     room.name,
@@ -385,7 +425,6 @@ class PgStore(StoreBase):
                     room.closed,
                     int(room.hints),
                     self.server_id,
-                    lease,
                 ),
             )
             with db.cursor() as cur:
@@ -400,7 +439,7 @@ class PgStore(StoreBase):
 
     def room_exists(self, code: str) -> bool:
         """Whether a room with this code exists."""
-        with self._tx() as db:
+        with self._one() as db:
             return db.execute("SELECT 1 FROM rooms WHERE code=%s", (code,)).fetchone() is not None
 
     def update_seat(self, code: str, seat: SeatRow, *, notice: str | None = None) -> None:
@@ -575,7 +614,7 @@ class PgStore(StoreBase):
 
     def finished_games(self, code: str) -> list[str]:
         """The ids of a room's finished games, in order."""
-        with self._tx() as db:
+        with self._one() as db:
             return [
                 gid
                 for (gid,) in db.execute(
@@ -586,74 +625,84 @@ class PgStore(StoreBase):
 
     def games_count(self, code: str) -> int:
         """How many games the room has started."""
-        with self._tx() as db:
+        with self._one() as db:
             row = db.execute("SELECT COUNT(*) FROM games WHERE room=%s", (code,)).fetchone()
             return int(row[0]) if row else 0
 
     def open_rooms(self) -> int:
         """How many rooms are open in the whole service."""
-        with self._tx() as db:
+        with self._one() as db:
             row = db.execute("SELECT count(*) FROM rooms WHERE closed IS NULL").fetchone()
             return int(row[0]) if row else 0
 
     # ------------------------------------------------------------------ servers and leases
     def heartbeat(self, ttl: float) -> tuple[set[str], set[str]]:
-        """Say this server lives and renew its leases for ``ttl`` seconds. Returns the
-        servers alive (a heartbeat within ``ttl``) and the rooms this server owns."""
+        """Say this server lives: renew its lease (its one ``servers`` row) for ``ttl``
+        seconds, whatever the number of rooms it owns. Returns the servers alive and the rooms
+        this server owns (one statement, one round trip)."""
         assert self.server_id is not None
         me = self.server_id
-        with self._tx() as db:
-            db.execute(
-                f"INSERT INTO servers VALUES (%s, {_NOW}, {_NOW}) "
-                f"ON CONFLICT (id) DO UPDATE SET beat = {_NOW}",
-                (me,),
-            )
-            owned = {
-                code
-                for (code,) in db.execute(
-                    f"UPDATE rooms SET lease = {_NOW} + %s WHERE owner=%s AND closed IS NULL "
-                    "RETURNING code",
-                    (ttl, me),
-                )
-            }
-            alive = {
-                sid
-                for (sid,) in db.execute(f"SELECT id FROM servers WHERE beat > {_NOW} - %s", (ttl,))
-            }
-            db.execute(f"DELETE FROM servers WHERE beat < {_NOW} - 3600")
-        return alive, owned
+        with self._one() as db:
+            rows = db.execute(
+                # Unreferenced data-modifying CTEs run all the same. The long dead go (a
+                # restored copy's, a crashed server's); this row never (a server paused for
+                # an hour renews it, and its rooms' owner says it lost them).
+                "WITH beat AS (INSERT INTO servers (id, started, beat, alive_until) "
+                f"VALUES (%s, {_NOW}, {_NOW}, {_NOW} + %s) ON CONFLICT (id) DO UPDATE "
+                "SET beat = EXCLUDED.beat, alive_until = EXCLUDED.alive_until RETURNING id), "
+                f"gone AS (DELETE FROM servers WHERE beat < {_NOW} - 3600 AND id <> %s "
+                "RETURNING id) "
+                "SELECT true, code FROM rooms WHERE owner=%s AND closed IS NULL "
+                f"UNION ALL SELECT false, s.id FROM servers s WHERE {_ALIVE}",
+                (me, ttl, me, me),
+            ).fetchall()
+        # The statement's snapshot predates its own upsert: add this server.
+        alive = {sid for (room, sid) in rows if not room} | {me}
+        return alive, {c for (room, c) in rows if room}
 
     def claim(self, ttl: float, limit: int, code: str | None = None) -> list[str]:
-        """Take the lease of up to ``limit`` open rooms nobody owns (never owned, released,
-        or whose owner's lease ran out), oldest first (``code``: that room only)."""
+        """Take up to ``limit`` open rooms nobody owns (never owned, released, or whose
+        owner's lease ran out or whose owner is gone), oldest first (``code``: that room
+        only). ``ttl``: unused (this server's heartbeat holds the lease).
+
+        Exact under concurrency: ``dead`` lists the owners dead in this statement's snapshot,
+        and the room's row, once locked, is taken only if its owner (as it is now, after any
+        concurrent claim) is in that list, so a room another server just claimed is skipped.
+        A dead server that revives meanwhile loses the room: its next write is refused.
+        """
         me = self.server_id
         assert me is not None
         only = "AND code=%s" if code is not None else ""
-        args: tuple[Any, ...] = (me, ttl, *((code,) if code is not None else ()), limit)
-        with self._tx() as db:
+        args: tuple[Any, ...] = (me, *((code,) if code is not None else ()), limit)
+        with self._one() as db:
             return [
                 c
                 for (c,) in db.execute(
-                    f"UPDATE rooms SET owner=%s, lease={_NOW} + %s WHERE code IN ("
+                    "WITH dead AS (SELECT DISTINCT r.owner FROM rooms r "
+                    "WHERE r.closed IS NULL AND r.owner IS NOT NULL AND NOT EXISTS "
+                    f"(SELECT 1 FROM servers s WHERE s.id = r.owner AND {_ALIVE})) "
+                    f"UPDATE rooms SET owner=%s, lease={_FOREVER} WHERE code IN ("
                     "SELECT code FROM rooms WHERE closed IS NULL "
-                    f"AND (owner IS NULL OR lease < {_NOW}) {only} "
+                    f"AND (owner IS NULL OR owner IN (SELECT owner FROM dead)) {only} "
                     "ORDER BY created, code LIMIT %s FOR UPDATE SKIP LOCKED) RETURNING code",
                     args,
                 )
             ]
 
     def owner(self, code: str) -> str | None:
-        """The server whose lease on ``code`` runs now (``None``: nobody's, or closed)."""
-        with self._tx() as db:
+        """The server that owns ``code`` and is alive (``None``: nobody, or closed)."""
+        with self._one() as db:
             row = db.execute(
-                f"SELECT owner FROM rooms WHERE code=%s AND closed IS NULL AND lease > {_NOW}",
+                "SELECT r.owner FROM rooms r JOIN servers s ON s.id = r.owner "
+                f"WHERE r.code=%s AND r.closed IS NULL AND {_ALIVE}",
                 (code,),
             ).fetchone()
             return None if row is None else row[0]
 
     def release(self, codes: list[str] | None = None, *, notice: str | None = None) -> list[str]:
-        """Give up this server's leases (``codes``: those only) so that another server takes
-        the rooms over at once; ``notice`` tells them. Returns the rooms released."""
+        """Give up this server's rooms (``codes``: those only; all: its lease too) so that
+        another server takes them over at once; ``notice`` tells them. Returns the rooms
+        released."""
         me = self.server_id
         assert me is not None
         with self._tx() as db:
@@ -668,7 +717,10 @@ class PgStore(StoreBase):
                     (me, codes),
                 )
             released = [c for (c,) in rows]
-            db.execute("DELETE FROM servers WHERE id=%s", (me,))
+            if codes is None:
+                # Stopping: this server's lease ends too. Not for a few rooms given up: its
+                # row is the lease of every room it keeps.
+                db.execute("DELETE FROM servers WHERE id=%s", (me,))
             if notice is not None:
                 self.notify(notice)
             return released
