@@ -161,12 +161,7 @@ def heuristic_choice(
     hands = game.hands
     hand = hands[seat]
     n = game.n
-    out = game.out
-    active = 0
-    for gone in out:
-        if not gone:
-            active += 1
-    two = active == 2
+    two = game._two_player()  # A29: the engine's test, not a count of its own
     phase = game.phase
     stacking = phase is STACK_OR_ABSORB
     nxt = game._next(seat)  # the next seat each way (RULES.md §2)
@@ -327,11 +322,7 @@ def greedy_action(game: Game, seat: int, actions: list[int], rng: random.Random)
         c = cards_of[a]
         if c is not None and c not in cards:
             cards.append(c)
-    active = 0
-    for gone in game.out:
-        if not gone:
-            active += 1
-    if len(cards) > 1 and active == 2:
+    if len(cards) > 1 and game._two_player():
         # NM-24: with two players a Wild Reverse +4 comes back to its own player.
         kept = [c for c in cards if c.kind is not _WRD4]
         if kept:
