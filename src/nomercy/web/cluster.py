@@ -219,9 +219,7 @@ class Cluster:
         code = message["r"]
         if kind == "re":
             if message.get("to") == self.id:
-                future = self._pending.pop(message["q"], None)
-                if future is not None and not future.done():
-                    future.set_result(message)
+                self._answered(message["q"], message)
             return
         if kind == "fwd":
             if message.get("to") == self.id:
@@ -240,10 +238,7 @@ class Cluster:
         if kind == "act":
             answers = message.get("rq")
             if answers is not None and answers[0] == self.id:
-                # The move of an action this server forwarded: the owner's answer.
-                future = self._pending.pop(answers[1], None)
-                if future is not None and not future.done():
-                    future.set_result({})
+                self._answered(answers[1], {})  # the move of an action forwarded from here
         buffered = self._loading.get(code)
         if buffered is not None:
             buffered.append(message)
@@ -254,14 +249,15 @@ class Cluster:
         if kind in ("act", "game", "seat", "closed"):
             target.owner = sender  # only the owner sends these
         if kind == "here":
-            entry = (frozenset(message["seats"]), int(message["spec"]), int(message["socks"]))
-            if entry[2] == 0:
-                target.remote.pop(sender, None)
-            else:
-                target.remote[sender] = entry
-            target.presence_changed()
+            _here(target, sender, message)
             return
         target.receive(message)
+
+    def _answered(self, request: int, answer: dict[str, Any]) -> None:
+        """The owner's answer to a request this server forwarded (``re``, or the move)."""
+        future = self._pending.pop(request, None)
+        if future is not None and not future.done():
+            future.set_result(answer)
 
     def _forget(self, server: str) -> None:
         """Drop the presence of a server that stopped."""
@@ -506,3 +502,13 @@ async def _end(task: asyncio.Task[Any]) -> None:
     task.cancel()
     with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
         await asyncio.wait_for(asyncio.shield(task), 2.0)
+
+
+def _here(room: Room, server: str, message: dict[str, Any]) -> None:
+    """A ``here`` notice: who is connected to ``room`` through ``server``."""
+    entry = (frozenset(message["seats"]), int(message["spec"]), int(message["socks"]))
+    if entry[2] == 0:
+        room.remote.pop(server, None)
+    else:
+        room.remote[server] = entry
+    room.presence_changed()
