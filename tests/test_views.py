@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -46,6 +47,18 @@ def random_positions(preset: str, count: int, *, seed0: int = 0) -> list[dict[st
             found.append(position)
         seed += 1
     return found
+
+
+def random_games(preset: str, count: int) -> Iterator[Game]:
+    """Games of seeds ``0..count-1``, each after up to 80 random legal actions (2-6 seats)."""
+    for seed in range(count):
+        rng = random.Random(seed)
+        g = nomercy.new_game(rng.randint(2, 6), rules=preset, seed=seed)
+        for _ in range(rng.randrange(0, 80)):
+            if g.is_over:
+                break
+            g.apply(rng.choice(g.legal_actions()))
+        yield g
 
 
 def reshuffle_hidden(position: dict[str, Any], observer: int, rng: random.Random) -> dict[str, Any]:
@@ -124,13 +137,7 @@ def _visible_codes(g: Game, seat: int) -> set[str]:
 @pytest.mark.parametrize("preset", PRESETS)
 def test_view_json_has_no_hidden_card_codes(preset: str) -> None:
     # A weak check: a card code only present in hidden places never appears quoted in the view.
-    for seed in range(60):
-        rng = random.Random(seed)
-        g = nomercy.new_game(rng.randint(2, 6), rules=preset, seed=seed)
-        for _ in range(rng.randrange(0, 80)):
-            if g.is_over:
-                break
-            g.apply(rng.choice(g.legal_actions()))
+    for g in random_games(preset, 60):
         for seat in range(g.n):
             typed = g.view(seat)
             view = typed.to_json()
@@ -143,7 +150,7 @@ def test_view_json_has_no_hidden_card_codes(preset: str) -> None:
                 if s != seat:
                     hidden |= {c.code for c in g.hands[s]}
             for code in hidden - visible:
-                assert f'"{code}"' not in text, (seed, seat, code)
+                assert f'"{code}"' not in text, (g.seed, seat, code)
             assert typed.hand == tuple(g.hands[seat])
             assert typed.draw_pile_size == len(g.draw_pile)
             assert [p.hand_size for p in typed.players] == [len(h) for h in g.hands]
@@ -293,13 +300,7 @@ def test_view_without_history_and_engine_bookkeeping() -> None:
 def test_view_json_form_round_trips(preset: str) -> None:
     # PlayerView.from_json rebuilds the typed view a server sent (the web's JSON form).
     checked = 0
-    for seed in range(40):
-        rng = random.Random(seed)
-        g = nomercy.new_game(rng.randint(2, 6), rules=preset, seed=seed)
-        for _ in range(rng.randrange(0, 80)):
-            if g.is_over:
-                break
-            g.apply(rng.choice(g.legal_actions()))
+    for g in random_games(preset, 40):
         for seat in [None, *range(g.n)]:
             view = g.view(seat)
             wire = json.loads(json.dumps(view.to_json(bookkeeping=True)))

@@ -121,7 +121,7 @@ class Event:
     (``[NM-37]`` -> ``[CL-9]``) at that moment.
     """
 
-    __slots__ = ("_classic", "_public", "_text", "data", "kind", "seat", "secret")
+    __slots__ = ("_censored", "_classic", "_public", "_text", "data", "kind", "seat", "secret")
 
     def __init__(
         self,
@@ -141,6 +141,7 @@ class Event:
         self.secret = secret
         self._public: Text = public_text
         self._classic = classic
+        self._censored: Event | None = None  # for_seat's copy for the other seats, once built
 
     @property
     def text(self) -> str:
@@ -174,8 +175,12 @@ class Event:
         """This event as ``seat`` may see it (``None``: a spectator)."""
         if not self.secret or seat == self.seat:
             return self
-        data = {k: v for k, v in self.data.items() if k not in ("cards", "hand", "card")}
-        return Event(self.kind, self.public_text, self.seat, data)
+        # Every other seat sees the same copy: built once (views ask for it at every decision).
+        censored = self._censored
+        if censored is None:
+            data = {k: v for k, v in self.data.items() if k not in ("cards", "hand", "card")}
+            censored = self._censored = Event(self.kind, self.public_text, self.seat, data)
+        return censored
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serialisable dict (as the event's own seat sees it)."""

@@ -59,6 +59,7 @@ __all__ = [
     "is_playable",
     "playable_flags",
     "stack_floor_after",
+    "stack_threshold",
     "tables",
     "uno_due",
     "variants",
@@ -411,12 +412,20 @@ def aim_penalty(
     return q, direction, aim
 
 
+def stack_threshold(g: Game) -> int | None:
+    """NM-18 / A04: the smallest draw value a card needs to be stacked on the pending penalty
+    (the last card's value, or the running total), ``None`` when no card may be stacked: a
+    last card's penalty (A17), or classic without C04 ``classic_stacking``."""
+    if g.pending_win is not None or not g._can_stack:
+        return None
+    return g.pending_total if g._stack_on_total else g.pending_last
+
+
 def stack_actions(g: Game, seat: int) -> list[int]:
     r = g.rules
     acts: list[int] = []
-    final = g.pending_win is not None  # A17: no stacking on a last-card penalty
-    if not final and g._can_stack:
-        threshold = g.pending_total if g._stack_on_total else g.pending_last
+    threshold = stack_threshold(g)
+    if threshold is not None:
         top = g.discard[-1]
         colour = g.colour
         deflect = g._deflect

@@ -19,7 +19,7 @@ from nomercy.core.base import OVER, STACK_OR_ABSORB, Phase, seat_arg
 from nomercy.core.cards import COLOURS, Card, Colour, parse_card
 from nomercy.core.errors import NoMercyError, NotationError
 from nomercy.core.events import Event
-from nomercy.core.legality import aim_penalty
+from nomercy.core.legality import aim_penalty, stack_threshold
 from nomercy.core.rules import RuleSet, make_rules
 
 if TYPE_CHECKING:
@@ -371,25 +371,6 @@ class PlayerView(NamedTuple):
             return default
 
 
-#: The public form of secret events (``Event.for_seat(None)``) by the event's ``id``, with the
-#: event itself so that the id stays its own; cleared when full (simulations make millions of
-#: events). Events are immutable, so one censored copy serves every view of the hand.
-_CENSORED: dict[int, tuple[Event, Event]] = {}
-_CENSORED_MAX: Final = 4096
-
-
-def _public_event(event: Event) -> Event:
-    """``event.for_seat(None)``, built once per event (see :data:`_CENSORED`)."""
-    found = _CENSORED.get(id(event))
-    if found is not None and found[0] is event:
-        return found[1]
-    if len(_CENSORED) >= _CENSORED_MAX:
-        _CENSORED.clear()
-    public = event.for_seat(None)
-    _CENSORED[id(event)] = (event, public)
-    return public
-
-
 def _card(code: str | None) -> Card | None:
     return None if code is None else parse_card(code)
 
@@ -466,9 +447,7 @@ def stack_floor(game: Game) -> int | None:
     """:attr:`PlayerView.stack_floor`: A04's threshold when a card may be stacked now."""
     if not game.pending_total or game.phase is not STACK_OR_ABSORB:
         return None
-    if game.pending_win is not None or not game._can_stack:  # A17; classic without C04
-        return None
-    return game.pending_total if game._stack_on_total else game.pending_last
+    return stack_threshold(game)
 
 
 def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
@@ -509,9 +488,9 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
     events: tuple[Event, ...] = ()
     if history:
         # Event.for_seat(None) is the event itself unless it is secret (a draw's cards); the
-        # censored copies are kept (_public_event), as this runs for every decision of a bot
+        # censored copies are kept (Event.for_seat), as this runs for every decision of a bot
         # that reads the history.
-        events = tuple([_public_event(e) if e.secret else e for e in game.log[game._hand_start :]])
+        events = tuple([e.for_seat(None) for e in game.log[game._hand_start :]])
     notes = (
         turn,
         game._draw_mode,
