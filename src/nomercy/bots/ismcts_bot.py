@@ -261,6 +261,14 @@ class ISMCTSBot:
                 out.append(ActionStats(action, child.visits, child.reward / child.visits))
         return out
 
+    def root_visits(self) -> dict[int, int]:
+        """The last search's visits of each root action, by the seat's own action id
+        (:mod:`nomercy.core.ids`); empty when the last decision was not searched. Self-play
+        training reads these as policy targets (:mod:`nomercy.rl.train_puct`)."""
+        if not self.last_iterations:
+            return {}
+        return {key % NUM_IDS: child.visits for key, child in self._last_root.children.items()}
+
     # ------------------------------------------------------------------ search
     def _search(self, view: PlayerView, candidates: list[Action]) -> Action:
         rng = self._rng
@@ -335,21 +343,27 @@ class ISMCTSBot:
                 child.visits += 1
                 child.reward += rewards[seat]
             self.last_iterations = iteration + 1
-        best_action = candidates[0]
-        best_key = (-1, -1.0)
-        for candidate in candidates:
-            child = root.children.get(_edge(candidate, n))
-            if child is None or not child.visits:
-                continue
-            key = (child.visits, child.reward / child.visits)
-            if key > best_key:
-                best_key, best_action = key, candidate
-        return best_action
+        return most_visited(root, candidates, n)
 
     def _rollout(self, game: Game, rng: random.Random, mercy: int, zero: bool) -> list[float]:
         """Play on with the rollout policy (:func:`~nomercy.core.playout.playout`); the
         reward of each seat."""
         return playout(game, rng, self.rollout_depth, self._heuristic, mercy, zero)
+
+
+def most_visited(root: _Node, candidates: list[Action], n: int) -> Action:
+    """The candidate whose root child has the most visits (ties: the better mean reward,
+    then the first); the first candidate when none was visited."""
+    best_action = candidates[0]
+    best_key = (-1, -1.0)
+    for candidate in candidates:
+        child = root.children.get(_edge(candidate, n))
+        if child is None or not child.visits:
+            continue
+        key = (child.visits, child.reward / child.visits)
+        if key > best_key:
+            best_key, best_action = key, candidate
+    return best_action
 
 
 def _edge(action: Action, n: int) -> int:

@@ -34,6 +34,20 @@ def _neural(seed: int = 0, **params: Any) -> Bot:
     return NeuralBot(seed=seed, **params)
 
 
+def _puct(seed: int = 0, **params: Any) -> Bot:
+    """The ``puct`` bot (search with the policy-value network), imported on first use."""
+    from nomercy.bots.puct_bot import PUCTBot
+
+    return PUCTBot(seed=seed, **params)
+
+
+def _puct_policy(seed: int = 0, **params: Any) -> Bot:
+    """The ``puct-policy`` bot (the network's policy alone), imported on first use."""
+    from nomercy.bots.puct_bot import PolicyNetBot
+
+    return PolicyNetBot(seed=seed, **params)
+
+
 def _policy(seed: int = 0, **params: Any) -> Bot:
     """A trained policy as a bot (``policy:MODULE:ATTR``), imported on first use."""
     from nomercy.bots.policy_bot import PolicyBot
@@ -50,10 +64,14 @@ BOTS: dict[str, BotFactory] = {
 }
 if importlib.util.find_spec("numpy") is not None:
     BOTS["neural"] = _neural
+    BOTS["puct"] = _puct
+    BOTS["puct-policy"] = _puct_policy
 
 #: Why a bot that needs an optional dependency is missing from :data:`BOTS`.
 _MISSING: dict[str, str] = {
     "neural": "the neural bot needs numpy: pip install 'uno-no-mercy[neural]'",
+    "puct": "the puct bot needs numpy: pip install 'uno-no-mercy[neural]'",
+    "puct-policy": "the puct-policy bot needs numpy: pip install 'uno-no-mercy[neural]'",
 }
 
 #: Bots for tournaments only, each needing an optional package: name -> (factory, the

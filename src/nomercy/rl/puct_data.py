@@ -1,0 +1,232 @@
+"""Self-play data for the ``puct`` bot's network: ISMCTS games with their search statistics.
+
+Every seat of a game is today's ``ismcts`` bot. At each decision it searches, the position is
+kept as a training example: the searching seat's observation (the ``neural`` bot's input,
+:class:`~nomercy.bots.neural_features.FeatureEncoder`, from its view alone), the search's
+visits of each root action (the policy target; the ids of :mod:`nomercy.core.ids`) and,
+once the hand is over, which seat won it, relative to the searching seat (the value target;
+a seat knocked out by the Mercy rule, NM-33, has lost).
+
+Games are written in shards of :data:`SHARD_GAMES` games (``DIR/shard-00012.npz``); a shard
+is the same file whoever writes it and whenever (every seed derives from ``--seed`` and the
+shard's index, :func:`~nomercy.arena.seeds.derive_seed`), so generation resumes by skipping
+the shards on disk and several processes share the work (``--jobs``).
+
+    python -m nomercy.rl.puct_data --out runs/puct/data --hours 1 --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from pathlib import Path
+from typing import Final, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from nomercy.arena.seeds import derive_seed
+from nomercy.bots.driver import Driver
+from nomercy.bots.ismcts_bot import ISMCTSBot
+from nomercy.bots.neural_features import NUM_ACTIONS, OBS_SIZE, FeatureEncoder
+from nomercy.core.game import Game, new_game
+
+__all__ = [
+    "SHARD_GAMES",
+    "TABLES",
+    "Example",
+    "Shard",
+    "Table",
+    "load_shards",
+    "play_game",
+    "play_shard",
+    "table_for",
+]
+
+#: Games per shard file.
+SHARD_GAMES: Final = 20
+
+
+class Table(NamedTuple):
+    """A kind of table the self-play deals, with its share of the games."""
+
+    preset: str
+    players: int
+    share: float
+
+
+#: The tables of self-play: mostly heads-up No Mercy, the issue's four-player and classic
+#: tables, and a few three-player games so that the network has seen an odd table.
+TABLES: Final = (
+    Table("no-mercy", 2, 0.50),
+    Table("no-mercy", 3, 0.05),
+    Table("no-mercy", 4, 0.25),
+    Table("classic", 2, 0.20),
+)
+
+
+def table_for(master: int, index: int) -> Table:
+    """The table of game ``index`` (a draw from :data:`TABLES` by its derived seed)."""
+    pick = random.Random(derive_seed(master, "table", index)).random()
+    for table in TABLES:
+        pick -= table.share
+        if pick < 0:
+            return table
+    return TABLES[-1]
+
+
+class Shard(NamedTuple):
+    """The examples of a set of games, as arrays (one row per searched decision)."""
+
+    obs: npt.NDArray[np.float32]  # (N, OBS_SIZE): the searching seat's observation
+    visits: npt.NDArray[np.uint16]  # (N, NUM_ACTIONS): root visits by action id
+    winner: npt.NDArray[np.int8]  # (N,): the hand's winner, seats after the searching one
+    players: npt.NDArray[np.int8]  # (N,): seats at the table
+    classic: npt.NDArray[np.bool_]  # (N,): classic rules
+    game: npt.NDArray[np.int32]  # (N,): the game's index (for held-out splits)
+
+
+def _winner(game: Game) -> int:
+    winner = game.winner if game.winner is not None else game.hand_winner
+    assert winner is not None  # a finished hand has a winner
+    return winner
+
+
+class Example(NamedTuple):
+    """One searched decision (a row of a :class:`Shard`)."""
+
+    obs: npt.NDArray[np.float32]
+    visits: dict[int, int]
+    winner: int
+    players: int
+    classic: bool
+
+
+def play_game(master: int, index: int, iterations: int) -> list[Example]:
+    """Play game ``index`` with ``ismcts`` at every seat; its examples."""
+    table = table_for(master, index)
+    n = table.players
+    game = new_game(n, rules=table.preset, seed=derive_seed(master, "game", index))
+    bots = [
+        ISMCTSBot(seed=derive_seed(master, "bot", index, s), iterations=iterations)
+        for s in range(n)
+    ]
+    driver = Driver(bots)
+    encoder = FeatureEncoder(game.rules, n)
+    rows: list[tuple[npt.NDArray[np.float32], dict[int, int], int]] = []
+    count = 0
+    while not game.is_over:
+        if count >= 20_000:
+            raise RuntimeError(f"game {index} did not end within 20000 actions")
+        action = driver.next_action(game)
+        bot = bots[action.seat]
+        visits = bot.root_visits()
+        if visits:
+            # The position the search saw: the game is unchanged until the action applies.
+            rows.append(
+                (encoder.encode(game.view(action.seat, history=False)), visits, action.seat)
+            )
+            bot.last_iterations = 0  # an out-of-turn answer next must not read it again
+        game.apply(action)
+        count += 1
+    winner = _winner(game)
+    classic = game.rules.is_classic
+    return [Example(obs, visits, (winner - seat) % n, n, classic) for obs, visits, seat in rows]
+
+
+def play_shard(master: int, shard: int, iterations: int, out: Path) -> int:
+    """Play shard ``shard``'s games and write ``out/shard-NNNNN.npz``; its example count."""
+    rows: list[Example] = []
+    games: list[int] = []
+    for index in range(shard * SHARD_GAMES, (shard + 1) * SHARD_GAMES):
+        found = play_game(master, index, iterations)
+        rows += found
+        games += [index] * len(found)
+    size = len(rows)
+    obs = np.zeros((size, OBS_SIZE), dtype=np.float32)
+    visits = np.zeros((size, NUM_ACTIONS), dtype=np.uint16)
+    for i, row in enumerate(rows):
+        obs[i] = row.obs
+        for aid, count in row.visits.items():
+            visits[i, aid] = count
+    path = out / f"shard-{shard:05d}.npz"
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "wb") as fh:
+        np.savez_compressed(
+            fh,
+            obs=obs,
+            visits=visits,
+            winner=np.array([r.winner for r in rows], dtype=np.int8),
+            players=np.array([r.players for r in rows], dtype=np.int8),
+            classic=np.array([r.classic for r in rows], dtype=np.bool_),
+            game=np.array(games, dtype=np.int32),
+            meta=np.array([master, iterations], dtype=np.int64),
+        )
+    os.replace(tmp, path)  # a shard on disk is always whole
+    return size
+
+
+def load_shards(paths: list[Path]) -> Shard:
+    """The examples of ``paths`` (shard files), concatenated."""
+    parts: dict[str, list[npt.NDArray[np.generic]]] = {k: [] for k in Shard._fields}
+    for path in paths:
+        with np.load(path, allow_pickle=False) as data:
+            for key in Shard._fields:
+                parts[key].append(data[key])
+    return Shard(*(np.concatenate(parts[k]) for k in Shard._fields))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line (module docstring)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m nomercy.rl.puct_data",
+        description="Play ismcts self-play games and keep their search statistics.",
+    )
+    parser.add_argument("--out", type=Path, required=True, help="the shard directory")
+    parser.add_argument("--seed", type=int, default=0, help="the master seed")
+    parser.add_argument("--iterations", type=int, default=400, help="ismcts iterations")
+    parser.add_argument("--shards", type=int, default=1000, help="shards to have at the end")
+    parser.add_argument("--first", type=int, default=0, help="the first shard index")
+    parser.add_argument("--hours", type=float, default=0.0, help="stop after this long (0: none)")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    todo = [
+        k
+        for k in range(args.first, args.first + args.shards)
+        if not (args.out / f"shard-{k:05d}.npz").exists()
+    ]
+    deadline = time.monotonic() + args.hours * 3600 if args.hours > 0 else float("inf")
+    start = time.monotonic()
+    done = examples = 0
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        pending: dict[Future[int], int] = {}
+        queue = iter(todo)
+        while True:
+            while len(pending) < args.jobs and time.monotonic() < deadline:
+                k = next(queue, None)
+                if k is None:
+                    break
+                pending[pool.submit(play_shard, args.seed, k, args.iterations, args.out)] = k
+            if not pending:
+                break
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                k = pending.pop(future)
+                examples += future.result()
+                done += 1
+                rate = done * SHARD_GAMES / (time.monotonic() - start)
+                print(
+                    f"shard {k}: {done}/{len(todo)} shards, {examples} examples, "
+                    f"{rate * 60:.0f} games/min",
+                    flush=True,
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

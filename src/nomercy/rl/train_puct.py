@@ -1,0 +1,205 @@
+"""Train the ``puct`` bot's policy-value network on self-play shards (docs/puct.md).
+
+    python -m nomercy.rl.puct_data --out runs/puct/data --hours 1 --jobs 2   # the games
+    python -m nomercy.rl.train_puct --data runs/puct/data --out runs/puct/net    # the net
+
+The policy head learns the root visit distribution of each searched decision (cross-entropy
+over the ids the search considered), the value head the hand's winner (cross-entropy over
+the table's seats, counted from the searching seat). One game in ten (by its index) is held
+out for validation; the weights with the best validation loss are written to
+``OUT/puct.npz`` (:class:`~nomercy.bots.pvnet.PVNet`), the figures of every epoch to
+``OUT/log.jsonl``, and ``OUT/checkpoint.pt`` after each epoch: the same command again
+resumes from it until ``--epochs`` are done.
+
+Needs torch (CPU, one thread) besides numpy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+try:
+    import torch
+    from torch import nn
+except ImportError as _exc:  # pragma: no cover - depends on the install
+    raise SystemExit(
+        "training needs torch (CPU build): pip install torch, then run this command again"
+    ) from _exc
+
+from nomercy.bots.neural_features import MAX_PLAYERS, NUM_ACTIONS, OBS_SIZE
+from nomercy.bots.pvnet import PVNet
+from nomercy.rl.puct_data import load_shards
+
+__all__ = ["Net", "main"]
+
+
+class Net(nn.Module):
+    """The torch twin of :class:`~nomercy.bots.pvnet.PVNet` (ReLU MLP, two heads)."""
+
+    def __init__(self, hidden: list[int]) -> None:
+        super().__init__()
+        layers: list[nn.Module] = []
+        width = OBS_SIZE
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.body = nn.Sequential(*layers)
+        self.pi = nn.Linear(width, NUM_ACTIONS)
+        self.v = nn.Linear(width, MAX_PLAYERS)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.body(obs)
+        return self.pi(h), self.v(h)
+
+    def export(self, meta: dict[str, Any]) -> PVNet:
+        """The numpy network with these weights."""
+
+        def pair(m: nn.Linear) -> tuple[np.ndarray, np.ndarray]:
+            return m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()
+
+        hidden = [pair(m) for m in self.body if isinstance(m, nn.Linear)]
+        return PVNet(hidden, pair(self.pi), pair(self.v), meta)
+
+
+def losses(
+    net: Net, obs: torch.Tensor, visits: torch.Tensor, winner: torch.Tensor, players: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Per-example policy and value cross-entropies, and whether the policy's top id is the
+    most visited one."""
+    logits, vlogits = net(obs)
+    considered = visits > 0
+    logits = logits.masked_fill(~considered, -1e9)
+    target = visits / visits.sum(dim=1, keepdim=True)
+    policy = -(target * torch.log_softmax(logits, dim=1)).sum(dim=1)
+    seats = torch.arange(MAX_PLAYERS).unsqueeze(0) < players.unsqueeze(1)
+    vlogits = vlogits.masked_fill(~seats, -1e9)
+    value = nn.functional.cross_entropy(vlogits, winner, reduction="none")
+    top = logits.argmax(dim=1) == visits.argmax(dim=1)
+    return policy, value, top
+
+
+def _tensors(paths: list[Path]) -> dict[str, torch.Tensor]:
+    shard = load_shards(paths)
+    return {
+        "obs": torch.as_tensor(shard.obs),
+        "visits": torch.as_tensor(shard.visits.astype(np.float32)),
+        "winner": torch.as_tensor(shard.winner.astype(np.int64)),
+        "players": torch.as_tensor(shard.players.astype(np.int64)),
+        "game": torch.as_tensor(shard.game.astype(np.int64)),
+        "classic": torch.as_tensor(shard.classic),
+    }
+
+
+def _evaluate(net: Net, data: dict[str, torch.Tensor], batch: int = 4096) -> dict[str, float]:
+    total = {"policy": 0.0, "value": 0.0, "top1": 0.0}
+    size = len(data["obs"])
+    with torch.no_grad():
+        for i in range(0, size, batch):
+            p, v, t = losses(
+                net,
+                data["obs"][i : i + batch],
+                data["visits"][i : i + batch],
+                data["winner"][i : i + batch],
+                data["players"][i : i + batch],
+            )
+            total["policy"] += float(p.sum())
+            total["value"] += float(v.sum())
+            total["top1"] += float(t.float().sum())
+    return {k: v / max(1, size) for k, v in total.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line (module docstring)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m nomercy.rl.train_puct",
+        description="Train the puct bot's policy-value network on self-play shards.",
+    )
+    parser.add_argument("--data", type=Path, required=True, help="the shard directory")
+    parser.add_argument("--out", type=Path, required=True, help="the run directory")
+    parser.add_argument("--hidden", default="256,256", help="hidden layer widths")
+    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--batch", type=int, default=512)
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--weight-decay", type=float, default=1e-4)
+    parser.add_argument("--value-weight", type=float, default=1.0)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--holdout", type=int, default=10, help="one game in N is validation")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    torch.manual_seed(args.seed)
+    paths = sorted(args.data.glob("shard-*.npz"))
+    if not paths:
+        raise SystemExit(f"no shards in {args.data}")
+    data = _tensors(paths)
+    held = data["game"] % args.holdout == 0
+    train = {k: v[~held] for k, v in data.items()}
+    val = {k: v[held] for k, v in data.items()}
+    hidden = [int(x) for x in args.hidden.split(",")]
+    net = Net(hidden)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=args.weight_decay)
+    args.out.mkdir(parents=True, exist_ok=True)
+    ckpt = args.out / "checkpoint.pt"
+    epoch = 0
+    best = math.inf
+    if ckpt.exists():
+        state = torch.load(ckpt)
+        net.load_state_dict(state["net"])
+        opt.load_state_dict(state["opt"])
+        epoch, best = state["epoch"], state["best"]
+        print(f"resumed after epoch {epoch}", flush=True)
+    size = len(train["obs"])
+    steps = args.epochs * math.ceil(size / args.batch)
+    print(f"{size} training examples, {len(val['obs'])} held out, {len(paths)} shards", flush=True)
+    gen = torch.Generator().manual_seed(args.seed)
+    for _ in range(epoch):
+        torch.randperm(size, generator=gen)  # the same order as an uninterrupted run
+    while epoch < args.epochs:
+        start = time.monotonic()
+        order = torch.randperm(size, generator=gen)
+        net.train()
+        for j, i in enumerate(range(0, size, args.batch)):
+            step = epoch * math.ceil(size / args.batch) + j
+            for group in opt.param_groups:  # cosine decay to a tenth
+                group["lr"] = args.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * step / steps)))
+            idx = order[i : i + args.batch]
+            p, v, _ = losses(
+                net,
+                train["obs"][idx],
+                train["visits"][idx],
+                train["winner"][idx],
+                train["players"][idx],
+            )
+            loss = p.mean() + args.value_weight * v.mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        epoch += 1
+        net.eval()
+        figures = {"epoch": epoch, "seconds": round(time.monotonic() - start, 1)}
+        figures |= {f"train_{k}": round(x, 4) for k, x in _evaluate(net, train).items()}
+        figures |= {f"val_{k}": round(x, 4) for k, x in _evaluate(net, val).items()}
+        score = figures["val_policy"] + args.value_weight * figures["val_value"]
+        if score < best:
+            best = score
+            meta = {"hidden": hidden, "epoch": epoch, "examples": size, **figures}
+            net.export(meta).save(args.out / "puct.npz")
+            figures["saved"] = True
+        with open(args.out / "log.jsonl", "a") as fh:
+            fh.write(json.dumps(figures) + "\n")
+        print(json.dumps(figures), flush=True)
+        torch.save(
+            {"net": net.state_dict(), "opt": opt.state_dict(), "epoch": epoch, "best": best}, ckpt
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
