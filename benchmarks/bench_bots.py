@@ -94,18 +94,24 @@ class Timed:
 
 def play_one(
     job: tuple[str, str, int, str, dict[str, Any], int, int],
-) -> tuple[bool, list[float], int]:
-    """Play game ``index`` (tested bot at seat ``index % players``): won, decision times, forced."""
+) -> tuple[bool, list[float], int, list[float]]:
+    """Play game ``index`` (tested bot at seat ``index % players``): won, decision times,
+    forced decisions, and the opponents' decision times (searched ones, as the bot's)."""
     bot, vs, players, preset, params, index, seed = job
     game = new_game(players, rules=preset, seed=seed)
     seat = index % players
     seeds_rng = random.Random(seed)
-    bots: list[Bot] = [make_bot(vs, seed=seeds_rng.getrandbits(32)) for _ in range(players)]
+    vs_times: list[float] = []
+    vs_forced = [0]
+    bots: list[Bot] = [
+        Timed(make_bot(vs, seed=seeds_rng.getrandbits(32)), vs_times, vs_forced)
+        for _ in range(players)
+    ]
     times: list[float] = []
     forced = [0]
     bots[seat] = Timed(make_bot(bot, seed=seeds_rng.getrandbits(32), **params), times, forced)
     play_out(game, bots)
-    return game.winner == seat, times, forced[0]
+    return game.winner == seat, times, forced[0], vs_times
 
 
 def parse_params(items: list[str]) -> dict[str, Any]:
@@ -458,6 +464,7 @@ def main(argv: list[str] | None = None) -> int:
     master = random.Random(args.seed)
     seeds = [master.getrandbits(63) for _ in range(args.games)]
     times: list[float] = []
+    vs_times: list[float] = []
     forced = [0]
     wins = 0
     start = time.perf_counter()
@@ -477,9 +484,10 @@ def main(argv: list[str] | None = None) -> int:
         console=Console(stderr=True) if args.json else None,
     ) as progress:
         task = progress.add_task("games", total=args.games, rate="-")
-        for i, (won, game_times, game_forced) in enumerate(results):
+        for i, (won, game_times, game_forced, game_vs_times) in enumerate(results):
             wins += won
             times.extend(game_times)
+            vs_times.extend(game_vs_times)
             forced[0] += game_forced
             progress.update(task, advance=1, rate=f"{wins / (i + 1):.3f}")
             if args.every and (i + 1) % args.every == 0:
@@ -512,30 +520,54 @@ def main(argv: list[str] | None = None) -> int:
         "searched_decisions": len(times),
         "forced_decisions": forced[0],
     }
-    if times:
-        result["decision_ms_median"] = statistics.median(times) * 1000
-        result["decision_ms_p99"] = percentile(times, 0.99) * 1000
-        result["decision_ms_max"] = max(times) * 1000
+    add_times(result, times, vs_times)
     if args.json:
         json.dump(result, sys.stdout)
         print()
         return 0
+    print_report(args, params, result, forced[0])
+    return 0
+
+
+def add_times(result: dict[str, Any], times: list[float], vs_times: list[float]) -> None:
+    """The decision-time figures of the bot and of its opponents, into ``result``."""
+    if times:
+        result["decision_ms_median"] = statistics.median(times) * 1000
+        result["decision_ms_p99"] = percentile(times, 0.99) * 1000
+        result["decision_ms_max"] = max(times) * 1000
+    if vs_times:
+        result["vs_decisions"] = len(vs_times)
+        result["vs_decision_ms_median"] = statistics.median(vs_times) * 1000
+        result["vs_decision_ms_p99"] = percentile(vs_times, 0.99) * 1000
+
+
+def print_report(
+    args: argparse.Namespace, params: dict[str, Any], result: dict[str, Any], forced: int
+) -> None:
+    """The human-readable lines of a strength run."""
+    wins, games = result["wins"], result["games"]
+    low, high = result["wilson95"]
     print(
         f"{args.bot}{params or ''} vs {args.players - 1} x {args.vs} ({args.preset}, "
-        f"{args.players} players): won {wins}/{args.games} = {wins / args.games:.1%}, "
+        f"{args.players} players): won {wins}/{games} = {wins / games:.1%}, "
         f"95% Wilson [{low:.1%}, {high:.1%}] (fair share {1 / args.players:.0%}); "
-        f"{elapsed:.0f} s"
+        f"{result['seconds']:.0f} s"
     )
-    if times:
-        which = f"searched decisions ({forced[0]} forced ones answered at once)"
-        if not forced[0] and args.bot not in ("ismcts",):
+    if "decision_ms_median" in result:
+        which = f"searched decisions ({forced} forced ones answered at once)"
+        if not forced and args.bot not in ("ismcts",):
             which = "decisions"
         print(
-            f"{args.bot} decision time over {len(times)} {which}: "
+            f"{args.bot} decision time over {result['searched_decisions']} {which}: "
             f"median {result['decision_ms_median']:.1f} ms, p99 {result['decision_ms_p99']:.1f} "
             f"ms, max {result['decision_ms_max']:.1f} ms"
         )
-    return 0
+    if "vs_decision_ms_median" in result:
+        print(
+            f"{args.vs} decision time over {result['vs_decisions']} decisions (the same rule): "
+            f"median {result['vs_decision_ms_median']:.1f} ms, "
+            f"p99 {result['vs_decision_ms_p99']:.1f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ import pytest
 from botkit import OPTION_SETS, json_view, reshuffle_secrets
 
 from nomercy import Colour, Game, PlayerView, new_game
-from nomercy.bots import ISMCTSBot, make_bot
+from nomercy.bots import BEST, ISMCTSBot, make_bot
+from nomercy.bots.puct_bot import PUCTBot
 from nomercy.core.actions import CallUno, Catch, Draw, Play, parse_action
 from nomercy.tables import coach as coach_module
 from nomercy.tables.coach import REASONS, Coach, CoachError, Estimate, reason_for
@@ -100,21 +101,33 @@ def test_the_same_seed_gives_the_same_hint_and_the_seed_matters() -> None:
     assert differ  # another seed samples other deals
 
 
-def test_the_estimates_are_the_search_root_statistics() -> None:
+@pytest.mark.parametrize("name", ["ismcts", "puct"])
+def test_the_estimates_are_the_search_root_statistics(name: str) -> None:
     g = new_game(2, seed=8)
     seat = g.to_act
     view, legal = g.view(seat), g.legal_actions(seat)
-    bot = ISMCTSBot(seed=4, iterations=120, max_time=SLOW)
+    bot = make_bot(name, seed=4, iterations=120, max_time=SLOW)
+    assert isinstance(bot, ISMCTSBot)
     stats = bot.root_statistics(view, bot.search_candidates(legal, view))
-    assert sum(s.visits for s in stats) == 120 == bot.last_iterations
+    assert bot.last_iterations == 120
+    # puct's first iteration evaluates the root itself, which no child's visits count.
+    assert sum(s.visits for s in stats) == (120 if name == "ismcts" else 119)
     assert all(0.0 <= s.mean <= 1.0 for s in stats)
     # The bot's own choice is the most visited root action.
-    chosen = ISMCTSBot(seed=4, iterations=120, max_time=SLOW).choose_action(view, legal)
+    chosen = make_bot(name, seed=4, iterations=120, max_time=SLOW).choose_action(view, legal)
     top = max(stats, key=lambda s: (s.visits, s.mean))
     assert chosen == top.action
-    estimates, iterations = Coach(seed=4, iterations=120, max_time=SLOW).estimates(view, legal)
+    coach = Coach(seed=4, iterations=120, max_time=SLOW, bot=name)
+    estimates, iterations = coach.estimates(view, legal)
     assert iterations == 120
     assert (estimates[0].action, estimates[0].visits) == (top.action, top.visits)
+
+
+def test_the_coach_searches_with_the_best_bot() -> None:
+    assert Coach().bot == BEST == "puct"
+    assert isinstance(make_bot("best"), PUCTBot)
+    with pytest.raises(ValueError, match="'puct' or 'ismcts'"):
+        Coach(bot="heuristic")
 
 
 def test_root_statistics_refuses_no_candidates() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.bots.botkit import OPTION_SETS, json_view, play_checked, reshuffle_secrets
+from botkit import OPTION_SETS, json_view, play_checked, reshuffle_secrets
 
 from nomercy import new_game
 from nomercy.bots import make_bot

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import itertools
+import random
 from pathlib import Path
 
 import numpy as np
 
-from nomercy.bots.neural_features import NUM_ACTIONS, OBS_SIZE
-from nomercy.rl.puct_data import SHARD_GAMES, TABLES, load_shards, main, play_game, table_for
+from nomercy import Game, new_game
+from nomercy.bots import make_bot
+from nomercy.bots.driver import next_action
+from nomercy.bots.neural_features import NUM_ACTIONS, OBS_SIZE, FeatureEncoder
+from nomercy.core.cards import ALL_CODES, COLOURS
+from nomercy.rl.puct_data import (
+    SHARD_GAMES,
+    TABLES,
+    colour_maps,
+    load_shards,
+    main,
+    play_game,
+    table_for,
+)
 
 
 def test_tables_follow_their_shares() -> None:
@@ -28,6 +42,7 @@ def test_a_game_gives_one_example_per_searched_decision() -> None:
     # Each search spent its budget at the root (the first iteration expands the root).
     assert all(sum(r.visits.values()) == 8 for r in rows)
     assert all(0 <= aid < NUM_ACTIONS for r in rows for aid in r.visits)
+    assert all(0.0 <= r.q <= 1.0 for r in rows)
 
 
 def test_shards_resume_and_are_the_same_whoever_writes_them(tmp_path: Path) -> None:
@@ -46,3 +61,47 @@ def test_shards_resume_and_are_the_same_whoever_writes_them(tmp_path: Path) -> N
     assert set(both.game.tolist()) <= set(range(2 * SHARD_GAMES))
     assert both.obs.shape[1] == OBS_SIZE and both.visits.shape[1] == NUM_ACTIONS
     assert len({len(x) for x in both}) == 1
+
+
+def _renamed(value: object, rename: dict[str, str]) -> object:
+    """``value`` (a position, as JSON) with every card code and colour letter renamed."""
+    if isinstance(value, dict):
+        return {k: _renamed(v, rename) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed(v, rename) for v in value]
+    if isinstance(value, str) and (value in ALL_CODES or value in rename):
+        return rename.get(value[0], value[0]) + value[1:]
+    return value
+
+
+def test_colour_maps_are_the_observations_and_ids_of_renamed_positions() -> None:
+    obs_maps, action_maps = colour_maps()
+    perms = list(itertools.permutations(range(4)))
+    assert len(perms) == len(obs_maps) == 24
+    letters = [c.value for c in COLOURS]
+    rng = random.Random(3)
+    checked = 0
+    for preset in ("no-mercy", "classic"):
+        for seed in range(8):
+            g = new_game(2 + seed % 4, rules=preset, seed=seed)
+            bots = [make_bot("greedy", seed=s) for s in range(g.n)]
+            encoder = FeatureEncoder(g.rules, g.n)
+            while not g.is_over:
+                if rng.random() < 0.3:
+                    k = rng.randrange(24)
+                    rename = {letters[i]: letters[perms[k][i]] for i in range(4)}
+                    pos = _renamed(g.to_position(), rename)
+                    other = Game.from_position(pos)  # type: ignore[arg-type]
+                    seat = g.to_act
+                    assert seat is not None
+                    obs = encoder.encode(g.view(seat, history=False))
+                    mine = encoder.encode(other.view(seat, history=False))
+                    assert np.array_equal(mine, obs[obs_maps[k]])
+                    ids = np.zeros(NUM_ACTIONS)
+                    ids[g.legal_ids(seat)] = 1
+                    theirs = np.zeros(NUM_ACTIONS)
+                    theirs[other.legal_ids(seat)] = 1
+                    assert np.array_equal(theirs, ids[action_maps[k]])
+                    checked += 1
+                g.apply(next_action(g, bots))
+    assert checked > 100

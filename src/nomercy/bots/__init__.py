@@ -20,6 +20,7 @@ from nomercy.bots.ismcts_bot import ISMCTSBot
 from nomercy.bots.knowledge import Knowledge, read_view
 from nomercy.bots.random_bot import RandomBot
 from nomercy.bots.registry import (
+    BEST,
     BOTS,
     OPTIONAL_BOTS,
     BotFactory,
@@ -31,6 +32,7 @@ from nomercy.bots.registry import (
 from nomercy.bots.rlcard_rule import RLCardRuleBot
 
 __all__ = [
+    "BEST",
     "BOTS",
     "OPTIONAL_BOTS",
     "Bot",

@@ -261,13 +261,16 @@ class ISMCTSBot:
                 out.append(ActionStats(action, child.visits, child.reward / child.visits))
         return out
 
-    def root_visits(self) -> dict[int, int]:
-        """The last search's visits of each root action, by the seat's own action id
-        (:mod:`nomercy.core.ids`); empty when the last decision was not searched. Self-play
-        training reads these as policy targets (:mod:`nomercy.rl.train_puct`)."""
+    def root_visits(self) -> dict[int, tuple[int, float]]:
+        """The last search's root actions by the seat's own action id (:mod:`nomercy.core.ids`)
+        with their visits and mean reward; empty when the last decision was not searched.
+        Self-play training reads these as targets (:mod:`nomercy.rl.puct_data`)."""
         if not self.last_iterations:
             return {}
-        return {key % NUM_IDS: child.visits for key, child in self._last_root.children.items()}
+        return {
+            key % NUM_IDS: (child.visits, child.reward / child.visits if child.visits else 0.0)
+            for key, child in self._last_root.children.items()
+        }
 
     # ------------------------------------------------------------------ search
     def _search(self, view: PlayerView, candidates: list[Action]) -> Action:

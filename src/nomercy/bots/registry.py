@@ -14,6 +14,7 @@ from nomercy.bots.random_bot import RandomBot
 from nomercy.bots.rlcard_rule import RLCardRuleBot
 
 __all__ = [
+    "BEST",
     "BOTS",
     "OPTIONAL_BOTS",
     "BotFactory",
@@ -66,6 +67,11 @@ if importlib.util.find_spec("numpy") is not None:
     BOTS["neural"] = _neural
     BOTS["puct"] = _puct
     BOTS["puct-policy"] = _puct_policy
+
+#: The strongest bot here (docs/ladder.md): ``make_bot("best")`` and ``--bots best`` build it,
+#: and the coach searches with it. ``puct`` needs numpy; without it, ``ismcts``.
+BEST: str = "puct" if "puct" in BOTS else "ismcts"
+BOTS["best"] = BOTS[BEST]
 
 #: Why a bot that needs an optional dependency is missing from :data:`BOTS`.
 _MISSING: dict[str, str] = {

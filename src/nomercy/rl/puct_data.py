@@ -5,7 +5,9 @@ kept as a training example: the searching seat's observation (the ``neural`` bot
 :class:`~nomercy.bots.neural_features.FeatureEncoder`, from its view alone), the search's
 visits of each root action (the policy target; the ids of :mod:`nomercy.core.ids`) and,
 once the hand is over, which seat won it, relative to the searching seat (the value target;
-a seat knocked out by the Mercy rule, NM-33, has lost).
+a seat knocked out by the Mercy rule, NM-33, has lost), beside the search's own estimate of
+the searching seat's chance (the mean reward of its most visited root action: a far less
+noisy target than one game's outcome, which the trainer may blend in).
 
 Games are written in shards of :data:`SHARD_GAMES` games (``DIR/shard-00012.npz``); a shard
 is the same file whoever writes it and whenever (every seed derives from ``--seed`` and the
@@ -33,7 +35,21 @@ from nomercy.arena.seeds import derive_seed
 from nomercy.bots.driver import Driver
 from nomercy.bots.ismcts_bot import ISMCTSBot
 from nomercy.bots.neural_features import NUM_ACTIONS, OBS_SIZE, FeatureEncoder
+from nomercy.core.cards import ALL_CODES, COLOURS, Card
 from nomercy.core.game import Game, new_game
+from nomercy.core.ids import (
+    COLOUR_BASE,
+    ID_CARD,
+    ID_COLOUR,
+    ID_JUMP,
+    ID_KIND,
+    ID_REL,
+    ID_UNO,
+    K_COLOUR,
+    K_PLAY,
+    play_id,
+)
+from nomercy.encoding.observations import OBS_LAYOUT
 
 __all__ = [
     "SHARD_GAMES",
@@ -41,6 +57,7 @@ __all__ = [
     "Example",
     "Shard",
     "Table",
+    "colour_maps",
     "load_shards",
     "play_game",
     "play_shard",
@@ -88,6 +105,7 @@ class Shard(NamedTuple):
     players: npt.NDArray[np.int8]  # (N,): seats at the table
     classic: npt.NDArray[np.bool_]  # (N,): classic rules
     game: npt.NDArray[np.int32]  # (N,): the game's index (for held-out splits)
+    q: npt.NDArray[np.float32]  # (N,): the search's chance for the seat (NaN: not recorded)
 
 
 def _winner(game: Game) -> int:
@@ -104,6 +122,7 @@ class Example(NamedTuple):
     winner: int
     players: int
     classic: bool
+    q: float
 
 
 def play_game(master: int, index: int, iterations: int) -> list[Example]:
@@ -117,25 +136,28 @@ def play_game(master: int, index: int, iterations: int) -> list[Example]:
     ]
     driver = Driver(bots)
     encoder = FeatureEncoder(game.rules, n)
-    rows: list[tuple[npt.NDArray[np.float32], dict[int, int], int]] = []
+    rows: list[tuple[npt.NDArray[np.float32], dict[int, int], int, float]] = []
     count = 0
     while not game.is_over:
         if count >= 20_000:
             raise RuntimeError(f"game {index} did not end within 20000 actions")
         action = driver.next_action(game)
         bot = bots[action.seat]
-        visits = bot.root_visits()
-        if visits:
+        root = bot.root_visits()
+        if root:
             # The position the search saw: the game is unchanged until the action applies.
-            rows.append(
-                (encoder.encode(game.view(action.seat, history=False)), visits, action.seat)
-            )
+            obs = encoder.encode(game.view(action.seat, history=False))
+            visits = {aid: v for aid, (v, _mean) in root.items()}
+            q = max(root.values())[1]  # the most visited action's mean (ties: the better)
+            rows.append((obs, visits, action.seat, q))
             bot.last_iterations = 0  # an out-of-turn answer next must not read it again
         game.apply(action)
         count += 1
     winner = _winner(game)
     classic = game.rules.is_classic
-    return [Example(obs, visits, (winner - seat) % n, n, classic) for obs, visits, seat in rows]
+    return [
+        Example(obs, visits, (winner - seat) % n, n, classic, q) for obs, visits, seat, q in rows
+    ]
 
 
 def play_shard(master: int, shard: int, iterations: int, out: Path) -> int:
@@ -164,10 +186,67 @@ def play_shard(master: int, shard: int, iterations: int, out: Path) -> int:
             players=np.array([r.players for r in rows], dtype=np.int8),
             classic=np.array([r.classic for r in rows], dtype=np.bool_),
             game=np.array(games, dtype=np.int32),
+            q=np.array([r.q for r in rows], dtype=np.float32),
             meta=np.array([master, iterations], dtype=np.int64),
         )
     os.replace(tmp, path)  # a shard on disk is always whole
     return size
+
+
+_PER_CARD: Final = ("hand", "drawn", "top", "opp_known", "discard")  # blocks of one entry per card
+_PER_COLOUR: Final = ("colour", "opp_void")  # blocks of one entry per colour
+
+
+def colour_maps() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Index maps of the 24 ways to rename the four colours, for data augmentation.
+
+    Both presets treat the colours alike (every colour has the same cards, RULES.md §1), so
+    an example with its colours renamed is as good an example. Row ``k`` of each map renames
+    by the ``k``-th permutation: ``obs[..., obs_map[k]]`` is the observation of the renamed
+    position and ``visits[..., action_map[k]]`` its visits (a play of a renamed card, a
+    renamed colour choice). Row 0 is the identity.
+    """
+    import itertools
+
+    letters = [c.value for c in COLOURS]
+    obs_maps = []
+    action_maps = []
+    for perm in itertools.permutations(range(len(COLOURS))):
+        # The renaming sends colour i to perm[i]; entry j of the renamed example is entry
+        # back(j) of the original.
+        back = {COLOURS[perm[i]]: COLOURS[i] for i in range(len(COLOURS))}
+        card_back = []
+        for code in ALL_CODES:
+            if code[0] in letters:
+                code = back[COLOURS[letters.index(code[0])]].value + code[1:]
+            card_back.append(Card(code).index)
+        obs_map = np.arange(OBS_SIZE)
+        for name in _PER_CARD:
+            block = OBS_LAYOUT[name]
+            for start in range(block.start, block.stop, len(ALL_CODES)):
+                obs_map[start : start + len(ALL_CODES)] = start + np.array(card_back)
+        for name in _PER_COLOUR:
+            block = OBS_LAYOUT[name]
+            for start in range(block.start, block.stop, len(COLOURS)):
+                for i, entry in enumerate(COLOURS):
+                    obs_map[start + i] = start + COLOURS.index(back[entry])
+        action_map = np.arange(NUM_ACTIONS)
+        for aid in range(NUM_ACTIONS):
+            kind = ID_KIND[aid]
+            named = ID_COLOUR[aid]
+            if kind == K_COLOUR and named is not None:
+                action_map[aid] = COLOUR_BASE + COLOURS.index(back[named])
+            elif kind == K_PLAY:
+                card = ID_CARD[aid]
+                assert card is not None
+                renamed = Card(ALL_CODES[card_back[card.index]])
+                named_back = None if named is None else back[named]
+                action_map[aid] = play_id(
+                    renamed, named_back, ID_REL[aid], ID_UNO[aid], ID_JUMP[aid]
+                )
+        obs_maps.append(obs_map)
+        action_maps.append(action_map)
+    return np.stack(obs_maps), np.stack(action_maps)
 
 
 def load_shards(paths: list[Path]) -> Shard:
@@ -176,7 +255,10 @@ def load_shards(paths: list[Path]) -> Shard:
     for path in paths:
         with np.load(path, allow_pickle=False) as data:
             for key in Shard._fields:
-                parts[key].append(data[key])
+                if key == "q" and key not in data:  # a shard from before q was kept
+                    parts[key].append(np.full(len(data["winner"]), np.nan, dtype=np.float32))
+                else:
+                    parts[key].append(data[key])
     return Shard(*(np.concatenate(parts[k]) for k in Shard._fields))
 
 

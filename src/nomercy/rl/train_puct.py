@@ -36,7 +36,7 @@ except ImportError as _exc:  # pragma: no cover - depends on the install
 
 from nomercy.bots.neural_features import MAX_PLAYERS, NUM_ACTIONS, OBS_SIZE
 from nomercy.bots.pvnet import PVNet
-from nomercy.rl.puct_data import load_shards
+from nomercy.rl.puct_data import colour_maps, load_shards
 
 __all__ = ["Net", "main"]
 
@@ -70,45 +70,79 @@ class Net(nn.Module):
 
 
 def losses(
-    net: Net, obs: torch.Tensor, visits: torch.Tensor, winner: torch.Tensor, players: torch.Tensor
+    net: Net,
+    obs: torch.Tensor,
+    visits: torch.Tensor,
+    value_target: torch.Tensor,
+    seats: torch.Tensor,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Per-example policy and value cross-entropies, and whether the policy's top id is the
-    most visited one."""
+    most visited one. ``value_target`` is a distribution over the seats (:func:`value_targets`),
+    ``seats`` the mask of the table's seats."""
     logits, vlogits = net(obs)
     considered = visits > 0
     logits = logits.masked_fill(~considered, -1e9)
     target = visits / visits.sum(dim=1, keepdim=True)
     policy = -(target * torch.log_softmax(logits, dim=1)).sum(dim=1)
-    seats = torch.arange(MAX_PLAYERS).unsqueeze(0) < players.unsqueeze(1)
     vlogits = vlogits.masked_fill(~seats, -1e9)
-    value = nn.functional.cross_entropy(vlogits, winner, reduction="none")
+    value = -(value_target * torch.log_softmax(vlogits, dim=1)).sum(dim=1)
     top = logits.argmax(dim=1) == visits.argmax(dim=1)
     return policy, value, top
 
 
-def _tensors(paths: list[Path]) -> dict[str, torch.Tensor]:
+def value_targets(
+    winner: torch.Tensor, players: torch.Tensor, q: torch.Tensor, weight: float
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The value head's target: the hand's winner (one-hot over the seats counted from the
+    searching seat), blended with ``weight`` of the search's own estimate where the shard
+    has one (``q`` for the seat, the rest shared by the others); and the mask of the seats."""
+    seats = torch.arange(MAX_PLAYERS).unsqueeze(0) < players.unsqueeze(1)
+    onehot = nn.functional.one_hot(winner, MAX_PLAYERS).float()
+    known = ~torch.isnan(q)
+    qs = torch.where(known, q, torch.zeros_like(q)).unsqueeze(1)
+    others = (1 - qs) / (players.unsqueeze(1) - 1).float()
+    search = torch.where(torch.arange(MAX_PLAYERS).unsqueeze(0) == 0, qs, others) * seats
+    w = (known.float() * weight).unsqueeze(1)
+    return (1 - w) * onehot + w * search, seats
+
+
+def _tensors(paths: list[Path], q_weight: float) -> dict[str, torch.Tensor]:
     shard = load_shards(paths)
+    target, seats = value_targets(
+        torch.as_tensor(shard.winner.astype(np.int64)),
+        torch.as_tensor(shard.players.astype(np.int64)),
+        torch.as_tensor(shard.q),
+        q_weight,
+    )
+    outcome, _ = value_targets(
+        torch.as_tensor(shard.winner.astype(np.int64)),
+        torch.as_tensor(shard.players.astype(np.int64)),
+        torch.as_tensor(shard.q),
+        0.0,
+    )
     return {
         "obs": torch.as_tensor(shard.obs),
         "visits": torch.as_tensor(shard.visits.astype(np.float32)),
-        "winner": torch.as_tensor(shard.winner.astype(np.int64)),
-        "players": torch.as_tensor(shard.players.astype(np.int64)),
+        "target": target,
+        "outcome": outcome,
+        "seats": seats,
         "game": torch.as_tensor(shard.game.astype(np.int64)),
-        "classic": torch.as_tensor(shard.classic),
     }
 
 
 def _evaluate(net: Net, data: dict[str, torch.Tensor], batch: int = 4096) -> dict[str, float]:
+    """Mean policy loss, value loss against the outcome alone, and top-1 agreement."""
     total = {"policy": 0.0, "value": 0.0, "top1": 0.0}
     size = len(data["obs"])
     with torch.no_grad():
         for i in range(0, size, batch):
+            part = slice(i, i + batch)
             p, v, t = losses(
                 net,
-                data["obs"][i : i + batch],
-                data["visits"][i : i + batch],
-                data["winner"][i : i + batch],
-                data["players"][i : i + batch],
+                data["obs"][part],
+                data["visits"][part],
+                data["outcome"][part],
+                data["seats"][part],
             )
             total["policy"] += float(p.sum())
             total["value"] += float(v.sum())
@@ -130,15 +164,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--weight-decay", type=float, default=1e-4)
     parser.add_argument("--value-weight", type=float, default=1.0)
+    parser.add_argument(
+        "--q-weight",
+        type=float,
+        default=0.5,
+        help="share of the search's estimate in the value target (the rest: the outcome)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--holdout", type=int, default=10, help="one game in N is validation")
+    parser.add_argument(
+        "--no-augment", action="store_true", help="do not rename colours (colour_maps)"
+    )
+    parser.add_argument(
+        "--temperature", type=float, default=1.0, help="policy target: visits ** (1 / T)"
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     paths = sorted(args.data.glob("shard-*.npz"))
     if not paths:
         raise SystemExit(f"no shards in {args.data}")
-    data = _tensors(paths)
+    data = _tensors(paths, args.q_weight)
     held = data["game"] % args.holdout == 0
     train = {k: v[~held] for k, v in data.items()}
     val = {k: v[held] for k, v in data.items()}
@@ -159,6 +205,10 @@ def main(argv: list[str] | None = None) -> int:
     steps = args.epochs * math.ceil(size / args.batch)
     print(f"{size} training examples, {len(val['obs'])} held out, {len(paths)} shards", flush=True)
     gen = torch.Generator().manual_seed(args.seed)
+    obs_maps, action_maps = (torch.as_tensor(m) for m in colour_maps())
+    if args.temperature != 1.0:
+        for part in (train, val):
+            part["visits"] = part["visits"] ** (1.0 / args.temperature)
     for _ in range(epoch):
         torch.randperm(size, generator=gen)  # the same order as an uninterrupted run
     while epoch < args.epochs:
@@ -170,13 +220,12 @@ def main(argv: list[str] | None = None) -> int:
             for group in opt.param_groups:  # cosine decay to a tenth
                 group["lr"] = args.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * step / steps)))
             idx = order[i : i + args.batch]
-            p, v, _ = losses(
-                net,
-                train["obs"][idx],
-                train["visits"][idx],
-                train["winner"][idx],
-                train["players"][idx],
-            )
+            obs, visits = train["obs"][idx], train["visits"][idx]
+            if not args.no_augment:  # each example with its colours renamed at random
+                k = torch.randint(len(obs_maps), (len(idx),), generator=gen)
+                obs = torch.gather(obs, 1, obs_maps[k])
+                visits = torch.gather(visits, 1, action_maps[k])
+            p, v, _ = losses(net, obs, visits, train["target"][idx], train["seats"][idx])
             loss = p.mean() + args.value_weight * v.mean()
             opt.zero_grad()
             loss.backward()

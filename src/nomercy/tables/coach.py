@@ -34,6 +34,7 @@ from typing import Any
 
 from nomercy.bots.ismcts_bot import ActionStats, ISMCTSBot
 from nomercy.bots.knowledge import read_view
+from nomercy.bots.registry import BEST, make_bot
 from nomercy.core.actions import Action, CallUno, Catch, Challenge, ChooseColour, Draw, Pass, Play
 from nomercy.core.base import Phase
 from nomercy.core.cards import COLOURS, Card, Colour, Kind, parse_card
@@ -183,9 +184,11 @@ class Coach:
             ``max_time`` does not cut the search short).
         iterations: search iterations per hint.
         max_time: the wall-clock cap of one search, in seconds.
+        bot: the search: ``"puct"`` (the default where numpy is installed:
+            :data:`~nomercy.bots.registry.BEST`) or ``"ismcts"``.
 
     Raises:
-        ValueError: a non-positive budget.
+        ValueError: a non-positive budget, or another bot.
     """
 
     def __init__(
@@ -194,18 +197,27 @@ class Coach:
         *,
         iterations: int = DEFAULT_ITERATIONS,
         max_time: float = DEFAULT_MAX_TIME,
+        bot: str = BEST,
     ) -> None:
+        if bot not in ("puct", "ismcts"):
+            raise ValueError(f"the coach searches with 'puct' or 'ismcts', not {bot!r}")
+        self.bot = bot
         self.seed = seed
         self.iterations = iterations
         self.max_time = max_time
         self._bot(seed)  # the search checks the budget: a bad one fails here, not at a hint
 
     def _bot(self, seed: int | None) -> ISMCTSBot:
-        return ISMCTSBot(
+        # The strongest bot's search (BEST: puct, or ismcts without numpy); both are
+        # ISMCTSBot and give the same root statistics.
+        bot = make_bot(
+            self.bot,
             seed=self.seed if seed is None else seed,
             iterations=self.iterations,
             max_time=self.max_time,
         )
+        assert isinstance(bot, ISMCTSBot)
+        return bot
 
     def estimates(
         self,
