@@ -126,11 +126,14 @@ def main(argv: list[str] | None = None) -> int:
         (args.seed, i, args.every, args.bot, args.iterations, args.coach) for i in range(args.games)
     ]
     rows: list[tuple[str, int, float, int]] = []
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for done, found in enumerate(pool.map(play, tasks), 1):
-            rows += found
-            if done % 20 == 0:
-                print(f"{done}/{args.games} games, {len(rows)} decisions", file=sys.stderr)
+    pool = ProcessPoolExecutor(max_workers=args.jobs) if args.jobs > 1 else None
+    results = pool.map(play, tasks) if pool else map(play, tasks)
+    for done, found in enumerate(results, 1):
+        rows += found
+        if done % 20 == 0:
+            print(f"{done}/{args.games} games, {len(rows)} decisions", file=sys.stderr)
+    if pool:
+        pool.shutdown()
     table = buckets(rows)
     brier = sum((r[2] - r[3]) ** 2 for r in rows) / len(rows)
     base = sum(r[3] for r in rows) / len(rows)

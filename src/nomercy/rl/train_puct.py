@@ -2,6 +2,7 @@
 
     python -m nomercy.rl.puct_data --out runs/puct/data --hours 1 --jobs 2   # the games
     python -m nomercy.rl.train_puct --data runs/puct/data --out runs/puct/net    # the net
+    python -m nomercy.rl.train_puct --plot runs/puct/net/log.jsonl --png curve.png
 
 The policy head learns the root visit distribution of each searched decision (cross-entropy
 over the ids the search considered), the value head the hand's winner (cross-entropy over
@@ -150,14 +151,40 @@ def _evaluate(net: Net, data: dict[str, torch.Tensor], batch: int = 4096) -> dic
     return {k: v / max(1, size) for k, v in total.items()}
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The command line (module docstring)."""
+def plot(log: Path, png: Path) -> None:
+    """The losses and the policy's top-1 agreement per epoch of ``log`` (a ``log.jsonl``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    epochs = [r["epoch"] for r in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+    for key, style in (("policy", "-"), ("value", "--")):
+        left.plot(epochs, [r[f"train_{key}"] for r in rows], style, label=f"{key}, training")
+        left.plot(epochs, [r[f"val_{key}"] for r in rows], style, label=f"{key}, held out")
+    left.set_xlabel("epoch")
+    left.set_ylabel("cross-entropy")
+    left.legend(fontsize=8)
+    right.plot(epochs, [r["train_top1"] for r in rows], label="training")
+    right.plot(epochs, [r["val_top1"] for r in rows], label="held out")
+    right.set_xlabel("epoch")
+    right.set_ylabel("top-1 = most visited")
+    right.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m nomercy.rl.train_puct",
         description="Train the puct bot's policy-value network on self-play shards.",
     )
-    parser.add_argument("--data", type=Path, required=True, help="the shard directory")
-    parser.add_argument("--out", type=Path, required=True, help="the run directory")
+    parser.add_argument("--data", type=Path, help="the shard directory")
+    parser.add_argument("--out", type=Path, help="the run directory")
+    parser.add_argument("--plot", type=Path, help="plot this log.jsonl instead of training")
+    parser.add_argument("--png", type=Path, help="with --plot: the picture to write")
     parser.add_argument("--hidden", default="256,256", help="hidden layer widths")
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--batch", type=int, default=512)
@@ -178,7 +205,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--temperature", type=float, default=1.0, help="policy target: visits ** (1 / T)"
     )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line (module docstring)."""
+    parser = _parser()
     args = parser.parse_args(argv)
+    if args.plot:
+        plot(args.plot, args.png or args.plot.with_suffix(".png"))
+        return 0
+    if args.data is None or args.out is None:
+        parser.error("--data and --out are required to train")
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     paths = sorted(args.data.glob("shard-*.npz"))
