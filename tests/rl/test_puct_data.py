@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from nomercy import Game, new_game
 from nomercy.bots import make_bot
@@ -57,6 +58,9 @@ def test_shards_resume_and_are_the_same_whoever_writes_them(tmp_path: Path) -> N
     one, two = load_shards([first[1]]), load_shards([b / "shard-00001.npz"])
     for x, y in zip(one, two, strict=True):
         assert np.array_equal(x, y)
+    # A resumed run with other settings would mix two data sets: refused.
+    with pytest.raises(SystemExit):
+        main(["--out", str(a), "--shards", "3", "--iterations", "5"])
     both = load_shards(first)
     assert set(both.game.tolist()) <= set(range(2 * SHARD_GAMES))
     assert both.obs.shape[1] == OBS_SIZE and both.visits.shape[1] == NUM_ACTIONS
@@ -105,3 +109,11 @@ def test_colour_maps_are_the_observations_and_ids_of_renamed_positions() -> None
                     checked += 1
                 g.apply(next_action(g, bots))
     assert checked > 100
+
+
+def test_puct_can_be_the_teacher() -> None:
+    rows = play_game(3, 2, iterations=6, teacher="puct")
+    assert rows
+    # puct's first iteration evaluates the root, which no child's visits count.
+    assert all(sum(r.visits.values()) == 5 for r in rows)
+    assert all(0.0 <= r.q <= 1.0 for r in rows)

@@ -1,6 +1,7 @@
 """Self-play data for the ``puct`` bot's network: ISMCTS games with their search statistics.
 
-Every seat of a game is today's ``ismcts`` bot. At each decision it searches, the position is
+Every seat of a game is today's ``ismcts`` bot (``--teacher puct``: the ``puct`` bot, for a
+second round of expert iteration). At each decision it searches, the position is
 kept as a training example: the searching seat's observation (the ``neural`` bot's input,
 :class:`~nomercy.bots.neural_features.FeatureEncoder`, from its view alone), the search's
 visits of each root action (the policy target; the ids of :mod:`nomercy.core.ids`) and,
@@ -35,6 +36,7 @@ from nomercy.arena.seeds import derive_seed
 from nomercy.bots.driver import Driver
 from nomercy.bots.ismcts_bot import ISMCTSBot
 from nomercy.bots.neural_features import NUM_ACTIONS, OBS_SIZE, FeatureEncoder
+from nomercy.bots.registry import make_bot
 from nomercy.core.cards import ALL_CODES, COLOURS, Card
 from nomercy.core.game import Game, new_game
 from nomercy.core.ids import (
@@ -125,15 +127,20 @@ class Example(NamedTuple):
     q: float
 
 
-def play_game(master: int, index: int, iterations: int) -> list[Example]:
-    """Play game ``index`` with ``ismcts`` at every seat; its examples."""
+#: The searching bots self-play can use (each an ISMCTSBot with ``root_visits``).
+TEACHERS: Final = ("ismcts", "puct")
+
+
+def play_game(master: int, index: int, iterations: int, teacher: str = "ismcts") -> list[Example]:
+    """Play game ``index`` with ``teacher`` (:data:`TEACHERS`) at every seat; its examples."""
     table = table_for(master, index)
     n = table.players
     game = new_game(n, rules=table.preset, seed=derive_seed(master, "game", index))
-    bots = [
-        ISMCTSBot(seed=derive_seed(master, "bot", index, s), iterations=iterations)
-        for s in range(n)
-    ]
+    bots = []
+    for s in range(n):
+        bot = make_bot(teacher, seed=derive_seed(master, "bot", index, s), iterations=iterations)
+        assert isinstance(bot, ISMCTSBot)
+        bots.append(bot)
     driver = Driver(bots)
     encoder = FeatureEncoder(game.rules, n)
     rows: list[tuple[npt.NDArray[np.float32], dict[int, int], int, float]] = []
@@ -160,12 +167,12 @@ def play_game(master: int, index: int, iterations: int) -> list[Example]:
     ]
 
 
-def play_shard(master: int, shard: int, iterations: int, out: Path) -> int:
+def play_shard(master: int, shard: int, iterations: int, out: Path, teacher: str = "ismcts") -> int:
     """Play shard ``shard``'s games and write ``out/shard-NNNNN.npz``; its example count."""
     rows: list[Example] = []
     games: list[int] = []
     for index in range(shard * SHARD_GAMES, (shard + 1) * SHARD_GAMES):
-        found = play_game(master, index, iterations)
+        found = play_game(master, index, iterations, teacher)
         rows += found
         games += [index] * len(found)
     size = len(rows)
@@ -188,6 +195,7 @@ def play_shard(master: int, shard: int, iterations: int, out: Path) -> int:
             game=np.array(games, dtype=np.int32),
             q=np.array([r.q for r in rows], dtype=np.float32),
             meta=np.array([master, iterations], dtype=np.int64),
+            teacher=np.array(teacher),
         )
     os.replace(tmp, path)  # a shard on disk is always whole
     return size
@@ -262,6 +270,18 @@ def load_shards(paths: list[Path]) -> Shard:
     return Shard(*(np.concatenate(parts[k]) for k in Shard._fields))
 
 
+def _other_settings(out: Path, master: int, iterations: int, teacher: str) -> str:
+    """The settings of a shard in ``out`` that differ from these, or "" (a resumed run must
+    not mix its shards with another's)."""
+    for path in sorted(out.glob("shard-*.npz"))[:1]:
+        with np.load(path, allow_pickle=False) as data:
+            seed, its = (int(x) for x in data["meta"])
+            who = str(data["teacher"]) if "teacher" in data else "ismcts"
+        if (seed, its, who) != (master, iterations, teacher):
+            return f"{path.name}: --seed {seed} --iterations {its} --teacher {who}"
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line (module docstring)."""
     parser = argparse.ArgumentParser(
@@ -270,13 +290,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, required=True, help="the shard directory")
     parser.add_argument("--seed", type=int, default=0, help="the master seed")
-    parser.add_argument("--iterations", type=int, default=400, help="ismcts iterations")
+    parser.add_argument("--iterations", type=int, default=400, help="the teacher's iterations")
+    parser.add_argument(
+        "--teacher", choices=TEACHERS, default="ismcts", help="the bot at every seat"
+    )
     parser.add_argument("--shards", type=int, default=1000, help="shards to have at the end")
     parser.add_argument("--first", type=int, default=0, help="the first shard index")
     parser.add_argument("--hours", type=float, default=0.0, help="stop after this long (0: none)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    mixed = _other_settings(args.out, args.seed, args.iterations, args.teacher)
+    if mixed:
+        parser.error(f"{args.out} holds shards of other settings ({mixed}): use another --out")
     todo = [
         k
         for k in range(args.first, args.first + args.shards)
@@ -293,7 +319,9 @@ def main(argv: list[str] | None = None) -> int:
                 k = next(queue, None)
                 if k is None:
                     break
-                pending[pool.submit(play_shard, args.seed, k, args.iterations, args.out)] = k
+                pending[
+                    pool.submit(play_shard, args.seed, k, args.iterations, args.out, args.teacher)
+                ] = k
             if not pending:
                 break
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
