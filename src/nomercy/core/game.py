@@ -1110,10 +1110,11 @@ class Game:
         r = self.rules
         seven_zero = not self._classic or r.classic_seven_zero
         exchanged = False
-        # Who plays next (NM-22..NM-31, CL-6, A29): one rule, read by the view too.
-        turn, self.direction = turn_after_play(
-            r, card, seat, self.direction, self.out, self._two_player(), False
-        )
+        # Who plays next (NM-22..NM-31, CL-6, A29): one rule, read by the view too. Here only
+        # a Reverse reads the two-player test (a Draw Card went to _open_stack), so only it
+        # pays for the call.
+        two = kind is K_REVERSE and self._two_player()
+        turn, self.direction = turn_after_play(r, card, seat, self.direction, self.out, two, False)
         if kind is K_NUMBER:
             if seven_zero and card.number == 7 and target is not None:
                 self._swap(seat, target)

@@ -418,7 +418,7 @@ def aim_penalty(
     return q, direction, aim
 
 
-def _after(seat: int, direction: int, out: Sequence[bool]) -> int:
+def _after(seat: int, direction: int, out: list[bool]) -> int:
     """RULES.md §2 ``next``: the first active seat after ``seat`` in ``direction``."""
     n = len(out)
     q = (seat + direction) % n
@@ -432,7 +432,7 @@ def turn_after_play(
     card: Card,
     seat: int,
     direction: int,
-    out: Sequence[bool],
+    out: list[bool],
     two_player: bool,
     stacked: bool,
 ) -> tuple[int, int]:
@@ -465,12 +465,14 @@ def turn_after_play(
     >>> turn_after_play(rules, Card("RS"), 0, 1, [False, False, True, False], False, False)
     (3, 1)
     """
+    kind = card.kind
+    if kind is K_NUMBER:  # the most frequent play first
+        return _after(seat, direction, out), direction
     if card.draw_value:
         target, direction, _ = aim_penalty(
             rules, card, seat, direction, out, two_player, stacked, False
         )
         return target, direction
-    kind = card.kind
     if kind is K_REVERSE:
         direction = -direction
         if two_player and not stacked:
@@ -484,7 +486,7 @@ def turn_after_play(
     return _after(seat, direction, out), direction
 
 
-def turn_after_resolution(seat: int, direction: int, out: Sequence[bool]) -> int:
+def turn_after_resolution(seat: int, direction: int, out: list[bool]) -> int:
     """The seat that plays after ``seat`` absorbs a penalty (NM-17, CL-6) or reveals for a
     Roulette (NM-30): ``seat`` loses its turn, and ``next(seat)`` plays (the engine's
     ``Game._absorb`` and ``Game._reveal`` pass the turn with it).
@@ -495,7 +497,7 @@ def turn_after_resolution(seat: int, direction: int, out: Sequence[bool]) -> int
     return _after(seat, direction, out)
 
 
-def zero_pass_giver(seat: int, direction: int, out: Sequence[bool]) -> int:
+def zero_pass_giver(seat: int, direction: int, out: list[bool]) -> int:
     """NM-29, A26: the seat whose hand ``seat`` receives in a 0-pass, every active hand
     passing to the next active seat in ``direction``: the previous active seat.
 
@@ -529,11 +531,17 @@ def cards_shed(rules: RuleSet, hand: Sequence[Card], card: Card, phase: Phase) -
     ):
         return [card]
     colour = card.colour
-    others = [c for c in hand if c.colour is colour]
-    others.remove(card)  # one copy: the card played (cards are shared objects)
-    if others and not on_top and rules.discard_all_mode != "bury_no_effects":
+    shed = [card]
+    played = False  # one copy is the card played (cards are shared objects)
+    for c in hand:
+        if c.colour is colour:
+            if c is card and not played:
+                played = True
+            else:
+                shed.append(c)
+    if len(shed) > 1 and not on_top and rules.discard_all_mode != "bury_no_effects":
         return [card]
-    return [card, *others]
+    return shed
 
 
 def stack_threshold(g: Game) -> int | None:
