@@ -296,9 +296,11 @@ class PlayerView(NamedTuple):
         - A09 ``optional_subset``: a card buried under the Discard All has no effect.
 
         ``None`` when the play empties the hand (NM-38: the hand ends, or under A16
-        ``resolve_effects`` its effect resolves first). A knock-out (NM-33) of the seat
-        that absorbs or reveals does not change the answer; a stack answered with another
-        Draw Card does.
+        ``resolve_effects`` its effect resolves first). It assumes the seats stay as they
+        are: a knock-out in between (NM-33, e.g. of the seat that absorbs) or a stack
+        answered with another Draw Card may give the turn elsewhere
+        (``tests/core/test_turn_after_play.py`` compares it with the engine on every
+        other play of random games).
 
         >>> from nomercy import Card, new_game
         >>> v = new_game(2, seed=1).view(0)
