@@ -5,8 +5,10 @@ environments, the arena, the CLI, the terminal app, the web) reads ``view.hand``
 ``view["hand"]``, and never the engine's bookkeeping; asks seats in ``decision_order``'s order
 instead of a loop of its own; compares event kinds with
 ``EventKind``; and take the two-player test, the next seat and the stack's floor from the
-engine (``view.two_player``, ``view.seat_after``, ``legality.answers_stack``, and who a
-Draw Card's penalty hits from ``view.penalty_target``).
+engine (``view.two_player``, ``view.seat_after``, ``legality.answers_stack``, who a
+Draw Card's penalty hits from ``view.penalty_target``, who plays after a card from
+``view.seat_after_play``, whose hand a 0 passes from ``view.zero_pass_giver`` and what a
+Discard All sheds from ``view.cards_shed``).
 """
 
 from __future__ import annotations
@@ -46,6 +48,26 @@ FORBIDDEN = {
     "a stack floor or follow-up of its own (NM-18, legality.answers_stack)": re.compile(
         r"\.draw_value\s*(>=\s*(\d|\w+\.draw_value\b)|>\s*[1-9])"
     ),
+    "the previous seat by hand (NM-25, NM-29: view.seat_after_play, view.zero_pass_giver)": (
+        re.compile(r"(?<![\w.])-\s*(?:\w+\.)*direction\b")
+    ),
+    "an extra turn by hand (NM-23, NM-25, NM-26, A29: view.seat_after_play)": re.compile(
+        r"\btwo\w*\b[^\n]*Kind\.(SKIP|REVERSE)|Kind\.(SKIP|REVERSE)\w*\b[^\n]*\btwo\b"
+    ),
+    "A09 read from the options (view.cards_shed)": re.compile(r"\.discard_all_mode\b"),
+}
+
+#: Modules another engineer owns this session that still restate a rule the view now
+#: answers: each named rule must still be found there (the test below fails once it is not,
+#: so the exemption goes with the restatement), and nothing else.
+PENDING: dict[str, set[str]] = {
+    # The lead's coach (session 12): PlayerView.zero_pass_giver for its 0-pass giver and
+    # PlayerView.seat_after_play for "again" replace these at the merge.
+    "tables/coach.py": {
+        "the previous seat by hand (NM-25, NM-29: view.seat_after_play, view.zero_pass_giver)",
+        "an extra turn by hand (NM-23, NM-25, NM-26, A29: view.seat_after_play)",
+        "a Discard All's shedding counted by hand (NM-27: view.cards_shed)",
+    },
 }
 
 #: A Wild Reverse +4 named in code (its kind, or its code compared) ...
@@ -54,6 +76,11 @@ WILD_REVERSE = re.compile(r"WILD_REVERSE_DRAW_FOUR|_WRD4\b|[=!]=\s*[\"']WR\+4[\"
 #: A29): the engine aims it (``PlayerView.penalty_target``, ``legality.aim_penalty``).
 AIM_FACTS = re.compile(r"direction|seat_after\(|next_seat\(|two_player|\.two\b|\btwo\b")
 AIM_LINES = 3
+#: A Discard All named in code within AIM_LINES lines of a colour match against the card
+#: played: its shedding counted by hand (NM-27, A09), not by ``PlayerView.cards_shed``.
+DISCARD_ALL = re.compile(r"\bDISCARD_ALL\b")
+SAME_COLOUR = re.compile(r"\.colour is (not )?card\.colour\b")
+SHEDDING = "a Discard All's shedding counted by hand (NM-27: view.cards_shed)"
 
 
 def restatements(source: str) -> list[str]:
@@ -72,13 +99,26 @@ def restatements(source: str) -> list[str]:
                 found.append(
                     f"a Wild Reverse +4's target aimed by hand (NM-24): line {i + 1}: {near!r}"
                 )
+        if DISCARD_ALL.search(line):
+            window = lines[max(0, i - AIM_LINES) : i + AIM_LINES + 1]
+            near = [w.strip() for w in window if SAME_COLOUR.search(w)]
+            if near:
+                found.append(f"{SHEDDING}: line {i + 1}: {near!r}")
     return found
+
+
+def _rule(found: str) -> str:
+    """The rule a finding of :func:`restatements` names (the text before its line)."""
+    return found.split(": line ")[0]
 
 
 @pytest.mark.parametrize("path", READERS, ids=lambda p: str(p.relative_to(SRC)))
 def test_the_reader_uses_the_typed_view_and_the_engines_rules(path: Path) -> None:
     found = restatements(path.read_text(encoding="utf-8"))
-    assert not found, found
+    pending = PENDING.get(path.relative_to(SRC).as_posix(), set())
+    assert not [f for f in found if _rule(f) not in pending], found
+    # An exemption lasts as long as the restatement it names (then delete it from PENDING).
+    assert pending <= {_rule(f) for f in found}, (pending, found)
 
 
 #: The shells' own aims of a Wild Reverse +4's penalty and follow-up tests, as they stood
@@ -104,6 +144,31 @@ OLD_AIMS = [
         direction = -direction
     victim = view.seat_after(seat, direction)""",
 ]
+
+#: The shells' own turn orders and Discard All counts, as they stood before
+#: ``PlayerView.seat_after_play``, ``zero_pass_giver`` and ``cards_shed`` (commit d8850a4).
+OLD_SEAMS = [
+    # heuristic_bot._play_score: NM-25 and NM-29
+    "                prev = ctx.next_seat(ctx.seat, -ctx.direction)",
+    "            if ctx.two or kind is Kind.SKIP_EVERYONE:",
+    # advice.consequences and coach._play_reason: NM-29
+    "        giver = view.seat_after(seat, -view.direction)",
+    "        giver = view.seat_after(seat, -direction)",
+    "    if card.kind is Kind.SKIP_EVERYONE or (two and card.kind in (Kind.SKIP, Kind.REVERSE)):",
+    # greedy_bot._remaining and _best_play, heuristic_bot._remaining, advice: NM-27, A09
+    """if card.kind is Kind.DISCARD_ALL and (phase is Phase.PLAY or phase is Phase.PLAY_DRAWN):
+    return len(hand) - sum(1 for c in hand if c.colour is card.colour)""",
+    """            if card.kind is Kind.DISCARD_ALL and not stacking:
+                points = sum(c.points for c in hand if c.colour is card.colour)""",
+    """            if ctx.rules.discard_all_mode == "bury_no_effects":""",
+    """    elif card.kind is Kind.DISCARD_ALL and not stacking and no_mercy:
+        same = [c for c in rest if c.colour is card.colour]""",
+]
+
+
+@pytest.mark.parametrize("snippet", OLD_SEAMS)
+def test_the_old_turn_orders_and_discard_all_counts_are_caught(snippet: str) -> None:
+    assert restatements(snippet)
 
 
 @pytest.mark.parametrize("snippet", OLD_AIMS)

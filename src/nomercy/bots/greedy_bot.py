@@ -101,12 +101,9 @@ class GreedyBot:
 
     # ------------------------------------------------------------------ helpers
     def _remaining(self, view: PlayerView, hand: list[Card], action: Play) -> int:
-        """Cards left in hand once ``action`` is played (a Discard All sheds its colour)."""
-        card = action.card
-        phase = view.phase
-        if card.kind is Kind.DISCARD_ALL and (phase is Phase.PLAY or phase is Phase.PLAY_DRAWN):
-            return len(hand) - sum(1 for c in hand if c.colour is card.colour)
-        return len(hand) - 1
+        """Cards left in hand once ``action`` is played: the engine says what the play sheds
+        (a Discard All its colour, NM-27, A09: :meth:`PlayerView.cards_shed`)."""
+        return len(hand) - len(view.cards_shed(action.card))
 
     def _best_play(self, view: PlayerView, hand: list[Card], plays: list[Play]) -> Play:
         players = view.players
@@ -130,8 +127,8 @@ class GreedyBot:
             )
             # Wild draw cards are the best stack answers (NM-18): keep them unless they kill.
             hold = not stacking and card.is_wild and bool(card.draw_value)
-            if card.kind is Kind.DISCARD_ALL and not stacking:
-                points = sum(c.points for c in hand if c.colour is card.colour)
+            if card.kind is Kind.DISCARD_ALL:
+                points = sum(c.points for c in view.cards_shed(card))  # NM-27
             else:
                 points = card.points
             keep = sum(1 for c in hand if card.colour is not None and c.colour is card.colour)

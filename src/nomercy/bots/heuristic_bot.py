@@ -106,9 +106,7 @@ class _Context:
         self.n = len(self.players)
         self.active: list[int] = [p.seat for p in self.players if not p.out]
         self.n_active = len(self.active)
-        self.direction: int = view.direction
         self.sizes: list[int] = [p.hand_size for p in self.players]
-        self.two = view.two_player  # NM-15, A29: the engine says when the two-player rules apply
         # NM-33: knocking out the last opponent wins the hand; one of several, less.
         self.knockout = _KNOCKOUT if self.n_active == 2 else _KNOCKS_ONE
         me = self.players[self.seat].mercy_distance
@@ -116,6 +114,11 @@ class _Context:
         self.next_seat = view.seat_after  # RULES.md §2 "next": the engine's, not ours
         # NM-16, NM-24, A28: who a Draw Card's penalty hits, aimed by the engine.
         self.target = view.penalty_target
+
+    def plays_again(self, card: Card) -> bool:
+        """Whether our next turn follows ``card`` (NM-23, NM-25, NM-26, two-player Draw Cards
+        and Roulette: :meth:`~nomercy.core.views.PlayerView.seat_after_play`)."""
+        return self.view.seat_after_play(card) == self.seat
 
     def hits_self(self, card: Card, *, stacked: bool | None = None) -> bool:
         """Whether ``card``'s penalty would hit its own player (NM-24, A28: the engine's
@@ -456,15 +459,11 @@ class HeuristicBot:
         return self._variant(ctx, by_card[card])
 
     def _remaining(self, ctx: _Context, card: Card) -> list[Card]:
-        """The hand once ``card`` is played (a Discard All sheds its colour, NM-27)."""
+        """The hand once ``card`` is played: the engine says what the play sheds (a Discard
+        All its colour, NM-27, A09: :meth:`~nomercy.core.views.PlayerView.cards_shed`)."""
         rest = list(ctx.hand)
-        rest.remove(card)
-        phase = ctx.view.phase
-        if card.kind is Kind.DISCARD_ALL and (phase is Phase.PLAY or phase is Phase.PLAY_DRAWN):
-            if ctx.rules.discard_all_mode == "bury_no_effects":
-                rest = [c for c in rest if c.colour is not card.colour]
-        elif phase is Phase.DISCARD_ALL_TOP:
-            rest = [c for c in rest if c.colour is not card.colour]
+        for c in ctx.view.cards_shed(card):
+            rest.remove(c)
         return rest
 
     def _play_score(self, ctx: _Context, card: Card, variants: list[Play]) -> float:
@@ -523,12 +522,12 @@ class HeuristicBot:
                 answer = ctx.answer_probability(victim, floor, card)
                 # Unanswered, the victim takes the cards and (two players) we play again.
                 gain = _ATTACK * card.draw_value + 12.0 * ctx.threat(victim)
-                if ctx.two:
+                if ctx.plays_again(card):
                     gain += _EXTRA_TURN
                 attack = (1.0 - answer) * gain
                 score += attack + self._victim_bonus(ctx, victim, card.draw_value)
         elif kind in (Kind.SKIP, Kind.REVERSE, Kind.SKIP_EVERYONE):
-            if ctx.two or kind is Kind.SKIP_EVERYONE:
+            if ctx.plays_again(card):
                 # Another turn at once: a free shed when a follow-up is in hand.
                 again = any(
                     c.is_wild or c.colour is card.colour or c.kind is card.kind for c in rest
@@ -537,7 +536,8 @@ class HeuristicBot:
             elif kind is Kind.SKIP:
                 score += 6.0 * ctx.threat(nxt)  # the next player loses a turn (NM-23)
             else:  # NM-25: the previous player plays instead of the next one
-                prev = ctx.next_seat(ctx.seat, -ctx.direction)
+                prev = ctx.view.seat_after_play(card)
+                assert prev is not None  # the hand goes on (``rest`` is not empty)
                 score += 6.0 * (ctx.threat(nxt) - ctx.threat(prev))
         elif kind is Kind.WILD_COLOUR_ROULETTE:
             # NM-30: an attack nobody can stack; the victim names its best colour, so it
@@ -545,7 +545,7 @@ class HeuristicBot:
             victim = nxt
             reveal = sum(ctx.k.unseen.values()) / max(1, max(ctx.k.unseen_of(c) for c in COLOURS))
             gain = _ATTACK * reveal + 12.0 * ctx.threat(victim)
-            if ctx.two:
+            if ctx.plays_again(card):
                 gain += _EXTRA_TURN  # with two players the Roulette's player goes again
             if ctx.distance(victim) <= reveal + 1:
                 gain += 10.0
@@ -560,7 +560,7 @@ class HeuristicBot:
             score += 10.0 * gain * urgency
         elif seven_zero and card.number == 0:
             # NM-29: we pass ``rest`` on and receive the previous player's hand.
-            prev = ctx.next_seat(ctx.seat, -ctx.direction)
+            prev = ctx.view.zero_pass_giver()
             gain = _weight(rest) - ctx.hand_weight(prev)
             score += 10.0 * gain * urgency
         return score

@@ -88,6 +88,8 @@ from nomercy.core.legality import (
     compute_legal,
     playable_flags,
     tables,
+    turn_after_play,
+    turn_after_resolution,
     wild_draw_allowed,
 )
 from nomercy.core.redeal import Redealer, view_position
@@ -1085,13 +1087,11 @@ class Game:
             self._open_stack(seat, card)
             return False
         if stacking:  # A07 deflection with a Skip or Reverse
-            if kind is K_REVERSE:
-                self.direction = -self.direction
-                self.turn = self._next(seat)
-                rule = "sends the penalty back"
-            else:  # the Skip skips its player out of the penalty: the next player faces it
-                self.turn = self._next(seat)
-                rule = "passes the penalty on"
+            # The Skip skips its player out of the penalty: the next player faces it.
+            self.turn, self.direction = turn_after_play(
+                self.rules, card, seat, self.direction, self.out, False, True
+            )
+            rule = "sends the penalty back" if kind is K_REVERSE else "passes the penalty on"
             self.phase = STACK_OR_ABSORB
             self._emit(
                 EK.DEFLECT,
@@ -1110,6 +1110,11 @@ class Game:
         r = self.rules
         seven_zero = not self._classic or r.classic_seven_zero
         exchanged = False
+        # Who plays next (NM-22..NM-31, CL-6, A29): one rule, read by the view too. Here only
+        # a Reverse reads the two-player test (a Draw Card went to _open_stack), so only it
+        # pays for the call.
+        two = kind is K_REVERSE and self._two_player()
+        turn, self.direction = turn_after_play(r, card, seat, self.direction, self.out, two, False)
         if kind is K_NUMBER:
             if seven_zero and card.number == 7 and target is not None:
                 self._swap(seat, target)
@@ -1117,24 +1122,22 @@ class Game:
             elif seven_zero and card.number == 0:
                 self._pass_hands(seat)
                 exchanged = True
-            self.turn = self._next(seat)
+            self.turn = turn
         elif kind is K_SKIP:
             skipped = self._next(seat)
-            self.turn = self._next(skipped)
+            self.turn = turn
             rule = "CL-6" if self._classic else "NM-23"
             self._emit(EK.SKIP, ("{} is skipped [{}]", self.names[skipped], rule), skipped)
         elif kind is K_REVERSE:
-            self.direction = -self.direction
             rule = "CL-12" if self._classic else "NM-25"
-            if self._two_player():
-                self.turn = seat
+            self.turn = turn
+            if turn == seat:
                 self._emit(
                     EK.REVERSE,
                     ("Direction reverses; with two players {} plays again [{}]", name, rule),
                     seat,
                 )
             else:
-                self.turn = self._next(seat)
                 self._emit(
                     EK.REVERSE,
                     (
@@ -1145,14 +1148,14 @@ class Game:
                     seat,
                 )
         elif kind is K_SKIP_EVERYONE:
-            self.turn = seat
+            self.turn = turn
             self._emit(
                 EK.SKIP_EVERYONE,
                 ("Everyone else is skipped; {} takes another full turn [NM-26]", name),
                 seat,
             )
         elif kind is K_WILD_COLOUR_ROULETTE:
-            victim = self._next(seat)
+            victim = turn
             if r.roulette_chooser == "player":
                 assert colour is not None
                 self.roulette_colour = colour
@@ -1182,7 +1185,7 @@ class Game:
                     victim,
                 )
         else:  # other numbers, Discard All, a plain Wild
-            self.turn = self._next(seat)
+            self.turn = turn
         return exchanged
 
     def _open_stack(self, seat: int, card: Card) -> None:
@@ -1258,7 +1261,7 @@ class Game:
         if not knocked and self._immediate() and self._over_limit(seat):
             knocked = True
         self.phase = PLAY
-        self.turn = self._next(seat)
+        self.turn = turn_after_resolution(seat, self.direction, self.out)  # NM-17
         if knocked:
             self._knock_out(seat)
         if self.phase is not OVER:
@@ -1480,7 +1483,7 @@ class Game:
         if not knocked and self._immediate() and self._over_limit(victim):
             knocked = True
         self.phase = PLAY
-        self.turn = self._next(victim)
+        self.turn = turn_after_resolution(victim, self.direction, self.out)  # NM-30
         win = self.pending_win
         if knocked:
             self._knock_out(victim, end_if_one=win is None)

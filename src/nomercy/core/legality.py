@@ -20,6 +20,7 @@ from nomercy.core.base import (
     K_NUMBER,
     K_REVERSE,
     K_SKIP,
+    K_SKIP_EVERYONE,
     K_WILD_COLOUR_ROULETTE,
     K_WILD_DRAW_FOUR,
     K_WILD_REVERSE_DRAW_FOUR,
@@ -28,6 +29,7 @@ from nomercy.core.base import (
     PLAY_DRAWN,
     ROULETTE_COLOUR,
     STACK_OR_ABSORB,
+    Phase,
 )
 from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour
 from nomercy.core.ids import (
@@ -55,15 +57,19 @@ __all__ = [
     "aim_penalty",
     "answering_flags",
     "answers_stack",
+    "cards_shed",
     "compute_legal",
     "is_playable",
     "playable_flags",
     "stack_floor_after",
     "stack_threshold",
     "tables",
+    "turn_after_play",
+    "turn_after_resolution",
     "uno_due",
     "variants",
     "wild_draw_allowed",
+    "zero_pass_giver",
 ]
 
 ALL_CARDS: Final[tuple[Card, ...]] = tuple(Card(code) for code in ALL_CODES)
@@ -412,6 +418,132 @@ def aim_penalty(
     return q, direction, aim
 
 
+def _after(seat: int, direction: int, out: list[bool]) -> int:
+    """RULES.md §2 ``next``: the first active seat after ``seat`` in ``direction``."""
+    n = len(out)
+    q = (seat + direction) % n
+    while out[q]:
+        q = (q + direction) % n
+    return q
+
+
+def turn_after_play(
+    rules: RuleSet,
+    card: Card,
+    seat: int,
+    direction: int,
+    out: list[bool],
+    two_player: bool,
+    stacked: bool,
+) -> tuple[int, int]:
+    """The seat the engine asks next once ``seat`` has played ``card`` (not its last card),
+    and the direction after the play, as ``(seat, direction)``.
+
+    The engine passes the turn with it (``Game._resolve``) and
+    :meth:`PlayerView.seat_after_play <nomercy.core.views.PlayerView.seat_after_play>` reads
+    it, so no shell restates who plays after a card. ``out`` marks the seats knocked out;
+    ``two_player`` is whether the two-player rules apply (A29); ``stacked``: the card goes
+    onto a pending penalty (NM-18; a Skip or Reverse there deflects it, A07).
+
+    - A Draw Card: the seat that faces its penalty (:func:`aim_penalty`: NM-16, NM-24, A28).
+    - A07 deflection: the next seat (a Reverse first reverses the direction).
+    - NM-23 Skip: ``next(next(p))``, which with two players is ``p`` itself.
+    - NM-25 Reverse: the direction reverses and ``next(p)`` in the new one plays; with two
+      players (A29) ``p`` plays again.
+    - NM-26 Skip Everyone: ``p`` takes another turn.
+    - NM-30 Wild Colour Roulette: the victim ``next(p)``, who names the colour (A20
+      ``"player"``: who reveals at once; the turn then passes on, see
+      :func:`turn_after_resolution`).
+    - Anything else (NM-22 numbers, NM-27 Discard All, NM-29 0, NM-31 7, a Wild): ``next(p)``.
+
+    >>> from nomercy import Card, make_rules
+    >>> rules = make_rules("no-mercy")
+    >>> turn_after_play(rules, Card("RR"), 0, 1, [False] * 3, False, False)
+    (2, -1)
+    >>> turn_after_play(rules, Card("RR"), 0, 1, [False] * 2, True, False)
+    (0, -1)
+    >>> turn_after_play(rules, Card("RS"), 0, 1, [False, False, True, False], False, False)
+    (3, 1)
+    """
+    kind = card.kind
+    if kind is K_NUMBER:  # the most frequent play first
+        return _after(seat, direction, out), direction
+    if card.draw_value:
+        target, direction, _ = aim_penalty(
+            rules, card, seat, direction, out, two_player, stacked, False
+        )
+        return target, direction
+    if kind is K_REVERSE:
+        direction = -direction
+        if two_player and not stacked:
+            return seat, direction
+    elif stacked:  # A07: the Skip skips its player out of the penalty
+        pass
+    elif kind is K_SKIP:
+        return _after(_after(seat, direction, out), direction, out), direction
+    elif kind is K_SKIP_EVERYONE:
+        return seat, direction
+    return _after(seat, direction, out), direction
+
+
+def turn_after_resolution(seat: int, direction: int, out: list[bool]) -> int:
+    """The seat that plays after ``seat`` absorbs a penalty (NM-17, CL-6) or reveals for a
+    Roulette (NM-30): ``seat`` loses its turn, and ``next(seat)`` plays (the engine's
+    ``Game._absorb`` and ``Game._reveal`` pass the turn with it).
+
+    >>> turn_after_resolution(1, 1, [False] * 2)
+    0
+    """
+    return _after(seat, direction, out)
+
+
+def zero_pass_giver(seat: int, direction: int, out: list[bool]) -> int:
+    """NM-29, A26: the seat whose hand ``seat`` receives in a 0-pass, every active hand
+    passing to the next active seat in ``direction``: the previous active seat.
+
+    >>> zero_pass_giver(0, 1, [False, False, True, False])
+    3
+    """
+    return _after(seat, -direction, out)
+
+
+def cards_shed(rules: RuleSet, hand: Sequence[Card], card: Card, phase: Phase) -> list[Card]:
+    """The cards that leave ``hand`` when its holder plays ``card`` (in ``hand``) in
+    ``phase``, ``card`` first, as the engine applies the play (``Game._play_card``).
+
+    NM-7: the card alone, except for a Discard All played by matching (phase ``play`` or
+    ``play_drawn``; stacked, A07, it is one card), which sheds every other card of its colour
+    with it (NM-27; wilds have no colour and stay). Under A09 ``choose_top_and_fire`` and
+    ``optional_subset`` a Discard All that leaves other cards of its colour sheds only itself
+    now: the engine asks next (phases ``discard_all_top``, ``discard_all_subset``) which go.
+    In phase ``discard_all_top`` the chosen card goes on top with every other card of its
+    colour under it; in ``discard_all_subset`` each play sheds one card.
+
+    >>> from nomercy import Card, make_rules
+    >>> from nomercy.core.base import Phase
+    >>> hand = [Card("RDA"), Card("R5"), Card("B5"), Card("W+6"), Card("R+2")]
+    >>> [c.code for c in cards_shed(make_rules("no-mercy"), hand, hand[0], Phase.PLAY)]
+    ['RDA', 'R5', 'R+2']
+    """
+    on_top = phase is DISCARD_ALL_TOP
+    if not on_top and (
+        card.kind is not K_DISCARD_ALL or not (phase is PLAY or phase is PLAY_DRAWN)
+    ):
+        return [card]
+    colour = card.colour
+    shed = [card]
+    played = False  # one copy is the card played (cards are shared objects)
+    for c in hand:
+        if c.colour is colour:
+            if c is card and not played:
+                played = True
+            else:
+                shed.append(c)
+    if len(shed) > 1 and not on_top and rules.discard_all_mode != "bury_no_effects":
+        return [card]
+    return shed
+
+
 def stack_threshold(g: Game) -> int | None:
     """NM-18 / A04: the smallest draw value a card needs to be stacked on the pending penalty
     (the last card's value, or the running total), ``None`` when no card may be stacked: a
@@ -473,10 +605,10 @@ def variants(
         for c in hand:
             if c.colour is colour:
                 same += 1
-        if on_da or r.discard_all_mode == "bury_no_effects" or same == 1:
-            remaining = len(hand) - same
-        else:
-            remaining = -1  # a Discard All choice follows; UNO is called there
+        # NM-27, A09: what the play sheds (played by matching, or chosen to go on top).
+        shed = len(cards_shed(r, hand, card, DISCARD_ALL_TOP if on_da else PLAY))
+        # Fewer than its colour: a Discard All choice follows; UNO is called there.
+        remaining = len(hand) - shed if shed == same else -1
     else:
         remaining = len(hand) - 1
     ends = remaining == 0 and g._last_card_ends
@@ -487,7 +619,7 @@ def variants(
         # receives: the previous player's, NM-29).
         size = remaining
         if number == 0 and not ends and g._seven_zero:
-            size = len(g.hands[g.next_seat(seat, -g.direction)])
+            size = len(g.hands[zero_pass_giver(seat, g.direction, g.out)])
         pid = (JUMP_BASE if jump else PLAY_BASE) + CARD_OFFSET[i]
         acts = [pid, pid + 1] if size == 1 else [pid]
         if cacheable:

@@ -15,11 +15,25 @@ import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from nomercy.core.base import OVER, STACK_OR_ABSORB, Phase, seat_arg
+from nomercy.core.base import (
+    DISCARD_ALL_SUBSET,
+    K_WILD_COLOUR_ROULETTE,
+    OVER,
+    STACK_OR_ABSORB,
+    Phase,
+    seat_arg,
+)
 from nomercy.core.cards import COLOURS, Card, Colour, parse_card
 from nomercy.core.errors import NoMercyError, NotationError
 from nomercy.core.events import Event
-from nomercy.core.legality import aim_penalty, stack_threshold
+from nomercy.core.legality import (
+    aim_penalty,
+    cards_shed,
+    stack_threshold,
+    turn_after_play,
+    turn_after_resolution,
+    zero_pass_giver,
+)
 from nomercy.core.rules import RuleSet, make_rules
 
 if TYPE_CHECKING:
@@ -237,6 +251,99 @@ class PlayerView(NamedTuple):
             self.rules, card, seat, self.direction, outs, self.two_player, stacked, last
         )
         return target
+
+    def _player(self, seat: int | None, caller: str) -> int:
+        if seat is None:
+            seat = self.seat
+            if seat is None:
+                raise NoMercyError(f"{caller}: a spectator's view names no player")
+        return seat
+
+    def cards_shed(self, card: Card) -> list[Card]:
+        """The cards that leave the viewer's hand if it plays ``card`` now, ``card`` first
+        (:func:`~nomercy.core.legality.cards_shed`, as the engine applies the play: NM-7 one
+        card; NM-27 a Discard All sheds every other card of its colour; A09 the Discard All
+        choices).
+
+        >>> from nomercy import Game
+        >>> g = Game.from_position({"players": [{"hand": ["RDA", "R5", "B5", "W+6"]},
+        ...     {"hand": ["B2", "B3"]}], "turn": 0, "discard": ["R1"]})
+        >>> [c.code for c in g.view(0).cards_shed(Card("RDA"))]
+        ['RDA', 'R5']
+
+        Raises:
+            NoMercyError: a spectator's view (it holds no hand).
+        """
+        self._player(None, "cards_shed")
+        return cards_shed(self.rules, self.hand, card, self.phase)
+
+    def seat_after_play(self, card: Card, seat: int | None = None) -> int | None:
+        """The seat that takes the next turn if ``seat`` (default: the viewer) plays ``card``
+        now, once the decisions the play opens are answered without another card: a penalty
+        absorbed by the seat it hits, a Roulette's reveal, a colour named, a Discard All
+        choice closed with a pass. The engine's own turn rule
+        (:func:`~nomercy.core.legality.turn_after_play`, then
+        :func:`~nomercy.core.legality.turn_after_resolution` for a seat that absorbs a
+        penalty, NM-17, or reveals for a Roulette, NM-30, and loses its turn):
+
+        - NM-22, NM-27, NM-29 (0), NM-31 (7), a Wild: ``next(p)``;
+        - NM-23 Skip: ``next(next(p))``; NM-25 Reverse: ``next(p)`` in the new direction;
+          with two players (A29) both give ``p`` another turn; NM-26 Skip Everyone: ``p``;
+        - a Draw Card (NM-16, NM-24, A28; stacked on a pending penalty too): the seat after
+          the one its penalty hits, so with two players ``p`` after an opponent absorbs;
+        - NM-30 Wild Colour Roulette: the seat after the victim;
+        - A07: a Skip or Reverse deflecting a penalty: the seat after the one it passes to;
+        - A09 ``optional_subset``: a card buried under the Discard All has no effect.
+
+        ``None`` when the play empties the hand (NM-38: the hand ends, or under A16
+        ``resolve_effects`` its effect resolves first). It assumes the seats stay as they
+        are: a knock-out in between (NM-33, e.g. of the seat that absorbs) or a stack
+        answered with another Draw Card may give the turn elsewhere
+        (``tests/core/test_turn_after_play.py`` compares it with the engine on every
+        other play of random games).
+
+        >>> from nomercy import Card, new_game
+        >>> v = new_game(2, seed=1).view(0)
+        >>> v.seat_after_play(Card("RS")), v.seat_after_play(Card("R+2"))
+        (0, 0)
+        >>> v3 = new_game(3, seed=1).view(0)
+        >>> v3.seat_after_play(Card("RR")), v3.seat_after_play(Card("RS"))
+        (2, 2)
+
+        Raises:
+            NoMercyError: ``seat`` is ``None`` in a spectator's view.
+        """
+        seat = self._player(seat, "seat_after_play")
+        phase = self.phase
+        stacked = self.pending is not None
+        if seat == self.seat:
+            if len(cards_shed(self.rules, self.hand, card, phase)) >= len(self.hand):
+                return None  # NM-38: the play empties the hand
+        elif self.players[seat].hand_size <= 1:
+            return None
+        if phase is DISCARD_ALL_SUBSET and self.top is not None:
+            card = self.top  # A09: the buried card has no effect; the Discard All's turn rule
+        outs = [p.out for p in self.players]
+        turn, direction = turn_after_play(
+            self.rules, card, seat, self.direction, outs, self.two_player, stacked
+        )
+        if card.draw_value or stacked or card.kind is K_WILD_COLOUR_ROULETTE:
+            return turn_after_resolution(turn, direction, outs)
+        return turn
+
+    def zero_pass_giver(self, seat: int | None = None) -> int:
+        """The seat whose hand ``seat`` (default: the viewer) receives if a 0 is played now:
+        the previous active seat (NM-29, A26; :func:`~nomercy.core.legality.zero_pass_giver`).
+
+        >>> from nomercy import new_game
+        >>> new_game(3, seed=1).view(0).zero_pass_giver()
+        2
+
+        Raises:
+            NoMercyError: ``seat`` is ``None`` in a spectator's view.
+        """
+        seat = self._player(seat, "zero_pass_giver")
+        return zero_pass_giver(seat, self.direction, [p.out for p in self.players])
 
     def to_json(self, *, bookkeeping: bool = False) -> dict[str, Any]:
         """The JSON-serialisable form: cards as codes, colours and the phase as strings.

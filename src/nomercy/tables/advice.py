@@ -153,7 +153,7 @@ def consequences(action: Action, view: PlayerView) -> list[Advice]:
                 )
             )
     elif card.kind is Kind.NUMBER and card.number == 0 and sevens_zeros:
-        giver = view.seat_after(seat, -view.direction)
+        giver = view.zero_pass_giver()
         if giver != seat:
             p = view.players[giver]
             got = p.hand_size
@@ -167,8 +167,8 @@ def consequences(action: Action, view: PlayerView) -> list[Advice]:
                 )
             )
     elif card.kind is Kind.DISCARD_ALL and not stacking and no_mercy:
-        same = [c for c in rest if c.colour is card.colour]
-        if same and rules.discard_all_mode == "bury_no_effects":
+        same = view.cards_shed(card)[1:]  # NM-27, A09: what the engine sheds with it
+        if same:
             word = card.colour.word if card.colour is not None else ""
             out.append(
                 Advice(
