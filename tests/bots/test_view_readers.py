@@ -60,15 +60,7 @@ FORBIDDEN = {
 #: Modules another engineer owns this session that still restate a rule the view now
 #: answers: each named rule must still be found there (the test below fails once it is not,
 #: so the exemption goes with the restatement), and nothing else.
-PENDING: dict[str, set[str]] = {
-    # The lead's coach (session 12): PlayerView.zero_pass_giver for its 0-pass giver and
-    # PlayerView.seat_after_play for "again" replace these at the merge.
-    "tables/coach.py": {
-        "the previous seat by hand (NM-25, NM-29: view.seat_after_play, view.zero_pass_giver)",
-        "an extra turn by hand (NM-23, NM-25, NM-26, A29: view.seat_after_play)",
-        "a Discard All's shedding counted by hand (NM-27: view.cards_shed)",
-    },
-}
+PENDING: dict[str, set[str]] = {}
 
 #: A Wild Reverse +4 named in code (its kind, or its code compared) ...
 WILD_REVERSE = re.compile(r"WILD_REVERSE_DRAW_FOUR|_WRD4\b|[=!]=\s*[\"']WR\+4[\"']")

@@ -405,7 +405,6 @@ def _reason(action: Action, view: PlayerView, estimates: Sequence[Estimate]) -> 
     pending = view.pending
     hand = list(view.hand)
     players = view.players
-    direction = view.direction
     if isinstance(action, Play):
         return _play_reason(action, view, estimates, chosen, hand, pending, phase)
     if isinstance(action, Draw):
@@ -431,10 +430,11 @@ def _reason(action: Action, view: PlayerView, estimates: Sequence[Estimate]) -> 
         return _fill("name_colour", {"colour": colour.value, "count": count}, ("NM-14",))
     if isinstance(action, Challenge):
         play = view.wd4_play
-        accused = play.seat if play is not None else view.seat_after(seat, -direction)
+        if play is None:  # nothing says who played the Wild +4: no reason about them
+            return _best(action, estimates, chosen)
         # The colour the Wild +4 replaced: holding one makes its play illegal (CL-4).
-        replaced = play.colour if play is not None and play.colour else view.colour
-        data = {"name": players[accused].name, "colour": replaced.value if replaced else ""}
+        replaced = play.colour if play.colour else view.colour
+        data = {"name": players[play.seat].name, "colour": replaced.value if replaced else ""}
         return _fill("challenge", data, ("CL-8",))
     return _best(action, estimates, chosen)
 
@@ -457,7 +457,6 @@ def _play_reason(
     seat = view.seat
     assert seat is not None
     players = view.players
-    direction = view.direction
     card = action.card
     code = card.code
     if len(hand) == 1:
@@ -497,22 +496,21 @@ def _play_reason(
     if card.kind is Kind.WILD_COLOUR_ROULETTE:
         return _fill("roulette", {"card": code, "name": vp.name}, ("NM-30",))
     if card.kind is Kind.DISCARD_ALL:
-        same = [c for c in rest if c.colour is card.colour]
-        if same:
+        shed = view.cards_shed(card)  # NM-27, A09: what the engine takes from the hand
+        if len(shed) > 1:
             colour = card.colour.value if card.colour else ""
-            return _fill("discard_all", {"count": len(same) + 1, "colour": colour}, ("NM-27",))
+            return _fill("discard_all", {"count": len(shed), "colour": colour}, ("NM-27",))
     if card.kind is Kind.NUMBER and card.number == 7 and action.target is not None:
         tp = players[action.target]
         data = {"name": tp.name, "size": tp.hand_size, "given": len(rest)}
         return _fill("swap", data, ("NM-31",))
     if card.kind is Kind.NUMBER and card.number == 0 and phase is Phase.PLAY:
-        giver = view.seat_after(seat, -direction)
+        giver = view.zero_pass_giver(seat)  # NM-29, A26
         if giver != seat:
             gp = players[giver]
             data = {"name": gp.name, "size": gp.hand_size, "given": len(rest)}
             return _fill("zero", data, ("NM-29",))
-    two = view.two_player  # NM-23, NM-25 with two players (A29: the engine's reading)
-    if card.kind is Kind.SKIP_EVERYONE or (two and card.kind in (Kind.SKIP, Kind.REVERSE)):
+    if view.seat_after_play(card, seat) == seat:  # NM-23, NM-25, NM-26, A29: the engine's
         return _fill("again", {"card": code})
     if card.kind is Kind.SKIP and vp.hand_size <= 3:
         return _fill("skip", {"card": code, "name": vp.name, "size": vp.hand_size})
