@@ -12,7 +12,9 @@ objects), every seat's public facts (``view.players[s].hand_size``, ``.out``, ``
 pending stack (``view.pending.total``), the public history (``view.history``, events whose
 ``kind`` is an :class:`~nomercy.core.events.EventKind`), and facts the engine derives so
 that no bot restates a rule: ``view.two_player``, ``view.next_seat``,
-``view.seat_after(seat, direction)``, ``view.stack_floor``, ``view.wd4_play``.
+``view.seat_after(seat, direction)``, ``view.stack_floor``, ``view.wd4_play``,
+``view.penalty_target(card)``, ``view.seat_after_play(card)``, ``view.zero_pass_giver()``,
+``view.cards_shed(card)``.
 
 A bot may also set a class attribute ``view_mode``: ``"full"`` (assumed when absent),
 ``"no_history"`` (the view without its public event history, which is the expensive part) or
