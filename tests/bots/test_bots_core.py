@@ -17,6 +17,7 @@ from botkit import OPTION_SETS
 
 from nomercy import Action, Card, Draw, Game, Play, PlayerView, new_game
 from nomercy.bots import (
+    BEST,
     BOTS,
     Bot,
     GreedyBot,
@@ -324,11 +325,12 @@ def test_registry_builds_every_bot_and_they_satisfy_the_protocol() -> None:
     assert {"random", "greedy"} <= set(BOTS)
     for name in BOTS:
         bot = make_bot(name, seed=3)
-        assert isinstance(bot, Bot) and bot.name == name
+        # "best" is an alias: it builds the strongest bot, under that bot's own name.
+        assert isinstance(bot, Bot) and bot.name == (BEST if name == "best" else name)
 
 
 def test_make_bot_unknown_name_lists_the_valid_ones() -> None:
-    valid = "greedy, heuristic, ismcts, neural, random"
+    valid = "best, greedy, heuristic, ismcts, neural, puct, puct-policy, random"
     with pytest.raises(ValueError, match=rf"unknown bot 'nope'.*{valid}"):
         make_bot("nope")
 

@@ -12,7 +12,7 @@ noisy target than one game's outcome, which the trainer may blend in).
 
 Games are written in shards of :data:`SHARD_GAMES` games (``DIR/shard-00012.npz``); a shard
 is the same file whoever writes it and whenever (every seed derives from ``--seed`` and the
-shard's index, :func:`~nomercy.arena.seeds.derive_seed`), so generation resumes by skipping
+shard's index, :func:`~nomercy.core.seeds.derive_seed`), so generation resumes by skipping
 the shards on disk and several processes share the work (``--jobs``).
 
     python -m nomercy.rl.puct_data --out runs/puct/data --hours 1 --jobs 2
@@ -32,7 +32,6 @@ from typing import Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from nomercy.arena.seeds import derive_seed
 from nomercy.bots.driver import Driver
 from nomercy.bots.ismcts_bot import ISMCTSBot
 from nomercy.bots.neural_features import NUM_ACTIONS, OBS_SIZE, FeatureEncoder
@@ -51,6 +50,7 @@ from nomercy.core.ids import (
     K_PLAY,
     play_id,
 )
+from nomercy.core.seeds import derive_seed
 from nomercy.encoding.observations import OBS_LAYOUT
 
 __all__ = [
