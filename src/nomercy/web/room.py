@@ -30,7 +30,6 @@ import hashlib
 import hmac
 import logging
 import secrets
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -183,7 +182,9 @@ class Room:
         self.sockets = 0  # WebSockets attached, greeted or not (ServerConfig.room_connections)
         # Someone besides the host took a seat, or a game started (ServerConfig.unjoined_idle).
         self.joined = any(s.kind == HUMAN and s.seat != 0 for s in self.seats)
-        self.active = time.monotonic()  # the last move, hello or departure (room expiry)
+        self.active = (
+            self.config.clock.monotonic()
+        )  # the last move, hello or departure (room expiry)
         self._summary_pending: asyncio.TimerHandle | None = None
         # The state a hello gets, encoded once per game, move, timer and seat (spectators
         # share one): a crowd of hellos costs sends, not views (see hello_state).
@@ -412,7 +413,7 @@ class Room:
             token = data.get("token")
             if token is not None and not isinstance(token, str):
                 raise ProtocolError(ErrorCode.MALFORMED, "'token' must be a string")
-            now = time.monotonic()
+            now = self.config.clock.monotonic()
             if conn.greeted and token == conn.hello_token and now - conn.hello_at < HELLO_EVERY:
                 # A hello answers with the whole state (the hand's history too): the most
                 # expensive message, so a connection repeats the same one at most every
@@ -513,7 +514,7 @@ class Room:
         conn.seat = seat
         conn.greeted = True
         self.conns.add(conn)
-        self.active = time.monotonic()
+        self.active = self.config.clock.monotonic()
         if seat is not None:
             s = self.seats[seat]
             s.conns.add(conn)
@@ -531,7 +532,7 @@ class Room:
 
     def leave(self, conn: Connection) -> None:
         """A connection closed."""
-        self.active = time.monotonic()
+        self.active = self.config.clock.monotonic()
         self.conns.discard(conn)
         if conn.seat is not None:
             self.seats[conn.seat].conns.discard(conn)
@@ -734,7 +735,7 @@ class Room:
         for s, row in zip(self.seats, seats, strict=True):
             s.kind, s.bot, s.name = row.kind, row.bot, row.name
         self.game, self.game_id = game, game_id
-        self.active = time.monotonic()
+        self.active = self.config.clock.monotonic()
         self.joined = True
         self.games_played += 1
         self._in_turn = 0
@@ -833,7 +834,7 @@ class Room:
             self.game = before
             self.lost()
             raise StoreUnavailable("another server plays this room now") from None
-        self.active = time.monotonic()
+        self.active = self.config.clock.monotonic()
         if action.seat == turn:
             self._in_turn += 1
         if finished is not None:
@@ -1193,7 +1194,7 @@ class Room:
                 self._in_turn += 1
             if game.is_over and self.game_id is not None:
                 self.finished.append(self.game_id)
-            self.active = time.monotonic()
+            self.active = self.config.clock.monotonic()
             self._arrival = self.forwarded.pop(action.seat, None)
             try:
                 self._reschedule_timer()
@@ -1213,7 +1214,7 @@ class Room:
             self.game, self.game_id = game, message["g"]
             self.games_played += 1
             self.joined = True
-            self.active = time.monotonic()
+            self.active = self.config.clock.monotonic()
             self._in_turn = 0
             self._timer_key = None
             self._reschedule_timer()
