@@ -45,7 +45,15 @@ from nomercy.core.game import Game, new_game
 from nomercy.core.records import GameRecord
 from nomercy.tables.advice import advice_for
 from nomercy.tables.coach import Coach, CoachError
-from nomercy.tables.table import BotQuestion, HintRefusal, SeatBot, Table, answer, bot_seed
+from nomercy.tables.table import (
+    BotQuestion,
+    HintRefusal,
+    SeatBot,
+    Table,
+    TableError,
+    answer,
+    bot_seed,
+)
 from nomercy.web import messages
 from nomercy.web.connections import Connection, Delivery
 from nomercy.web.messages import dumps
@@ -190,8 +198,14 @@ class Room:
         (the room's bot by default), made afresh for each move (``Table``'s seeding); a
         person's seat is played by the room's bot while they are away. Who is away carries
         over from the room's previous table (a move taken back, the next game)."""
-        bots = [SeatBot.named(s.bot or self.bot) if s.kind == BOT else None for s in self.seats]
-        table = Table(game, bots, stand_in=self.bot)
+        try:
+            bots = [SeatBot.named(s.bot or self.bot) if s.kind == BOT else None for s in self.seats]
+            table = Table(game, bots, stand_in=self.bot)
+        except TableError as exc:
+            # A bot this version no longer has (a room stored by an older one): the room still
+            # loads and shows its game; nobody plays the bots' seats (as a failing bot did).
+            log.error("room %s: its bots cannot play: %s", self.code, exc)
+            return Table(game, [None] * game.n)
         old = self.table
         if old is not None and old.players == table.players:
             for seat in range(table.players):
@@ -204,8 +218,11 @@ class Room:
         return self.table is not None and self.table.is_away(seat)
 
     def _set_away(self, seat: int, away: bool) -> None:
-        if self.table is not None and self.seats[seat].kind == HUMAN:
-            self.table.set_away(seat, away)
+        """Mark ``seat``'s person away or back at the game's table (a seat the table gives a
+        bot, e.g. the last game's table before the next starts, has nobody to be away)."""
+        table = self.table
+        if table is not None and table.bots[seat] is None:
+            table.set_away(seat, away)
 
     @property
     def started(self) -> bool:
