@@ -1,14 +1,16 @@
-"""The table's seams the interfaces share: the decision order, timeouts, hint gating, seating."""
+"""The table's seams the interfaces share: the decision order, timeouts, hint gating, seating,
+away seats and the bots' per-move seeding."""
 
 from __future__ import annotations
 
 import pytest
 
 from nomercy import Game, new_game
+from nomercy.bots import make_bot
 from nomercy.core.actions import CallUno, Catch, Draw, Pass
 from nomercy.core.decisions import decision_order
 from nomercy.tables import Table, TableError
-from nomercy.tables.table import HintRefusal, hint_seed
+from nomercy.tables.table import HintRefusal, bot_seed, hint_seed
 
 
 def _positions(seed: int) -> list[Game]:
@@ -77,3 +79,56 @@ def test_the_seating_block_round_trips_through_a_record() -> None:
     assert record.result["table"] == Table.seating(["greedy", "human", "random"], 0.25)
     again = Table.from_record(record)
     assert again.humans == [1] and again.record().result["table"] == record.result["table"]
+
+
+def test_an_away_person_is_played_by_the_stand_in_seeded_per_move() -> None:
+    game = new_game(3, seed=3)
+    table = Table(game, [None, None, None], stand_in="random")
+    seat = table.to_act
+    assert seat is not None and table.kinds == ["human"] * 3
+    assert not table.robot(seat) and table.bot_step() is None  # the person decides
+    table.set_away(seat, True)
+    assert table.is_away(seat) and table.robot(seat)
+    (question,) = [q for q in table.bot_questions() if q.in_turn]
+    assert question.seat == seat and question.bot.name == "random"
+    # The stand-in for this move is the registry's bot seeded by bot_seed.
+    seed = bot_seed(3, 0, seat)
+    assert table.bot_seed(seat) == seed
+    expected = make_bot("random", seed=seed).choose_action(table.view(seat), question.legal)
+    step = table.bot_step()
+    assert step is not None and step.action == expected
+    table.set_away(seat, False)
+    assert not table.robot(seat)
+
+
+def test_only_a_person_is_away_and_only_with_a_stand_in() -> None:
+    table = Table.new(3, bots=["greedy"], human=0, seed=1)
+    with pytest.raises(TableError, match="no bot to play"):
+        table.set_away(0, True)  # the terminal's table has no stand-in
+    table = Table(table.game, table.bots, stand_in="greedy")
+    with pytest.raises(TableError, match="a bot's"):
+        table.set_away(1, True)
+    with pytest.raises(TableError):
+        Table(new_game(3, seed=1), [None] * 3, stand_in="no-such-bot")
+    assert table.kinds == ["human", "greedy", "greedy"]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_resumed_table_decides_as_the_uninterrupted_one(seed: int) -> None:
+    # Bots seated by name decide each move afresh (bot_seed): a table resumed from its record
+    # halfway plays on exactly as the table that never stopped (random bots: every choice
+    # depends on the seed).
+    length = len(_played(Table.new(3, bots=["random"], human=None, seed=seed)).game.history)
+    whole = Table.new(3, bots=["random"], human=None, seed=seed)
+    for _ in range(length // 2):
+        assert whole.bot_step() is not None
+    resumed = _played(Table.from_record(whole.record()))
+    assert resumed.game.history == _played(whole).game.history
+    assert len(resumed.game.history) == length and resumed.is_over
+
+
+def _played(table: Table) -> Table:
+    """``table`` after its bots played on to the end."""
+    while table.bot_step() is not None:
+        pass
+    return table

@@ -1,4 +1,5 @@
-"""One decision order (issue 28): the web room asks its bots as the terminal's table does.
+"""One decision order and one seeding (issue 28): the web room asks its bots as the terminal's
+table does, and its bots decide as the table's.
 
 NM-37 gives a player who must call UNO the first chance to do so. When the seat to act is a
 person who may call UNO, the web used to ask its bots first, so a bot caught the person whom
@@ -7,13 +8,14 @@ the terminal app protects. Both now ask in ``decision_order``'s order: the perso
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 from webharness import Server, run
 
 from nomercy.bots import make_bot
-from nomercy.core.actions import CallUno, Catch
+from nomercy.core.actions import Action, CallUno, Catch
 from nomercy.core.game import Game
 from nomercy.tables import SeatBot, Table
 
@@ -67,3 +69,61 @@ def test_nm37_no_bot_catches_the_person_to_act_before_their_uno_call(
     # The same call at the terminal's table: both see the same position afterwards.
     table.submit(0, call)
     assert table.view(0).players[0].uno
+
+
+def _person(legal: list[Action]) -> Action:
+    """The scripted person's choice: the first of its legal actions."""
+    return legal[0]
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_the_web_and_a_table_give_the_same_bot_moves_for_the_same_seed_and_person(
+    tmp_path: Path, seed: int
+) -> None:
+    # One seeding rule (``Table``'s, ``bot_seed``): a room dealt from ``seed`` with random bots,
+    # and a table made from the same seed and seating, driven directly, with the same person's
+    # moves, play the same game: every bot move (random bots: each depends on its seed) alike.
+    table = Table.new(3, bots=["random"], human=0, seed=seed)
+    while not table.is_over:
+        if table.bot_step() is None:
+            table.submit(0, _person(table.legal_actions(0)))
+    expected = [str(a) for a in table.game.history]
+
+    async def main() -> list[str]:
+        async with Server(tmp_path / "web.sqlite", seed_source=lambda: seed) as server:
+            created = await server.create(seats=3, bot="random")
+            code = created["code"]
+            client = await server.ws(code)
+            await client.hello(created["token"])
+            await client.send({"type": "start"})
+            await client.state(0)
+            room = server.room(code)
+            loop = asyncio.get_running_loop()
+            end = loop.time() + 60
+            while True:
+                assert loop.time() < end, "the game did not end"
+                task = room._bot_task
+                if task is not None and not task.done():
+                    await asyncio.sleep(0.001)  # the bots are still deciding
+                    continue
+                async with room.lock:
+                    game = room.game
+                    assert game is not None
+                    if game.is_over:
+                        break
+                    moves = len(game.history)
+                    mine = game.to_act == 0 and not room.bot_questions()
+                    action = _person(game.legal_actions(0)) if mine else None
+                if action is None:
+                    await asyncio.sleep(0.001)
+                    continue
+                await client.act(str(action))
+                await client.state(moves + 1)
+            record = server.lobby.store.load_game(room.game_id or "")
+            assert record is not None
+            assert record.record.actions == [str(a) for a in game.history]
+            return list(record.record.actions)
+
+    played = asyncio.run(main())
+    assert played == expected
+    assert sum(1 for a in expected if not a.startswith("s0")) > 20  # the bots played

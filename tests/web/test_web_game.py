@@ -656,3 +656,38 @@ def test_a_connection_that_does_not_read_is_closed_not_buffered(tmp_path: Path) 
         await conn.stop()
 
     run(main)
+
+
+@pytest.mark.sqlite_only
+def test_a_stored_room_whose_bot_is_gone_still_loads(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import sqlite3
+
+    database = tmp_path / "db.sqlite3"
+
+    async def first() -> str:
+        async with Server(database) as server:
+            created = await server.create(seats=3, bot="greedy")
+            host = await server.ws(created["code"])
+            await host.hello(created["token"])
+            await host.send({"type": "start"})
+            await host.state(0)
+            return str(created["code"])
+
+    code = asyncio.run(first())
+    # A version that no longer has the room's bot (its name, as an older one stored it).
+    with sqlite3.connect(database) as db:
+        db.execute("UPDATE rooms SET bot = 'retired' WHERE code = ?", (code,))
+        db.execute("UPDATE seats SET bot = 'retired' WHERE room = ? AND kind = 'bot'", (code,))
+    db.close()
+
+    async def second() -> None:
+        async with Server(database) as server:
+            r = await server.http.get(f"/api/rooms/{code}")
+            assert r.status_code == 200 and r.json()["started"] is True
+            room = server.room(code)
+            assert room.game is not None and room.bot_questions() == []
+
+    asyncio.run(second())
+    assert f"room {code}: its bots cannot play" in caplog.text

@@ -3,14 +3,12 @@ few seconds, and the host's switch. In-process (tests/web/webharness.py)."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
-import pytest
+from clocks import ManualClock
 from webharness import Server, run, table
 
-from nomercy.web import reactions
-from nomercy.web.reactions import REACTIONS
+from nomercy.web.reactions import REACTION_EVERY, REACTIONS
 
 
 def test_a_reaction_reaches_everyone_in_the_room(tmp_path: Path) -> None:
@@ -29,13 +27,10 @@ def test_a_reaction_reaches_everyone_in_the_room(tmp_path: Path) -> None:
     run(main)
 
 
-def test_only_the_fixed_set_from_a_seat_and_not_too_often(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(reactions, "REACTION_EVERY", 0.3)
-
+def test_only_the_fixed_set_from_a_seat_and_not_too_often(tmp_path: Path) -> None:
     async def main() -> None:
-        async with Server(tmp_path / "db") as server:
+        clock = ManualClock()
+        async with Server(tmp_path / "db", clock=clock) as server:
             code, (ann, bob) = await table(server, seats=2)
             for bad in ("hello everyone", 7, None, "CLAP"):
                 await ann.send({"type": "react", "reaction": bad})
@@ -48,7 +43,10 @@ def test_only_the_fixed_set_from_a_seat_and_not_too_often(
             assert (await ann.error())["code"] == "too_soon"
             await bob.send({"type": "react", "reaction": "ouch"})  # another seat's own budget
             assert (await ann.expect("reaction"))["seat"] == 1
-            await asyncio.sleep(0.35)
+            clock.advance(REACTION_EVERY - 0.01)
+            await ann.send({"type": "react", "reaction": "laugh"})  # still too soon
+            assert (await ann.error())["code"] == "too_soon"
+            clock.advance(0.01)
             await ann.send({"type": "react", "reaction": "laugh"})
             laugh = await bob.expect("reaction", lambda m: m["reaction"] == "laugh")
             assert laugh["seat"] == 0

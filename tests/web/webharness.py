@@ -34,7 +34,9 @@ class Closed(Exception):
 class WsClient:
     """One WebSocket connection to the app, with every message it received kept in ``log``."""
 
-    def __init__(self, app: Any, path: str, *, origin: str | None = None) -> None:
+    def __init__(
+        self, app: Any, path: str, *, origin: str | None = None, address: str = "127.0.0.1"
+    ) -> None:
         self.to_app: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.from_app: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         headers = [(b"host", b"testserver")]
@@ -50,7 +52,7 @@ class WsClient:
             "root_path": "",
             "query_string": b"",
             "headers": headers,
-            "client": ("127.0.0.1", 50000),
+            "client": (address, 50000),
             "server": ("testserver", 80),
             "subprotocols": [],
             "state": {},
@@ -73,6 +75,17 @@ class WsClient:
         """Send one JSON object (or raw text)."""
         text = data if isinstance(data, str) else json.dumps(data)
         await self.to_app.put({"type": "websocket.receive", "text": text})
+
+    async def read(self, timeout: float = TIMEOUT) -> None:
+        """Wait (real time, at most ``timeout`` s) until the server has read every message sent
+        so far, or closed the connection: then each has its arrival time (``Connection.admit``)
+        before a test moves a manual clock on."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while not self.to_app.empty() and not self.task.done():  # done: it closed
+            assert loop.time() < end, "the server does not read"
+            await asyncio.sleep(0)
+        await asyncio.sleep(0)
 
     async def recv(self, timeout: float = TIMEOUT) -> dict[str, Any]:
         """The next message (raises :class:`Closed` when the server closes)."""
@@ -146,9 +159,8 @@ class Server:
         self.app = create_app(self.config)
         self.lobby: Lobby = self.app.state.lobby
         self._lifespan: Any = None
-        self.http = httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=self.app), base_url="http://testserver"
-        )
+        self._https: list[httpx.AsyncClient] = []
+        self.http = self.http_from("127.0.0.1")
         self.clients: list[WsClient] = []
 
     async def __aenter__(self) -> Server:
@@ -160,8 +172,16 @@ class Server:
         for client in self.clients:
             if not client.task.done():
                 await client.close()
-        await self.http.aclose()
+        for http in self._https:
+            await http.aclose()
         await self._lifespan.__aexit__(None, None, None)
+
+    def http_from(self, address: str) -> httpx.AsyncClient:
+        """An HTTP client whose requests come from ``address`` (per-address limits)."""
+        transport = httpx.ASGITransport(app=self.app, client=(address, 50000))
+        client = httpx.AsyncClient(transport=transport, base_url="http://testserver")
+        self._https.append(client)
+        return client
 
     async def ws(self, code: str, **kw: Any) -> WsClient:
         """A connected WebSocket client for room ``code``."""

@@ -9,9 +9,15 @@ through :meth:`Table.submit`, and advance the bots one action at a time with
 :func:`~nomercy.core.decisions.decision_order`'s order. Bots see only their seat's view and
 legal actions. A hint for a moment is seeded by :func:`hint_seed` in every interface.
 
-The web's rooms play their games at a table too, asking their own (per-decision) bots with
-:meth:`Table.questions`, and share its timeout (:meth:`Table.timeout_choice`), hint gating
-(:meth:`Table.hint_refusal`) and the record's seating block (:meth:`Table.seating`).
+The table holds the seating of its game: which seats are people and which bots (by registry
+name), which people are away, and the bot (:attr:`Table.stand_in`) that plays an away
+person's seat (:meth:`Table.set_away`, :meth:`Table.robot`). A bot seated by name decides each
+move afresh, seeded by :func:`bot_seed` from the game's seed, the move and the seat, so a
+resumed game (a restarted server, a loaded record) decides as the uninterrupted one would,
+in every interface. The web's rooms play their games at a table: they put its questions
+(:meth:`Table.bot_questions`) to the bots in a worker thread and apply the answer themselves
+(it must be stored first), and share its timeout (:meth:`Table.timeout_question`), hint
+gating (:meth:`Table.hint_refusal`) and the record's seating block (:meth:`Table.seating`).
 
 Saving is a :class:`~nomercy.core.records.GameRecord` (the record JSON) whose ``result``
 carries the seating under ``"table"``; resuming replays it (:meth:`Table.from_record`).
@@ -26,6 +32,7 @@ True
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import random
 from collections.abc import Callable, Mapping, Sequence
@@ -43,7 +50,18 @@ from nomercy.core.records import GameRecord
 from nomercy.core.rules import RuleSet
 from nomercy.core.views import PlayerView
 
-__all__ = ["HUMAN", "BotStep", "HintRefusal", "SeatBot", "Table", "TableError", "hint_seed"]
+__all__ = [
+    "HUMAN",
+    "BotQuestion",
+    "BotStep",
+    "HintRefusal",
+    "SeatBot",
+    "Table",
+    "TableError",
+    "answer",
+    "bot_seed",
+    "hint_seed",
+]
 
 #: The seat kind written for a human seat in a record's ``result["table"]["seats"]``.
 HUMAN = "human"
@@ -58,6 +76,17 @@ def hint_seed(game_seed: int, move: int, seat: int) -> int:
     True
     """
     digest = hashlib.sha256(f"hint:{game_seed}:{move}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def bot_seed(game_seed: int, move: int, seat: int) -> int:
+    """The seed of the bot deciding move ``move`` (actions so far) for ``seat`` in the game
+    seeded ``game_seed``: a resumed game (a restarted server, a loaded record) decides the same.
+
+    >>> bot_seed(1, 2, 3) == bot_seed(1, 2, 3) != bot_seed(1, 3, 3)
+    True
+    """
+    digest = hashlib.sha256(f"{game_seed}:{move}:{seat}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
 
 
@@ -88,6 +117,39 @@ class BotStep:
     events: list[Event]
 
 
+@dataclass(frozen=True)
+class BotQuestion:
+    """One bot decision to make: in turn (``choose_action``) or out of turn. It holds its own
+    view and legal list, so it can be answered away from the game (in a worker thread)."""
+
+    seat: int
+    bot: Bot
+    view: PlayerView
+    legal: list[Action]
+    in_turn: bool
+
+
+def answer(questions: Sequence[BotQuestion]) -> Action | None:
+    """The first action the bots choose, asking in order (``None``: every bot declined)."""
+    for q in questions:
+        if q.in_turn:
+            return q.bot.choose_action(q.view, q.legal)
+        assert isinstance(q.bot, OutOfTurnBot)
+        action = q.bot.choose_out_of_turn(q.view, q.legal)
+        if action is not None:
+            return action
+    return None
+
+
+@dataclass
+class _Forgetting:
+    """A seat bot's UNO forgetting: its generator, and the decision for the UNO chance on
+    offer (``None``: none on offer)."""
+
+    rng: random.Random
+    forgetting: bool | None = None
+
+
 class SeatBot:
     """A table's wrapper around a bot: it forgets UNO at a rate and catches anyone it can.
 
@@ -110,8 +172,35 @@ class SeatBot:
         self.bot = bot
         self.name = bot.name
         self.uno_forget = uno_forget
-        self._rng = random.Random(seed)
-        self._forgetting: bool | None = None
+        self._memory = _Forgetting(random.Random(seed))
+        #: The registry name the bot is made from again for each move (:meth:`named`).
+        self.kind: str | None = None
+
+    @classmethod
+    def named(cls, kind: str, *, uno_forget: float = 0.0, seed: int = 0) -> SeatBot:
+        """A seat bot made from registry name ``kind`` again for each move (:meth:`for_move`,
+        with :func:`bot_seed`); ``seed`` seeds its UNO forgetting.
+
+        Raises:
+            TableError: an unknown bot name or a bad forget rate.
+        """
+        try:
+            bot = make_bot(kind, seed=0)
+        except ValueError as exc:
+            raise TableError(str(exc)) from None
+        seat_bot = cls(bot, uno_forget=uno_forget, seed=seed)
+        seat_bot.kind = kind
+        return seat_bot
+
+    def for_move(self, seed: int) -> SeatBot:
+        """This seat's bot for one move: a :meth:`named` bot made afresh with ``seed``, sharing
+        this one's UNO forgetting (a question answered in a worker thread holds its own bot);
+        any other bot is itself, keeping its state."""
+        if self.kind is None:
+            return self
+        bot = copy.copy(self)
+        bot.bot = make_bot(self.kind, seed=seed)
+        return bot
 
     def __repr__(self) -> str:
         return f"SeatBot({self.bot!r}, uno_forget={self.uno_forget})"
@@ -119,12 +208,13 @@ class SeatBot:
     def _decide(self, legal: list[Action]) -> bool:
         """Whether the bot forgets UNO now (rolled once per UNO chance)."""
         chance = any(isinstance(a, CallUno) or (isinstance(a, Play) and a.uno) for a in legal)
+        memory = self._memory
         if not chance:
-            self._forgetting = None
+            memory.forgetting = None
             return False
-        if self._forgetting is None:
-            self._forgetting = self.uno_forget > 0 and self._rng.random() < self.uno_forget
-        return self._forgetting
+        if memory.forgetting is None:
+            memory.forgetting = self.uno_forget > 0 and memory.rng.random() < self.uno_forget
+        return memory.forgetting
 
     def choose_action(self, view: PlayerView, legal: list[Action]) -> Action:
         """A catch if one is on offer, else the wrapped bot's choice (no UNO call if it forgets).
@@ -163,13 +253,19 @@ class SeatBot:
 class Table:
     """A game with its seats: ``bots[s]`` plays seat ``s``, ``None`` marks a human seat.
 
+    A :meth:`SeatBot.named` bot is made afresh for each move (:func:`bot_seed`); any other bot
+    keeps its own state through the game (as ``nomercy selfplay``'s do).
+
     Args:
         game: the game, owned by the table from now on.
         bots: one entry per seat: a bot, or ``None`` for a human seat.
         meta: how the table was made (bot names, forget rate), written into saved records.
+        stand_in: the registry name of the bot that plays a person's seat while they are away
+            (:meth:`set_away`) or when their time runs out (:meth:`timeout_question`); ``None``:
+            people are never away.
 
     Raises:
-        TableError: the number of entries is not the number of seats.
+        TableError: the number of entries is not the number of seats, or an unknown stand-in.
     """
 
     def __init__(
@@ -178,12 +274,17 @@ class Table:
         bots: Sequence[Bot | None],
         *,
         meta: Mapping[str, Any] | None = None,
+        stand_in: str | None = None,
     ) -> None:
         if len(bots) != game.n:
             raise TableError(f"{len(bots)} seats given for a {game.n}-player game")
+        if stand_in is not None:
+            SeatBot.named(stand_in)  # an unknown name fails now, not at the first absence
         self.game = game
         self.bots: list[Bot | None] = list(bots)
         self.meta: dict[str, Any] = dict(meta or {})
+        self.stand_in = stand_in
+        self._away = [False] * game.n
 
     # ------------------------------------------------------------------ making
     @classmethod
@@ -202,7 +303,8 @@ class Table:
         """A new game with one human seat (or none) and the named bots in the other seats.
 
         ``bots`` lists one registry name per bot seat in seat order; a single name fills every
-        bot seat. Bot seat ``s`` gets the seed ``seed * 100 + s`` (as ``nomercy selfplay``).
+        bot seat. Each bot decides each move afresh, seeded by :func:`bot_seed` (as the web's
+        bots); its UNO forgetting is seeded ``seed * 100 + s + 50`` for seat ``s``.
 
         Raises:
             TableError: a bad seat, bot list or forget rate.
@@ -235,11 +337,7 @@ class Table:
             if kind == HUMAN:
                 seated.append(None)
                 continue
-            try:
-                bot = make_bot(kind, seed=seed * 100 + seat)
-            except ValueError as exc:
-                raise TableError(str(exc)) from None
-            seated.append(SeatBot(bot, uno_forget=uno_forget, seed=seed * 100 + seat + 50))
+            seated.append(SeatBot.named(kind, uno_forget=uno_forget, seed=seed * 100 + seat + 50))
         meta = {"seats": list(kinds), "bot_uno_forget": uno_forget}
         return cls(game, seated, meta=meta)
 
@@ -248,7 +346,8 @@ class Table:
         """Resume a saved table: replay the record and seat the recorded bots again.
 
         A record without table data (e.g. from ``nomercy selfplay``) seats a human at seat 0
-        and greedy bots elsewhere. Bots start with fresh random generators.
+        and greedy bots elsewhere. The bots decide each move as they would have in the
+        uninterrupted game (:func:`bot_seed`); their UNO forgetting starts afresh.
 
         Raises:
             TableError: the record does not replay or names an unknown bot.
@@ -276,6 +375,53 @@ class Table:
     def humans(self) -> list[int]:
         """The human seats."""
         return [s for s, bot in enumerate(self.bots) if bot is None]
+
+    @property
+    def kinds(self) -> list[str]:
+        """Each seat's kind: ``"human"`` or its bot's registry name."""
+        return [
+            HUMAN if bot is None else (getattr(bot, "kind", None) or bot.name) for bot in self.bots
+        ]
+
+    def is_away(self, seat: int) -> bool:
+        """Whether ``seat`` is a person's who is away (the :attr:`stand_in` plays it)."""
+        return self._away[seat]
+
+    def set_away(self, seat: int, away: bool) -> None:
+        """Mark a person away (the :attr:`stand_in` bot plays their seat) or back.
+
+        Raises:
+            TableError: ``seat`` is a bot's, or the table has no stand-in.
+        """
+        if away and self.bots[seat] is not None:
+            raise TableError(f"seat {seat} is a bot's: only a person is away")
+        if away and self.stand_in is None:
+            raise TableError("this table has no bot to play an away person's seat")
+        self._away[seat] = away
+
+    def robot(self, seat: int) -> bool:
+        """Whether a bot plays ``seat`` now: a bot's seat, or a person's while away."""
+        return self.bots[seat] is not None or self._away[seat]
+
+    def bot_seed(self, seat: int) -> int:
+        """:func:`bot_seed` for ``seat`` now."""
+        return bot_seed(self.game.seed, len(self.game.history), seat)
+
+    def seat_bot(self, seat: int) -> Bot:
+        """The bot that decides for ``seat`` now: its own (a :meth:`SeatBot.named` one made
+        afresh for this move), or, for a person's seat, the :attr:`stand_in` for this move.
+
+        Raises:
+            TableError: a person's seat at a table without a stand-in.
+        """
+        bot = self.bots[seat]
+        if bot is None:
+            if self.stand_in is None:
+                raise TableError(f"seat {seat} is a person's and the table has no stand-in")
+            bot = SeatBot.named(self.stand_in)
+        if isinstance(bot, SeatBot):
+            return bot.for_move(self.bot_seed(seat))
+        return bot
 
     def view(self, seat: int | None, *, history: bool = True) -> PlayerView:
         """What ``seat`` may see (``Game.view``; ``None``: a spectator)."""
@@ -389,39 +535,49 @@ class Table:
         """Let the bots take one action, if any bot acts now; ``None`` means a human's turn.
 
         The seats are asked in :func:`~nomercy.core.decisions.decision_order`'s order (the
-        web's and the driver's): a seat to act that may call UNO alone (NM-37), else seats
-        that may call UNO, then the other seats' out-of-turn actions (catches), then the seat
-        to act. Only bots that act out of turn are asked out of turn; if the seat to act is
-        human and no bot acts out of turn, nothing happens.
+        web's and the driver's), as :meth:`bot_questions` puts them: a seat to act that may
+        call UNO alone (NM-37), else seats that may call UNO, then the other seats'
+        out-of-turn actions (catches), then the seat to act. If the seat to act is a person's
+        and no bot acts out of turn, nothing happens.
 
         Raises:
             RuntimeError: a bot chose an illegal action.
         """
-        game = self.game
-        for decision in decision_order(game, asked=self._asks_out_of_turn):
-            bot = self.bots[decision.seat]
-            if bot is None:
-                continue  # a person to act: the interface asks them
-            if decision.in_turn:
-                legal = decision.legal
-                return self._apply(bot, bot.choose_action(game.view(decision.seat), legal), legal)
-            assert isinstance(bot, OutOfTurnBot)
-            action = bot.choose_out_of_turn(game.view(decision.seat), decision.legal)
+        for question in self.bot_questions():
+            bot = question.bot
+            if question.in_turn:
+                action: Action | None = bot.choose_action(question.view, question.legal)
+            else:
+                assert isinstance(bot, OutOfTurnBot)
+                action = bot.choose_out_of_turn(question.view, question.legal)
             if action is not None:
-                return self._apply(bot, action, decision.legal)
+                return self._apply(bot, action, question.legal)
         return None
 
     def _asks_out_of_turn(self, seat: int) -> bool:
-        return isinstance(self.bots[seat], OutOfTurnBot)
+        bot = self.bots[seat]
+        return self._away[seat] if bot is None else isinstance(bot, OutOfTurnBot)
+
+    def bot_questions(self) -> list[BotQuestion]:
+        """The decisions to put to the bots now, in
+        :func:`~nomercy.core.decisions.decision_order`'s order, for the seats a bot plays
+        (:meth:`robot`; out of turn, only bots that act out of turn): the first that takes an
+        action acts (:func:`answer`). A person to act who may call UNO is asked alone (NM-37:
+        no bot may catch them first); a person's seat is left out.
+        """
+        if self.game.is_over:
+            return []
+        return [
+            BotQuestion(d.seat, self.seat_bot(d.seat), self.game.view(d.seat), d.legal, d.in_turn)
+            for d in decision_order(self.game, asked=self._asks_out_of_turn)
+            if self.robot(d.seat)
+        ]
 
     def questions(self, robot: Callable[[int], bool]) -> list[Decision]:
-        """The decisions to put to the seats a bot plays now (``robot(seat)``), in
-        :func:`~nomercy.core.decisions.decision_order`'s order; the first that takes an action
-        acts. A seat to act that ``robot`` rejects is left out: its person decides.
-
-        The order is :meth:`bot_step`'s; the web asks its seats' bots (a person's seat while
-        they are away, too) with it.
-        """
+        """The decisions to put to the seats ``robot`` names, in
+        :func:`~nomercy.core.decisions.decision_order`'s order (a seat to act that ``robot``
+        rejects is left out: its person decides); :meth:`bot_questions` asks the table's own
+        seating."""
         return [d for d in decision_order(self.game, asked=robot) if robot(d.seat)]
 
     def timeout_choice(self, seat: int) -> tuple[Action | None, list[Action]]:
@@ -442,6 +598,19 @@ class Table:
                     return action, []
         return None, [a for a in legal if not isinstance(a, (CallUno, Catch))] or legal
 
+    def timeout_question(self, seat: int) -> Action | BotQuestion:
+        """What ``seat`` (to act) does when its time runs out: :meth:`timeout_choice`'s
+        action, else the question for its bot (:meth:`seat_bot`: a person's seat gets the
+        stand-in) among its in-turn actions.
+
+        Raises:
+            TableError: ``seat`` is not to act, or a person's seat without a stand-in.
+        """
+        action, in_turn = self.timeout_choice(seat)
+        if action is not None:
+            return action
+        return BotQuestion(seat, self.seat_bot(seat), self.game.view(seat), in_turn, True)
+
     def _apply(self, bot: Bot, action: Action, legal: list[Action]) -> BotStep:
         if action not in legal:
             raise RuntimeError(f"bot {bot.name!r} chose {action!r}, which is not legal")
@@ -451,7 +620,7 @@ class Table:
     def record(self) -> GameRecord:
         """The game so far as a record, with the seating under ``result["table"]``."""
         record = GameRecord.from_game(self.game)
-        seats = self.meta.get("seats") or [HUMAN if bot is None else bot.name for bot in self.bots]
+        seats = self.meta.get("seats") or self.kinds
         record.result["table"] = self.seating(seats, self.meta.get("bot_uno_forget", 0.0))
         record.result["bots"] = list(seats)
         return record

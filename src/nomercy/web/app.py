@@ -179,7 +179,7 @@ INBOX = 64
 
 @dataclass(frozen=True)
 class Inbound:
-    """An admitted client message: when its turn comes (``time.monotonic()``), its payload,
+    """An admitted client message: when its turn comes (the clock's ``monotonic()``), its payload,
     and its ``time.perf_counter()`` on arrival (``ServerConfig.timings``)."""
 
     release: float
@@ -269,6 +269,7 @@ def _form_error_page(message: str) -> HTMLResponse:
 def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starlette:
     """The web server's ASGI app for ``config`` (its lobby is ``app.state.lobby``)."""
     lobby = Lobby(config)
+    clock = config.clock
 
     def page(name: str) -> Response:
         path = static_dir / name
@@ -477,7 +478,7 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
                         await conn.stop()
                         await close(4408)
                         return
-                arrived = time.monotonic()
+                arrived = clock.monotonic()
                 stamp = time.perf_counter()
                 if message["type"] == "websocket.disconnect":
                     drain = True  # what it sent before it left is still handled
@@ -505,9 +506,9 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
                     continue
                 item = Inbound(arrived + delay, payload, stamp)
                 if inbox.full():
-                    began = time.monotonic()
+                    began = clock.monotonic()
                     await inbox.put(item)
-                    busy = time.monotonic() - began
+                    busy = clock.monotonic() - began
                 else:
                     inbox.put_nowait(item)
         finally:
@@ -532,9 +533,9 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
             item = await inbox.get()
             if item is None:
                 return
-            wait = item.release - time.monotonic()
+            wait = item.release - clock.monotonic()
             if wait > 0:
-                await asyncio.sleep(wait)  # throttled: its turn at the connection's rate
+                await clock.sleep(wait)  # throttled: its turn at the connection's rate
             work.handling = True
             try:
                 if await _handle(room, conn, item):

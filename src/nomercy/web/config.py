@@ -16,16 +16,24 @@ __all__ = ["Clock", "ServerConfig"]
 
 
 class Clock:
-    """The time the rooms' timers read: the turn timer's deadlines (wall-clock seconds, shown
-    to clients) and the waits for them and for the disconnection grace periods.
+    """The time the server's timers and limits read: the turn timer's deadlines (wall-clock
+    seconds, shown to clients), the waits for them and for the disconnection grace periods,
+    the idle expiry of rooms (and its sweep), and the rate limits (each connection's token
+    bucket, its hold-back and abuse window, the hello budgets, rooms per hour, reactions).
 
     Real time by default; tests give ``ServerConfig.clock`` a clock they advance by hand, so
-    a test of a 30-second timer takes no 30 seconds (tests/web/clocks.py).
+    a test of a 30-second timer or a 10-minute idle limit takes no such time
+    (tests/web/clocks.py). The event loop's stalls (``LoopWatch``) are always measured in real
+    time: they are the server's, not the clock's.
     """
 
     def time(self) -> float:
         """Seconds since the epoch (``time.time()``)."""
         return time.time()
+
+    def monotonic(self) -> float:
+        """Seconds on a clock that never goes back, for intervals (``time.monotonic()``)."""
+        return time.monotonic()
 
     async def sleep(self, seconds: float) -> None:
         """Wait ``seconds`` (``asyncio.sleep``)."""
@@ -73,7 +81,8 @@ class ServerConfig:
         seed_source: the game seeds (``secrets.randbits(64)``; tests inject their own).
         allowed_hosts: the ``Host`` names HTTP and WebSocket requests may carry (``None``: any;
             ``nomercy serve`` always sets it).
-        clock: the time of the turn timer and the grace periods (:class:`Clock`; real time).
+        clock: the time of the turn timer, the grace periods, idle expiry and the rate limits
+            (:class:`Clock`; real time).
     """
 
     database: str | Path

@@ -44,7 +44,10 @@ class Delivery:
 
 class LoopWatch:
     """Measures the event loop's stalls: time in which no connection's messages were read,
-    so none of them may be judged on how they bunched up then (``Connection.admit``)."""
+    so none of them may be judged on how they bunched up then (``Connection.admit``).
+
+    In real time (``time.monotonic()``), whatever ``ServerConfig.clock`` says: a stall is the
+    server's own, and a clock a test advances by hand is no stall."""
 
     PERIOD = 0.05
 
@@ -111,9 +114,12 @@ class Connection:
         self._close = close
         self.seat: int | None = None
         self.greeted = False
-        self.hello_at = 0.0  # time.monotonic() of the last hello
+        self.hello_at = 0.0  # the clock's monotonic() at the last hello
         self.hello_token: str | None = None  # and its token
-        self.bucket = TokenBucket(config.rate_capacity, config.rate_per_second)
+        self._clock = config.clock
+        self.bucket = TokenBucket(
+            config.rate_capacity, config.rate_per_second, config.clock.monotonic
+        )
         self._throttle = config.throttle
         self._watch = watch
         self._stalls_seen = watch.stalled(time.monotonic()) if watch is not None else 0.0
@@ -133,7 +139,7 @@ class Connection:
         self._task = asyncio.create_task(self._sender())
 
     def admit(self, arrived: float, busy: float = 0.0) -> float | None:
-        """Judge a message by when it arrived (``time.monotonic()``): the seconds to hold it
+        """Judge a message by when it arrived (the clock's ``monotonic()``): the seconds to hold it
         back so that the connection keeps to its rate (0: at once), or ``None``: it is over
         the rate by more than ``ServerConfig.throttle`` seconds of messages (refuse it).
 
@@ -143,7 +149,8 @@ class Connection:
         """
         stalled = busy
         if self._watch is not None:
-            total = self._watch.stalled(arrived)
+            # The stall going on now, in the watch's real time (read as the message arrived).
+            total = self._watch.stalled(time.monotonic())
             stalled += max(0.0, total - self._stalls_seen)
             self._stalls_seen = max(self._stalls_seen, total)
         self.bucket.credit(arrived, stalled)
@@ -153,7 +160,7 @@ class Connection:
         """Count a rate-limited message; whether the connection now floods (``abuse_limit``
         refusals within ``abuse_window`` seconds: a sliding window, so sending just under the
         limit now and then does not reset the count)."""
-        now = time.monotonic()
+        now = self._clock.monotonic()
         self._refused.append(now)
         while self._refused and self._refused[0] <= now - self._abuse_window:
             self._refused.popleft()

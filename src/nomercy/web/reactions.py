@@ -13,7 +13,6 @@ on (they carry no game state, so nothing is lost).
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Any
 
 from nomercy.web.protocol import ErrorCode, ProtocolError
@@ -58,7 +57,7 @@ class Reactions:
             raise ProtocolError(
                 ErrorCode.BAD_REACTION, f"'reaction' must be one of {', '.join(REACTIONS)}"
             )
-        now = time.monotonic()
+        now = room.config.clock.monotonic()
         last = self._last.get(seat)
         if last is not None and now - last < REACTION_EVERY:
             raise ProtocolError(

@@ -1,9 +1,13 @@
 """A room: seats, the game, server-side bots, the turn timer and every connection's updates.
 
 The server is the only authority: a :class:`Room` owns its game at a
-:class:`~nomercy.tables.Table` (the table layer every interface shares: the order in which
-seats are asked, :func:`~nomercy.core.decisions.decision_order`'s; what a timed-out seat does;
-who may ask for a hint and its seed; the record's seating block), applies the actions its
+:class:`~nomercy.tables.Table` (the table layer every interface shares: the seating during
+the game, bot or person, who is away and the bot that plays an away seat; the bots' questions
+in :func:`~nomercy.core.decisions.decision_order`'s order and their per-move seeding; what a
+timed-out seat does; who may ask for a hint and its seed; the record's seating block). The
+room keeps what is about the room and its connections: the seats' names, tokens and kinds
+before a game (open, person, bot), the connections, the grace periods that make a person
+away, the timer's task. It applies the actions its
 seats send (the engine judges them), stores each accepted action in the database in the move's
 own transaction, and sends every connection what its seat may know (its
 :class:`~nomercy.core.views.PlayerView` and ``event.for_seat(seat)``, in the wire format of
@@ -30,22 +34,26 @@ import hashlib
 import hmac
 import logging
 import secrets
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nomercy.bots import make_bot
 from nomercy.core.actions import Action, CallUno, Catch, parse_action
 from nomercy.core.errors import NoMercyError
 from nomercy.core.events import Event
 from nomercy.core.game import Game, new_game
 from nomercy.core.records import GameRecord
-from nomercy.core.views import PlayerView
-from nomercy.tables import SeatBot
 from nomercy.tables.advice import advice_for
 from nomercy.tables.coach import Coach, CoachError
-from nomercy.tables.table import HintRefusal, Table
+from nomercy.tables.table import (
+    BotQuestion,
+    HintRefusal,
+    SeatBot,
+    Table,
+    TableError,
+    answer,
+    bot_seed,
+)
 from nomercy.web import messages
 from nomercy.web.connections import Connection, Delivery
 from nomercy.web.messages import dumps
@@ -97,40 +105,10 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def bot_seed(game_seed: int, move: int, seat: int) -> int:
-    """The seed of the bot deciding move ``move`` for ``seat``: a restart decides the same.
-
-    >>> bot_seed(1, 2, 3) == bot_seed(1, 2, 3) != bot_seed(1, 3, 3)
-    True
-    """
-    digest = hashlib.sha256(f"{game_seed}:{move}:{seat}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
-
-
-@dataclass(frozen=True)
-class BotQuestion:
-    """One bot decision to make: in turn (``choose_action``) or out of turn."""
-
-    bot: SeatBot
-    view: PlayerView
-    legal: list[Action]
-    in_turn: bool
-
-
-def answer(questions: list[BotQuestion]) -> Action | None:
-    """The first action the bots choose, asking in order (``None``: every bot declined)."""
-    for q in questions:
-        if q.in_turn:
-            return q.bot.choose_action(q.view, q.legal)
-        action = q.bot.choose_out_of_turn(q.view, q.legal)
-        if action is not None:
-            return action
-    return None
-
-
 @dataclass
 class SeatState:
-    """A seat at run time: who holds it and its connections."""
+    """A seat of the room: who holds it (its name, kind and token, as stored) and its
+    connections. Whether its person is away is the game's table's (``Table.is_away``)."""
 
     seat: int
     name: str | None
@@ -138,7 +116,6 @@ class SeatState:
     bot: str | None
     token_hash: str | None
     conns: set[Connection] = field(default_factory=set)
-    away: bool = False
 
     def row(self) -> SeatRow:
         """The stored form."""
@@ -163,8 +140,8 @@ class Room:
         # Hints computed in this game, by (move, seat): asking again costs no search.
         self._hint_cache: dict[tuple[str | None, int, int], dict[str, Any]] = {}
         self.seats = [SeatState(s.seat, s.name, s.kind, s.bot, s.token_hash) for s in row.seat_rows]
-        #: The current (or last) game at its table (``nomercy.tables``): the room's seats are
-        #: all the table's "people"; the room asks its bots per decision (``_bot_for``).
+        #: The current (or last) game at its table (``nomercy.tables``), seated as the room's
+        #: seats were when it started (``_seat_table``).
         self.table: Table | None = None
         self.game_id: str | None = None
         self.finished: list[str] = []
@@ -183,7 +160,9 @@ class Room:
         self.sockets = 0  # WebSockets attached, greeted or not (ServerConfig.room_connections)
         # Someone besides the host took a seat, or a game started (ServerConfig.unjoined_idle).
         self.joined = any(s.kind == HUMAN and s.seat != 0 for s in self.seats)
-        self.active = time.monotonic()  # the last move, hello or departure (room expiry)
+        self.active = (
+            self.config.clock.monotonic()
+        )  # the last move, hello or departure (room expiry)
         self._summary_pending: asyncio.TimerHandle | None = None
         # The state a hello gets, encoded once per game, move, timer and seat (spectators
         # share one): a crowd of hellos costs sends, not views (see hello_state).
@@ -212,7 +191,38 @@ class Room:
 
     @game.setter
     def game(self, game: Game | None) -> None:
-        self.table = None if game is None else Table(game, [None] * game.n)
+        self.table = None if game is None else self._seat_table(game)
+
+    def _seat_table(self, game: Game) -> Table:
+        """``game`` at a table seated as the room's seats are: a bot seat plays with its bot
+        (the room's bot by default), made afresh for each move (``Table``'s seeding); a
+        person's seat is played by the room's bot while they are away. Who is away carries
+        over from the room's previous table (a move taken back, the next game)."""
+        try:
+            bots = [SeatBot.named(s.bot or self.bot) if s.kind == BOT else None for s in self.seats]
+            table = Table(game, bots, stand_in=self.bot)
+        except TableError as exc:
+            # A bot this version no longer has (a room stored by an older one): the room still
+            # loads and shows its game; nobody plays the bots' seats (as a failing bot did).
+            log.error("room %s: its bots cannot play: %s", self.code, exc)
+            return Table(game, [None] * game.n)
+        old = self.table
+        if old is not None and old.players == table.players:
+            for seat in range(table.players):
+                if old.is_away(seat) and bots[seat] is None:
+                    table.set_away(seat, True)
+        return table
+
+    def is_away(self, seat: int) -> bool:
+        """Whether ``seat``'s person is away (the room's bot plays it)."""
+        return self.table is not None and self.table.is_away(seat)
+
+    def _set_away(self, seat: int, away: bool) -> None:
+        """Mark ``seat``'s person away or back at the game's table (a seat the table gives a
+        bot, e.g. the last game's table before the next starts, has nobody to be away)."""
+        table = self.table
+        if table is not None and table.bots[seat] is None:
+            table.set_away(seat, away)
 
     @property
     def started(self) -> bool:
@@ -243,7 +253,7 @@ class Room:
                     "kind": s.kind,
                     "bot": s.bot,
                     "connected": self.connected(s.seat),
-                    "away": s.away,
+                    "away": self.is_away(s.seat),
                 }
                 for s in self.seats
             ],
@@ -265,16 +275,7 @@ class Room:
 
     def robot(self, seat: int) -> bool:
         """Whether a bot plays ``seat`` now (a bot seat, or a person's seat while away)."""
-        s = self.seats[seat]
-        return s.kind == BOT or (s.kind == HUMAN and s.away)
-
-    def _bot_for(self, seat: int) -> SeatBot:
-        """A bot for this decision only, seeded from the game seed, the move and the seat."""
-        assert self.game is not None
-        s = self.seats[seat]
-        name = s.bot if s.kind == BOT and s.bot else self.bot
-        seed = bot_seed(self.game.seed, len(self.game.history), seat)
-        return SeatBot(make_bot(name, seed=seed), uno_forget=0.0, seed=seed)
+        return self.table is not None and self.table.robot(seat)
 
     def state_message(
         self,
@@ -412,7 +413,7 @@ class Room:
             token = data.get("token")
             if token is not None and not isinstance(token, str):
                 raise ProtocolError(ErrorCode.MALFORMED, "'token' must be a string")
-            now = time.monotonic()
+            now = self.config.clock.monotonic()
             if conn.greeted and token == conn.hello_token and now - conn.hello_at < HELLO_EVERY:
                 # A hello answers with the whole state (the hand's history too): the most
                 # expensive message, so a connection repeats the same one at most every
@@ -513,14 +514,14 @@ class Room:
         conn.seat = seat
         conn.greeted = True
         self.conns.add(conn)
-        self.active = time.monotonic()
+        self.active = self.config.clock.monotonic()
         if seat is not None:
             s = self.seats[seat]
             s.conns.add(conn)
-            if s.away and self.owned:
-                s.away = False
+            if self.is_away(seat) and self.owned:
+                self._set_away(seat, False)
                 log.info("room %s: seat %d is back", self.code, seat)
-                self.publish("seat", seat=_seat_json(s))
+                self.publish("seat", seat=_seat_json(s, away=False))
         self._presence()
         self.announce()
         self._reschedule_timer()
@@ -531,7 +532,7 @@ class Room:
 
     def leave(self, conn: Connection) -> None:
         """A connection closed."""
-        self.active = time.monotonic()
+        self.active = self.config.clock.monotonic()
         self.conns.discard(conn)
         if conn.seat is not None:
             self.seats[conn.seat].conns.discard(conn)
@@ -565,18 +566,14 @@ class Room:
         log.info("room %s: the host removed seat %d", self.code, seat)
         self.set_seat(freed)
 
-    def set_seat(self, new: SeatState) -> None:
-        """Give a seat its new holder; a person who lost it (removed by the host) watches."""
+    def set_seat(self, new: SeatState, away: bool = False) -> None:
+        """Give a seat its new holder (``away``: its person is away, at the game's table); a
+        person who lost it (removed by the host) watches."""
         s = self.seats[new.seat]
         removed = s.kind == HUMAN and new.token_hash != s.token_hash
         name, conns = s.name, list(s.conns)
-        s.name, s.kind, s.bot, s.token_hash, s.away = (
-            new.name,
-            new.kind,
-            new.bot,
-            new.token_hash,
-            new.away,
-        )
+        s.name, s.kind, s.bot, s.token_hash = new.name, new.kind, new.bot, new.token_hash
+        self._set_away(s.seat, away)
         if s.kind == HUMAN and s.seat != 0:
             self.joined = True
         if not removed:
@@ -734,7 +731,7 @@ class Room:
         for s, row in zip(self.seats, seats, strict=True):
             s.kind, s.bot, s.name = row.kind, row.bot, row.name
         self.game, self.game_id = game, game_id
-        self.active = time.monotonic()
+        self.active = self.config.clock.monotonic()
         self.joined = True
         self.games_played += 1
         self._in_turn = 0
@@ -833,7 +830,7 @@ class Room:
             self.game = before
             self.lost()
             raise StoreUnavailable("another server plays this room now") from None
-        self.active = time.monotonic()
+        self.active = self.config.clock.monotonic()
         if action.seat == turn:
             self._in_turn += 1
         if finished is not None:
@@ -867,20 +864,13 @@ class Room:
             self._bot_task = asyncio.get_running_loop().create_task(self._bot_loop())
 
     def bot_questions(self) -> list[BotQuestion]:
-        """The bot decisions to ask now, in :func:`~nomercy.core.decisions.decision_order`'s
-        order (the terminal's and the driver's), only for seats a bot plays now.
-
-        The first answer that is an action is taken. A person to act who may call UNO is asked
-        alone (NM-37: no bot may catch them first). Each question holds its own view and legal
-        list, so it can be answered away from the game (in a worker thread).
-        """
+        """The bot decisions to ask now (``Table.bot_questions``: in
+        :func:`~nomercy.core.decisions.decision_order`'s order, the terminal's and the
+        driver's, for the seats a bot plays now, each bot seeded for this move). The first
+        answer that is an action is taken; each question can be answered away from the game
+        (in a worker thread)."""
         table = self.table
-        if table is None or table.is_over:
-            return []
-        return [
-            BotQuestion(self._bot_for(d.seat), table.view(d.seat), d.legal, d.in_turn)
-            for d in table.questions(self.robot)
-        ]
+        return [] if table is None else table.bot_questions()
 
     def bot_choice(self) -> Action | None:
         """The action a bot takes next, if any (see :meth:`bot_questions`)."""
@@ -1027,14 +1017,12 @@ class Room:
             log.exception("room %s: the timer failed", self.code)
 
     def timeout_decision(self, seat: int) -> Action | BotQuestion:
-        """What a seat whose time ran out does: draw (or take the penalty), else pass, else
-        the room's bot decides (a forced play, a colour, a Discard All choice, a challenge)."""
+        """What a seat whose time ran out does (``Table.timeout_question``): draw (or take the
+        penalty), else pass, else the room's bot decides (a forced play, a colour, a Discard
+        All choice, a challenge)."""
         table = self.table
         assert table is not None
-        action, in_turn = table.timeout_choice(seat)
-        if action is not None:
-            return action
-        return BotQuestion(self._bot_for(seat), table.view(seat), in_turn, True)
+        return table.timeout_question(seat)
 
     def _presence(self) -> None:
         """Start or stop the grace period of each person's seat."""
@@ -1043,7 +1031,7 @@ class Room:
                 self.owned
                 and s.kind == HUMAN
                 and not self.connected(s.seat)
-                and not s.away
+                and not self.is_away(s.seat)
                 and self.started
             )
             task = self._grace.get(s.seat)
@@ -1061,9 +1049,9 @@ class Room:
                 self._grace.pop(seat, None)
                 if self.connected(seat) or not self.started or not self.owned:
                     return
-                s.away = True
+                self._set_away(seat, True)
                 log.info("room %s: seat %d is away; the bot plays it", self.code, seat)
-                self.publish("seat", seat=_seat_json(s))
+                self.publish("seat", seat=_seat_json(s, away=True))
                 self.broadcast_room()
                 self._reschedule_timer()
                 self._schedule()
@@ -1142,10 +1130,10 @@ class Room:
         a person back on another server is no longer away); everyone's summary changes."""
         if self.owned:
             for s in self.seats:
-                if s.away and self.connected(s.seat):
-                    s.away = False
+                if self.is_away(s.seat) and self.connected(s.seat):
+                    self._set_away(s.seat, False)
                     log.info("room %s: seat %d is back", self.code, s.seat)
-                    self.publish("seat", seat=_seat_json(s))
+                    self.publish("seat", seat=_seat_json(s, away=False))
             self._presence()
             self._reschedule_timer()
         self.broadcast_room()
@@ -1193,7 +1181,7 @@ class Room:
                 self._in_turn += 1
             if game.is_over and self.game_id is not None:
                 self.finished.append(self.game_id)
-            self.active = time.monotonic()
+            self.active = self.config.clock.monotonic()
             self._arrival = self.forwarded.pop(action.seat, None)
             try:
                 self._reschedule_timer()
@@ -1209,17 +1197,17 @@ class Room:
                 return
             game = await asyncio.to_thread(GameRecord.loads(text).replay)
             for seat in message["seats"]:
-                self.set_seat(_seat_from(seat))
+                self.set_seat(*_seat_from(seat))
             self.game, self.game_id = game, message["g"]
             self.games_played += 1
             self.joined = True
-            self.active = time.monotonic()
+            self.active = self.config.clock.monotonic()
             self._in_turn = 0
             self._timer_key = None
             self._reschedule_timer()
             self.broadcast_state([], None, history=True)
         elif kind == "seat":
-            self.set_seat(_seat_from(message["seat"]))
+            self.set_seat(*_seat_from(message["seat"]))
             self._reschedule_timer()
         elif kind == "relay":
             for conn in list(self.conns):
@@ -1252,12 +1240,14 @@ class Room:
         return changed
 
 
-def _seat_json(s: SeatState) -> list[Any]:
-    return [s.seat, s.name, s.kind, s.bot, s.token_hash, s.away]
+def _seat_json(s: SeatState, away: bool = False) -> list[Any]:
+    """A seat in the servers' notices (``away``: its person is away)."""
+    return [s.seat, s.name, s.kind, s.bot, s.token_hash, away]
 
 
-def _seat_from(data: list[Any]) -> SeatState:
-    return SeatState(data[0], data[1], data[2], data[3], data[4], away=bool(data[5]))
+def _seat_from(data: list[Any]) -> tuple[SeatState, bool]:
+    """A seat from a notice, and whether its person is away."""
+    return SeatState(data[0], data[1], data[2], data[3], data[4]), bool(data[5])
 
 
 @dataclass

@@ -90,6 +90,9 @@ __all__ = [
 log = logging.getLogger("nomercy.web")
 T = TypeVar("T")
 
+#: The name of the lobby's sweeping task (it always waits on the clock: tests/web/clocks.py).
+SWEEP_TASK = "nomercy-lobby-sweep"
+
 #: Seconds a copy of another server's room stays loaded with no connection here.
 COPY_IDLE = 60.0
 
@@ -239,7 +242,7 @@ class Lobby:
                         room._schedule()
             log.info("%d rooms loaded from %s", len(self.rooms), self.config.database)
             self.opened = True
-        self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep(), name=SWEEP_TASK)
 
     def load_state(self, code: str, row: RoomRow | None = None) -> RoomState | None:
         """A room as stored (``None``: no open room ``code``, or one to close: options past
@@ -332,9 +335,10 @@ class Lobby:
         every = min(60.0, max(0.05, min(limits) / 4)) if limits else 60.0
         if self.cluster is not None:
             every = min(every, 10.0)
+        clock = self.config.clock
         while True:
-            await asyncio.sleep(every)
-            now = time.monotonic()
+            await clock.sleep(every)
+            now = clock.monotonic()
             for room in list(self.rooms.values()):
                 if not room.owned:
                     if room.sockets == 0 and now - room.active >= COPY_IDLE:
@@ -357,7 +361,9 @@ class Lobby:
             return True
         bucket = self._hellos.get(address)
         if bucket is None:
-            bucket = self._hellos[address] = TokenBucket(self.config.hello_burst, rate)
+            bucket = self._hellos[address] = TokenBucket(
+                self.config.hello_burst, rate, self.config.clock.monotonic
+            )
         return bucket.take()
 
     def _forget_hellos(self, now: float) -> None:
@@ -418,7 +424,7 @@ class Lobby:
         if not shared and self.config.max_rooms and len(self.rooms) >= self.config.max_rooms:
             raise self._full()
         if address is not None and not shared:
-            wait = self.creations.take(address_key(address), time.monotonic())
+            wait = self.creations.take(address_key(address), self.config.clock.monotonic())
             if wait is not None:
                 raise self._too_many(wait)
         # The dry run deals a game: in a worker thread, never in the event loop.
@@ -535,7 +541,7 @@ class Lobby:
                 retry_for=self.config.action_retry,
             )
             seat.kind, seat.name, seat.token_hash = HUMAN, name, token_hash
-            room.active = time.monotonic()
+            room.active = self.config.clock.monotonic()
             room.joined = True
             room.broadcast_room()
             return seat.seat
