@@ -43,7 +43,7 @@ from nomercy.encoding.fast import TableObserver
 __all__ = ["DEFAULT_ITERATIONS", "PUCTBot", "PolicyNetBot"]
 
 #: The iteration budget when neither ``iterations`` nor ``time_limit`` is given.
-DEFAULT_ITERATIONS = 200
+DEFAULT_ITERATIONS = 250
 
 
 class _PNode(_Node):
