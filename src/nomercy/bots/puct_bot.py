@@ -249,5 +249,6 @@ class PolicyNetBot(ISMCTSBot):
             encoder = self._encoders[key] = FeatureEncoder(*key)
         ids = [action_id(a, n) for a in candidates]
         priors, _ = self.net.evaluate(encoder.encode(view), ids, n)
+        self.last_iterations = 1  # one evaluation: a decision, not a forced move
         best = max(range(len(ids)), key=priors.__getitem__)  # the first on a tie
         return candidates[best]
