@@ -113,6 +113,15 @@ def main(argv: list[str] | None = None) -> int:
     """The command line (module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--first", type=int, default=0, help="the first game's index")
+    parser.add_argument("--rows", type=Path, help="also write every (table, chance, won) row")
+    parser.add_argument(
+        "--include",
+        type=Path,
+        action="append",
+        default=[],
+        help="add the rows of an earlier run (its --rows file) before the figures",
+    )
     parser.add_argument("--seed", type=int, default=2031, help="master seed (held out)")
     parser.add_argument("--every", type=int, default=3, help="hint every N-th decision")
     parser.add_argument("--bot", default="best", help="the bot at every seat")
@@ -123,9 +132,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--png", type=Path, help="write the reliability diagram here")
     args = parser.parse_args(argv)
     tasks = [
-        (args.seed, i, args.every, args.bot, args.iterations, args.coach) for i in range(args.games)
+        (args.seed, i, args.every, args.bot, args.iterations, args.coach)
+        for i in range(args.first, args.first + args.games)
     ]
     rows: list[tuple[str, int, float, int]] = []
+    for earlier in args.include:
+        rows += [tuple(r) for r in json.loads(earlier.read_text())]  # type: ignore[misc]
     pool = ProcessPoolExecutor(max_workers=args.jobs) if args.jobs > 1 else None
     results = pool.map(play, tasks) if pool else map(play, tasks)
     for done, found in enumerate(results, 1):
@@ -134,12 +146,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{done}/{args.games} games, {len(rows)} decisions", file=sys.stderr)
     if pool:
         pool.shutdown()
+    if args.rows:
+        args.rows.write_text(json.dumps(rows) + "\n")
     table = buckets(rows)
     brier = sum((r[2] - r[3]) ** 2 for r in rows) / len(rows)
     base = sum(r[3] for r in rows) / len(rows)
     worst = max((abs(t["gap_points"]) for t in table if t["decisions"] >= 100), default=math.nan)
     report = {
-        "config": vars(args) | {"json": str(args.json), "png": str(args.png)},
+        "config": {k: str(v) if isinstance(v, Path | list) else v for k, v in vars(args).items()},
         "decisions": len(rows),
         "brier": round(brier, 4),
         "brier_of_the_base_rate": round(base * (1 - base), 4),
