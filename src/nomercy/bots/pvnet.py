@@ -99,12 +99,6 @@ class PVNet:
         """Every id's policy logit, shape (..., NUM_ACTIONS)."""
         return self.body(obs) @ self.policy_rows.T + self.policy_bias
 
-    def priors(self, h: _Array, ids: list[int]) -> list[float]:
-        """The softmax of ``ids``' logits given :meth:`body`'s output ``h`` of one position."""
-        z = self.policy_rows[ids] @ h + self.policy_bias[ids]
-        z = np.exp(z - z.max())
-        return (z / z.sum()).tolist()  # type: ignore[no-any-return]
-
     def win_chances(self, h: _Array, n: int) -> _Array:
         """Each seat's chance to win, counted from the observing seat, for a table of ``n``."""
         w, b = self.value
