@@ -99,7 +99,10 @@ def test_analyse_record_covers_every_in_turn_decision_with_a_choice(record_path:
     assert [d.index for d in decisions] == expected and expected
     for d in decisions:
         assert d.loss >= 0.0
-        assert (d.loss == 0.0) == (d.played == d.best) or d.best_chance == d.played_chance
+        # The coach's best is its most visited move, whose estimate need not be the highest
+        # (a search's priors steer its visits): a move rated at least as high loses nothing.
+        expected_loss = 0.0 if d.played == d.best else max(0.0, d.best_chance - d.played_chance)
+        assert d.loss == expected_loss
         assert d.played in [e.action for e in d.estimates]
 
 

@@ -60,7 +60,9 @@ class Decision:
         hand: the hand it was played in (1-based).
         played: the move played; played_chance, played_visits: its estimate.
         best: the move the coach rates best; best_chance, best_visits: its estimate.
-        loss: ``best_chance - played_chance`` (0 when the played move was the best).
+        loss: ``best_chance - played_chance``, at least 0 (0 when the played move was the
+            best, or when its estimate is no lower than the best's: the best is the most
+            visited move, which need not have the highest estimate).
         reason: why the best move, in English.
         estimates: every searched move's estimate, best first.
     """
