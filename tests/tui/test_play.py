@@ -459,7 +459,9 @@ def test_bots_move_one_at_a_time_at_the_set_speed() -> None:
         assert table.game.to_act == 0
         assert "P1: " in log_text(app)
 
-    run(PlayConfig(table=table, human=0, speed=0.5), script)
+    # A full second per bot move: the two key presses above must land before the first bot's
+    # timer fires, even on a loaded machine (at 0.5 s a slow press once let a bot move first).
+    run(PlayConfig(table=table, human=0, speed=1.0), script)
     # one bot action per tick: the count went up in steps, not all at once
     assert len(set(seen)) > 2
 
