@@ -1,12 +1,14 @@
-"""Decision time of the ``neural`` bot (docs/neural.md): wall time of each ``choose_action``.
+"""Decision time of the ``neural`` bot (docs/puct.md; ``--bot neural-ppo``: docs/neural.md):
+wall time of each ``choose_action``.
 
-Plays ``--games`` games of the neural bot against ``--vs`` bots through the driver (the bot
-gets what a tournament gives it: its view without history and the legal actions) and times
-every call that has a choice (two legal actions or more; single-action calls return at once
-and are counted apart). Prints median, p90, p99 and max in milliseconds.
+Plays ``--games`` games of the bot (``--bot``, default ``neural``) against ``--vs`` bots
+through the driver (the bot gets what a tournament gives it: its view and the legal actions)
+and times every call that has a choice (two legal actions or more; single-action calls return
+at once and are counted apart). Prints median, p90, p99 and max in milliseconds.
 
     python benchmarks/bench_neural.py --games 500 --players 2
     python benchmarks/bench_neural.py --games 300 --players 4 --preset classic --json
+    python benchmarks/bench_neural.py --games 500 --bot neural-ppo
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ import statistics
 import time
 from typing import TYPE_CHECKING
 
+from nomercy.bots.base import Bot
 from nomercy.bots.driver import play_out
-from nomercy.bots.neural_bot import NeuralBot
 from nomercy.bots.registry import make_bot
 from nomercy.core.actions import Action
 from nomercy.core.game import new_game
@@ -28,13 +30,12 @@ if TYPE_CHECKING:  # a --baseline side runs older sources without it
 
 
 class Timed:
-    """Wraps the neural bot and records the wall time of each decision with a choice."""
+    """Wraps a bot and records the wall time of each decision with a choice."""
 
-    name = "neural"
-    view_mode = "no_history"
-
-    def __init__(self, bot: NeuralBot) -> None:
+    def __init__(self, bot: Bot) -> None:
         self.bot = bot
+        self.name = bot.name
+        self.view_mode = getattr(bot, "view_mode", "full")
         self.times: list[float] = []
         self.forced = 0
 
@@ -50,6 +51,7 @@ class Timed:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bot", default="neural", help="the timed bot (default: neural)")
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--vs", default="heuristic", help="the other seats' bot")
@@ -57,7 +59,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="one JSON object on stdout")
     args = parser.parse_args()
-    timed = Timed(NeuralBot())
+    timed = Timed(make_bot(args.bot))
     wins = 0
     started = time.perf_counter()
     for i in range(args.games):
@@ -71,6 +73,7 @@ def main() -> None:
         wins += game.winner == seat
     ms = sorted(t * 1000 for t in timed.times)
     result = {
+        "bot": args.bot,
         "games": args.games,
         "players": args.players,
         "preset": args.preset,
@@ -88,7 +91,7 @@ def main() -> None:
         print(json.dumps(result))
     else:
         print(
-            f"neural, {args.players} players, {args.preset}, vs {args.vs}: {len(ms)} decisions "
+            f"{args.bot}, {args.players} players, {args.preset}, vs {args.vs}: {len(ms)} decisions "
             f"(+{timed.forced} forced), median {result['median_ms']:.3f} ms, "
             f"p90 {result['p90_ms']:.3f}, p99 {result['p99_ms']:.3f}, max {result['max_ms']:.3f}"
         )

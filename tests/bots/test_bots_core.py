@@ -330,7 +330,7 @@ def test_registry_builds_every_bot_and_they_satisfy_the_protocol() -> None:
 
 
 def test_make_bot_unknown_name_lists_the_valid_ones() -> None:
-    valid = "best, greedy, heuristic, ismcts, neural, puct, puct-policy, random"
+    valid = "best, greedy, heuristic, ismcts, neural, neural-ppo, puct, random"
     with pytest.raises(ValueError, match=rf"unknown bot 'nope'.*{valid}"):
         make_bot("nope")
 

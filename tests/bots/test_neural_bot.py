@@ -1,5 +1,6 @@
-"""The ``neural`` bot: shipped weights, legal full games, hidden information, determinism,
-and the observation it builds from a view against the RL environment's (docs/neural.md)."""
+"""The ``neural-ppo`` bot (the masked-PPO policy, ``neural`` before issue 29): shipped
+weights, legal full games, hidden information, determinism, and the observation it builds from
+a view against the RL environment's (docs/neural.md)."""
 
 from __future__ import annotations
 
@@ -60,12 +61,12 @@ def test_bad_weights_files_get_clear_errors(tmp_path: Path) -> None:
 def test_registry_offers_neural_and_explains_a_missing_numpy(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert "neural" in BOTS
-    bot = make_bot("neural", seed=4)
-    assert isinstance(bot, NeuralBot) and bot.name == "neural"
-    monkeypatch.delitem(BOTS, "neural")  # as if numpy were missing
+    assert "neural-ppo" in BOTS
+    bot = make_bot("neural-ppo", seed=4)
+    assert isinstance(bot, NeuralBot) and bot.name == "neural-ppo"
+    monkeypatch.delitem(BOTS, "neural-ppo")  # as if numpy were missing
     with pytest.raises(ValueError, match=r"needs numpy: pip install 'uno-no-mercy\[neural\]'"):
-        make_bot("neural")
+        make_bot("neural-ppo")
 
 
 @pytest.mark.parametrize("preset", ["no-mercy", "classic"])
@@ -74,7 +75,8 @@ def test_full_games_on_both_presets_with_legal_moves_only(preset: str, players: 
     for seed in range(3):
         g = new_game(players, rules=preset, seed=seed)
         bots = [
-            make_bot("neural" if s % 2 == seed % 2 else "heuristic", seed=s) for s in range(players)
+            make_bot("neural-ppo" if s % 2 == seed % 2 else "heuristic", seed=s)
+            for s in range(players)
         ]
         play_checked(g, bots, limit=20_000)
         assert g.is_over
@@ -85,7 +87,7 @@ def test_legal_moves_only_under_other_rule_options(preset: str, options: dict[st
     # Options outside training (docs/neural.md): the bot must still only play legal moves.
     for seed in range(2):
         g = new_game(2 + 2 * seed, rules={"preset": preset, "options": options}, seed=seed)
-        bots = [make_bot("neural" if s % 2 else "random", seed=s) for s in range(g.n)]
+        bots = [make_bot("neural-ppo" if s % 2 else "random", seed=s) for s in range(g.n)]
         play_checked(g, bots, limit=300)
         assert g.is_over or len(g.history) >= 300
 
@@ -121,7 +123,11 @@ def test_same_seed_same_game() -> None:
     def history(seed: int) -> list[str]:
         g = new_game(4, seed=seed)
         play_out(
-            g, [make_bot(name, seed=7) for name in ("neural", "heuristic", "neural", "random")]
+            g,
+            [
+                make_bot(name, seed=7)
+                for name in ("neural-ppo", "heuristic", "neural-ppo", "random")
+            ],
         )
         return [str(a) for a in g.history]
 

@@ -1,5 +1,5 @@
-"""``puct`` and ``puct-policy``: the network's format, its input, legal play, hidden
-information, determinism (docs/puct.md)."""
+"""``puct`` and ``neural`` (its network's policy alone): the network's format, its input,
+legal play, hidden information, determinism (docs/puct.md)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from botkit import OPTION_SETS, json_view, play_checked, reshuffle_secrets
 from nomercy import new_game
 from nomercy.bots import make_bot
 from nomercy.bots.driver import next_action, play_out
+from nomercy.bots.neural_bot import NeuralBot
 from nomercy.bots.neural_features import (
     MAX_PLAYERS,
     NUM_ACTIONS,
@@ -23,6 +24,8 @@ from nomercy.bots.neural_features import (
 from nomercy.bots.puct_bot import PolicyNetBot, PUCTBot
 from nomercy.bots.pvnet import PVNet, load_pvnet
 from nomercy.encoding.fast import TableObserver
+
+DATA = Path(__file__).resolve().parents[2] / "src/nomercy/bots/data"
 
 
 def _random_net(seed: int, widths: tuple[int, ...] = (32, 16)) -> PVNet:
@@ -106,7 +109,7 @@ def test_leaf_observation_is_the_views_encoding() -> None:
     assert checked > 500
 
 
-@pytest.mark.parametrize("name", ["puct", "puct-policy"])
+@pytest.mark.parametrize("name", ["puct", "neural"])
 def test_plays_only_legal_actions_in_every_option_set(name: str) -> None:
     for preset, options in OPTION_SETS:
         for seed in range(2):
@@ -138,7 +141,7 @@ def test_puct_is_deterministic_for_a_seed_and_uses_its_budget() -> None:
     assert all(0.0 <= s.mean <= 1.0 for s in stats)
 
 
-@pytest.mark.parametrize("name", ["puct", "puct-policy"])
+@pytest.mark.parametrize("name", ["puct", "neural"])
 def test_never_reads_hidden_state(name: str) -> None:
     rng = random.Random(11)
     checked = 0
@@ -190,3 +193,20 @@ def test_policy_bot_takes_the_largest_prior() -> None:
                 seen += 1
             g.apply(next_action(g, [make_bot("heuristic")] * g.n))
     assert seen >= 20
+
+
+def test_neural_plays_the_policy_and_still_reads_a_ppo_file(tmp_path: Path) -> None:
+    # Issue 29: the policy alone replaced the masked-PPO policy as ``neural``; a PPO weights
+    # file given as ``weights`` still plays as before, and the former name still builds it.
+    assert isinstance(make_bot("neural"), PolicyNetBot)
+    assert make_bot("neural").name == make_bot("puct-policy").name == "neural"
+    bot = make_bot("neural", weights=str(DATA / "neural.npz"))
+    assert isinstance(bot, NeuralBot) and bot.name == "neural-ppo"
+    assert isinstance(make_bot("neural", weights=DATA / "puct.npz"), PolicyNetBot)
+    np.savez(tmp_path / "other.npz", x=np.zeros(3))
+    (tmp_path / "text.npz").write_text("not weights")
+    for name in ("other.npz", "text.npz"):
+        with pytest.raises(ValueError, match="not a weights file"):
+            make_bot("neural", weights=tmp_path / name)
+    with pytest.raises(FileNotFoundError):
+        make_bot("neural", weights=tmp_path / "missing.npz")

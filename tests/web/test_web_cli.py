@@ -120,3 +120,57 @@ def test_alike_log_lines_are_rate_limited() -> None:
                 for _ in range(4)
             ]
             assert lines == [True, True, True, False]
+
+
+@pytest.mark.sqlite_only
+def test_flags_reach_the_servers_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The rate-limit and budget tests run in-process on a ServerConfig of their own; this
+    # checks the other half: that ``nomercy serve``'s flags become that config.
+    import uvicorn
+
+    import nomercy.web.app
+
+    seen: dict[str, object] = {}
+
+    def capture(config: object) -> object:
+        seen["config"] = config
+        return object()
+
+    monkeypatch.setattr(nomercy.web.app, "create_app", capture)
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(kw))
+    monkeypatch.setattr(logging, "basicConfig", lambda **kw: None)
+    root = logging.getLogger()
+    filters = {h: list(h.filters) for h in root.handlers}
+    try:
+        flags = ["--database", str(tmp_path / "db.sqlite3"), "--port", "8765"]
+        flags += ["--rate-limit", "7", "--hellos-per-address", "3", "--rooms-per-hour", "11"]
+        flags += ["--max-rooms", "13", "--room-connections", "9", "--send-budget", "8192"]
+        flags += ["--grace", "4", "--bot-delay", "0.25", "--hello-timeout", "2.5"]
+        flags += ["--room-idle", "60", "--unjoined-room-idle", "30", "--timings"]
+        flags += ["--hint-workers", "2", "--hint-iterations", "500"]
+        status = main(["serve", *flags])
+    finally:
+        for handler, kept in filters.items():
+            handler.filters[:] = kept
+    assert status == 0
+    config = seen["config"]
+    expected = {
+        "rate_per_second": 7,
+        "rate_capacity": 14,
+        "hellos_per_address": 3,
+        "hello_burst": 18,
+        "rooms_per_hour": 11,
+        "max_rooms": 13,
+        "room_connections": 9,
+        "send_bytes": 8192,
+        "grace": 4,
+        "bot_delay": 0.25,
+        "hello_timeout": 2.5,
+        "room_idle": 60,
+        "unjoined_idle": 30,
+        "timings": True,
+        "hint_workers": 2,
+        "hint_iterations": 500,
+    }
+    assert {key: getattr(config, key) for key in expected} == expected
+    assert seen["port"] == 8765 and seen["host"] == "127.0.0.1"

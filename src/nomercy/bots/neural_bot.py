@@ -1,4 +1,9 @@
-"""``neural``: a policy network trained by self-play, run with numpy (docs/neural.md).
+"""``neural-ppo``: a policy network trained by masked PPO self-play, run with numpy
+(docs/neural.md).
+
+Until the policy-value network's policy beat it (issue 29), this was the ``neural`` bot;
+``neural`` now plays that network (:class:`~nomercy.bots.puct_bot.PolicyNetBot`), and
+``neural:weights=FILE`` still plays a file of this format (:func:`is_ppo_weights`).
 
 The network is a small MLP (observation → hidden layers → one logit per action id, plus a
 value head used only in training) trained with masked PPO by ``python -m
@@ -27,7 +32,7 @@ from nomercy.core.actions import Action
 from nomercy.core.rules import RuleSet
 from nomercy.core.views import PlayerView
 
-__all__ = ["DEFAULT_WEIGHTS", "FORMAT", "NeuralBot", "Policy", "load_policy"]
+__all__ = ["DEFAULT_WEIGHTS", "FORMAT", "NeuralBot", "Policy", "is_ppo_weights", "load_policy"]
 
 #: The weights file format this code reads (bumped when the layout changes).
 FORMAT: Final = 1
@@ -135,6 +140,26 @@ def load_policy(path: str | Path | None = None) -> Policy:
         return _from_npz(data, str(path))
 
 
+def is_ppo_weights(path: str | Path) -> bool:
+    """Whether ``path`` holds this format's weights (a masked-PPO policy, one value output),
+    not the policy-value network's (:mod:`nomercy.bots.pvnet`: a value per seat). Both
+    formats name their arrays alike; the value head's width tells them apart.
+
+    Raises:
+        FileNotFoundError: no file at ``path``.
+        ValueError: not a weights file of either kind.
+    """
+    neither = f"{path}: not a weights file (neither a policy-value network nor a PPO policy)"
+    try:
+        with np.load(Path(path), allow_pickle=False) as data:
+            width = data["v_w"].shape[-1]
+    except FileNotFoundError:
+        raise
+    except (KeyError, OSError, ValueError, AttributeError, TypeError) as exc:
+        raise ValueError(neither) from exc
+    return bool(width == 1)
+
+
 @cache
 def _shipped() -> Policy:
     ref = resources.files("nomercy.bots").joinpath(DEFAULT_WEIGHTS)
@@ -151,7 +176,7 @@ class NeuralBot:
             loads the shipped ``neural.npz``.
     """
 
-    name = "neural"
+    name = "neural-ppo"
     #: The encoder reads the view without its event history.
     view_mode = "no_history"
 

@@ -218,7 +218,8 @@ class PUCTBot(ISMCTSBot):
 
 
 class PolicyNetBot(ISMCTSBot):
-    """The network's policy alone, without search: the fast bot of the ``puct`` family.
+    """``neural``: the network's policy alone, without search, the fast bot for RL opponents
+    and phones (it replaced the masked-PPO policy, now ``neural-ppo``, by beating it; issue 29).
 
     It considers the actions ``puct`` searches at its root (:meth:`search_candidates`: one
     way to play each card, the UNO call with the play) and plays the one with the largest
@@ -231,7 +232,7 @@ class PolicyNetBot(ISMCTSBot):
             shipped ``puct.npz``.
     """
 
-    name = "puct-policy"
+    name = "neural"
 
     def __init__(self, seed: int = 0, *, weights: str | Path | PVNet | None = None) -> None:
         super().__init__(seed, iterations=1)

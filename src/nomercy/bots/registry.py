@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from nomercy.bots.base import Bot
@@ -14,6 +15,7 @@ from nomercy.bots.random_bot import RandomBot
 from nomercy.bots.rlcard_rule import RLCardRuleBot
 
 __all__ = [
+    "ALIASES",
     "BEST",
     "BOTS",
     "OPTIONAL_BOTS",
@@ -29,7 +31,20 @@ BotFactory = Callable[..., Bot]
 
 
 def _neural(seed: int = 0, **params: Any) -> Bot:
-    """The ``neural`` bot, imported on first use (numpy loads only when it plays)."""
+    """The ``neural`` bot: the policy-value network's policy alone (``puct.npz``), or the
+    masked-PPO policy a ``weights`` file of that format holds; imported on first use (numpy
+    loads only when it plays)."""
+    from nomercy.bots.neural_bot import NeuralBot, is_ppo_weights
+    from nomercy.bots.puct_bot import PolicyNetBot
+
+    weights = params.get("weights")
+    if isinstance(weights, (str, Path)) and is_ppo_weights(weights):
+        return NeuralBot(seed=seed, **params)
+    return PolicyNetBot(seed=seed, **params)
+
+
+def _neural_ppo(seed: int = 0, **params: Any) -> Bot:
+    """The ``neural-ppo`` bot (the masked-PPO policy, ``neural.npz``), imported on first use."""
     from nomercy.bots.neural_bot import NeuralBot
 
     return NeuralBot(seed=seed, **params)
@@ -40,13 +55,6 @@ def _puct(seed: int = 0, **params: Any) -> Bot:
     from nomercy.bots.puct_bot import PUCTBot
 
     return PUCTBot(seed=seed, **params)
-
-
-def _puct_policy(seed: int = 0, **params: Any) -> Bot:
-    """The ``puct-policy`` bot (the network's policy alone), imported on first use."""
-    from nomercy.bots.puct_bot import PolicyNetBot
-
-    return PolicyNetBot(seed=seed, **params)
 
 
 def _policy(seed: int = 0, **params: Any) -> Bot:
@@ -65,8 +73,8 @@ BOTS: dict[str, BotFactory] = {
 }
 if importlib.util.find_spec("numpy") is not None:
     BOTS["neural"] = _neural
+    BOTS["neural-ppo"] = _neural_ppo
     BOTS["puct"] = _puct
-    BOTS["puct-policy"] = _puct_policy
 
 #: The strongest bot here (docs/ladder.md): ``make_bot("best")`` and ``--bots best`` build it,
 #: and the coach searches with it. ``puct`` needs numpy; without it, ``ismcts``.
@@ -76,9 +84,13 @@ BOTS["best"] = BOTS[BEST]
 #: Why a bot that needs an optional dependency is missing from :data:`BOTS`.
 _MISSING: dict[str, str] = {
     "neural": "the neural bot needs numpy: pip install 'uno-no-mercy[neural]'",
+    "neural-ppo": "the neural-ppo bot needs numpy: pip install 'uno-no-mercy[neural]'",
     "puct": "the puct bot needs numpy: pip install 'uno-no-mercy[neural]'",
-    "puct-policy": "the puct-policy bot needs numpy: pip install 'uno-no-mercy[neural]'",
 }
+
+#: Former names that still build their bot (records and scripts may hold them); the apps do
+#: not offer them. ``puct-policy`` became ``neural`` when it beat the PPO policy (issue 29).
+ALIASES: dict[str, str] = {"puct-policy": "neural"}
 
 #: Bots for tournaments only, each needing an optional package: name -> (factory, the
 #: package, how to install it). They are not in :data:`BOTS` (which the apps offer for every
@@ -114,6 +126,7 @@ def bot_factory(name: str) -> BotFactory:
         ValueError: an unknown name (the message lists the valid ones), or a bot whose
             optional package is not installed (the message says how to install it).
     """
+    name = ALIASES.get(name, name)
     factory = BOTS.get(name)
     if factory is not None:
         return factory
