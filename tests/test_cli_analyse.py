@@ -43,16 +43,21 @@ def test_analyse_lists_the_costliest_decisions_worst_first(
     lines = out.splitlines()
     assert "seat 1 (P1) made" in lines[0] and "decisions with a choice" in lines[0]
     header = next(i for i, line in enumerate(lines) if line.startswith("action  hand"))
-    rows = lines[header + 1 : header + 4]
-    assert len(rows) == 3
+    # The listed rows are the (at most 3) decisions that lost something, however many the
+    # shipped network's coach finds in this short game.
+    record = GameRecord.loads(record_path.read_text())
+    costly = [d for d in analyse_record(record, 1, iterations=60, max_time=600.0) if d.loss > 0]
+    listed = min(3, len(costly))
+    assert listed >= 1  # seat 1 is the random bot
+    rows = lines[header + 1 : header + 1 + listed]
+    assert all(row.split()[0].isdigit() for row in rows) and not lines[header + 1 + listed]
     losses = [int(row.split()[-2]) for row in rows]
     assert losses == sorted(losses, reverse=True) and losses[0] > 0
     # Each listed action is the seat's move at that index of the record.
-    record = GameRecord.loads(record_path.read_text())
     for row in rows:
         index = int(row.split()[0])
         assert record.actions[index - 1].startswith(("play", "draw", "pass", "colour", "1:"))
-    assert sum(line.startswith("action ") and " — " in line for line in lines) == 3
+    assert sum(line.startswith("action ") and " — " in line for line in lines) == listed
     assert "total estimated loss" in out
     assert "decisions" in err  # the progress bar, on stderr
 
