@@ -21,14 +21,19 @@ decoding and decisions cost CPU too, so the numbers are a floor.
     python benchmarks/bench_web.py --rooms 200 --seats 4 --games 1
     python benchmarks/bench_web.py --rooms 50 --client-bot greedy --json
     python benchmarks/bench_web.py --rooms 200 --pace 0.5 --servers 2 --postgres auto
+    python benchmarks/bench_web.py --rooms 200 --pace 0.5 --servers 2 --postgres auto --spread rooms
 
 With ``--postgres URL`` (or ``auto``: a private cluster started for the run, as the tests do)
 the servers share that PostgreSQL database; ``--servers N`` starts N of them, creates the rooms
-through each in turn, and connects each room's seats to different servers, so most actions
-are forwarded to the room's owner and most updates reach their clients through another
-server. The server-side times are each server's (arrival at the server the client is
-connected to, to the last update of it that server sent); the CPU cost per action counts every
-server process and, with ``auto``, PostgreSQL's own processes.
+through each in turn, and (``--spread seats``, the default: what a round-robin proxy does)
+connects each room's seats to different servers, so most actions are forwarded to the room's
+owner and most updates reach their clients through another server. ``--spread rooms`` connects
+every seat of a room to the server that created it (its owner), as a proxy that routes by the
+room's code does once each room is owned where its clients are: nothing is forwarded and no
+server holds a copy, and the other servers only see (and drop) the room's notices. The
+server-side times are each server's (arrival at the server the client is connected to, to the
+last update of it that server sent); the CPU cost per action counts every server process and,
+with ``auto``, PostgreSQL's own processes.
 
 Needs the web extra (``pip install -e '.[web]'``; ``web-pg`` for PostgreSQL).
 """
@@ -178,7 +183,7 @@ async def run_load(ports: list[int], args: argparse.Namespace) -> tuple[Stats, f
     clients: list[tuple[Client, bool]] = []
     for r, (code, tokens) in enumerate(rooms):
         for seat, token in enumerate(tokens):
-            port = ports[(r + seat) % len(ports)]
+            port = ports[(r + (seat if args.spread == "seats" else 0)) % len(ports)]
             ws = await connect(f"ws://127.0.0.1:{port}/ws/{code}", max_size=2**22)
             await ws.send(json.dumps({"type": "hello", "token": token}))
             while json.loads(await ws.recv())["type"] != "welcome":
@@ -284,6 +289,13 @@ def main() -> int:
         metavar="URL|auto",
         help="a PostgreSQL database for the servers (auto: a private cluster for the run)",
     )
+    parser.add_argument(
+        "--spread",
+        choices=["seats", "rooms"],
+        default="seats",
+        help="with --servers: each room's seats on different servers (seats, the default) or "
+        "every seat on the room's owner (rooms)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     if args.servers > 1 and not args.postgres:
@@ -356,6 +368,7 @@ def main() -> int:
             k.removesuffix("_ms"): round(v, 2) for k, v in server_side.items() if k != "count"
         },
         "servers": args.servers,
+        "spread": args.spread,
         "store": "postgresql" if args.postgres else "sqlite",
         "server_side_ms_each": per_server,
         "server_cpu_seconds": round(cpu, 2),
@@ -372,7 +385,8 @@ def main() -> int:
     else:
         print(
             f"{args.rooms} rooms x {args.seats} seats, {stats.games} games ({args.preset}, "
-            f"clients: {result['client_bot']}); {args.servers} server(s) on {result['store']}\n"
+            f"clients: {result['client_bot']}); {args.servers} server(s) on {result['store']}"
+            f"{f', spread by {args.spread}' if args.servers > 1 else ''}\n"
             f"{stats.actions} actions in {elapsed:.1f} s: {result['actions_per_second']} actions/s "
             f"(server CPU {cpu:.1f} s)\n"
             f"action -> update: p50 {result['latency_ms']['p50']} ms, "
