@@ -1,6 +1,7 @@
 """Several ``nomercy serve`` processes on one PostgreSQL database serve every room together
 (issue 25): a room made through one server is played by people connected to the others; the
-owner killed with SIGKILL mid-game is replaced within seconds; a SIGTERM hands rooms over.
+owner killed with SIGKILL mid-game is replaced within seconds; a SIGTERM hands rooms over; a
+room whose every client is on another server moves there.
 
 Real server processes on 127.0.0.1 and a private PostgreSQL cluster (conftest.py); every wait
 is bounded. No timing assertions beyond the issue's functional bound (the next move within a
@@ -225,6 +226,9 @@ def test_a_killed_owner_is_replaced_and_the_game_goes_on(tmp_path: Path, pg_data
         assert owner_of([one, two, three]) is one
 
         async def main() -> tuple[list[Player], str, float]:
+            # A spectator on the owner keeps the room there (with every client elsewhere it
+            # would move to them), so that the SIGKILL below kills the owner.
+            watcher = await Player.join(one.port, code, None, None)
             ann = await Player.join(two.port, code, ann_token, 0)
             bob = await Player.join(three.port, code, bob_token, 1)
             stop = asyncio.Event()
@@ -239,6 +243,7 @@ def test_a_killed_owner_is_replaced_and_the_game_goes_on(tmp_path: Path, pg_data
                     break
             assert ann.last["view"]["phase"] != "over", "five games ended before move 20"
             before = ann.last["move"]
+            assert owner_of([one, two, three]) is one
             one.proc.send_signal(signal.SIGKILL)
             killed = time.monotonic()
             one.proc.wait(10)
@@ -251,6 +256,8 @@ def test_a_killed_owner_is_replaced_and_the_game_goes_on(tmp_path: Path, pg_data
             assert ann.last is not None
             for p in (ann, bob):
                 await p.ws.close()
+            with contextlib.suppress(ConnectionClosed):
+                await watcher.ws.close()
             return [ann, bob], ann.last["game_id"], waited
 
         players, game_id, waited = asyncio.run(main())
@@ -270,10 +277,12 @@ def test_a_stopped_server_hands_its_rooms_over_at_once(tmp_path: Path, pg_databa
         code = created["code"]
 
         async def main() -> tuple[Player, str]:
+            watcher = await Player.join(one.port, code, None, None)  # keeps the room on one
             ann = await Player.join(two.port, code, created["token"], 0)
             await ann.ws.send(json.dumps({"type": "start"}))
             stop = asyncio.Event()
             await asyncio.wait_for(ann.play(stop, 10), GAME_LIMIT)
+            assert request(two.port, "/readyz").body["rooms"] == 0
             one.proc.send_signal(signal.SIGTERM)
             assert one.proc.wait(15) in (0, -signal.SIGTERM)  # uvicorn re-raises the signal
             # Released at once, and taken over by the other server on its "bye".
@@ -284,11 +293,75 @@ def test_a_stopped_server_hands_its_rooms_over_at_once(tmp_path: Path, pg_databa
             await asyncio.wait_for(ann.play(stop), GAME_LIMIT)
             assert ann.last is not None
             await ann.ws.close()
+            with contextlib.suppress(ConnectionClosed):
+                await watcher.ws.close()
             return ann, ann.last["game_id"]
 
         ann, game_id = asyncio.run(main())
         record = record_of(two.port, game_id)
         check_in_order(ann, record)
+        assert "Traceback" not in one.log_text() + two.log_text()
+
+
+def test_a_room_moves_to_the_server_its_clients_are_on(tmp_path: Path, pg_database: str) -> None:
+    # What a proxy that routes by room code gives: the room is made through one server (the
+    # proxy cannot route a room that has no code yet), and every client reaches another.
+    with servers(tmp_path, pg_database, 2) as (one, two):
+        created = one.create(seats=4, bot="greedy", host_name="Ann")
+        code = created["code"]
+        joined = request(one.port, f"/api/rooms/{code}/join", {"name": "Bob"})
+        assert joined.status == 200, joined.body
+        notices: list[dict[str, Any]] = []
+
+        async def listen(ready: asyncio.Event) -> None:
+            async with await psycopg.AsyncConnection.connect(pg_database, autocommit=True) as db:
+                await db.execute(f"LISTEN {CHANNEL}")
+                ready.set()
+                async for notice in db.notifies():
+                    notices.append(json.loads(notice.payload))
+
+        async def main() -> tuple[list[Player], str]:
+            ready = asyncio.Event()
+            listener = asyncio.create_task(listen(ready))
+            await asyncio.wait_for(ready.wait(), 10)
+            ann = await Player.join(two.port, code, created["token"], 0)
+            bob = await Player.join(two.port, code, joined.body["token"], 1)
+            await ann.ws.send(json.dumps({"type": "start"}))
+            stop = asyncio.Event()
+            # The game starts on the owner (one) while the handover waits out its delay.
+            await asyncio.wait_for(asyncio.gather(ann.play(stop, 5), bob.play(stop, 5)), 30)
+            deadline = time.monotonic() + 10
+            while request(two.port, "/readyz").body["rooms"] != 1:
+                assert time.monotonic() < deadline, "the room did not move to its clients"
+                await asyncio.sleep(0.05)
+            assert request(one.port, "/readyz").body["rooms"] == 0
+            await asyncio.wait_for(asyncio.gather(ann.play(stop), bob.play(stop)), GAME_LIMIT)
+            last = ann.last
+            assert last is not None
+            for p in (ann, bob):
+                await p.ws.close()
+            await asyncio.sleep(0.3)
+            listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await listener
+            return [ann, bob], last["game_id"]
+
+        players, game_id = asyncio.run(main())
+        kinds = [n["k"] for n in notices]
+        assert kinds.count("take") == 1
+        take = kinds.index("take")
+        handed = notices[take]
+        assert handed["s"] != handed["to"] and handed["r"] == code
+        # From then on the room's clients and owner are one server: nothing is forwarded, and
+        # the moves' notices come from the new owner.
+        after = notices[take + 1 :]
+        assert not [n for n in after if n["k"] in ("fwd", "re")]
+        movers = {n["s"] for n in after if n["k"] == "act"}
+        assert movers == {handed["to"]}
+        record = record_of(one.port, game_id)
+        assert record.replay().is_over
+        for p in players:
+            check_in_order(p, record)
         assert "Traceback" not in one.log_text() + two.log_text()
 
 

@@ -19,6 +19,12 @@ Every server of the service listens on one ``LISTEN``/``NOTIFY`` channel
   its answer (``re``) comes back the same way. A join sends only the new token's hash.
 - **Presence.** Each server announces who is connected to each room through it (``here``),
   so summaries and grace periods count every server's connections.
+- **Rooms follow their clients.** When every client of a room has been connected through
+  other servers for ``HANDOVER_DELAY`` seconds, its owner releases it with a ``take`` notice
+  to the server holding most of them, which claims it at once. With a proxy that routes by
+  the room's code, every room then ends up played by the server all its clients reach:
+  nothing is forwarded and no copy replays its moves. With round robin, a room whose clients
+  are spread stays where it is.
 - **Failover.** A server that stops heartbeating loses its lease ``lease_ttl`` seconds
   later; the others claim its rooms (a heartbeat, or a forwarded request that finds no
   owner), reload them from the database and carry on: bots, timers and grace periods resume.
@@ -88,6 +94,7 @@ class Cluster:
         self._alive: set[str] = {self.id}
         self._beat_at = 0.0  # time.monotonic() of the last heartbeat that worked
         self._stopping = False
+        self._handing: set[str] = set()  # rooms being handed to another server
         # Requests and answers between servers go out on a connection of their own, at once
         # (not behind the writer's batches; they need no order with the writes).
         self._out: psycopg.AsyncConnection[Any] | None = None
@@ -225,6 +232,10 @@ class Cluster:
             if message.get("to") == self.id:
                 self._spawn(self._serve(message))
             return
+        if kind == "take":  # a room handed to this server: its clients are here
+            if message.get("to") == self.id and not self._stopping:
+                self._spawn(self._take(code))
+            return
         if kind == "who":  # a server started (or loaded ``code``): say who is here
             for room in self.lobby.rooms.values():
                 if room.sockets and code in ("", room.code):
@@ -334,6 +345,44 @@ class Cluster:
         log.info("room %s: taken over by this server", code)
         self.send(self.encode("who", code, {}))  # the others say who is connected to it
         return room
+
+    def hand_over(self, room: Room, target: str) -> None:
+        """Give ``room`` to ``target``, the server its clients are connected to (see
+        ``Room._follow_clients``)."""
+        if room.code in self._handing or self._stopping:
+            return
+        self._handing.add(room.code)
+        self._spawn(self._hand_over(room, target))
+
+    async def _hand_over(self, room: Room, target: str) -> None:
+        try:
+            # Released in one transaction with the notice: a move stored before it is in the
+            # state the target loads; a write after it is refused here (LeaseLost) and a
+            # forwarded one is sent again, to the new owner.
+            notice = self.encode("take", room.code, {"to": target})
+            released = await self.lobby.write(
+                functools.partial(self.store.release, [room.code], notice=notice), retry_for=1.0
+            )
+        except Exception as exc:  # kept: the next change of presence tries again
+            log.warning("room %s: could not hand it over: %s", room.code, exc)
+            return
+        finally:
+            self._handing.discard(room.code)
+        if released and room.owned:
+            log.info("room %s: handed over to %s, where its clients are", room.code, target)
+            room.owned = False
+            room.owner = target
+            await self.demote(room)
+
+    async def _take(self, code: str) -> None:
+        """Claim a room another server handed to this one (nobody else has claimed it)."""
+        try:
+            claimed = await self.lobby.write(self.store.claim, self.ttl, 1, code, retry_for=1.0)
+        except Exception as exc:  # the heartbeat claims it later, here or elsewhere
+            log.warning("room %s: could not take it over: %s", code, exc)
+            return
+        if claimed:
+            await self.adopt(code)
 
     async def demote(self, room: Room) -> None:
         """This server lost the room's lease: stop playing it and follow the new owner."""

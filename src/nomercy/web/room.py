@@ -88,6 +88,9 @@ log = logging.getLogger("nomercy.web")
 #: Seconds a room waits to send its changed summary, so that a burst of changes (a crowd
 #: connecting, many hellos) becomes one message per connection.
 SUMMARY_DELAY = 0.05
+#: Seconds every client of a room must have been on other servers before its owner hands it
+#: to one of them (so a client reconnecting through another server does not move the room).
+HANDOVER_DELAY = 1.0
 #: Seconds a connection waits between two hellos (each answered with the whole state).
 HELLO_EVERY = 0.5
 #: Public history entries (the current hand's) a ``hello``'s state carries at most: the
@@ -180,6 +183,7 @@ class Room:
         #: The server thought to own the room (a copy's; ``None``: look it up).
         self.owner: str | None = None
         self._presence_pending: asyncio.TimerHandle | None = None
+        self._handover_pending: asyncio.TimerHandle | None = None
         self._notices: collections.deque[dict[str, Any]] = collections.deque()
         self._follower: asyncio.Task[None] | None = None
 
@@ -453,21 +457,24 @@ class Room:
                 raise ProtocolError(ErrorCode.MALFORMED, "'seat' must be a seat number")
         if kind == "action" and not isinstance(data.get("action"), str):
             raise ProtocolError(ErrorCode.MALFORMED, "'action' must be a string of notation")
-        if not self.owned:
-            # Another server plays this room's game: it judges the request (cluster.py).
-            cluster = self.lobby.cluster
-            assert cluster is not None
-            timed = kind == "action" and conn.seat is not None and arrived is not None
-            if timed and conn.seat is not None and arrived is not None:
-                self.forwarded[conn.seat] = arrived
+        if self.owned:
             try:
-                await cluster.forward(self, conn.seat, data)
-            except BaseException:
-                if timed and conn.seat is not None:
-                    self.forwarded.pop(conn.seat, None)
-                raise
-            return
-        await self.request(conn.seat, data, arrived)
+                await self.request(conn.seat, data, arrived)
+                return
+            except LeaseLost:
+                pass  # another server took the room over meanwhile: nothing changed here
+        # Another server plays this room's game: it judges the request (cluster.py).
+        cluster = self.lobby.cluster
+        assert cluster is not None
+        timed = kind == "action" and conn.seat is not None and arrived is not None
+        if timed and conn.seat is not None and arrived is not None:
+            self.forwarded[conn.seat] = arrived
+        try:
+            await cluster.forward(self, conn.seat, data)
+        except BaseException:
+            if timed and conn.seat is not None:
+                self.forwarded.pop(conn.seat, None)
+            raise
 
     async def request(
         self, seat: int | None, data: dict[str, Any], arrived: float | None = None
@@ -802,6 +809,7 @@ class Room:
             NoMercyError: the engine refused the action; nothing changed.
             StoreUnavailable: the database refused the move for ``retry_for`` seconds; the game
                 is as it was before.
+            LeaseLost: another server owns the room now; the game is as it was before.
         """
         game = self.game
         assert game is not None and self.game_id is not None
@@ -827,9 +835,11 @@ class Room:
             self.game = before
             raise
         except LeaseLost:
+            # Another server plays the room now (a handover or a failover): the caller sends
+            # a person's move on to it (``handle``; forwarded ones: cluster.py), a bot lets go.
             self.game = before
             self.lost()
-            raise StoreUnavailable("another server plays this room now") from None
+            raise
         self.active = self.config.clock.monotonic()
         if action.seat == turn:
             self._in_turn += 1
@@ -925,7 +935,7 @@ class Room:
         try:
             await self.apply(action, retry_for=retry)
             return True
-        except StoreUnavailable:
+        except (StoreUnavailable, LeaseLost):  # lost: the new owner's bots play it
             return False
         except NoMercyError as exc:
             log.warning("room %s: %s refused: %s", self.code, action, exc)
@@ -935,7 +945,7 @@ class Room:
             try:
                 await self.apply(other, retry_for=retry)
                 return True
-            except StoreUnavailable:
+            except (StoreUnavailable, LeaseLost):
                 return False
             except NoMercyError:
                 continue
@@ -1118,6 +1128,31 @@ class Room:
         cluster = self.lobby.cluster
         if cluster is not None and not self.closed:
             cluster.send(cluster.encode("here", self.code, self.presence()))
+            self._follow_clients()
+
+    def _elsewhere(self) -> str | None:
+        """The server to give this room to: the one with most of its clients, when every
+        client is on another server (``None``: keep it)."""
+        if not self.owned or self.closed or self.sockets or not self.remote:
+            return None
+        return max(self.remote, key=lambda server: (self.remote[server][2], server))
+
+    def _follow_clients(self) -> None:
+        """Every client of the room is on other servers: hand the room to one of them if that
+        lasts ``HANDOVER_DELAY`` seconds (the room is then played where its clients are, so
+        nothing is forwarded and no server keeps a copy: a proxy that routes by room code gets
+        every room played by one server)."""
+        if self._handover_pending is not None or self._elsewhere() is None:
+            return
+        loop = asyncio.get_running_loop()
+        self._handover_pending = loop.call_later(HANDOVER_DELAY, self._hand_over)
+
+    def _hand_over(self) -> None:
+        self._handover_pending = None
+        target = self._elsewhere()
+        cluster = self.lobby.cluster
+        if target is not None and cluster is not None:
+            cluster.hand_over(self, target)
 
     def presence(self) -> dict[str, Any]:
         """This server's connections to the room (a ``here`` notice's fields)."""
@@ -1136,6 +1171,7 @@ class Room:
                     self.publish("seat", seat=_seat_json(s, away=False))
             self._presence()
             self._reschedule_timer()
+            self._follow_clients()
         self.broadcast_room()
 
     def receive(self, message: dict[str, Any]) -> None:
