@@ -462,7 +462,7 @@ class Room:
                 await self.request(conn.seat, data, arrived)
                 return
             except LeaseLost:
-                pass  # another server took the room over meanwhile: nothing changed here
+                self.lost()  # another server took the room over meanwhile: nothing changed
         # Another server plays this room's game: it judges the request (cluster.py).
         cluster = self.lobby.cluster
         assert cluster is not None
