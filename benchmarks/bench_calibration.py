@@ -12,6 +12,17 @@ least 100 decisions the observed win rate lies within 5 points of the mean predi
 
 Every seed derives from ``--seed`` (:mod:`nomercy.arena.seeds`); the coach's time cap
 (0.5 s) can cut a search short on a loaded machine, so figures move a little between runs.
+
+The ``puct`` coach shows its search's means through a per-table fit
+(:data:`nomercy.tables.coach.CALIBRATION`). ``--raw`` asks for the means themselves and
+``--fit`` prints the fit of the rows (per table, ``sigmoid(a * logit(p) + b)`` by maximum
+likelihood) to paste there; fit on games no held-out figure uses::
+
+    python benchmarks/bench_calibration.py --games 480 --seed 7 --jobs 2 --raw --fit
+
+``--recalibrate`` puts the chances of ``--include``d raw rows through the coach's fit, which
+is what the coach shows for them (the fit is applied after the search, so the held-out games
+need not be played again).
 """
 
 from __future__ import annotations
@@ -22,6 +33,7 @@ import math
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from nomercy import new_game
 from nomercy.arena.seeds import derive_seed
@@ -29,12 +41,12 @@ from nomercy.bots import make_bot
 from nomercy.bots.driver import Driver
 from nomercy.core.actions import CallUno, Catch
 from nomercy.rl.puct_data import table_for
-from nomercy.tables.coach import Coach
+from nomercy.tables.coach import Coach, calibrated
 
 
-def play(args: tuple[int, int, int, str, int, str]) -> list[tuple[str, int, float, int]]:
+def play(args: tuple[int, int, int, str, int, str, bool]) -> list[tuple[str, int, float, int]]:
     """One game: ``(preset, players, predicted chance, won)`` per hinted decision."""
-    master, index, every, bot, iterations, coach_bot = args
+    master, index, every, bot, iterations, coach_bot, raw = args
     table = table_for(master, index)
     n = table.players
     g = new_game(n, rules=table.preset, seed=derive_seed(master, "game", index))
@@ -43,7 +55,7 @@ def play(args: tuple[int, int, int, str, int, str]) -> list[tuple[str, int, floa
         for s in range(n)
     ]
     driver = Driver(bots)
-    coach = Coach(seed=derive_seed(master, "coach", index), bot=coach_bot)
+    coach = Coach(seed=derive_seed(master, "coach", index), bot=coach_bot, calibrated=not raw)
     asked: list[tuple[int, float]] = []
     decision = 0
     while not g.is_over:
@@ -61,7 +73,38 @@ def play(args: tuple[int, int, int, str, int, str]) -> list[tuple[str, int, floa
     return [(table.preset, n, chance, int(seat == winner)) for seat, chance in asked]
 
 
-def buckets(rows: list[tuple[str, int, float, int]]) -> list[dict[str, float]]:
+def fit(rows: list[tuple[str, int, float, int]]) -> dict[tuple[bool, int], tuple[float, float]]:
+    """Per table, ``(a, b)`` maximising the likelihood of the outcomes under
+    ``sigmoid(a * logit(chance) + b)`` (Newton's method on the two parameters)."""
+    out = {}
+    for preset, n in sorted({(r[0], r[1]) for r in rows}):
+        xs = [r for r in rows if (r[0], r[1]) == (preset, n)]
+        data = [
+            (math.log(p / (1 - p)), w) for _, _, c, w in xs for p in [min(max(c, 1e-4), 1 - 1e-4)]
+        ]
+        a, b = 1.0, 0.0
+        for _ in range(50):
+            ga = gb = haa = hab = hbb = 0.0
+            for x, w in data:
+                q = 1.0 / (1.0 + math.exp(-(a * x + b)))
+                ga += (w - q) * x
+                gb += w - q
+                v = q * (1 - q)
+                haa += v * x * x
+                hab += v * x
+                hbb += v
+            det = haa * hbb - hab * hab
+            if det <= 0:
+                break
+            da, db = (hbb * ga - hab * gb) / det, (haa * gb - hab * ga) / det
+            a, b = a + da, b + db
+            if abs(da) + abs(db) < 1e-9:
+                break
+        out[(preset == "classic", n)] = (round(a, 4), round(b, 4))
+    return out
+
+
+def buckets(rows: list[tuple[str, int, float, int]]) -> list[dict[str, Any]]:
     """Predictions by tenths: count, mean prediction, observed rate, their gap in points."""
     out = []
     for b in range(10):
@@ -127,17 +170,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bot", default="best", help="the bot at every seat")
     parser.add_argument("--iterations", type=int, default=200, help="the players' budget")
     parser.add_argument("--coach", default="puct", help="the coach's search: puct or ismcts")
+    parser.add_argument(
+        "--raw", action="store_true", help="the search's means, not the coach's fitted chances"
+    )
+    parser.add_argument("--fit", action="store_true", help="print the per-table fit of the rows")
+    parser.add_argument(
+        "--recalibrate",
+        action="store_true",
+        help="put the --include'd (raw) rows' chances through the coach's fit",
+    )
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--png", type=Path, help="write the reliability diagram here")
     args = parser.parse_args(argv)
     tasks = [
-        (args.seed, i, args.every, args.bot, args.iterations, args.coach)
+        (args.seed, i, args.every, args.bot, args.iterations, args.coach, args.raw)
         for i in range(args.first, args.first + args.games)
     ]
     rows: list[tuple[str, int, float, int]] = []
     for earlier in args.include:
-        rows += [tuple(r) for r in json.loads(earlier.read_text())]  # type: ignore[misc]
+        rows += [(p, n, c, w) for p, n, c, w in json.loads(earlier.read_text())]
+    if args.recalibrate:
+        rows = [(p, n, calibrated(c, p == "classic", n), w) for p, n, c, w in rows]
     pool = ProcessPoolExecutor(max_workers=args.jobs) if args.jobs > 1 else None
     results = pool.map(play, tasks) if pool else map(play, tasks)
     for done, found in enumerate(results, 1):
@@ -172,6 +226,11 @@ def main(argv: list[str] | None = None) -> int:
             f" observed {observed:5.1f}%, gap {t['gap_points']:+5.1f} points"
         )
     print(f"worst gap in a bucket of 100 or more: {worst} points")
+    if args.fit:
+        print("CALIBRATION = {")
+        for (classic, n), (a, b) in fit(rows).items():
+            print(f"    ({classic}, {n}): ({a}, {b}),")
+        print("}")
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n")
     if args.png:

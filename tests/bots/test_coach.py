@@ -4,6 +4,7 @@ seed, with estimates from the search's root statistics and reasons grounded in t
 from __future__ import annotations
 
 import doctest
+import hashlib
 import random
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,16 @@ from nomercy.bots import BEST, ISMCTSBot, make_bot
 from nomercy.bots.puct_bot import PUCTBot
 from nomercy.core.actions import CallUno, Catch, Draw, Play, parse_action
 from nomercy.tables import coach as coach_module
-from nomercy.tables.coach import REASONS, Coach, CoachError, Estimate, reason_for
+from nomercy.tables.coach import (
+    CALIBRATED_WEIGHTS,
+    CALIBRATION,
+    REASONS,
+    Coach,
+    CoachError,
+    Estimate,
+    calibrated,
+    reason_for,
+)
 
 #: A budget the machine always finishes: the time cap never cuts these searches short, so
 #: every hint here is deterministic.
@@ -121,6 +131,38 @@ def test_the_estimates_are_the_search_root_statistics(name: str) -> None:
     estimates, iterations = coach.estimates(view, legal)
     assert iterations == 120
     assert (estimates[0].action, estimates[0].visits) == (top.action, top.visits)
+
+
+def test_the_calibration_fits_the_shipped_weights_and_keeps_the_order() -> None:
+    # Refit CALIBRATION (docs/coach.md) whenever puct.npz changes: the hash says for which.
+    weights = Path(__file__).resolve().parents[2] / "src/nomercy/bots/data/puct.npz"
+    assert len(CALIBRATED_WEIGHTS) >= 12
+    assert hashlib.sha256(weights.read_bytes()).hexdigest().startswith(CALIBRATED_WEIGHTS)
+    assert {(False, 2), (False, 4), (True, 2)} <= set(CALIBRATION)
+    grid = [i / 100 for i in range(1, 100)]
+    for (classic, seats), (a, _b) in CALIBRATION.items():
+        assert 0.5 < a < 2.0  # a mild correction, increasing in the search's mean
+        shown = [calibrated(p, classic, seats) for p in grid]
+        assert all(0.0 < x < 1.0 for x in shown)
+        assert shown == sorted(shown) and len(set(shown)) > 90
+        assert calibrated(0.0, classic, seats) == 0.0 and calibrated(1.0, classic, seats) == 1.0
+    assert calibrated(0.37, False, 6) == 0.37  # a table not fitted: the mean as it is
+
+
+@pytest.mark.parametrize(("players", "preset"), [(2, "no-mercy"), (4, "no-mercy"), (2, "classic")])
+def test_the_puct_coach_shows_its_means_through_the_fit(players: int, preset: str) -> None:
+    g = new_game(players, rules=preset, seed=11)
+    seat = g.to_act
+    view, legal = g.view(seat), g.legal_actions(seat)
+    raw, _ = Coach(seed=2, iterations=80, max_time=SLOW, calibrated=False).estimates(view, legal)
+    shown, _ = Coach(seed=2, iterations=80, max_time=SLOW).estimates(view, legal)
+    assert [(e.action, e.visits) for e in shown] == [(e.action, e.visits) for e in raw]
+    classic = preset == "classic"
+    for s, r in zip(shown, raw, strict=True):
+        assert s.chance == pytest.approx(calibrated(r.chance, classic, players))
+    # ismcts's chances are its own means: the fit is the network's.
+    plain = Coach(seed=2, iterations=80, max_time=SLOW, bot="ismcts")
+    assert not plain.calibrated
 
 
 def test_the_coach_searches_with_the_best_bot() -> None:

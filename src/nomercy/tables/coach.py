@@ -25,6 +25,7 @@ fill the web client's translated template ``coach.KIND``; ``text`` is the Englis
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections import Counter
@@ -42,6 +43,8 @@ from nomercy.core.views import PlayerView, Stack
 from nomercy.tables.advice import consequences
 
 __all__ = [
+    "CALIBRATED_WEIGHTS",
+    "CALIBRATION",
     "DEFAULT_ITERATIONS",
     "DEFAULT_MAX_TIME",
     "REASONS",
@@ -50,6 +53,7 @@ __all__ = [
     "Estimate",
     "Hint",
     "Reason",
+    "calibrated",
     "reason_for",
 ]
 
@@ -57,6 +61,34 @@ __all__ = [
 DEFAULT_ITERATIONS = 1500
 #: The wall-clock cap of one hint's search, in seconds (a slower machine gets fewer iterations).
 DEFAULT_MAX_TIME = 0.5
+
+#: The ``puct`` coach's chances are its search's means put through ``sigmoid(a * logit(p) +
+#: b)``, with ``(a, b)`` by table (classic?, seats): the network's value is not equally sure
+#: of itself at every table (issue 29: the chance shown must come true). Fitted on games no
+#: held-out figure uses (``python benchmarks/bench_calibration.py --seed 7 --games 480 --raw
+#: --fit``; docs/coach.md) for the weights whose SHA-256 begins with
+#: :data:`CALIBRATED_WEIGHTS`: refit when the weights change (a test checks). Tables not
+#: listed (No Mercy with 5 or 6 seats, classic with 3 or more) show the mean as it is.
+CALIBRATION: dict[tuple[bool, int], tuple[float, float]] = {
+    (True, 2): (0.6814, 0.0019),
+    (False, 2): (0.8561, -0.1092),
+    (False, 3): (1.43, 0.0486),
+    (False, 4): (1.1215, 0.173),
+}
+#: The first hex digits of the SHA-256 of the ``puct.npz`` that :data:`CALIBRATION` fits.
+CALIBRATED_WEIGHTS = "759cd81cb690030d"
+
+
+def calibrated(chance: float, classic: bool, seats: int) -> float:
+    """The chance the ``puct`` coach shows for its search's mean ``chance`` at a table
+    (:data:`CALIBRATION`)."""
+    fit = CALIBRATION.get((classic, seats))
+    if fit is None or chance in (0.0, 1.0):
+        return chance  # a hand every deal won (or lost) stays sure
+    a, b = fit
+    p = min(max(chance, 1e-4), 1 - 1e-4)
+    return 1.0 / (1.0 + math.exp(-(a * math.log(p / (1 - p)) + b)))
+
 
 #: Every reason kind with its English template (the web client's ``coach.KIND``).
 REASONS: dict[str, str] = {
@@ -186,6 +218,8 @@ class Coach:
         max_time: the wall-clock cap of one search, in seconds.
         bot: the search: ``"puct"`` (the default where numpy is installed:
             :data:`~nomercy.bots.registry.BEST`) or ``"ismcts"``.
+        calibrated: show ``puct``'s chances through :data:`CALIBRATION` (``False``: the
+            search's means as they are, for fitting it).
 
     Raises:
         ValueError: a non-positive budget, or another bot.
@@ -198,10 +232,12 @@ class Coach:
         iterations: int = DEFAULT_ITERATIONS,
         max_time: float = DEFAULT_MAX_TIME,
         bot: str = BEST,
+        calibrated: bool = True,
     ) -> None:
         if bot not in ("puct", "ismcts"):
             raise ValueError(f"the coach searches with 'puct' or 'ismcts', not {bot!r}")
         self.bot = bot
+        self.calibrated = calibrated and bot == "puct"
         self.seed = seed
         self.iterations = iterations
         self.max_time = max_time
@@ -246,7 +282,14 @@ class Coach:
         if not candidates:
             raise CoachError("no in-turn action to estimate")
         stats = bot.root_statistics(view, candidates)
-        return _ranked(stats), bot.last_iterations
+        ranked = _ranked(stats)
+        if self.calibrated:
+            # Monotone at a table: the order of the estimates stays the search's.
+            classic, seats = view.rules.is_classic, len(view.players)
+            ranked = [
+                Estimate(e.action, calibrated(e.chance, classic, seats), e.visits) for e in ranked
+            ]
+        return ranked, bot.last_iterations
 
     def hint(self, view: PlayerView, legal: Sequence[Action], *, seed: int | None = None) -> Hint:
         """The coach's hint for the view's seat, from its view and legal actions only.
