@@ -17,7 +17,7 @@ import signal
 import subprocess
 import time
 import urllib.error
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -155,6 +155,30 @@ def room_with_two_people(
     return {"code": code, "tokens": [created["token"], joined.body["token"]]}
 
 
+@contextlib.asynccontextmanager
+async def listening(url: str, notices: list[dict[str, Any]]) -> AsyncIterator[None]:
+    """Collect every notice on the servers' channel into ``notices`` while the block runs,
+    and for half a second after it (the last answers reach the listener)."""
+    ready = asyncio.Event()
+
+    async def listen() -> None:
+        async with await psycopg.AsyncConnection.connect(url, autocommit=True) as db:
+            await db.execute(f"LISTEN {CHANNEL}")
+            ready.set()
+            async for notice in db.notifies():
+                notices.append(json.loads(notice.payload))
+
+    listener = asyncio.create_task(listen())
+    await asyncio.wait_for(ready.wait(), 10)
+    try:
+        yield
+        await asyncio.sleep(0.5)
+    finally:
+        listener.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await listener
+
+
 def record_of(port: int, game_id: str) -> GameRecord:
     r = request(port, f"/api/replays/{game_id}?format=record")
     assert r.status == 200, r.body
@@ -168,33 +192,20 @@ def test_three_servers_play_one_room_together(tmp_path: Path, pg_database: str) 
 
         notices: list[dict[str, Any]] = []
 
-        async def listen(ready: asyncio.Event) -> None:
-            async with await psycopg.AsyncConnection.connect(pg_database, autocommit=True) as db:
-                await db.execute(f"LISTEN {CHANNEL}")
-                ready.set()
-                async for notice in db.notifies():
-                    notices.append(json.loads(notice.payload))
-
         async def main() -> tuple[list[Player], str]:
-            ready = asyncio.Event()
-            listener = asyncio.create_task(listen(ready))
-            await asyncio.wait_for(ready.wait(), 10)
-            ann = await Player.join(two.port, code, ann_token, 0)
-            bob = await Player.join(three.port, code, bob_token, 1)
-            watcher = await Player.join(one.port, code, None, None)
-            await ann.ws.send(json.dumps({"type": "start"}))
-            stop = asyncio.Event()
-            await asyncio.wait_for(
-                asyncio.gather(ann.play(stop), bob.play(stop), watcher.play(stop)), GAME_LIMIT
-            )
-            last = ann.last
-            assert last is not None
-            for p in (ann, bob, watcher):
-                await p.ws.close()
-            await asyncio.sleep(0.5)  # the last answers reach the listener
-            listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await listener
+            async with listening(pg_database, notices):
+                ann = await Player.join(two.port, code, ann_token, 0)
+                bob = await Player.join(three.port, code, bob_token, 1)
+                watcher = await Player.join(one.port, code, None, None)
+                await ann.ws.send(json.dumps({"type": "start"}))
+                stop = asyncio.Event()
+                await asyncio.wait_for(
+                    asyncio.gather(ann.play(stop), bob.play(stop), watcher.play(stop)), GAME_LIMIT
+                )
+                last = ann.last
+                assert last is not None
+                for p in (ann, bob, watcher):
+                    await p.ws.close()
             return [ann, bob, watcher], last["game_id"]
 
         players, game_id = asyncio.run(main())
@@ -313,37 +324,24 @@ def test_a_room_moves_to_the_server_its_clients_are_on(tmp_path: Path, pg_databa
         assert joined.status == 200, joined.body
         notices: list[dict[str, Any]] = []
 
-        async def listen(ready: asyncio.Event) -> None:
-            async with await psycopg.AsyncConnection.connect(pg_database, autocommit=True) as db:
-                await db.execute(f"LISTEN {CHANNEL}")
-                ready.set()
-                async for notice in db.notifies():
-                    notices.append(json.loads(notice.payload))
-
         async def main() -> tuple[list[Player], str]:
-            ready = asyncio.Event()
-            listener = asyncio.create_task(listen(ready))
-            await asyncio.wait_for(ready.wait(), 10)
-            ann = await Player.join(two.port, code, created["token"], 0)
-            bob = await Player.join(two.port, code, joined.body["token"], 1)
-            await ann.ws.send(json.dumps({"type": "start"}))
-            stop = asyncio.Event()
-            # The game starts on the owner (one) while the handover waits out its delay.
-            await asyncio.wait_for(asyncio.gather(ann.play(stop, 5), bob.play(stop, 5)), 30)
-            deadline = time.monotonic() + 10
-            while request(two.port, "/readyz").body["rooms"] != 1:
-                assert time.monotonic() < deadline, "the room did not move to its clients"
-                await asyncio.sleep(0.05)
-            assert request(one.port, "/readyz").body["rooms"] == 0
-            await asyncio.wait_for(asyncio.gather(ann.play(stop), bob.play(stop)), GAME_LIMIT)
-            last = ann.last
-            assert last is not None
-            for p in (ann, bob):
-                await p.ws.close()
-            await asyncio.sleep(0.3)
-            listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await listener
+            async with listening(pg_database, notices):
+                ann = await Player.join(two.port, code, created["token"], 0)
+                bob = await Player.join(two.port, code, joined.body["token"], 1)
+                await ann.ws.send(json.dumps({"type": "start"}))
+                stop = asyncio.Event()
+                # The game starts on the owner (one) while the handover waits out its delay.
+                await asyncio.wait_for(asyncio.gather(ann.play(stop, 5), bob.play(stop, 5)), 30)
+                deadline = time.monotonic() + 10
+                while request(two.port, "/readyz").body["rooms"] != 1:
+                    assert time.monotonic() < deadline, "the room did not move to its clients"
+                    await asyncio.sleep(0.05)
+                assert request(one.port, "/readyz").body["rooms"] == 0
+                await asyncio.wait_for(asyncio.gather(ann.play(stop), bob.play(stop)), GAME_LIMIT)
+                last = ann.last
+                assert last is not None
+                for p in (ann, bob):
+                    await p.ws.close()
             return [ann, bob], last["game_id"]
 
         players, game_id = asyncio.run(main())
