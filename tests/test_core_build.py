@@ -116,6 +116,55 @@ def test_a_stale_or_partial_build_falls_back_to_pure(tmp_path: Path) -> None:
     assert _probe(tmp_path)[:2] == ["pure", "not compiled (python -m nomercy.core.build)"]
 
 
+_COMPANION_PROBE = (
+    "import nomercy.core as c, nomercy.encoding.fast as f, nomercy.encoding.observations as o; "
+    "print(c.BUILD); print(f.__file__); print(o.__file__)"
+)
+
+
+def _probe_companion(pythonpath: Path | None = None, **env: str) -> list[str]:
+    environ = {k: v for k, v in os.environ.items() if k != "NOMERCY_PURE"} | env
+    if pythonpath is not None:
+        environ["PYTHONPATH"] = str(pythonpath)
+    return subprocess.run(
+        [sys.executable, "-c", _COMPANION_PROBE],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=environ,
+        cwd=pythonpath or SRC,
+        timeout=60,
+    ).stdout.splitlines()
+
+
+def test_the_observation_writer_follows_the_cores_build(tmp_path: Path) -> None:
+    """nomercy.encoding.fast (core.COMPANION_FILES) is compiled with the core, pure with it."""
+    assert core.COMPANION_FILES == ("encoding/fast.py",)
+    build, fast_file, observations_file = _probe_companion(NOMERCY_PURE="1")
+    assert build == "pure" and fast_file.endswith(os.path.join("encoding", "fast.py"))
+    if not _compiled_is_current():
+        pytest.skip("the core is not compiled here: python -m nomercy.core.build")
+    build, fast_file, observations_file = _probe_companion()
+    assert build == "compiled"
+    assert fast_file.startswith(os.path.join(core.COMPILED_DIR, "encoding", "fast."))
+    # The rest of the package is never compiled: it loads from its own directory.
+    assert observations_file.endswith(os.path.join("encoding", "observations.py"))
+    # Edit the companion and the whole build is stale; lose its extension and it is partial.
+    shutil.copytree(SRC / "nomercy", tmp_path / "nomercy", ignore=shutil.ignore_patterns("*.pyc"))
+    source = tmp_path / "nomercy" / "encoding" / "fast.py"
+    original = source.read_text(encoding="utf-8")
+    source.write_text(original + "\n# edited\n", encoding="utf-8")
+    assert _probe(tmp_path)[:2] == ["pure", "the source changed since it was compiled: rebuild it"]
+    assert _probe_companion(tmp_path)[1] == str(source)
+    source.write_text(original, encoding="utf-8")
+    assert _probe(tmp_path)[0] == "compiled"
+    next((tmp_path / "nomercy" / "core" / "_compiled" / "encoding").glob("fast.*")).unlink()
+    assert _probe(tmp_path)[:2] == [
+        "pure",
+        "the compiled build does not cover every module: rebuild it",
+    ]
+
+
 def test_nomercy_version_names_the_build() -> None:
     for env in ({}, {"NOMERCY_PURE": "1"}):
         environ = {k: v for k, v in os.environ.items() if k != "NOMERCY_PURE"} | env

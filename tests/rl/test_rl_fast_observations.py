@@ -162,3 +162,65 @@ def test_the_observer_shows_no_hidden_card() -> None:
     second.start(other)
     np.testing.assert_array_equal(first.vector(game, 0), second.vector(other, 0))
     assert not np.array_equal(first.vector(game, 1), second.vector(other, 1))
+
+
+@pytest.mark.parametrize("preset", ["no-mercy", "classic"])
+def test_play_others_plays_the_game_the_bots_would(preset: str) -> None:
+    """play_others with RandomBot id choosers: the moves choose_action makes, one by one."""
+    from nomercy.bots.random_bot import RandomBot
+
+    for n in (2, 3, 5):
+        rules = nomercy.make_rules(preset)
+        fast = nomercy.new_game(n, rules=rules, seed=40 + n)
+        ref = nomercy.new_game(n, rules=rules, seed=40 + n)
+        ref.record_events = False  # as the observer's game (mode "none" or "infer")
+        observer = TableObserver(rules, n)
+        observer.start(fast)
+        choosers = [RandomBot(seed=s).id_chooser() if s else None for s in range(n)]
+        bots = [RandomBot(seed=s) for s in range(n)]
+        learner = random.Random(n)
+        while not fast.is_over and not fast.out[0]:
+            if fast.turn == 0:
+                aid = learner.choice(fast.legal_ids(0))
+                observer.step(fast, aid, 0)
+                ref.step(aid, 0)
+            moves = observer.play_others(fast, 0, choosers)
+            played = 0
+            while not ref.is_over and not ref.out[0] and ref.turn not in (None, 0):
+                turn = ref.turn
+                ref.step(bots[turn].choose_action(None, ref.legal_ids(turn)), turn)  # type: ignore[arg-type]
+                played += 1
+            assert moves == played
+            assert fast.history == ref.history and fast.hands == ref.hands
+        assert observer.play_others(fast, 0, choosers) == 0  # nothing left to play
+
+
+def test_play_others_needs_a_chooser_for_each_seat_to_act() -> None:
+    game = nomercy.new_game(2, seed=3)
+    observer = TableObserver(game.rules, 2)
+    observer.start(game)
+    learner = 1 - game.turn if game.turn is not None else 0
+    with pytest.raises(ValueError, match="has no chooser"):
+        observer.play_others(game, learner, [None, None])
+
+
+def test_a_pickled_observer_follows_the_game_on() -> None:
+    import pickle
+
+    game = nomercy.new_game(3, seed=9)
+    observer = TableObserver(game.rules, 3)
+    observer.start(game)
+    rng = random.Random(9)
+    for _ in range(30):
+        observer.step(game, rng.choice(game.legal_ids()), game.turn or 0)
+    twin_game, twin = pickle.loads(pickle.dumps((game, observer)))
+    assert twin.mode == observer.mode and twin.n == 3
+    for _ in range(60):
+        if game.is_over:
+            break
+        aid = rng.choice(game.legal_ids())
+        seat = game.turn or 0
+        observer.step(game, aid, seat)
+        twin.step(twin_game, aid, seat)
+        for s in range(3):
+            np.testing.assert_array_equal(observer.vector(game, s), twin.vector(twin_game, s))

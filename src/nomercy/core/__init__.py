@@ -20,6 +20,7 @@ from importlib.machinery import EXTENSION_SUFFIXES
 __all__ = [
     "BUILD",
     "BUILD_REASON",
+    "COMPANION_FILES",
     "COMPILED_DIR",
     "build_description",
     "compiled_module_files",
@@ -38,6 +39,13 @@ _INSTALL_ERROR = os.path.join(COMPILED_DIR, "build-error.txt")
 # fields, which a compiled frozen dataclass refuses; a compiled exception loses the extra
 # attributes (``IllegalActionError.rule``) when copied or pickled.
 _NOT_COMPILED = frozenset({"__init__.py", "actions.py", "build.py", "errors.py", "rules.py"})
+#: Modules above the core that the build compiles in the same group, so they read the
+#: ``Game``'s fields natively (paths from the ``nomercy`` package): the observation writer the
+#: RL environments and ``puct`` run on every step. Only the build and this chooser name them;
+#: their extensions go to ``_compiled/<package>/`` and their package puts that directory
+#: first on its ``__path__`` when the core runs compiled (``nomercy.encoding``).
+COMPANION_FILES: tuple[str, ...] = ("encoding/fast.py",)
+_PACKAGE = os.path.dirname(_HERE)
 
 
 def compiled_module_files() -> list[str]:
@@ -48,10 +56,13 @@ def compiled_module_files() -> list[str]:
 
 
 def source_digest() -> str:
-    """SHA-256 over the names and contents of :func:`compiled_module_files`."""
+    """SHA-256 over the names and contents of :func:`compiled_module_files` and
+    :data:`COMPANION_FILES`."""
     digest = hashlib.sha256()
-    for name in compiled_module_files():
-        with open(os.path.join(_HERE, name), "rb") as handle:
+    paths = [(name, os.path.join(_HERE, name)) for name in compiled_module_files()]
+    paths += [(name, os.path.join(_PACKAGE, name)) for name in COMPANION_FILES]
+    for name, path in paths:
+        with open(path, "rb") as handle:
             data = handle.read()
         digest.update(f"{name}\0{len(data)}\0".encode())
         digest.update(data)
@@ -84,8 +95,13 @@ def _choose() -> tuple[str, str]:
             f"{suffix!r}): rebuild with python -m nomercy.core.build"
         )
     modules = [name[:-3] for name in compiled_module_files()]
-    missing = [m for m in modules if not os.path.exists(os.path.join(COMPILED_DIR, m + suffix))]
-    if missing or manifest.get("modules") != modules:
+    expected = [m + suffix for m in modules] + [name[:-3] + suffix for name in COMPANION_FILES]
+    missing = [f for f in expected if not os.path.exists(os.path.join(COMPILED_DIR, f))]
+    if (
+        missing
+        or manifest.get("modules") != modules
+        or manifest.get("companions") != list(COMPANION_FILES)
+    ):
         return "pure", "the compiled build does not cover every module: rebuild it"
     if manifest.get("source_sha256") != source_digest():
         return "pure", "the source changed since it was compiled: rebuild it"

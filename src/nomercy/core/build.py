@@ -29,11 +29,12 @@ from importlib.machinery import EXTENSION_SUFFIXES
 from importlib.metadata import version
 from pathlib import Path
 
-from nomercy.core import COMPILED_DIR, compiled_module_files, source_digest
+from nomercy.core import COMPANION_FILES, COMPILED_DIR, compiled_module_files, source_digest
 
 __all__ = ["build", "main"]
 
 _CORE_DIR = Path(__file__).resolve().parent
+_PACKAGE_DIR = _CORE_DIR.parent
 # The shared library of the group is the module ``nomercy.core._compiled__mypyc``.
 _GROUP = "nomercy.core._compiled"
 
@@ -81,10 +82,23 @@ def build(*, quiet: bool = False) -> list[Path]:
         for source in _CORE_DIR.glob("*.py"):
             if source.name not in ("__init__.py", "build.py"):
                 shutil.copy2(source, package / source.name)
+        # The companions' packages likewise, with empty __init__ files (theirs import the
+        # chooser, which must not run inside the build).
+        for companion in {Path(name).parent for name in COMPANION_FILES}:
+            target = root / "nomercy" / companion
+            target.mkdir(parents=True, exist_ok=True)
+            for source in (_PACKAGE_DIR / companion).glob("*.py"):
+                if source.name != "__init__.py":
+                    shutil.copy2(source, target / source.name)
+            (target / "__init__.py").write_text("", encoding="utf-8")
         paths = [f"nomercy/core/{name}" for name in files]
+        paths += [f"nomercy/{name}" for name in COMPANION_FILES]
         (root / "setup.py").write_text(_SETUP.format(paths=paths, group=_GROUP), encoding="utf-8")
-        # No pyproject.toml or mypy.ini in the copy: the repository's [tool.mypy] files
-        # setting would otherwise make mypyc check the whole tree and build nothing.
+        # No pyproject.toml in the copy: the repository's [tool.mypy] files setting would
+        # make mypyc check the whole tree and build nothing. The companions import numpy,
+        # which pip's isolated build environment lacks: without it numpy's names are Any
+        # (they are not on the hot paths) and the build still compiles.
+        (root / "mypy.ini").write_text("[mypy]\nignore_missing_imports = True\n", encoding="utf-8")
         proc = subprocess.run(
             [sys.executable, "setup.py"],
             cwd=root,
@@ -94,22 +108,29 @@ def build(*, quiet: bool = False) -> list[Path]:
         )
         if proc.returncode != 0:
             raise RuntimeError(f"mypyc failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
-        built = sorted(p for p in package.iterdir() if p.name.endswith(suffix))
+        # Extensions by their path under _compiled/: the core's at the top, a companion's
+        # in its package's directory (encoding/fast.so).
+        built = {p.name: p for p in package.iterdir() if p.name.endswith(suffix)}
+        for name in COMPANION_FILES:
+            ext = root / "nomercy" / (name[:-3] + suffix)
+            if ext.exists():
+                built[name[:-3] + suffix] = ext
         expected = {name[:-3] + suffix for name in files} | {"_compiled__mypyc" + suffix}
-        if {p.name for p in built} != expected:
-            raise RuntimeError(
-                f"mypyc built {sorted(p.name for p in built)}, expected {sorted(expected)}"
-            )
+        expected |= {name[:-3] + suffix for name in COMPANION_FILES}
+        if set(built) != expected:
+            raise RuntimeError(f"mypyc built {sorted(built)}, expected {sorted(expected)}")
         out.mkdir(exist_ok=True)
         manifest = out / "build.json"
         # The manifest goes first and comes back last: a half-copied build is never chosen.
         manifest.unlink(missing_ok=True)
-        for old in out.iterdir():
-            if old.name.endswith(tuple(EXTENSION_SUFFIXES)) and old.name not in expected:
+        for old in out.rglob("*"):
+            relative = old.relative_to(out).as_posix()
+            if old.name.endswith(tuple(EXTENSION_SUFFIXES)) and relative not in expected:
                 old.unlink()
         written = []
-        for ext in built:
-            target = out / ext.name
+        for relative, ext in sorted(built.items()):
+            target = out / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
             # Copy, then rename over the old file: a process that has the old build loaded
             # keeps its mapping (writing into a loaded library crashes it).
             partial = target.with_name(target.name + ".partial")
@@ -123,6 +144,7 @@ def build(*, quiet: bool = False) -> list[Path]:
                     "source_sha256": digest,
                     "ext_suffix": suffix,
                     "modules": [name[:-3] for name in files],
+                    "companions": list(COMPANION_FILES),
                     "mypy_version": version("mypy"),
                 },
                 indent=2,
@@ -135,7 +157,7 @@ def build(*, quiet: bool = False) -> list[Path]:
         # A failure recorded by an earlier install no longer applies.
         (out / "build-error.txt").unlink(missing_ok=True)
     if not quiet:
-        print(f"compiled {len(files)} modules with mypyc")
+        print(f"compiled {len(files) + len(COMPANION_FILES)} modules with mypyc")
     return written
 
 

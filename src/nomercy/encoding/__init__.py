@@ -10,6 +10,10 @@ One encoding serves the RL environments (:mod:`nomercy.rl`, which re-exports bot
 (:mod:`nomercy.bots.neural_bot`), so a policy trained in one plays in the other. It sits above
 the core and below both, and needs numpy (the ``rl`` or ``neural`` extra). docs/rl.md
 documents the layout.
+
+:mod:`nomercy.encoding.fast` (the observation writer the environments use on every step) is
+compiled with the core when the core is (``nomercy.core.COMPANION_FILES``): it then loads from
+the core's build, and runs as Python with ``NOMERCY_PURE=1`` or a pure core.
 """
 
 from __future__ import annotations
@@ -20,3 +24,12 @@ except ImportError as _exc:  # pragma: no cover - depends on the install
     raise ImportError(
         "nomercy.encoding needs numpy: pip install 'uno-no-mercy[rl]' (or the neural extra)"
     ) from _exc
+
+import os as _os
+
+from nomercy import core as _core
+
+if _core.BUILD == "compiled":
+    # The companions' extensions carry their modules' names; the rest of the package has
+    # none there and loads from this directory as usual.
+    __path__.insert(0, _os.path.join(_core.COMPILED_DIR, "encoding"))

@@ -22,12 +22,13 @@ draw proves a gap, so every flag stays 0).
 from __future__ import annotations
 
 from array import array
-from typing import Final
+from collections.abc import Callable, Sequence
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
-from nomercy.core.base import PLAY_DRAWN, ROULETTE_COLOUR, STACK_OR_ABSORB
+from nomercy.core.base import OVER, PLAY_DRAWN, ROULETTE_COLOUR, STACK_OR_ABSORB
 from nomercy.core.cards import ALL_CODES, COLOURS, Card
 from nomercy.core.events import Event
 from nomercy.core.game import Game
@@ -112,11 +113,12 @@ class TableObserver:
             callers that read them (per-hand rewards from ``hand_end`` events).
     """
 
-    __slots__ = ("_blank", "_counts", "_pile", "_threshold", "mode", "n", "tracker")
+    __slots__ = ("_blank", "_counts", "_pile", "_rules", "_threshold", "mode", "n", "tracker")
 
     def __init__(self, rules: RuleSet, n: int, *, events: bool = False) -> None:
         if not 2 <= n <= MAX_PLAYERS:
             raise ValueError(f"observations cover 2-{MAX_PLAYERS} players, not {n}")
+        self._rules = rules
         self.n = n
         self.mode = _mode(rules, events)
         self.tracker = PublicTracker(rules, n)
@@ -126,6 +128,11 @@ class TableObserver:
             self._blank[_PRESENT + j] = 1
         self._pile: list[Card] = []
         self._counts = array("f", bytes(4 * _K))
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Compiled (a companion of the core's build) the class is native: pickle and copy
+        # rebuild it through __init__, then restore what it has followed.
+        return _restored, (self._rules, self.n, self.mode, self.tracker, self._pile, self._counts)
 
     # ------------------------------------------------------------------ following a game
     def start(self, game: Game) -> None:
@@ -151,6 +158,26 @@ class TableObserver:
             self._step_inferred(game, action_id, seat)
         else:
             self.step_events(game, action_id, seat)
+
+    def play_others(
+        self, game: Game, seat: int, choosers: Sequence[Callable[[list[int]], int] | None]
+    ) -> int:
+        """Play the other seats until ``seat`` is to act, is out or the game is over, each
+        move :meth:`step` with ``choosers[turn](game.legal_ids(turn))``; returns the moves
+        played. For tables where only the seat to act acts (no out-of-turn chances) and the
+        others choose from their legal ids alone (``RandomBot.id_chooser``)."""
+        moves = 0
+        out = game.out
+        while game.phase is not OVER and not out[seat]:
+            turn = game.turn
+            if turn is None or turn == seat:
+                break
+            chooser = choosers[turn]
+            if chooser is None:
+                raise ValueError(f"seat {turn} is to act and has no chooser")
+            self.step(game, chooser(game.legal_ids(turn)), turn)
+            moves += 1
+        return moves
 
     def step_events(self, game: Game, action_id: int, seat: int) -> list[Event]:
         """:meth:`step`, returning the step's events (``[]`` unless the mode is
@@ -343,3 +370,20 @@ class TableObserver:
                 counts[card.index] += 1
             self._pile = pile[:]
         return counts
+
+
+def _restored(
+    rules: RuleSet,
+    n: int,
+    mode: str,
+    tracker: PublicTracker,
+    pile: list[Card],
+    counts: array[float],
+) -> TableObserver:
+    """A :class:`TableObserver` unpickled: built anew, then given the state it had."""
+    observer = TableObserver(rules, n)
+    observer.mode = mode
+    observer.tracker = tracker
+    observer._pile = pile
+    observer._counts = counts
+    return observer

@@ -6,8 +6,8 @@ Registered as ``NoMercy-v0``: ``gymnasium.make("NoMercy-v0", opponents=["greedy"
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -194,6 +194,12 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
                 for s, name in zip(others, self.opponents, strict=True)
             }
             self._random = {s: type(bot) is RandomBot for s, bot in self._bots.items()}
+            # Every opponent's choice of an id, for _advance_random (the same generator calls
+            # as choose_action: RandomBot.id_chooser).
+            self._choosers: list[Callable[[list[int]], int] | None] = [None] * self.n
+            if self._all_random:
+                for s, bot in self._bots.items():
+                    self._choosers[s] = cast(RandomBot, bot).id_chooser()
             self.game = new_game(self.n, rules=self.rules, seed=int(rng.integers(0, 2**63)))
             self._observer.start(self.game)
             self._steps = 0
@@ -255,18 +261,9 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         seat = self.seat
         out = game.out
         out_before = sum(out)
-        step = self._observer.step
-        step(game, aid, seat)
-        bots = self._bots
-        moves = 1
-        while game.phase._value_ != "over" and not out[seat]:
-            turn = game.turn
-            if turn == seat:
-                break
-            assert turn is not None
-            step(game, bots[turn].choose_action(None, game.legal_ids(turn)), turn)  # type: ignore[arg-type]
-            moves += 1
-        self._game_steps += moves
+        observer = self._observer
+        observer.step(game, aid, seat)
+        self._game_steps += 1 + observer.play_others(game, seat, self._choosers)
         self._steps += 1
         if game.phase._value_ != "over" and not out[seat]:
             self._legal = game.legal_ids(seat)
