@@ -161,3 +161,41 @@ def test_the_inlined_shuffle_draws_like_random_shuffle() -> None:
         random.Random(seed).shuffle(expected)
         game_module.fisher_yates(cards, random.Random(seed))
         assert cards == expected
+
+
+def test_the_inlined_choice_and_randbelow_draw_like_random() -> None:
+    """RandomBot, the simulator and the search's rollouts draw through these: each must take
+    exactly the values Random.choice and Random.randrange take, from the same state."""
+    from nomercy.core.dealing import RandomChoice, choice_as_random, randbelow
+
+    rng = random.Random(7)
+    for _ in range(300):
+        seed = rng.getrandbits(64)
+        size = rng.randrange(1, 600)
+        seq = list(range(size))
+        mine, theirs = random.Random(seed), random.Random(seed)
+        choose = choice_as_random(mine)
+        assert isinstance(choose, RandomChoice)  # the inlined one is in use here
+        for _ in range(4):
+            assert choose(seq) == theirs.choice(seq)
+            assert randbelow(mine, size) == theirs.randrange(size)
+            assert mine.random() == theirs.random()  # one shared state, left alike
+    with pytest.raises(IndexError):
+        choice_as_random(random.Random(1))([])
+    for bad in (0, -3):
+        with pytest.raises(ValueError, match="empty range"):
+            randbelow(random.Random(1), bad)
+
+
+def test_a_random_choice_pickles_with_its_generator() -> None:
+    import pickle
+
+    from nomercy.bots.random_bot import RandomBot
+
+    bot = RandomBot(seed=5)
+    ids = list(range(40))
+    for _ in range(10):
+        bot.choose_id(ids)
+    twin = pickle.loads(pickle.dumps(bot))
+    assert twin._choice.rng is twin._rng  # still one generator
+    assert [twin.choose_id(ids) for _ in range(50)] == [bot.choose_id(ids) for _ in range(50)]

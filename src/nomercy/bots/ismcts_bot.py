@@ -54,6 +54,7 @@ from typing import NamedTuple
 from nomercy.bots.determinize import PRIORS, search_sampler
 from nomercy.bots.heuristic_bot import HeuristicBot
 from nomercy.core.actions import Action, CallUno, Catch, Play
+from nomercy.core.dealing import randbelow
 from nomercy.core.game import Game
 from nomercy.core.ids import NUM_IDS, action_id
 from nomercy.core.playout import (
@@ -326,7 +327,7 @@ class ISMCTSBot:
                         child.avail += 1
                         kids.append(child)
                 if untried:
-                    action = untried[rng.randrange(len(untried))]
+                    action = untried[randbelow(rng, len(untried))]
                     child = children[base + action] = _Node()
                     child.avail = 1
                     game.step(action, seat)

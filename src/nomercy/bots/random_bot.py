@@ -6,6 +6,7 @@ import random
 from collections.abc import Callable, Sequence
 
 from nomercy.core.actions import Action
+from nomercy.core.dealing import choice_as_random
 from nomercy.core.views import PlayerView
 
 __all__ = ["RandomBot"]
@@ -30,6 +31,8 @@ class RandomBot:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
         self._rng = random.Random(seed)
+        # rng.choice, draw for draw, as one native call in the compiled core.
+        self._choice = choice_as_random(self._rng)
 
     def choose_action(self, view: PlayerView | None, legal: list[Action]) -> Action:
         """A uniformly random element of ``legal``."""
@@ -37,18 +40,18 @@ class RandomBot:
             raise ValueError("choose_action needs at least one legal action")
         # choice(seq) is seq[randbelow(len(seq))], exactly what randrange(len(seq)) indexed,
         # so the choices are unchanged, minus randrange's argument checks.
-        return self._rng.choice(legal)
+        return self._choice(legal)
 
     def choose_id(self, legal_ids: Sequence[int]) -> int:
         """The id :meth:`choose_action` would pick: legal ids come in the order of the legal
         actions (``Game.legal_ids``), so the same generator draws the same choice."""
         if not legal_ids:
             raise ValueError("choose_id needs at least one legal id")
-        return self._rng.choice(legal_ids)
+        return self._choice(legal_ids)
 
     def id_chooser(self) -> Callable[[Sequence[int]], int]:
-        """:meth:`choose_id` without its checks, as one bound call (the simulator's loop)."""
-        return self._rng.choice
+        """:meth:`choose_id` without its checks, as one call (the simulator's loop)."""
+        return self._choice
 
     def __repr__(self) -> str:
         return f"RandomBot(seed={self.seed})"

@@ -8,8 +8,8 @@ Functions that work on a game take it as ``g`` (``Game`` calls them).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from nomercy.core.base import (
     CHOOSE_COLOUR,
@@ -29,7 +29,15 @@ from nomercy.core.rules import RuleSet
 if TYPE_CHECKING:
     from nomercy.core.game import Game
 
-__all__ = ["MASK", "deal", "fresh_deck", "next_key", "shuffle_as_random"]
+__all__ = [
+    "MASK",
+    "choice_as_random",
+    "deal",
+    "fresh_deck",
+    "next_key",
+    "randbelow",
+    "shuffle_as_random",
+]
 
 MASK: Final = (1 << 64) - 1
 
@@ -105,6 +113,78 @@ def _pick_shuffle() -> Callable[[list[Any], random.Random], None]:
 
 
 shuffle_as_random = _pick_shuffle()
+
+_T = TypeVar("_T")
+
+
+class RandomChoice:
+    """``rng.choice``, draw for draw, as one call: CPython's ``choice`` is ``seq[r]`` with
+    ``r`` from ``_randbelow_with_getrandbits`` (two Python-level frames); compiled, this is
+    native code over the same ``getrandbits``. It shares ``rng``'s state: mixing calls to it
+    and to ``rng`` draws as ``rng`` alone would. Make one with :func:`choice_as_random`."""
+
+    __slots__ = ("_getrandbits", "rng")
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self._getrandbits = rng.getrandbits
+
+    def __call__(self, seq: Sequence[_T]) -> _T:
+        n = len(seq)
+        if not n:
+            raise IndexError("Cannot choose from an empty sequence")
+        getrandbits = self._getrandbits
+        k = n.bit_length()
+        r = getrandbits(k)
+        while r >= n:
+            r = getrandbits(k)
+        return seq[r]
+
+    def __reduce__(self) -> tuple[Any, tuple[random.Random]]:
+        return RandomChoice, (self.rng,)
+
+
+def randbelow(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)``, draw for draw: one native call when compiled, where
+    ``randrange`` is three Python-level frames (``ValueError`` for ``n <= 0``, as there)."""
+    if n <= 0:
+        raise ValueError(f"empty range for randbelow ({n})")
+    if not _CHOICE_MATCHES:
+        return rng.randrange(n)
+    getrandbits = rng.getrandbits
+    k = n.bit_length()
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return r
+
+
+def _inlined_draws_match() -> bool:
+    """Whether :class:`RandomChoice` and the inlined ``randbelow`` draw exactly like this
+    Python's ``Random.choice`` and ``Random.randrange``."""
+    for seed in (0, 1, 12345, 2**63 - 1):
+        mine, theirs = RandomChoice(random.Random(seed)), random.Random(seed)
+        other, ours = random.Random(seed), random.Random(seed)
+        for size in (1, 2, 3, 7, 8, 9, 31, 64, 65, 108, 300):
+            seq = range(size)
+            if [mine(seq) for _ in range(5)] != [theirs.choice(seq) for _ in range(5)]:
+                return False
+            draws = [randbelow(ours, size) for _ in range(5)]
+            if draws != [other.randrange(size) for _ in range(5)]:
+                return False
+    return True
+
+
+_CHOICE_MATCHES = True  # while the check below runs: randbelow draws by itself
+_CHOICE_MATCHES = _inlined_draws_match()
+
+
+def choice_as_random(rng: random.Random) -> Callable[[Sequence[_T]], _T]:
+    """A function drawing as ``rng.choice`` does, from ``rng``'s own state: a
+    :class:`RandomChoice` (one native call, compiled), or ``rng.choice`` itself if this
+    Python's ``choice`` draws otherwise (checked at import, as the shuffle is: the same seed
+    must play the same game)."""
+    return RandomChoice(rng) if _CHOICE_MATCHES else rng.choice
 
 
 def deal(g: Game, *, choose_dealer: bool = False) -> None:

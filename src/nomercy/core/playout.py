@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Final
 
 from nomercy.core.base import PLAY, STACK_OR_ABSORB
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
+from nomercy.core.dealing import randbelow
 from nomercy.core.ids import (
     DRAW_ID,
     ID_CARD,
@@ -315,7 +316,7 @@ def greedy_action(game: Game, seat: int, actions: list[int], rng: random.Random)
         for a in actions:
             if kinds[a] == K_DRAW:
                 return a
-        return actions[rng.randrange(len(actions))]
+        return actions[randbelow(rng, len(actions))]
     # One card at random among the distinct playable cards, then a sensible variant.
     cards: list[Card] = []
     for a in plays:
@@ -327,7 +328,7 @@ def greedy_action(game: Game, seat: int, actions: list[int], rng: random.Random)
         kept = [c for c in cards if c.kind is not _WRD4]
         if kept:
             cards = kept
-    card = cards[rng.randrange(len(cards))]
+    card = cards[randbelow(rng, len(cards))]
     return _variant(game, seat, [a for a in plays if cards_of[a] is card])
 
 
