@@ -6,7 +6,9 @@ by itself (see :mod:`nomercy.core`; ``NOMERCY_PURE=1`` keeps the pure ones). The
 the core's modules to a temporary directory, compiles them there as one group (so they call
 each other natively) and puts the extensions in ``nomercy/core/_compiled/`` with a manifest
 holding the SHA-256 of the source they came from: edit the core and the stale build is
-ignored until you rebuild.
+ignored until you rebuild. The modules of ``nomercy.core.COMPANION_FILES`` (the observation
+writer ``nomercy/encoding/fast.py``) are compiled in the same group and go to
+``_compiled/<package>/``.
 
 ``pip install`` runs this already when a C compiler is present (the package's build backend,
 ``buildtools/nomercy_backend.py``); run it by hand after editing the core, or to retry.
