@@ -19,6 +19,8 @@ _CONFIGS = [
     {"opponents": ["greedy", "random"], "obs_format": "dict"},
     {"opponents": ["random"], "preset": "classic", "obs_format": "flat", "max_steps": 30},
     {"opponents": ["heuristic"], "reward": "points", "options": {"scoring_enabled": True}},
+    # Four seats of random opponents: knock-outs mid-game, with a bonus for each.
+    {"opponents": ["random"] * 3, "obs_format": "flat", "knockout_bonus": 0.25},
 ]
 
 

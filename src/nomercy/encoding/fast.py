@@ -35,7 +35,7 @@ from nomercy.core.game import Game
 from nomercy.core.ids import ID_CARD, ID_KIND, ID_REL, K_CATCH, K_COLOUR, K_DRAW, K_PASS, K_PLAY
 from nomercy.core.redeal import draw_shows_gap
 from nomercy.core.rules import RuleSet
-from nomercy.encoding.actions import MAX_PLAYERS
+from nomercy.encoding.actions import MAX_PLAYERS, NUM_ACTIONS
 
 # The layout's offsets are observations.py's own (one table of the layout).
 from nomercy.encoding.observations import (
@@ -78,6 +78,8 @@ assert OBS_LAYOUT["hand"].stop - _HAND == _K
 _PHASE_AT: Final[dict[str, int]] = {p._value_: _PHASE + i for i, p in enumerate(_PHASES)}
 _COLOUR_INDEX: Final[dict[str, int]] = {c._value_: i for i, c in enumerate(COLOURS)}
 _NO_FLAGS: Final = (0, 0, 0, 0)
+# A mask row of no legal id, copied over a row before its ids are set.
+_NO_MASK: Final = memoryview(bytes(NUM_ACTIONS)).cast("b")
 # Card -> its entry in the hand block (a dict by the interned card: no attribute read).
 _HAND_AT: Final[dict[Card, int]] = {Card(code): _HAND + i for i, code in enumerate(ALL_CODES)}
 
@@ -113,13 +115,27 @@ class TableObserver:
             callers that read them (per-hand rewards from ``hand_end`` events).
     """
 
-    __slots__ = ("_blank", "_counts", "_pile", "_rules", "_threshold", "mode", "n", "tracker")
+    __slots__ = (
+        "_blank",
+        "_counts",
+        "_pile",
+        "_rules",
+        "_threshold",
+        "mode",
+        "moves",
+        "n",
+        "out_before",
+        "tracker",
+    )
 
     def __init__(self, rules: RuleSet, n: int, *, events: bool = False) -> None:
         if not 2 <= n <= MAX_PLAYERS:
             raise ValueError(f"observations cover 2-{MAX_PLAYERS} players, not {n}")
         self._rules = rules
         self.n = n
+        #: What the last :meth:`advance` did: the moves it played, the seats out before it.
+        self.moves = 0
+        self.out_before = 0
         self.mode = _mode(rules, events)
         self.tracker = PublicTracker(rules, n)
         self._threshold = rules.mercy_threshold if rules.mercy_enabled else 0
@@ -178,6 +194,47 @@ class TableObserver:
             self.step(game, chooser(game.legal_ids(turn)), turn)
             moves += 1
         return moves
+
+    def advance(
+        self,
+        game: Game,
+        action_id: int,
+        seat: int,
+        choosers: Sequence[Callable[[list[int]], int] | None],
+        out: memoryview,
+        mask: memoryview,
+    ) -> list[int] | None:
+        """One move of a learner at ``seat`` and the others' (:meth:`play_others`), and, if
+        nothing else happened, its next observation and mask written: the vector env's step
+        of a table (docs/rl.md, "Vector envs").
+
+        Returns ``seat``'s legal ids, its observation written into ``out`` (as :meth:`write`)
+        and its mask into ``mask`` (an ``int8`` memoryview of ``NUM_ACTIONS`` entries); or
+        ``None``, with nothing written, when the game ended, ``seat`` was knocked out or
+        anyone else was (a reward to settle). :attr:`moves` and :attr:`out_before` say how
+        many moves were played and how many seats were out before them."""
+        outs = game.out
+        before = 0
+        for gone in outs:
+            if gone:
+                before += 1
+        self.out_before = before
+        self.step(game, action_id, seat)
+        self.moves = 1 + self.play_others(game, seat, choosers)
+        if game.phase is OVER or outs[seat]:
+            return None
+        after = 0
+        for gone in outs:
+            if gone:
+                after += 1
+        if after != before:
+            return None
+        legal = game.legal_ids(seat)
+        self.write(game, seat, out)
+        mask[:] = _NO_MASK
+        for a in legal:
+            mask[a] = 1
+        return legal
 
     def step_events(self, game: Game, action_id: int, seat: int) -> list[Event]:
         """:meth:`step`, returning the step's events (``[]`` unless the mode is

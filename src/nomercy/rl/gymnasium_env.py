@@ -161,7 +161,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         self._per_hand = self.reward == "points" and self.rules.scoring_enabled
         self._hand_reward = 0.0  # the learner's per-hand points since its last step
         self._observer = TableObserver(self.rules, n, events=self._per_hand or full_view)
-        #: The vector env may play this table with _advance_random.
+        #: The vector env may play this table with _advance_written.
         self._all_random = all_random and self.out_of_turn == "to_act" and not self._per_hand
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -194,7 +194,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
                 for s, name in zip(others, self.opponents, strict=True)
             }
             self._random = {s: type(bot) is RandomBot for s, bot in self._bots.items()}
-            # Every opponent's choice of an id, for _advance_random (the same generator calls
+            # Every opponent's choice of an id, for _advance_written (the same generator calls
             # as choose_action: RandomBot.id_chooser).
             self._choosers: list[Callable[[list[int]], int] | None] = [None] * self.n
             if self._all_random:
@@ -253,23 +253,31 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         self._play_bots()
         return self._outcome(out_before)
 
-    def _advance_random(self, aid: int) -> tuple[float, bool, bool]:
+    def _advance_written(
+        self, aid: int, out: memoryview, mask: memoryview
+    ) -> tuple[float, bool, bool] | None:
         """:meth:`_advance` for a legal ``aid`` when every opponent is a RandomBot and only
-        the seat to act acts (``_all_random``): the same game, fewer calls per move."""
+        the seat to act acts (``_all_random``), the table's step in the vector env: the same
+        game, in one compiled call (``TableObserver.advance``). Returns ``None`` when nothing
+        is to report (no reward, the episode goes on), the learner's observation and mask
+        written into ``out`` and ``mask``; else ``(reward, terminated, truncated)``, nothing
+        written."""
         game = self.game
         assert game is not None
         seat = self.seat
-        out = game.out
-        out_before = sum(out)
         observer = self._observer
-        observer.step(game, aid, seat)
-        self._game_steps += 1 + observer.play_others(game, seat, self._choosers)
+        legal = observer.advance(game, aid, seat, self._choosers, out, mask)
+        self._game_steps += observer.moves
         self._steps += 1
-        if game.phase._value_ != "over" and not out[seat]:
-            self._legal = game.legal_ids(seat)
+        if legal is not None:
+            self._legal = legal
+            if self.max_steps is None or self._steps < self.max_steps:
+                return None
+        elif game.phase._value_ != "over" and not game.out[seat]:
+            self._legal = game.legal_ids(seat)  # another seat was knocked out (NM-33)
         else:
             self._legal = []
-        reward, terminated, truncated, _ = self._outcome(out_before)
+        reward, terminated, truncated, _ = self._outcome(observer.out_before)
         return reward, terminated, truncated
 
     def _outcome(self, out_before: int) -> tuple[float, bool, bool, None]:

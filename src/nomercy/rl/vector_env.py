@@ -172,7 +172,10 @@ class NoMercyVectorEnv(VectorEnv):
             else:
                 why = None
                 if env._all_random and action in env._legal:
-                    reward, terminated, truncated = env._advance_random(action)
+                    moved = env._advance_written(action, self._raw_rows[i], self._mask_rows[i])
+                    if moved is None:
+                        continue  # the common case: no reward, the row is written
+                    reward, terminated, truncated = moved
                 else:
                     reward, terminated, truncated, why = env._advance(action)
                 rewards[i] = reward
