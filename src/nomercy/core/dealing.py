@@ -117,6 +117,45 @@ shuffle_as_random = _pick_shuffle()
 _T = TypeVar("_T")
 
 
+def _below(getrandbits: Callable[[int], int], n: int) -> int:
+    """CPython's ``_randbelow_with_getrandbits`` (``n > 0``) over a generator's
+    ``getrandbits``, inlined as the shuffle is."""
+    k = n.bit_length()
+    r = getrandbits(k)
+    while r >= n:
+        r = getrandbits(k)
+    return r
+
+
+def _inlined_draws_match() -> bool:
+    """Whether :func:`_below` draws exactly like this Python's ``Random.randrange`` and, as
+    an index, ``Random.choice``."""
+    for seed in (0, 1, 12345, 2**63 - 1):
+        a, b, c, d = (random.Random(seed) for _ in range(4))
+        for size in (1, 2, 3, 7, 8, 9, 31, 64, 65, 108, 300):
+            seq = range(size)
+            if [_below(a.getrandbits, size) for _ in range(5)] != [
+                b.randrange(size) for _ in range(5)
+            ]:
+                return False
+            if [seq[_below(c.getrandbits, size)] for _ in range(5)] != [
+                d.choice(seq) for _ in range(5)
+            ]:
+                return False
+    return True
+
+
+_INLINED: Final = _inlined_draws_match()
+
+
+def randbelow(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)``, draw for draw: one native call when compiled, where
+    ``randrange`` is three Python-level frames (``ValueError`` for ``n <= 0``, as there)."""
+    if n <= 0:
+        raise ValueError(f"empty range for randbelow ({n})")
+    return _below(rng.getrandbits, n) if _INLINED else rng.randrange(n)
+
+
 class RandomChoice:
     """``rng.choice``, draw for draw, as one call: CPython's ``choice`` is ``seq[r]`` with
     ``r`` from ``_randbelow_with_getrandbits`` (two Python-level frames); compiled, this is
@@ -127,56 +166,16 @@ class RandomChoice:
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
-        self._getrandbits = rng.getrandbits
+        self._getrandbits = rng.getrandbits  # bound once: a lookup per call costs more
 
     def __call__(self, seq: Sequence[_T]) -> _T:
         n = len(seq)
         if not n:
             raise IndexError("Cannot choose from an empty sequence")
-        getrandbits = self._getrandbits
-        k = n.bit_length()
-        r = getrandbits(k)
-        while r >= n:
-            r = getrandbits(k)
-        return seq[r]
+        return seq[_below(self._getrandbits, n)]
 
     def __reduce__(self) -> tuple[Any, tuple[random.Random]]:
         return RandomChoice, (self.rng,)
-
-
-def randbelow(rng: random.Random, n: int) -> int:
-    """``rng.randrange(n)``, draw for draw: one native call when compiled, where
-    ``randrange`` is three Python-level frames (``ValueError`` for ``n <= 0``, as there)."""
-    if n <= 0:
-        raise ValueError(f"empty range for randbelow ({n})")
-    if not _CHOICE_MATCHES:
-        return rng.randrange(n)
-    getrandbits = rng.getrandbits
-    k = n.bit_length()
-    r = getrandbits(k)
-    while r >= n:
-        r = getrandbits(k)
-    return r
-
-
-def _inlined_draws_match() -> bool:
-    """Whether :class:`RandomChoice` and the inlined ``randbelow`` draw exactly like this
-    Python's ``Random.choice`` and ``Random.randrange``."""
-    for seed in (0, 1, 12345, 2**63 - 1):
-        mine, theirs = RandomChoice(random.Random(seed)), random.Random(seed)
-        other, ours = random.Random(seed), random.Random(seed)
-        for size in (1, 2, 3, 7, 8, 9, 31, 64, 65, 108, 300):
-            seq = range(size)
-            if [mine(seq) for _ in range(5)] != [theirs.choice(seq) for _ in range(5)]:
-                return False
-            draws = [randbelow(ours, size) for _ in range(5)]
-            if draws != [other.randrange(size) for _ in range(5)]:
-                return False
-    return True
-
-
-_CHOICE_MATCHES = True  # while the check below runs: randbelow draws by itself
-_CHOICE_MATCHES = _inlined_draws_match()
 
 
 def choice_as_random(rng: random.Random) -> Callable[[Sequence[_T]], _T]:
@@ -184,7 +183,7 @@ def choice_as_random(rng: random.Random) -> Callable[[Sequence[_T]], _T]:
     :class:`RandomChoice` (one native call, compiled), or ``rng.choice`` itself if this
     Python's ``choice`` draws otherwise (checked at import, as the shuffle is: the same seed
     must play the same game)."""
-    return RandomChoice(rng) if _CHOICE_MATCHES else rng.choice
+    return RandomChoice(rng) if _INLINED else rng.choice
 
 
 def deal(g: Game, *, choose_dealer: bool = False) -> None:

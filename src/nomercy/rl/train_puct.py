@@ -241,6 +241,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"resumed after epoch {epoch}", flush=True)
     size = len(train["obs"])
     steps = args.epochs * math.ceil(size / args.batch)
+    settings = {
+        "shards": len(paths),
+        "epochs": args.epochs,
+        "batch": args.batch,
+        "lr": args.lr,
+        "weight_decay": args.weight_decay,
+        "value_weight": args.value_weight,
+        "q_weight": args.q_weight,
+        "seed": args.seed,
+        "holdout": args.holdout,
+        "augment": not args.no_augment,
+        "temperature": args.temperature,
+    }
     print(f"{size} training examples, {len(val['obs'])} held out, {len(paths)} shards", flush=True)
     gen = torch.Generator().manual_seed(args.seed)
     obs_maps, action_maps = (torch.as_tensor(m) for m in colour_maps())
@@ -277,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         if score < best:
             best = score
             meta = {"hidden": hidden, "epoch": epoch, "examples": size, **figures}
+            meta["settings"] = settings  # what reproduces it (model card: the command)
             net.export(meta).save(args.out / "puct.npz")
             figures["saved"] = True
         with open(args.out / "log.jsonl", "a") as fh:
