@@ -35,14 +35,15 @@ _PROBE = (
 )
 
 
-def _probe(pythonpath: Path | None = None, **env: str) -> list[str]:
-    """Which build a fresh interpreter picks: [build, reason, game file, cards file]."""
+def _probe(pythonpath: Path | None = None, *, script: str = _PROBE, **env: str) -> list[str]:
+    """Which build a fresh interpreter picks: [build, reason, game file, cards file] (or
+    the lines another ``script`` prints)."""
     environ = {k: v for k, v in os.environ.items() if k != "NOMERCY_PURE"}
     environ.update(env)
     if pythonpath is not None:
         environ["PYTHONPATH"] = str(pythonpath)
     out = subprocess.run(
-        [sys.executable, "-c", _PROBE],
+        [sys.executable, "-c", script],
         capture_output=True,
         text=True,
         check=True,
@@ -122,29 +123,14 @@ _COMPANION_PROBE = (
 )
 
 
-def _probe_companion(pythonpath: Path | None = None, **env: str) -> list[str]:
-    environ = {k: v for k, v in os.environ.items() if k != "NOMERCY_PURE"} | env
-    if pythonpath is not None:
-        environ["PYTHONPATH"] = str(pythonpath)
-    return subprocess.run(
-        [sys.executable, "-c", _COMPANION_PROBE],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=environ,
-        cwd=pythonpath or SRC,
-        timeout=60,
-    ).stdout.splitlines()
-
-
 def test_the_observation_writer_follows_the_cores_build(tmp_path: Path) -> None:
     """nomercy.encoding.fast (core.COMPANION_FILES) is compiled with the core, pure with it."""
     assert core.COMPANION_FILES == ("encoding/fast.py",)
-    build, fast_file, observations_file = _probe_companion(NOMERCY_PURE="1")
+    build, fast_file, observations_file = _probe(script=_COMPANION_PROBE, NOMERCY_PURE="1")
     assert build == "pure" and fast_file.endswith(os.path.join("encoding", "fast.py"))
     if not _compiled_is_current():
         pytest.skip("the core is not compiled here: python -m nomercy.core.build")
-    build, fast_file, observations_file = _probe_companion()
+    build, fast_file, observations_file = _probe(script=_COMPANION_PROBE)
     assert build == "compiled"
     assert fast_file.startswith(os.path.join(core.COMPILED_DIR, "encoding", "fast."))
     # The rest of the package is never compiled: it loads from its own directory.
@@ -155,7 +141,7 @@ def test_the_observation_writer_follows_the_cores_build(tmp_path: Path) -> None:
     original = source.read_text(encoding="utf-8")
     source.write_text(original + "\n# edited\n", encoding="utf-8")
     assert _probe(tmp_path)[:2] == ["pure", "the source changed since it was compiled: rebuild it"]
-    assert _probe_companion(tmp_path)[1] == str(source)
+    assert _probe(tmp_path, script=_COMPANION_PROBE)[1] == str(source)
     source.write_text(original, encoding="utf-8")
     assert _probe(tmp_path)[0] == "compiled"
     next((tmp_path / "nomercy" / "core" / "_compiled" / "encoding").glob("fast.*")).unlink()
