@@ -13,7 +13,7 @@ from nomercy import Card, Game, Play, PlayerView, new_game
 from nomercy.bots import make_bot, next_action
 from nomercy.core.errors import NoMercyError, NotationError
 from nomercy.core.legality import is_playable
-from nomercy.core.redeal import infer_gaps
+from nomercy.core.redeal import infer_gaps, with_cards
 
 #: Option sets that between them reach the phases a seat can be dealt in.
 OPTION_SETS: list[tuple[int, str, dict[str, Any], int]] = [
@@ -459,3 +459,67 @@ def test_bad_arguments_get_clear_errors() -> None:
         Game.from_view(g.view(0).to_json())  # without the bookkeeping
     with pytest.raises(NotationError, match="JSON object"):
         Game.from_view([])  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- with_cards
+@pytest.mark.parametrize(("players", "preset", "options", "seed"), OPTION_SETS[:4])
+def test_with_cards_gives_the_seat_those_cards_and_loses_none(
+    players: int, preset: str, options: dict[str, Any], seed: int
+) -> None:
+    rng = random.Random(seed)
+    for g in states(players, preset, options, seed, every=7):
+        if g.is_over:
+            continue
+        viewer = g.to_act if g.to_act is not None else 0
+        others = [s for s in range(players) if s != viewer and not g.out[s] and g.hands[s]]
+        if not others:
+            continue
+        seat = rng.choice(others)
+        before = g.to_position()
+        # Cards from the unseen places: the draw pile and the other seats' hands (not the
+        # cards some seat is known to hold, which stay where they are).
+        pinned = {t for (_, t) in g.known}
+        unseen = list(g.draw_pile) + [
+            c for s in others if s != seat and s not in pinned for c in g.hands[s]
+        ]
+        size = len(g.hands[seat])
+        wanted = rng.sample(unseen, min(size, len(unseen), 3)) + g.hands[seat][:1]
+        wanted = wanted[:size]
+        for copy_of in (g, g.search_copy()):
+            h = with_cards(copy_of, seat, wanted, keep=(viewer,))
+            assert not Counter(wanted) - Counter(h.hands[seat])
+            assert len(h.hands[seat]) == size
+            assert h.hands[viewer] == g.hands[viewer]
+            assert all_cards(h) == all_cards(g)
+            assert h.record_events is copy_of.record_events
+            assert h.discard == g.discard and h.turn == g.turn and h.phase == g.phase
+            h.legal_ids(h.turn if h.turn is not None else 0)  # a consistent game to play on
+        assert g.to_position() == before  # the game itself is untouched
+
+
+def test_with_cards_refuses_what_the_seat_cannot_have_held() -> None:
+    g = new_game(3, seed=5)
+    with pytest.raises(ValueError, match="fewer than those asked"):
+        with_cards(g, 1, g.hands[1] + g.hands[2][:1])
+    # A card only the kept seat holds cannot move: here every other copy of one of its cards
+    # is under the discard pile (still accounted for, out of reach).
+    position = g.to_position()
+    code = position["players"][0]["hand"][0]
+    pile = position["draw_pile"]
+    for player in position["players"][1:]:
+        hand = player["hand"]
+        for i, held in enumerate(hand):
+            if held == code:
+                hand[i] = next(c for c in pile if c != code)
+                pile.remove(hand[i])
+                position["discard"].insert(0, code)
+    while code in pile:
+        pile.remove(code)
+        position["discard"].insert(0, code)
+    g = Game.from_position(position)
+    only_0 = Card(code)
+    with pytest.raises(ValueError, match="nowhere"):
+        with_cards(g, 1, [only_0], keep=(0,))
+    assert only_0 in with_cards(g, 1, [only_0]).hands[1]  # unless it is not kept
+    with pytest.raises(NoMercyError):
+        with_cards(g, 7, [])

@@ -23,17 +23,23 @@ seed), a time, or both.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
+import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from nomercy.bots.determinize import search_sampler
+from nomercy.bots.inference import Evidence, PlayReader, deal_weights
 from nomercy.bots.ismcts_bot import ISMCTSBot, _Node, most_visited
 from nomercy.bots.neural_features import OBS_SIZE, FeatureEncoder
 from nomercy.bots.pvnet import PVNet, load_pvnet
 from nomercy.core.actions import Action
+from nomercy.core.game import Game
 from nomercy.core.ids import NUM_IDS, action_id
 from nomercy.core.playout import decision, playout, rewards, rule_constants
 from nomercy.core.rules import RuleSet
@@ -72,10 +78,13 @@ class PUCTBot(ISMCTSBot):
         weights: a weights file or a :class:`~nomercy.bots.pvnet.PVNet`; ``None`` loads the
             shipped ``puct.npz``.
         max_time: a wall-clock cap per decision, only as a safety net.
+        infer: deals weighed per decision by the opponents' plays
+            (:mod:`nomercy.bots.inference`); the search draws its deals from them by
+            weight. 0: no inference, every iteration a fresh deal.
 
     Raises:
         ValueError: a budget, constant or weight out of range (as :class:`ISMCTSBot`), a
-            negative ``c_puct`` or a ``rollout_mix`` outside 0-1.
+            negative ``c_puct``, a ``rollout_mix`` outside 0-1 or a negative ``infer``.
     """
 
     name = "puct"
@@ -91,6 +100,7 @@ class PUCTBot(ISMCTSBot):
         rollout_depth: int = 12,
         weights: str | Path | PVNet | None = None,
         max_time: float = 5.0,
+        infer: int = 0,
     ) -> None:
         if iterations is None and time_limit is None:
             iterations = DEFAULT_ITERATIONS
@@ -105,8 +115,13 @@ class PUCTBot(ISMCTSBot):
             raise ValueError(f"c_puct must be non-negative, not {c_puct}")
         if not 0.0 <= rollout_mix <= 1.0:
             raise ValueError(f"rollout_mix must be between 0 and 1, not {rollout_mix}")
+        if isinstance(infer, bool) or not isinstance(infer, int) or infer < 0:
+            raise ValueError(f"infer must be a whole number of at least 0, not {infer!r}")
         self.c_puct = c_puct
         self.rollout_mix = rollout_mix
+        self.infer = infer
+        self._reader = PlayReader()
+        self._evidence: list[Evidence] = []
         self.net = weights if isinstance(weights, PVNet) else load_pvnet(weights)
         self._observers: dict[tuple[RuleSet, int], tuple[TableObserver, np.ndarray]] = {}
 
@@ -116,6 +131,25 @@ class PUCTBot(ISMCTSBot):
             budget += f", time_limit={self.time_limit}"
         return f"PUCTBot(seed={self.seed}, {budget})"
 
+    def _weighed(
+        self, view: PlayerView, sample: Callable[[random.Random], Game]
+    ) -> Callable[[random.Random], Game]:
+        """``infer`` deals of ``sample``, drawn again by their weight under the evidence."""
+        rng = self._rng
+        deals = [sample(rng) for _ in range(self.infer)]
+        observer, scale = self._observer(view.rules, len(view.players))
+        buffer = np.empty(OBS_SIZE, dtype=np.float32)
+        weights = deal_weights(deals, self._evidence, self.net, observer, scale, buffer)
+        cumulative = list(itertools.accumulate(weights))
+        total = cumulative[-1]
+        last = len(deals) - 1
+
+        def weighed(rng: random.Random) -> Game:
+            at = bisect.bisect_right(cumulative, rng.random() * total)
+            return deals[min(at, last)].search_copy()
+
+        return weighed
+
     def _observer(self, rules: RuleSet, n: int) -> tuple[TableObserver, np.ndarray]:
         key = (rules, n)
         found = self._observers.get(key)
@@ -124,9 +158,22 @@ class PUCTBot(ISMCTSBot):
             found = self._observers[key] = (TableObserver(rules, n), FeatureEncoder(rules, n).scale)
         return found
 
+    def choose_action(self, view: PlayerView, legal: list[Action]) -> Action:
+        """As :meth:`ISMCTSBot.choose_action`, reading the opponents' plays first when
+        ``infer`` is on."""
+        if not self.infer:
+            return super().choose_action(view, legal)
+        self._evidence = self._reader.read(view)
+        action = super().choose_action(view, legal)
+        self._reader.acted(view, action)
+        self._evidence = []  # root_statistics (the coach) searches without it
+        return action
+
     def _search(self, view: PlayerView, candidates: list[Action]) -> Action:  # noqa: PLR0915
         rng = self._rng
         sample = search_sampler(view, self.priors)
+        if self._evidence:
+            sample = self._weighed(view, sample)
         root = _PNode()
         self._last_root = root  # kept for root_statistics
         budget = self.max_time if self.time_limit is None else min(self.max_time, self.time_limit)

@@ -16,6 +16,9 @@ stay thin:
 - :class:`Redealer` (from :meth:`Game.redealer <nomercy.core.game.Game.redealer>`) holds
   one seat's information set and deals it again and again (:meth:`Redealer.sample`);
   :meth:`Game.redeal <nomercy.core.game.Game.redeal>` is the one-shot form.
+- :func:`with_cards` gives a copy in which one seat holds given cards, the cards swapped
+  with the unseen places so that every card stays accounted for: what a seat's hand was
+  before the plays it made since, for inference from its choices.
 - :func:`view_position` (behind :meth:`Game.from_view <nomercy.core.game.Game.from_view>`)
   builds a position from a seat's view alone, so a bot that receives only views can search.
 
@@ -41,7 +44,7 @@ from nomercy.core.rules import RuleSet, make_rules
 if TYPE_CHECKING:
     from nomercy.core.game import Game
 
-__all__ = ["Gaps", "Redealer", "draw_shows_gap", "infer_gaps", "view_position"]
+__all__ = ["Gaps", "Redealer", "draw_shows_gap", "infer_gaps", "view_position", "with_cards"]
 
 
 class Gaps:
@@ -433,6 +436,65 @@ class Redealer:
                 "guilty": colour is not None and any(c.colour is colour for c in accused),
             }
         return g
+
+
+def with_cards(game: Game, seat: int, cards: Iterable[Card], *, keep: Iterable[int] = ()) -> Game:
+    """A copy of ``game`` in which ``seat`` holds every card of ``cards`` (a multiset of at
+    most its hand size; the size does not change).
+
+    Each card it lacks is swapped with one of its cards not in ``cards``, taken from the draw
+    pile, the set-aside pile or another seat's hand (never from the hands of ``keep``, nor a
+    card some seat is known to hold there), so every card stays accounted for. The copy is
+    made as the game's own kind: :meth:`Game.search_copy
+    <nomercy.core.game.Game.search_copy>` when its events are off, else :meth:`Game.copy
+    <nomercy.core.game.Game.copy>`. Cards known to be in ``seat``'s hand and a drawn card
+    it decides on must be among ``cards``: only the caller knows which cards to keep.
+
+    For search: a determinized game with a seat's hand as it was before plays it made since
+    (policy-based inference of hidden hands, :mod:`nomercy.bots.inference`).
+
+    Raises:
+        NoMercyError: there is no such seat.
+        ValueError: more cards than the seat holds, or a card found nowhere it may be taken.
+    """
+    seat = seat_arg(game, seat)
+    g = game.copy() if game.record_events else game.search_copy()
+    hand = g.hands[seat]
+    wanted = Counter(cards)
+    if sum(wanted.values()) > len(hand):
+        raise ValueError(f"seat {seat} holds {len(hand)} cards, fewer than those asked")
+    spare: list[int] = []  # places in the hand of cards not asked for
+    for i, c in enumerate(hand):
+        if wanted[c] > 0:
+            wanted[c] -= 1
+        else:
+            spare.append(i)
+    missing = [c for c, k in wanted.items() for _ in range(k)]
+    if not missing:
+        return g
+    fixed = set(keep)
+    fixed.add(seat)
+    places = [g._draw, g.set_aside]
+    pinned: list[Counter[Card]] = []
+    for t in range(g.n):
+        if t not in fixed:
+            known: Counter[Card] = Counter()
+            for (_, holder), held in g.known.items():
+                if holder == t:
+                    known |= Counter(held)
+            places.append(g.hands[t])
+            pinned.append(known)
+    for c in missing:
+        for k, place in enumerate(places):
+            free = place.count(c) - (pinned[k - 2][c] if k >= 2 else 0)
+            if free > 0:
+                at = next(i for i, x in enumerate(place) if x is c)
+                give = spare.pop()
+                place[at], hand[give] = hand[give], c
+                break
+        else:
+            raise ValueError(f"{c} is nowhere seat {seat} could have held it from")
+    return g
 
 
 def _generator(rng: object) -> random.Random:
