@@ -172,6 +172,8 @@ def test_bad_parameters_are_refused() -> None:
         PUCTBot(rollout_mix=1.5)
     with pytest.raises(ValueError, match="iterations"):
         PUCTBot(iterations=0)
+    with pytest.raises(ValueError, match="prior_temp"):
+        PUCTBot(prior_temp=0)
 
 
 def test_policy_bot_takes_the_largest_prior() -> None:

@@ -9,18 +9,20 @@ policy-value network of ``puct`` is such a model: it was trained on the searches
 
 :class:`PlayReader` follows one seat through a hand. At each of its decisions it replays,
 from its previous view and the action it took there, the public events since (only from the
-views: nothing hidden is read), and keeps every play an opponent made as evidence: the
-position before the play (a determinized game from the seat's earlier view, with the
-cards the opponent went on to play placed in its hand) and the card played. Evidence about a
-seat lasts until it receives cards nobody saw (a draw, a swap, a pass), after which its hand
-then and now no longer differ by its plays alone. Anything the replay cannot follow exactly
-(the seat's own draw, an event it did not reproduce) ends all evidence: never a guess.
+views: nothing hidden is read), and keeps every in-turn decision another seat made as
+evidence: the position before it (a determinized game from the seat's earlier view, with the
+cards the others went on to play placed in their hands) and the action taken. Evidence about
+a seat lasts while its hand changes only by what it plays and what it draws (drawn cards by
+their count: the replay's draws are not the real ones); a swap, a hand pass or a knock-out
+ends it. Anything the replay cannot follow exactly (the seat's own draw, a Roulette reveal,
+an event it did not reproduce) ends all evidence.
 
-:func:`deal_weights` weighs deals by the evidence: for a deal and a play, the opponent's hand
-then is its hand in the deal plus the cards it played since; the network's policy from that
-seat's observation then gives the chance of playing that card (summed over the ways to play
-it). A deal's weight is the product over the plays of ``floor + (1 - floor) * chance``: the
-floor keeps deals an imperfect model calls unlikely.
+:func:`deal_weights` weighs deals by the evidence: for a deal and a decision, the seat's hand
+then is its hand in the deal, less as many of its unknown cards as it drew since, plus the
+cards that left it since; the network's policy from that seat's observation then gives the
+chance of what it did (for a play, summed over the ways to play the card). A deal's weight is
+the product over the evidence of ``floor + (1 - floor) * chance``: the floor keeps deals an
+imperfect model calls unlikely. docs/puct.md measures it.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ if TYPE_CHECKING:
     from nomercy.encoding.fast import TableObserver
 
 __all__ = ["FLOOR", "Evidence", "PlayReader", "deal_weights"]
+
+_EXCHANGES = (EventKind.SWAP, EventKind.PASS_HANDS)
 
 #: The least weight one decision gives a deal: the network models ``ismcts``, not every
 #: player.
@@ -101,8 +105,8 @@ class PlayReader:
         self._prev = (view, action)
 
     def read(self, view: PlayerView) -> list[Evidence]:
-        """The evidence at ``view``: the plays of other seats whose hands changed by their
-        plays alone since (oldest first). Empty when the replay cannot follow the events."""
+        """The evidence at ``view``: the other seats' decisions still telling of their hands
+        (oldest first). Empty when the replay cannot follow the events since the last one."""
         prev, self._prev = self._prev, None
         if prev is None or view.seat is None or not _same_hand(prev[0], view):
             self._evidence = []
@@ -122,7 +126,7 @@ class PlayReader:
         game = Game.from_view(before)
         n = game.n
         # The cards each other seat plays from here on must be in its hand: as far as the
-        # view tells, they were (cards it drew meanwhile end the replay below).
+        # view tells, they were (a card it draws and plays at once does not match below).
         plays: dict[int, list[Card]] = {}
         for e in new:
             if e.kind is EventKind.PLAY and e.seat is not None and e.seat != me:
@@ -177,6 +181,11 @@ class PlayReader:
         end = at + len(seen)
         if tuple(seen) != tuple(new[at:end]):
             return -1
+        if any(e.kind in _EXCHANGES for e in seen):
+            # Hands changed places (NM-29, NM-31): nobody's hand then is its hand now give or
+            # take its own cards, even where the cards compare alike.
+            evidence.clear()
+            return end
         for s in range(game.n):
             if s == me:
                 continue
@@ -184,8 +193,8 @@ class PlayReader:
             came = now - before[s]
             gone = before[s] - now
             if game.out[s] or (came and gone):
-                # A hand swapped or passed, or knocked out: its hand then is no longer its
-                # hand now give or take what it played and drew.
+                # Knocked out (its hand set aside), or cards both came and went: its hand
+                # then is no longer its hand now give or take what it played and drew.
                 evidence[:] = [e for e in evidence if e.seat != s]
                 continue
             if came:  # the replay drew other cards than the real ones: only the count holds

@@ -101,6 +101,8 @@ class PUCTBot(ISMCTSBot):
         weights: str | Path | PVNet | None = None,
         max_time: float = 5.0,
         infer: int = 0,
+        prior_temp: float = 1.0,
+        fpu_reduction: float = 0.0,
     ) -> None:
         if iterations is None and time_limit is None:
             iterations = DEFAULT_ITERATIONS
@@ -115,6 +117,10 @@ class PUCTBot(ISMCTSBot):
             raise ValueError(f"c_puct must be non-negative, not {c_puct}")
         if not 0.0 <= rollout_mix <= 1.0:
             raise ValueError(f"rollout_mix must be between 0 and 1, not {rollout_mix}")
+        if not prior_temp > 0:
+            raise ValueError(f"prior_temp must be positive, not {prior_temp}")
+        self.prior_temp = prior_temp
+        self.fpu_reduction = fpu_reduction
         if isinstance(infer, bool) or not isinstance(infer, int) or infer < 0:
             raise ValueError(f"infer must be a whole number of at least 0, not {infer!r}")
         self.c_puct = c_puct
@@ -181,6 +187,8 @@ class PUCTBot(ISMCTSBot):
         iterations = self.iterations if self.iterations is not None else 1 << 62
         clock = time.perf_counter
         c = self.c_puct
+        sharpen = 1.0 / self.prior_temp
+        reduction = self.fpu_reduction
         mix = self.rollout_mix
         depth = self.rollout_depth
         net = self.net
@@ -225,8 +233,12 @@ class PUCTBot(ISMCTSBot):
                     observer.write(game, seat, out)
                     buffer *= scale
                     ps, wins = evaluate(buffer, actions, n)
+                    if sharpen != 1.0:
+                        ps = [p**sharpen for p in ps]
+                        mass = sum(ps)
+                        ps = [p / mass for p in ps]
                     node.priors = dict(zip([base + a for a in actions], ps, strict=True))
-                    node.fpu = wins[0]
+                    node.fpu = wins[0] - reduction
                     values = [wins[(s - seat) % n] for s in range(n)]
                     if mix:
                         rolled = playout(game, rng, depth, True, mercy, zero)
