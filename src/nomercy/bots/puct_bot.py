@@ -78,13 +78,17 @@ class PUCTBot(ISMCTSBot):
         weights: a weights file or a :class:`~nomercy.bots.pvnet.PVNet`; ``None`` loads the
             shipped ``puct.npz``.
         max_time: a wall-clock cap per decision, only as a safety net.
-        infer: deals weighed per decision by the opponents' plays
+        infer: deals weighed per decision by the opponents' decisions
             (:mod:`nomercy.bots.inference`); the search draws its deals from them by
             weight. 0: no inference, every iteration a fresh deal.
+        prior_temp: the priors' temperature (each to the power ``1 / prior_temp``,
+            renormalised): above 1 flatter, below 1 sharper.
+        fpu_reduction: taken off a node's network value for its unvisited children.
 
     Raises:
         ValueError: a budget, constant or weight out of range (as :class:`ISMCTSBot`), a
-            negative ``c_puct``, a ``rollout_mix`` outside 0-1 or a negative ``infer``.
+            negative ``c_puct``, a ``rollout_mix`` outside 0-1, a ``prior_temp`` not above 0
+            or a negative ``infer``.
     """
 
     name = "puct"
@@ -165,7 +169,7 @@ class PUCTBot(ISMCTSBot):
         return found
 
     def choose_action(self, view: PlayerView, legal: list[Action]) -> Action:
-        """As :meth:`ISMCTSBot.choose_action`, reading the opponents' plays first when
+        """As :meth:`ISMCTSBot.choose_action`, reading the opponents' decisions first when
         ``infer`` is on."""
         if not self.infer:
             return super().choose_action(view, legal)
