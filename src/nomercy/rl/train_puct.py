@@ -181,7 +181,12 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m nomercy.rl.train_puct",
         description="Train the puct bot's policy-value network on self-play shards.",
     )
-    parser.add_argument("--data", type=Path, help="the shard directory")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        nargs="+",
+        help="the shard directories (several: their shards together, e.g. two rounds)",
+    )
     parser.add_argument("--out", type=Path, help="the run directory")
     parser.add_argument("--plot", type=Path, help="plot this log.jsonl instead of training")
     parser.add_argument("--png", type=Path, help="with --plot: the picture to write")
@@ -219,9 +224,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--data and --out are required to train")
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
-    paths = sorted(args.data.glob("shard-*.npz"))
+    paths = [p for d in args.data for p in sorted(d.glob("shard-*.npz"))]
     if not paths:
-        raise SystemExit(f"no shards in {args.data}")
+        raise SystemExit(f"no shards in {' '.join(map(str, args.data))}")
     data = _tensors(paths, args.q_weight)
     held = data["game"] % args.holdout == 0
     train = {k: v[~held] for k, v in data.items()}
