@@ -197,15 +197,13 @@ class PlayReader:
                 # then is no longer its hand now give or take what it played and drew.
                 evidence[:] = [e for e in evidence if e.seat != s]
                 continue
-            if came:  # the replay drew other cards than the real ones: only the count holds
+            if came or gone:
+                # The replay drew other cards than the real ones: of those only the count holds.
                 count = came.total()
-                for e in evidence:
-                    if e.seat == s:
-                        e.received += count
-            if gone:
                 left = list(gone.elements())
                 for e in evidence:
                     if e.seat == s:
+                        e.received += count
                         e.since.extend(left)
         return end
 

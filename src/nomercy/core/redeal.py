@@ -475,7 +475,7 @@ def with_cards(game: Game, seat: int, cards: Iterable[Card], *, keep: Iterable[i
     fixed = set(keep)
     fixed.add(seat)
     places = [g._draw, g.set_aside]
-    pinned: list[Counter[Card]] = []
+    pinned: list[Counter[Card]] = [Counter(), Counter()]  # per place: cards that must stay
     for t in range(g.n):
         if t not in fixed:
             known: Counter[Card] = Counter()
@@ -486,8 +486,7 @@ def with_cards(game: Game, seat: int, cards: Iterable[Card], *, keep: Iterable[i
             pinned.append(known)
     for c in missing:
         for k, place in enumerate(places):
-            free = place.count(c) - (pinned[k - 2][c] if k >= 2 else 0)
-            if free > 0:
+            if place.count(c) > pinned[k][c]:
                 at = next(i for i, x in enumerate(place) if x is c)
                 give = spare.pop()
                 place[at], hand[give] = hand[give], c
