@@ -9,6 +9,8 @@ the source: card interning, hashing, pickling and ``Game.copy``.
 from __future__ import annotations
 
 import copy
+import importlib.metadata
+import json
 import os
 import pickle
 import shutil
@@ -149,6 +151,22 @@ def test_the_observation_writer_follows_the_cores_build(tmp_path: Path) -> None:
         "pure",
         "the compiled build does not cover every module: rebuild it",
     ]
+
+
+def test_the_observation_writer_needs_the_librt_it_was_built_against(tmp_path: Path) -> None:
+    """The compiled writer loads only with the librt recorded in the build's manifest (its
+    extension refuses another); otherwise it runs as Python and the core stays compiled."""
+    if not _compiled_is_current():
+        pytest.skip("the core is not compiled here: python -m nomercy.core.build")
+    shutil.copytree(SRC / "nomercy", tmp_path / "nomercy", ignore=shutil.ignore_patterns("*.pyc"))
+    manifest = tmp_path / "nomercy" / "core" / "_compiled" / "build.json"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    assert data["librt_version"] == importlib.metadata.version("librt")
+    data["librt_version"] = "0.0.0"
+    manifest.write_text(json.dumps(data), encoding="utf-8")
+    build, fast_file, _ = _probe(tmp_path, script=_COMPANION_PROBE)
+    assert build == "compiled"
+    assert fast_file == str(tmp_path / "nomercy" / "encoding" / "fast.py")
 
 
 def test_nomercy_version_names_the_build() -> None:

@@ -148,6 +148,9 @@ def build(*, quiet: bool = False) -> list[Path]:
                     "modules": [name[:-3] for name in files],
                     "companions": list(COMPANION_FILES),
                     "mypy_version": version("mypy"),
+                    # The companions use librt.vecs, mypyc's runtime library; their
+                    # extensions load only with the version they were built against.
+                    "librt_version": version("librt"),
                 },
                 indent=2,
             )

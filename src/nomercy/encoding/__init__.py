@@ -19,17 +19,38 @@ the core's build, and runs as Python with ``NOMERCY_PURE=1`` or a pure core.
 from __future__ import annotations
 
 try:
+    # numpy for the arrays; librt (mypyc's runtime library) and mypy_extensions for the
+    # packed vectors the observation writer builds its vectors in (nomercy.encoding.fast).
+    import librt.vecs as _vecs  # noqa: F401
+    import mypy_extensions as _extensions  # noqa: F401
     import numpy as _numpy  # noqa: F401
 except ImportError as _exc:  # pragma: no cover - depends on the install
     raise ImportError(
-        "nomercy.encoding needs numpy: pip install 'uno-no-mercy[rl]' (or the neural extra)"
+        f"nomercy.encoding needs numpy, librt and mypy_extensions ({_exc}): "
+        "pip install 'uno-no-mercy[rl]' (or the neural extra)"
     ) from _exc
 
+import json as _json
 import os as _os
+from importlib.metadata import PackageNotFoundError as _NotFound
+from importlib.metadata import version as _version
 
 from nomercy import core as _core
 
-if _core.BUILD == "compiled":
+
+def _librt_matches() -> bool:
+    """Whether the installed librt is the one the compiled writer was built against (its
+    extension refuses to load with another)."""
+    try:
+        with open(_os.path.join(_core.COMPILED_DIR, "build.json"), encoding="utf-8") as handle:
+            built = _json.load(handle).get("librt_version")
+        return built is not None and built == _version("librt")
+    except (OSError, ValueError, _NotFound):
+        return False
+
+
+if _core.BUILD == "compiled" and _librt_matches():
     # The companions' extensions carry their modules' names; the rest of the package has
-    # none there and loads from this directory as usual.
+    # none there and loads from this directory as usual. With another librt than the
+    # build's, the writer runs as Python (the same vectors, slower).
     __path__.insert(0, _os.path.join(_core.COMPILED_DIR, "encoding"))

@@ -21,49 +21,49 @@ draw proves a gap, so every flag stays 0).
 
 from __future__ import annotations
 
-from array import array
+import struct
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
+from librt.vecs import vec
+from mypy_extensions import i32, i64
 
 from nomercy.core.base import OVER, PLAY_DRAWN, ROULETTE_COLOUR, STACK_OR_ABSORB
-from nomercy.core.cards import ALL_CODES, COLOURS, Card
+from nomercy.core.cards import COLOURS, Card
 from nomercy.core.events import Event
 from nomercy.core.game import Game
 from nomercy.core.ids import ID_CARD, ID_KIND, ID_REL, K_CATCH, K_COLOUR, K_DRAW, K_PASS, K_PLAY
 from nomercy.core.redeal import draw_shows_gap
 from nomercy.core.rules import RuleSet
+from nomercy.encoding import observations as _layout
 from nomercy.encoding.actions import MAX_PLAYERS, NUM_ACTIONS
+from nomercy.encoding.observations import _PHASES, OBS_LAYOUT, OBS_SIZE, PublicTracker
 
-# The layout's offsets are observations.py's own (one table of the layout).
-from nomercy.encoding.observations import (
-    _CATCH,
-    _COLOUR,
-    _DIRECTION,
-    _DISCARD,
-    _DRAWN,
-    _HAND,
-    _KNOWN,
-    _MERCY,
-    _OUT,
-    _PENDING,
-    _PHASE,
-    _PHASES,
-    _PILE,
-    _PRESENT,
-    _SELF,
-    _SIZE,
-    _TO_ACT,
-    _TOP,
-    _UNO,
-    _VOID,
-    _WD4,
-    OBS_LAYOUT,
-    OBS_SIZE,
-    PublicTracker,
-)
+# The layout's offsets are observations.py's own (one table of the layout), bound here as
+# Final: compiled, a Final name is a native static, where a name imported from a module that
+# runs as Python is looked up in that module's dict at every use.
+_CATCH: Final[int] = _layout._CATCH
+_COLOUR: Final[int] = _layout._COLOUR
+_DIRECTION: Final[int] = _layout._DIRECTION
+_DISCARD: Final[int] = _layout._DISCARD
+_DRAWN: Final[int] = _layout._DRAWN
+_HAND: Final[int] = _layout._HAND
+_KNOWN: Final[int] = _layout._KNOWN
+_MERCY: Final[int] = _layout._MERCY
+_OUT: Final[int] = _layout._OUT
+_PENDING: Final[int] = _layout._PENDING
+_PHASE: Final[int] = _layout._PHASE
+_PILE: Final[int] = _layout._PILE
+_PRESENT: Final[int] = _layout._PRESENT
+_SELF: Final[int] = _layout._SELF
+_SIZE: Final[int] = _layout._SIZE
+_TO_ACT: Final[int] = _layout._TO_ACT
+_TOP: Final[int] = _layout._TOP
+_UNO: Final[int] = _layout._UNO
+_VOID: Final[int] = _layout._VOID
+_WD4: Final[int] = _layout._WD4
 
 __all__ = ["MODES", "TableObserver", "draw_pile_size"]
 
@@ -75,13 +75,44 @@ _K: Final = 70  # len(ALL_CODES), checked below
 assert OBS_LAYOUT["hand"].stop - _HAND == _K
 
 # By value: an Enum member's hash is a Python-level call, a str's is cached.
-_PHASE_AT: Final[dict[str, int]] = {p._value_: _PHASE + i for i, p in enumerate(_PHASES)}
 _COLOUR_INDEX: Final[dict[str, int]] = {c._value_: i for i, c in enumerate(COLOURS)}
+_PHASE_LIST: Final = list(_PHASES)
+_COLOUR_LIST: Final = list(COLOURS)
+
+
+def _position(items: list[Any], item: object) -> int:
+    """The index of ``item`` in ``items`` by identity (enum members: a few pointer
+    comparisons, where a dict lookup would hash the member in Python)."""
+    for i in range(len(items)):
+        if items[i] is item:
+            return i
+    raise ValueError(f"{item!r} is not one of {items!r}")  # pragma: no cover
 _NO_FLAGS: Final = (0, 0, 0, 0)
 # A mask row of no legal id, copied over a row before its ids are set.
 _NO_MASK: Final = memoryview(bytes(NUM_ACTIONS)).cast("b")
-# Card -> its entry in the hand block (a dict by the interned card: no attribute read).
-_HAND_AT: Final[dict[Card, int]] = {Card(code): _HAND + i for i, code in enumerate(ALL_CODES)}
+
+
+def _f32_bits(value: float) -> int:
+    """The float32 encoding of ``value`` as a signed 32-bit integer."""
+    bits: int = struct.unpack("<i", struct.pack("<f", value))[0]
+    return bits
+
+
+# The vector is built in a vec[i32] (librt.vecs: a packed array that mypyc reads and writes
+# natively, where a memoryview's items cost a generic call each) holding each entry's float32
+# encoding, then handed over as float32 bytes. Every entry is a whole number; those in
+# [_LOW, _HIGH) come from this table.
+_LOW: Final = -1024
+_HIGH: Final = 4096
+_BITS: Final = vec[i32]([_f32_bits(float(v)) for v in range(_LOW, _HIGH)])
+_ONE: Final = _f32_bits(1.0)
+
+
+def _bits(value: i64) -> i32:
+    """The float32 encoding of the whole number ``value``."""
+    if _LOW <= value < _HIGH:
+        return _BITS[value - _LOW]
+    return i32(_f32_bits(float(value)))  # pragma: no cover - no count reaches 4096
 
 
 def draw_pile_size(game: Game) -> int:
@@ -120,6 +151,7 @@ class TableObserver:
         "_counts",
         "_pile",
         "_rules",
+        "_scratch",
         "_threshold",
         "mode",
         "moves",
@@ -139,16 +171,19 @@ class TableObserver:
         self.mode = _mode(rules, events)
         self.tracker = PublicTracker(rules, n)
         self._threshold = rules.mercy_threshold if rules.mercy_enabled else 0
-        self._blank = array("f", bytes(4 * OBS_SIZE))
+        blank = vec[i32]([0] * OBS_SIZE)
         for j in range(n - 1):
-            self._blank[_PRESENT + j] = 1
+            blank[_PRESENT + j] = _ONE
+        self._blank = blank
         self._pile: list[Card] = []
-        self._counts = array("f", bytes(4 * _K))
+        self._counts = vec[i64]([0] * _K)  # the discard pile's cards by Card.index
+        self._scratch = vec[i64]([0] * _K)  # per-call counts, left all 0
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # Compiled (a companion of the core's build) the class is native: pickle and copy
         # rebuild it through __init__, then restore what it has followed.
-        return _restored, (self._rules, self.n, self.mode, self.tracker, self._pile, self._counts)
+        counts = list(self._counts)  # a vec does not pickle
+        return _restored, (self._rules, self.n, self.mode, self.tracker, self._pile, counts)
 
     # ------------------------------------------------------------------ following a game
     def start(self, game: Game) -> None:
@@ -156,7 +191,7 @@ class TableObserver:
         the mode keeps them)."""
         game.record_events = self.mode == "events"
         self._pile = []
-        self._counts = array("f", bytes(4 * _K))
+        self._counts = vec[i64]([0] * _K)
         if self.mode == "none":
             return  # no flag is ever set
         tracker = self.tracker
@@ -335,76 +370,7 @@ class TableObserver:
     def write(self, game: Game, seat: int, out: memoryview) -> None:
         """Write ``seat``'s observation vector into ``out`` (a float32 memoryview of
         ``OBS_SIZE`` entries, e.g. ``batch[i].data``)."""
-        out[:] = self._blank
-        n = self.n
-        hands = game.hands
-        at = _HAND_AT
-        for card in hands[seat]:
-            out[at[card]] += 1
-        known = game.known
-        if known:
-            for t in range(n):
-                if t != seat:
-                    cards = known.get((seat, t))
-                    if cards:
-                        base = _KNOWN + ((t - seat) % n - 1) * _K
-                        for card in cards:
-                            out[base + card.index] += 1
-        threshold = self._threshold
-        outs = game.out
-        uno = game.uno_called
-        out[_DIRECTION] = game.direction
-        size = len(hands[seat])
-        out[_SELF] = size
-        if threshold and not outs[seat]:
-            out[_SELF + 1] = threshold - size
-        out[_SELF + 2] = uno[seat]
-        out[_PILE] = draw_pile_size(game)
-        phase = game.phase
-        out[_PHASE_AT[phase._value_]] = 1
-        total = game.pending_total
-        if total:
-            out[_PENDING] = total
-            out[_PENDING + 1] = game.pending_last
-        discard = game.discard
-        if discard:
-            out[_TOP + discard[-1].index] = 1
-        turn = game.turn
-        drawn = game.drawn
-        if drawn is not None and seat == turn:
-            out[_DRAWN + drawn.index] = 1
-        colour = game.colour
-        if colour is not None:
-            out[_COLOUR + _COLOUR_INDEX[colour._value_]] = 1
-        if turn is not None and phase._value_ != "over":
-            out[_TO_ACT + (turn - seat) % n] = 1
-        for t in game.uno_window:
-            if t != seat:
-                out[_CATCH + (t - seat) % n - 1] = 1
-        if game.wd4 is not None:
-            out[_WD4] = 1
-        void = self.tracker.void if self.mode != "none" else None
-        for k in range(1, n):
-            other = (seat + k) % n
-            j = k - 1
-            size = len(hands[other])
-            out[_SIZE + j] = size
-            gone = outs[other]
-            if threshold and not gone:
-                out[_MERCY + j] = threshold - size
-            if gone:
-                out[_OUT + j] = 1
-            if uno[other]:
-                out[_UNO + j] = 1
-            if void is not None:
-                flags = void[other]
-                if flags[0] or flags[1] or flags[2] or flags[3]:
-                    v = _VOID + 4 * j
-                    out[v] = flags[0]
-                    out[v + 1] = flags[1]
-                    out[v + 2] = flags[2]
-                    out[v + 3] = flags[3]
-        out[_DISCARD : _DISCARD + _K] = self._discard_counts(discard)
+        out[:] = memoryview(self._fill(game, seat)).cast("B").cast("f")
 
     def vector(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
         """``seat``'s observation vector as a new ``float32`` array."""
@@ -412,7 +378,95 @@ class TableObserver:
         self.write(game, seat, obs.data)
         return obs
 
-    def _discard_counts(self, pile: list[Card]) -> array[float]:
+    def _fill(self, game: Game, seat: int) -> vec[i32]:
+        """``seat``'s observation vector as float32 encodings (module comment at _BITS)."""
+        out = self._blank[0:OBS_SIZE]  # a copy
+        n = self.n
+        hands = game.hands
+        counts = self._scratch
+        self._count_into(out, _HAND, hands[seat], counts)
+        known = game.known
+        if known:
+            for t in range(n):
+                if t != seat:
+                    cards = known.get((seat, t))
+                    if cards:
+                        base = _KNOWN + ((t - seat) % n - 1) * _K
+                        self._count_into(out, base, cards, counts)
+        threshold = self._threshold
+        outs = game.out
+        uno = game.uno_called
+        out[_DIRECTION] = _bits(game.direction)
+        size = len(hands[seat])
+        out[_SELF] = _bits(size)
+        if threshold and not outs[seat]:
+            out[_SELF + 1] = _bits(threshold - size)
+        if uno[seat]:
+            out[_SELF + 2] = _ONE
+        out[_PILE] = _bits(draw_pile_size(game))
+        phase = game.phase
+        out[_PHASE + _position(_PHASE_LIST, phase)] = _ONE
+        total = game.pending_total
+        if total:
+            out[_PENDING] = _bits(total)
+            out[_PENDING + 1] = _bits(game.pending_last)
+        discard = game.discard
+        if discard:
+            out[_TOP + discard[-1].index] = _ONE
+        turn = game.turn
+        drawn = game.drawn
+        if drawn is not None and seat == turn:
+            out[_DRAWN + drawn.index] = _ONE
+        colour = game.colour
+        if colour is not None:
+            out[_COLOUR + _position(_COLOUR_LIST, colour)] = _ONE
+        if turn is not None and phase is not OVER:
+            out[_TO_ACT + (turn - seat) % n] = _ONE
+        for t in game.uno_window:
+            if t != seat:
+                out[_CATCH + (t - seat) % n - 1] = _ONE
+        if game.wd4 is not None:
+            out[_WD4] = _ONE
+        void = self.tracker.void if self.mode != "none" else None
+        for k in range(1, n):
+            other = (seat + k) % n
+            j = k - 1
+            size = len(hands[other])
+            out[_SIZE + j] = _bits(size)
+            gone = outs[other]
+            if threshold and not gone:
+                out[_MERCY + j] = _bits(threshold - size)
+            if gone:
+                out[_OUT + j] = _ONE
+            if uno[other]:
+                out[_UNO + j] = _ONE
+            if void is not None:
+                flags = void[other]
+                v = _VOID + 4 * j
+                for c in range(4):
+                    if flags[c]:
+                        out[v + c] = _bits(flags[c])
+        pile = self._discard_counts(discard)
+        for i in range(_K):
+            count = pile[i]
+            if count:
+                out[_DISCARD + i] = _bits(count)
+        return out
+
+    @staticmethod
+    def _count_into(out: vec[i32], base: int, cards: list[Card], counts: vec[i64]) -> None:
+        """Write how many of each card ``cards`` holds at ``out[base + Card.index]``;
+        ``counts`` is scratch space, all 0 before and after."""
+        for card in cards:
+            counts[card.index] += 1
+        for card in cards:
+            i = card.index
+            count = counts[i]
+            if count:
+                out[base + i] = _bits(count)
+                counts[i] = 0
+
+    def _discard_counts(self, pile: list[Card]) -> vec[i64]:
         # Only the new tail is counted, once the previous pile is checked to be its prefix
         # (a reshuffle, a Discard All burying cards under its top or a knocked-out hand put
         # at the bottom restart the count). Cards are interned: equal is identical.
@@ -420,7 +474,7 @@ class TableObserver:
         size = len(old)
         counts = self._counts
         if len(pile) < size or (size and (pile[size - 1] is not old[-1] or pile[:size] != old)):
-            counts = self._counts = array("f", bytes(4 * _K))
+            counts = self._counts = vec[i64]([0] * _K)
             size = 0
         if len(pile) != size:
             for card in pile[size:]:
@@ -435,12 +489,12 @@ def _restored(
     mode: str,
     tracker: PublicTracker,
     pile: list[Card],
-    counts: array[float],
+    counts: list[int],
 ) -> TableObserver:
     """A :class:`TableObserver` unpickled: built anew, then given the state it had."""
     observer = TableObserver(rules, n)
     observer.mode = mode
     observer.tracker = tracker
     observer._pile = pile
-    observer._counts = counts
+    observer._counts = vec[i64](counts)
     return observer
