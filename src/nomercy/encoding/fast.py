@@ -22,6 +22,7 @@ draw proves a gap, so every flag stays 0).
 from __future__ import annotations
 
 import struct
+from array import array
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -32,6 +33,7 @@ from mypy_extensions import i32, i64
 
 from nomercy.core.base import OVER, PLAY_DRAWN, ROULETTE_COLOUR, STACK_OR_ABSORB
 from nomercy.core.cards import COLOURS, Card
+from nomercy.core.deck import build_deck
 from nomercy.core.events import Event
 from nomercy.core.game import Game
 from nomercy.core.ids import ID_CARD, ID_KIND, ID_REL, K_CATCH, K_COLOUR, K_DRAW, K_PASS, K_PLAY
@@ -87,6 +89,8 @@ def _position(items: list[Any], item: object) -> int:
         if items[i] is item:
             return i
     raise ValueError(f"{item!r} is not one of {items!r}")  # pragma: no cover
+
+
 _NO_FLAGS: Final = (0, 0, 0, 0)
 # A mask row of no legal id, copied over a row before its ids are set.
 _NO_MASK: Final = memoryview(bytes(NUM_ACTIONS)).cast("b")
@@ -100,19 +104,19 @@ def _f32_bits(value: float) -> int:
 
 # The vector is built in a vec[i32] (librt.vecs: a packed array that mypyc reads and writes
 # natively, where a memoryview's items cost a generic call each) holding each entry's float32
-# encoding, then handed over as float32 bytes. Every entry is a whole number; those in
-# [_LOW, _HIGH) come from this table.
-_LOW: Final = -1024
-_HIGH: Final = 4096
-_BITS: Final = vec[i32]([_f32_bits(float(v)) for v in range(_LOW, _HIGH)])
+# encoding, then handed over as float32 bytes. Every entry is a whole number: a table per
+# rule set maps them, from minus the deck's size (a Mercy margin) to the largest count,
+# size, threshold or stack the deck allows.
 _ONE: Final = _f32_bits(1.0)
+_TABLES: Final[dict[tuple[int, int], vec[i32]]] = {}
 
 
-def _bits(value: i64) -> i32:
-    """The float32 encoding of the whole number ``value``."""
-    if _LOW <= value < _HIGH:
-        return _BITS[value - _LOW]
-    return i32(_f32_bits(float(value)))  # pragma: no cover - no count reaches 4096
+def _encodings(low: int, high: int) -> vec[i32]:
+    """The float32 encodings of the whole numbers ``low``..``high - 1`` (cached)."""
+    table = _TABLES.get((low, high))
+    if table is None:
+        table = _TABLES[low, high] = vec[i32]([_f32_bits(float(v)) for v in range(low, high)])
+    return table
 
 
 def draw_pile_size(game: Game) -> int:
@@ -149,10 +153,12 @@ class TableObserver:
     __slots__ = (
         "_blank",
         "_counts",
+        "_enc",
         "_pile",
         "_rules",
         "_scratch",
         "_threshold",
+        "_zero",
         "mode",
         "moves",
         "n",
@@ -171,19 +177,24 @@ class TableObserver:
         self.mode = _mode(rules, events)
         self.tracker = PublicTracker(rules, n)
         self._threshold = rules.mercy_threshold if rules.mercy_enabled else 0
+        deck = build_deck(rules.deck_table())
+        # Hand sizes, counts and the pile are at most the deck; a stack is at most the deck's
+        # penalties, unless a reshuffle in mid-stack returns some (then _encode's slow path).
+        high = max(len(deck), sum(card.draw_value for card in deck), self._threshold) + 1
+        self._zero = len(deck)
+        self._enc = _encodings(-len(deck), high)
         blank = vec[i32]([0] * OBS_SIZE)
         for j in range(n - 1):
             blank[_PRESENT + j] = _ONE
         self._blank = blank
         self._pile: list[Card] = []
-        self._counts = vec[i64]([0] * _K)  # the discard pile's cards by Card.index
+        self._counts = array("f", bytes(4 * _K))  # the discard pile's cards by Card.index
         self._scratch = vec[i64]([0] * _K)  # per-call counts, left all 0
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # Compiled (a companion of the core's build) the class is native: pickle and copy
         # rebuild it through __init__, then restore what it has followed.
-        counts = list(self._counts)  # a vec does not pickle
-        return _restored, (self._rules, self.n, self.mode, self.tracker, self._pile, counts)
+        return _restored, (self._rules, self.n, self.mode, self.tracker, self._pile, self._counts)
 
     # ------------------------------------------------------------------ following a game
     def start(self, game: Game) -> None:
@@ -191,7 +202,7 @@ class TableObserver:
         the mode keeps them)."""
         game.record_events = self.mode == "events"
         self._pile = []
-        self._counts = vec[i64]([0] * _K)
+        self._counts = array("f", bytes(4 * _K))
         if self.mode == "none":
             return  # no flag is ever set
         tracker = self.tracker
@@ -371,6 +382,8 @@ class TableObserver:
         """Write ``seat``'s observation vector into ``out`` (a float32 memoryview of
         ``OBS_SIZE`` entries, e.g. ``batch[i].data``)."""
         out[:] = memoryview(self._fill(game, seat)).cast("B").cast("f")
+        # The discard pile's counts, kept as floats: one copy in either build.
+        out[_DISCARD : _DISCARD + _K] = self._discard_counts(game.discard)
 
     def vector(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
         """``seat``'s observation vector as a new ``float32`` array."""
@@ -379,37 +392,39 @@ class TableObserver:
         return obs
 
     def _fill(self, game: Game, seat: int) -> vec[i32]:
-        """``seat``'s observation vector as float32 encodings (module comment at _BITS)."""
+        """``seat``'s observation vector as float32 encodings (the comment at _encodings),
+        but for the discard pile's counts, which :meth:`write` adds."""
         out = self._blank[0:OBS_SIZE]  # a copy
+        enc = self._enc
+        zero = self._zero
         n = self.n
         hands = game.hands
-        counts = self._scratch
-        self._count_into(out, _HAND, hands[seat], counts)
+        hand = hands[seat]
+        self._count_into(out, _HAND, hand)
         known = game.known
         if known:
             for t in range(n):
                 if t != seat:
                     cards = known.get((seat, t))
                     if cards:
-                        base = _KNOWN + ((t - seat) % n - 1) * _K
-                        self._count_into(out, base, cards, counts)
+                        self._count_into(out, _KNOWN + ((t - seat) % n - 1) * _K, cards)
         threshold = self._threshold
         outs = game.out
         uno = game.uno_called
-        out[_DIRECTION] = _bits(game.direction)
-        size = len(hands[seat])
-        out[_SELF] = _bits(size)
+        out[_DIRECTION] = enc[zero + game.direction]
+        size = len(hand)
+        out[_SELF] = enc[zero + size]
         if threshold and not outs[seat]:
-            out[_SELF + 1] = _bits(threshold - size)
+            out[_SELF + 1] = enc[zero + threshold - size]
         if uno[seat]:
             out[_SELF + 2] = _ONE
-        out[_PILE] = _bits(draw_pile_size(game))
+        out[_PILE] = enc[zero + draw_pile_size(game)]
         phase = game.phase
         out[_PHASE + _position(_PHASE_LIST, phase)] = _ONE
         total = game.pending_total
         if total:
-            out[_PENDING] = _bits(total)
-            out[_PENDING + 1] = _bits(game.pending_last)
+            out[_PENDING] = self._encode(total)
+            out[_PENDING + 1] = self._encode(game.pending_last)
         discard = game.discard
         if discard:
             out[_TOP + discard[-1].index] = _ONE
@@ -432,41 +447,44 @@ class TableObserver:
             other = (seat + k) % n
             j = k - 1
             size = len(hands[other])
-            out[_SIZE + j] = _bits(size)
+            out[_SIZE + j] = enc[zero + size]
             gone = outs[other]
             if threshold and not gone:
-                out[_MERCY + j] = _bits(threshold - size)
+                out[_MERCY + j] = enc[zero + threshold - size]
             if gone:
                 out[_OUT + j] = _ONE
             if uno[other]:
                 out[_UNO + j] = _ONE
             if void is not None:
                 flags = void[other]
-                v = _VOID + 4 * j
-                for c in range(4):
-                    if flags[c]:
-                        out[v + c] = _bits(flags[c])
-        pile = self._discard_counts(discard)
-        for i in range(_K):
-            count = pile[i]
-            if count:
-                out[_DISCARD + i] = _bits(count)
+                if flags[0] or flags[1] or flags[2] or flags[3]:
+                    v = _VOID + 4 * j
+                    for c in range(4):
+                        if flags[c]:
+                            out[v + c] = _ONE  # the flags are 0 or 1
         return out
 
-    @staticmethod
-    def _count_into(out: vec[i32], base: int, cards: list[Card], counts: vec[i64]) -> None:
-        """Write how many of each card ``cards`` holds at ``out[base + Card.index]``;
-        ``counts`` is scratch space, all 0 before and after."""
-        for card in cards:
-            counts[card.index] += 1
+    def _count_into(self, out: vec[i32], base: int, cards: list[Card]) -> None:
+        """Write how many of each card ``cards`` holds at ``out[base + Card.index]``."""
+        counts = self._scratch  # all 0 between calls
+        enc = self._enc
+        zero = self._zero
         for card in cards:
             i = card.index
-            count = counts[i]
-            if count:
-                out[base + i] = _bits(count)
-                counts[i] = 0
+            count = counts[i] + 1
+            counts[i] = count
+            out[base + i] = enc[zero + count]
+        for card in cards:
+            counts[card.index] = 0
 
-    def _discard_counts(self, pile: list[Card]) -> vec[i64]:
+    def _encode(self, value: int) -> i32:
+        """The float32 encoding of the whole number ``value``."""
+        at = self._zero + value
+        if 0 <= at < len(self._enc):
+            return self._enc[at]
+        return i32(_f32_bits(float(value)))  # a stack that outgrew the deck's penalties
+
+    def _discard_counts(self, pile: list[Card]) -> array[float]:
         # Only the new tail is counted, once the previous pile is checked to be its prefix
         # (a reshuffle, a Discard All burying cards under its top or a knocked-out hand put
         # at the bottom restart the count). Cards are interned: equal is identical.
@@ -474,7 +492,7 @@ class TableObserver:
         size = len(old)
         counts = self._counts
         if len(pile) < size or (size and (pile[size - 1] is not old[-1] or pile[:size] != old)):
-            counts = self._counts = vec[i64]([0] * _K)
+            counts = self._counts = array("f", bytes(4 * _K))
             size = 0
         if len(pile) != size:
             for card in pile[size:]:
@@ -489,12 +507,12 @@ def _restored(
     mode: str,
     tracker: PublicTracker,
     pile: list[Card],
-    counts: list[int],
+    counts: array[float],
 ) -> TableObserver:
     """A :class:`TableObserver` unpickled: built anew, then given the state it had."""
     observer = TableObserver(rules, n)
     observer.mode = mode
     observer.tracker = tracker
     observer._pile = pile
-    observer._counts = vec[i64](counts)
+    observer._counts = counts
     return observer
