@@ -224,3 +224,13 @@ def test_a_pickled_observer_follows_the_game_on() -> None:
         twin.step(twin_game, aid, seat)
         for s in range(3):
             np.testing.assert_array_equal(observer.vector(game, s), twin.vector(twin_game, s))
+
+
+@pytest.mark.parametrize("preset", ["no-mercy", "classic"])
+def test_the_writers_encodings_are_float32_of_every_whole_number(preset: str) -> None:
+    """The writer's vectors hold float32 encodings from a table bounded by the deck; a value
+    past it (a stack that a reshuffle in mid-stack fed) is encoded without the table."""
+    observer = TableObserver(nomercy.make_rules(preset), 2)
+    for value in [*range(-200, 700), 10**6, -(10**6)]:
+        encoded = np.array([observer._encode(value)], dtype=np.int32).view(np.float32)[0]
+        assert encoded == np.float32(value)
