@@ -76,8 +76,7 @@ MODES: Final = ("none", "infer", "events")
 _K: Final = 70  # len(ALL_CODES), checked below
 assert OBS_LAYOUT["hand"].stop - _HAND == _K
 
-# By value: an Enum member's hash is a Python-level call, a str's is cached.
-_COLOUR_INDEX: Final[dict[str, int]] = {c._value_: i for i, c in enumerate(COLOURS)}
+# Phases and colours by position, found by identity (_position).
 _PHASE_LIST: Final = list(_PHASES)
 _COLOUR_LIST: Final = list(COLOURS)
 
@@ -337,7 +336,7 @@ class TableObserver:
             flags = void[seat]
             flags[:] = _NO_FLAGS
             if colour is not None and tracker._informative:
-                c = _COLOUR_INDEX[colour._value_]
+                c = _position(_COLOUR_LIST, colour)
                 if game.phase is PLAY_DRAWN:
                     tracker._pending = (seat, c)
                 else:
