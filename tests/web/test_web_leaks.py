@@ -31,8 +31,9 @@ from nomercy.core.events import Event
 from nomercy.core.records import GameRecord
 
 TOKEN = re.compile(r"[A-Za-z0-9+]+")
-#: Random identifiers, not words: a game id such as "9F1G-eaaM-B2" holds "B2" by chance.
-IDENTIFIERS = frozenset({"game_id", "code", "token"})
+#: Random identifiers, not words: a game id such as "9F1G-eaaM-B2" holds "B2" by chance
+#: (the room summary lists finished games' ids too).
+IDENTIFIERS = frozenset({"game_id", "code", "token", "finished_games"})
 
 
 def _codes_of(value: Any, found: set[str]) -> None:
@@ -291,3 +292,12 @@ def test_the_leak_check_catches_another_seats_view(tmp_path: Path) -> None:
             assert check_messages(swapped, record, deck)
 
     run(main)
+
+
+def test_random_identifiers_are_not_read_as_cards() -> None:
+    # A CI run once failed on a room summary listing a finished game "D_Y8_Ue9x0iG": ids are
+    # random, so any field holding them is skipped; a card in a real field is still found.
+    deck = deck_codes()
+    room = {"code": "B2X9", "game_id": "9F1G-eaaM-B2", "finished_games": ["D_Y8_Ue9x0iG"]}
+    assert card_codes({"type": "room", "token": "R4_x", "room": room}, deck) == set()
+    assert card_codes({"type": "room", "room": {**room, "name": "Y8 fans"}}, deck) == {"Y8"}
