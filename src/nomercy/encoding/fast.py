@@ -22,7 +22,6 @@ draw proves a gap, so every flag stays 0).
 from __future__ import annotations
 
 import struct
-from array import array
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -187,13 +186,14 @@ class TableObserver:
             blank[_PRESENT + j] = _ONE
         self._blank = blank
         self._pile: list[Card] = []
-        self._counts = array("f", bytes(4 * _K))  # the discard pile's cards by Card.index
+        self._counts = vec[i64]([0] * _K)  # the discard pile's cards by Card.index
         self._scratch = vec[i64]([0] * _K)  # per-call counts, left all 0
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # Compiled (a companion of the core's build) the class is native: pickle and copy
         # rebuild it through __init__, then restore what it has followed.
-        return _restored, (self._rules, self.n, self.mode, self.tracker, self._pile, self._counts)
+        counts = list(self._counts)  # a vec does not pickle
+        return _restored, (self._rules, self.n, self.mode, self.tracker, self._pile, counts)
 
     # ------------------------------------------------------------------ following a game
     def start(self, game: Game) -> None:
@@ -201,7 +201,7 @@ class TableObserver:
         the mode keeps them)."""
         game.record_events = self.mode == "events"
         self._pile = []
-        self._counts = array("f", bytes(4 * _K))
+        self._counts = vec[i64]([0] * _K)
         if self.mode == "none":
             return  # no flag is ever set
         tracker = self.tracker
@@ -219,6 +219,24 @@ class TableObserver:
             self._step_inferred(game, action_id, seat)
         else:
             self.step_events(game, action_id, seat)
+
+    def step_turn(self, game: Game, action_id: int, seat: int) -> int:
+        """:meth:`step`, then the seat to act if nothing else happened: ``-1`` when the game
+        ended, a seat was knocked out or nobody is to act (a reward or a new decider to
+        settle). The AEC env's common step."""
+        outs = game.out
+        before = 0
+        for gone in outs:
+            if gone:
+                before += 1
+        self.step(game, action_id, seat)
+        turn = game.turn
+        if game.phase is OVER or turn is None:
+            return -1
+        for gone in outs:
+            if gone:
+                before -= 1
+        return turn if before == 0 else -1
 
     def play_others(
         self, game: Game, seat: int, choosers: Sequence[Callable[[list[int]], int] | None]
@@ -381,18 +399,22 @@ class TableObserver:
         """Write ``seat``'s observation vector into ``out`` (a float32 memoryview of
         ``OBS_SIZE`` entries, e.g. ``batch[i].data``)."""
         out[:] = memoryview(self._fill(game, seat)).cast("B").cast("f")
-        # The discard pile's counts, kept as floats: one copy in either build.
-        out[_DISCARD : _DISCARD + _K] = self._discard_counts(game.discard)
 
     def vector(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
         """``seat``'s observation vector as a new ``float32`` array."""
-        obs = np.empty(OBS_SIZE, dtype=np.float32)
-        self.write(game, seat, obs.data)
-        return obs
+        # One copy of the encodings into a bytearray that the array then owns (writable):
+        # numpy's calls, not the copies, are most of a vector's cost.
+        return np.frombuffer(bytearray(self._fill(game, seat)), dtype=np.float32)
+
+    def mask(self, ids: list[int]) -> npt.NDArray[np.int8]:
+        """A new ``int8`` mask of ``NUM_ACTIONS`` entries, 1 at ``ids``."""
+        buf = bytearray(NUM_ACTIONS)  # a few ids: cheaper than numpy's fancy indexing
+        for i in ids:
+            buf[i] = 1
+        return np.frombuffer(buf, dtype=np.int8)
 
     def _fill(self, game: Game, seat: int) -> vec[i32]:
-        """``seat``'s observation vector as float32 encodings (the comment at _encodings),
-        but for the discard pile's counts, which :meth:`write` adds."""
+        """``seat``'s observation vector as float32 encodings (the comment at _encodings)."""
         out = self._blank[0:OBS_SIZE]  # a copy
         enc = self._enc
         zero = self._zero
@@ -427,6 +449,11 @@ class TableObserver:
         discard = game.discard
         if discard:
             out[_TOP + discard[-1].index] = _ONE
+            counts = self._discard_counts(discard)
+            for i in range(_K):
+                count = counts[i]
+                if count:
+                    out[_DISCARD + i] = enc[zero + count]
         turn = game.turn
         drawn = game.drawn
         if drawn is not None and seat == turn:
@@ -483,7 +510,7 @@ class TableObserver:
             return self._enc[at]
         return i32(_f32_bits(float(value)))  # a stack that outgrew the deck's penalties
 
-    def _discard_counts(self, pile: list[Card]) -> array[float]:
+    def _discard_counts(self, pile: list[Card]) -> vec[i64]:
         # Only the new tail is counted, once the previous pile is checked to be its prefix
         # (a reshuffle, a Discard All burying cards under its top or a knocked-out hand put
         # at the bottom restart the count). Cards are interned: equal is identical.
@@ -491,7 +518,7 @@ class TableObserver:
         size = len(old)
         counts = self._counts
         if len(pile) < size or (size and (pile[size - 1] is not old[-1] or pile[:size] != old)):
-            counts = self._counts = array("f", bytes(4 * _K))
+            counts = self._counts = vec[i64]([0] * _K)
             size = 0
         if len(pile) != size:
             for card in pile[size:]:
@@ -506,12 +533,12 @@ def _restored(
     mode: str,
     tracker: PublicTracker,
     pile: list[Card],
-    counts: array[float],
+    counts: list[int],
 ) -> TableObserver:
     """A :class:`TableObserver` unpickled: built anew, then given the state it had."""
     observer = TableObserver(rules, n)
     observer.mode = mode
     observer.tracker = tracker
     observer._pile = pile
-    observer._counts = counts
+    observer._counts = vec[i64](counts)
     return observer

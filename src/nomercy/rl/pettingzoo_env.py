@@ -54,7 +54,6 @@ __all__ = ["env", "parallel_env", "raw_env"]
 
 _NO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 _NO_MASK.setflags(write=False)
-_I8 = np.dtype(np.int8)
 ENGINES = ("auto", "reference")
 
 
@@ -353,10 +352,7 @@ class raw_env(AECEnv[str, Obs, int]):
         if dead is None:
             dead = self.terminations.get(agent, True) or self.truncations.get(agent, True)
         if self._seat[agent] == self._decider and not dead and not game.is_over:
-            buf = bytearray(NUM_ACTIONS)  # a few ids: cheaper than numpy fancy indexing
-            for i in self._legal():
-                buf[i] = 1
-            return np.frombuffer(buf, _I8)
+            return self._observer.mask(self._legal())
         return _NO_MASK.copy()
 
     def last(self, observe: bool = True) -> tuple[Obs | None, float, bool, bool, dict[str, Any]]:
@@ -372,7 +368,7 @@ class raw_env(AECEnv[str, Obs, int]):
         else:
             game = self._require_game()
             obs = {
-                "observation": self._vector(agent),
+                "observation": self._observer.vector(game, self._seat[agent]),
                 "action_mask": self._mask(game, agent, terminated or truncated),
             }
         return obs, self._cumulative_rewards[agent], terminated, truncated, self.infos[agent]
@@ -410,11 +406,20 @@ class raw_env(AECEnv[str, Obs, int]):
             self.infos[agent] = {}
         self._ids = None
         seat = self._decider
-        if self._offered and aid == PASS_ID:  # lets the out-of-turn chance go
+        if self._plain:
+            # Turn-taking without scoring: nobody is offered or declines a chance.
+            turn = self._observer.step_turn(game, aid, seat)
+            self._steps += 1
+            if turn >= 0:  # the common case: nobody out or rewarded, the seat to act next
+                self._decider = turn
+                self.agent_selection = self.possible_agents[turn]
+                if self._after_steps:
+                    self._after_step()
+                return
+        elif self._offered and aid == PASS_ID:  # lets the out-of-turn chance go
             self._declined.add(seat)
             self._steps += 1
         else:
-            was_out = game.out[:]
             if self._per_hand:
                 events = self._observer.step_events(game, aid, seat)
                 per_hand = hand_rewards(events, self.num_players, self.points_scale)
@@ -429,15 +434,6 @@ class raw_env(AECEnv[str, Obs, int]):
                 if kind != K_UNO and kind != K_CATCH:
                     self._declined.clear()  # an in-turn action or a jump-in: new chances
             self._steps += 1
-            if self._plain and not game.is_over and game.out == was_out:
-                # The common case: nobody is out or rewarded, the seat to act decides next.
-                turn = game.turn
-                assert turn is not None
-                self._decider = turn
-                self.agent_selection = self.possible_agents[turn]
-                if self._after_steps:
-                    self._after_step()
-                return
         self._rewarded = True
         self._settle()
         self._accumulate_rewards()
