@@ -21,10 +21,13 @@ build).
     python benchmarks/bench_rl.py --parts --builds both   # where an env step's time goes
     python benchmarks/bench_rl.py --configs default,options,classic --clock cpu   # busy machine
 
-``--parts`` adds two sides per configuration and build, to show where the time of a step
+``--parts`` adds three sides per configuration and build, to show where the time of a step
 goes: ``mask only`` plays the same games through the env but reads only the action mask
-(``env.action_mask(agent)``, no observation vector), and ``engine only`` plays them on a bare
-``Game`` of the same rules (``legal_actions()``, ``apply()``; no env, no ids, no mask).
+(``env.action_mask(agent)``, no observation vector); ``no env`` plays them with the env's
+own parts and no PettingZoo bookkeeping (``new_game``, the env's ``TableObserver``: the
+vector, the mask and ``step``; the same pick from the mask), the floor of any AEC env over
+this engine; and ``engine only`` plays them on a bare ``Game`` of the same rules
+(``legal_actions()``, ``apply()``; no env, no ids, no mask).
 
 Needs the rl and bench extras: ``pip install -e '.[rl,bench]'``; ``--builds both`` needs the
 compiled core (``python -m nomercy.core.build``).
@@ -82,14 +85,16 @@ def make_env(players: int, config: str) -> Any:
 
 
 #: What a side of ours runs: the env (``env``), the env reading masks only (``mask``), the
-#: bare engine (``engine``); see ``--parts``.
-PARTS = {"env": "", "mask": ", mask only", "engine": ", engine only"}
+#: env's parts without the env (``floor``), the bare engine (``engine``); see ``--parts``.
+PARTS = {"env": "", "mask": ", mask only", "floor": ", no env", "engine": ", engine only"}
 
 
 def make_ours(players: int, config: str, part: str = "env") -> TimeFn:
     env = make_env(players, config)
     if part == "engine":
         return _timed(_engine_play(players, env.rules))
+    if part == "floor":
+        return _timed(_floor_play(players, env))
     observe = part == "env"
 
     def play(seed: int) -> int:
@@ -108,6 +113,28 @@ def make_ours(players: int, config: str, part: str = "env") -> TimeFn:
         return steps
 
     return _timed(play)
+
+
+def _floor_play(players: int, env: Any) -> Callable[[int], int]:
+    from nomercy.core.game import new_game
+
+    observer = env._observer  # the env's own observer: the same writer and step
+
+    def play(seed: int) -> int:
+        randrange = random.Random(seed).randrange
+        game = new_game(players, rules=env.rules, seed=seed)
+        observer.start(game)
+        steps = 0
+        while not game.is_over:
+            seat = game.turn
+            legal = game.legal_ids(seat)
+            obs = {"observation": observer.vector(game, seat), "action_mask": observer.mask(legal)}
+            ids = obs["action_mask"].nonzero()[0]
+            observer.step(game, int(ids[randrange(len(ids))]), seat)
+            steps += 1
+        return steps
+
+    return play
 
 
 def _engine_play(players: int, rules: Any) -> Callable[[int], int]:

@@ -366,11 +366,16 @@ class raw_env(AECEnv[str, Obs, int]):
         elif self._flat:
             obs = self.observe(agent)
         else:
+            # _mask and _vector inlined: last() runs once per step.
             game = self._require_game()
-            obs = {
-                "observation": self._observer.vector(game, self._seat[agent]),
-                "action_mask": self._mask(game, agent, terminated or truncated),
-            }
+            seat = self._seat[agent]
+            observer = self._observer
+            if seat == self._decider and not (terminated or truncated) and not game.is_over:
+                ids = self._ids
+                mask = observer.mask(self._legal() if ids is None else ids)
+            else:
+                mask = _NO_MASK.copy()
+            obs = {"observation": observer.vector(game, seat), "action_mask": mask}
         return obs, self._cumulative_rewards[agent], terminated, truncated, self.infos[agent]
 
     def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
@@ -397,7 +402,8 @@ class raw_env(AECEnv[str, Obs, int]):
             isinstance(action, (int, np.integer)) and not isinstance(action, bool)
         ):
             aid = int(action)
-            if aid not in self._legal():
+            ids = self._ids
+            if aid not in (self._legal() if ids is None else ids):
                 aid = -1
         if aid < 0:
             self._refuse(agent, action)
