@@ -240,3 +240,34 @@ def test_default_mode_never_offers_other_seats() -> None:
         assert env.possible_agents.index(agent) == game.to_act
         ids = np.flatnonzero(obs["action_mask"])
         env.step(int(ids[rng.randrange(len(ids))]))
+
+
+@pytest.mark.parametrize("out_of_turn", ["to_act", "offered"])
+def test_a_copy_mid_game_plays_on_like_the_original_and_alone(out_of_turn: str) -> None:
+    # The decider and its ids live in the compiled TurnCore: a pickled or deep-copied env
+    # carries them with its own game, and stepping the copy leaves the original alone.
+    import copy
+    import pickle
+
+    def play(env: raw_env, moves: int, rng: random.Random) -> list[tuple[str, bytes]]:
+        seen = []
+        for agent in env.agent_iter(moves):
+            obs, _, term, trunc, _ = env.last()
+            seen.append((agent, obs["observation"].tobytes() + obs["action_mask"].tobytes()))
+            if term or trunc:
+                env.step(None)
+                continue
+            ids = np.flatnonzero(obs["action_mask"])
+            env.step(int(ids[rng.randrange(len(ids))]))
+        return seen
+
+    env = rl.env(num_players=3, out_of_turn=out_of_turn)
+    env.reset(seed=11)
+    play(env, 15, random.Random(1))
+    before = (env.agent_selection, env.game.to_position() if env.game else None)
+    for clone in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        assert clone.game is not env.game and clone._core.game is clone.game
+        ours = play(clone, 200, random.Random(2))
+        assert (env.agent_selection, env.game.to_position() if env.game else None) == before
+        twin = copy.deepcopy(env)
+        assert play(twin, 200, random.Random(2)) == ours

@@ -39,7 +39,7 @@ from nomercy.core.ids import ID_CARD, ID_KIND, ID_REL, K_CATCH, K_COLOUR, K_DRAW
 from nomercy.core.redeal import draw_shows_gap
 from nomercy.core.rules import RuleSet
 from nomercy.encoding import observations as _layout
-from nomercy.encoding.actions import MAX_PLAYERS, NUM_ACTIONS
+from nomercy.encoding.actions import MAX_PLAYERS, NUM_ACTIONS, PASS_ID
 from nomercy.encoding.observations import _PHASES, OBS_LAYOUT, OBS_SIZE, PublicTracker
 
 # The layout's offsets are observations.py's own (one table of the layout), bound here as
@@ -66,7 +66,7 @@ _UNO: Final[int] = _layout._UNO
 _VOID: Final[int] = _layout._VOID
 _WD4: Final[int] = _layout._WD4
 
-__all__ = ["MODES", "TableObserver", "draw_pile_size"]
+__all__ = ["MODES", "TableObserver", "TurnCore", "draw_pile_size"]
 
 #: How a :class:`TableObserver` keeps the colour gaps: ``"none"`` (the rules make every flag
 #: 0), ``"infer"`` (from each step's public effects, events off), ``"events"`` (events on).
@@ -88,6 +88,12 @@ def _position(items: list[Any], item: object) -> int:
             return i
     raise ValueError(f"{item!r} is not one of {items!r}")  # pragma: no cover
 
+
+# numpy's names bound once: compiled, each use of ``np.frombuffer`` would otherwise look up
+# the module and then its attribute.
+_FROMBUFFER: Final = np.frombuffer
+_F32: Final = np.dtype(np.float32)
+_I8: Final = np.dtype(np.int8)
 
 _NO_FLAGS: Final = (0, 0, 0, 0)
 # A mask row of no legal id, copied over a row before its ids are set.
@@ -404,14 +410,16 @@ class TableObserver:
         """``seat``'s observation vector as a new ``float32`` array."""
         # One copy of the encodings into a bytearray that the array then owns (writable):
         # numpy's calls, not the copies, are most of a vector's cost.
-        return np.frombuffer(bytearray(self._fill(game, seat)), dtype=np.float32)
+        result: npt.NDArray[np.float32] = _FROMBUFFER(bytearray(self._fill(game, seat)), _F32)
+        return result
 
     def mask(self, ids: list[int]) -> npt.NDArray[np.int8]:
         """A new ``int8`` mask of ``NUM_ACTIONS`` entries, 1 at ``ids``."""
         buf = bytearray(NUM_ACTIONS)  # a few ids: cheaper than numpy's fancy indexing
         for i in ids:
             buf[i] = 1
-        return np.frombuffer(buf, dtype=np.int8)
+        result: npt.NDArray[np.int8] = _FROMBUFFER(buf, _I8)
+        return result
 
     def _fill(self, game: Game, seat: int) -> vec[i32]:
         """``seat``'s observation vector as float32 encodings (the comment at _encodings)."""
@@ -525,6 +533,85 @@ class TableObserver:
                 counts[card.index] += 1
             self._pile = pile[:]
         return counts
+
+
+class TurnCore:
+    """The PettingZoo env's per-step state and common step, compiled with the core: the
+    seat whose decision comes next, its legal ids (cached until the next step) and the game
+    (``nomercy.rl.pettingzoo_env``, whose ``last()`` and ``step()`` call it once each).
+
+    Args:
+        observer: the env's :class:`TableObserver`, which writes and steps.
+    """
+
+    __slots__ = ("decider", "game", "ids", "observer", "offered")
+
+    def __init__(self, observer: TableObserver) -> None:
+        self.observer = observer
+        self.game: Game | None = None
+        #: The seat whose decision comes next.
+        self.decider = 0
+        #: The decider's legal ids (``None``: not worked out yet in this state); on an offered
+        #: out-of-turn decision, ``PASS_ID`` (last) lets the chance go.
+        self.ids: list[int] | None = None
+        #: Whether the decision is an out-of-turn chance offered to a seat not to act.
+        self.offered = False
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return _turn_core, (self.observer, self.game, self.decider, self.ids, self.offered)
+
+    def _game(self) -> Game:
+        game = self.game
+        if game is None:
+            raise RuntimeError("call reset() before using the environment")
+        return game
+
+    def legal(self) -> list[int]:
+        """The decider's legal ids (:attr:`ids`)."""
+        ids = self.ids
+        if ids is None:
+            game = self._game()
+            seat = self.decider
+            ids = game.legal_ids(seat)
+            self.offered = seat != game.to_act
+            if self.offered:
+                ids.append(PASS_ID)
+            self.ids = ids
+        return ids
+
+    def observe(self, seat: int, dead: bool) -> dict[str, Any]:
+        """``seat``'s Dict observation: its vector, and its mask (zeros unless it is the
+        decider, live, in a game not over)."""
+        game = self._game()
+        observer = self.observer
+        live = seat == self.decider and not dead and game.phase is not OVER
+        mask = observer.mask(self.legal() if live else [])
+        return {"observation": observer.vector(game, seat), "action_mask": mask}
+
+    def step(self, action: object) -> int:
+        """Play ``action`` for the decider of a turn-taking game (no offered chances) if it is
+        one of its legal ids, as a Python ``int``. Returns the next decider; ``-1`` when the
+        step needs settling (a seat out, the end, nobody to act); ``-2`` when ``action`` was
+        not taken (not such an int, or no game): nothing changed."""
+        if self.game is None or not isinstance(action, int) or isinstance(action, bool):
+            return -2
+        aid: int = action
+        if aid not in self.legal():
+            return -2
+        self.ids = None
+        turn = self.observer.step_turn(self.game, aid, self.decider)
+        if turn >= 0:
+            self.decider = turn
+        return turn
+
+
+def _turn_core(
+    observer: TableObserver, game: Game | None, decider: int, ids: list[int] | None, offered: bool
+) -> TurnCore:
+    """A :class:`TurnCore` unpickled."""
+    core = TurnCore(observer)
+    core.game, core.decider, core.ids, core.offered = game, decider, ids, offered
+    return core
 
 
 def _restored(

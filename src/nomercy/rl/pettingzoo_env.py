@@ -27,7 +27,7 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 from nomercy.core.game import Game, new_game
 from nomercy.core.ids import ID_KIND, K_CATCH, K_UNO
 from nomercy.encoding.actions import NUM_ACTIONS, PASS_ID
-from nomercy.encoding.fast import TableObserver
+from nomercy.encoding.fast import TableObserver, TurnCore
 from nomercy.encoding.observations import ObservationEncoder, flat_scale
 from nomercy.rl._common import (
     IllegalActionIdError,
@@ -192,14 +192,35 @@ class raw_env(AECEnv[str, Obs, int]):
         self._plain = (
             self.out_of_turn == "to_act" and max_steps is None and not self.rules.scoring_enabled
         )
-        # The deciding seat's legal ids (None: not computed yet in this state); on an offered
-        # out-of-turn decision, PASS_ID (last) lets the chance go.
-        self._ids: list[int] | None = None
-        self._offered = False
         self._observer = TableObserver(self.rules, num_players, events=self._per_hand)
+        # The decider, its legal ids and the game, in compiled code (the properties below).
+        self._core = TurnCore(self._observer)
         self._steps = 0
-        self._decider = 0  # the seat whose decision agent_selection is (when it is live)
         self._declined: set[int] = set()
+
+    # The decision state lives in the compiled TurnCore; these read and write it.
+    @property
+    def _decider(self) -> int:
+        """The seat whose decision ``agent_selection`` is (when it is live)."""
+        return self._core.decider
+
+    @_decider.setter
+    def _decider(self, seat: int) -> None:
+        self._core.decider = seat
+
+    @property
+    def _ids(self) -> list[int] | None:
+        """The decider's legal ids (``None``: not computed yet in this state); on an offered
+        out-of-turn decision, ``PASS_ID`` (last) lets the chance go."""
+        return self._core.ids
+
+    @_ids.setter
+    def _ids(self, ids: list[int] | None) -> None:
+        self._core.ids = ids
+
+    @property
+    def _offered(self) -> bool:
+        return self._core.offered
 
     def _attach_masks(self) -> None:
         """Action spaces whose blind ``sample()`` draws the agent's legal ids."""
@@ -246,8 +267,8 @@ class raw_env(AECEnv[str, Obs, int]):
             game_seed = int(self._seed_rng.integers(0, 2**63))
         self._game_seed = game_seed
         self._started = False  # until the deal succeeds (it may refuse, NM-4)
-        self._game = None
-        self._game = new_game(self.num_players, rules=self.rules, seed=game_seed)
+        self._game = self._core.game = None
+        self._game = self._core.game = new_game(self.num_players, rules=self.rules, seed=game_seed)
         self._started = True
         self._observer.start(self._game)
         self._steps = 0
@@ -283,16 +304,7 @@ class raw_env(AECEnv[str, Obs, int]):
         self.agent_selection = self.possible_agents[decider]
 
     def _legal(self) -> list[int]:
-        ids = self._ids
-        if ids is None:
-            game = self._require_game()
-            seat = self._decider
-            ids = game.legal_ids(seat)
-            self._offered = seat != game.to_act
-            if self._offered:
-                ids.append(PASS_ID)
-            self._ids = ids
-        return ids
+        return self._core.legal()
 
     def _require_game(self) -> Game:
         game = self._game
@@ -366,16 +378,7 @@ class raw_env(AECEnv[str, Obs, int]):
         elif self._flat:
             obs = self.observe(agent)
         else:
-            # _mask and _vector inlined: last() runs once per step.
-            game = self._require_game()
-            seat = self._seat[agent]
-            observer = self._observer
-            if seat == self._decider and not (terminated or truncated) and not game.is_over:
-                ids = self._ids
-                mask = observer.mask(self._legal() if ids is None else ids)
-            else:
-                mask = _NO_MASK.copy()
-            obs = {"observation": observer.vector(game, seat), "action_mask": mask}
+            obs = self._core.observe(self._seat[agent], terminated or truncated)
         return obs, self._cumulative_rewards[agent], terminated, truncated, self.infos[agent]
 
     def agent_iter(self, max_iter: int = 2**63) -> Iterator[str]:
@@ -392,18 +395,39 @@ class raw_env(AECEnv[str, Obs, int]):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self._require_game()
         self._cumulative_rewards[agent] = 0.0
         if self._rewarded:  # rewards are non-zero only after a knock-out, the end, a penalty
             self._clear_rewards()
             self._rewarded = False
+        if self._plain:
+            # Turn-taking without scoring (nobody is offered or declines a chance): the
+            # compiled core takes a legal int id, and says who decides next.
+            if type(action) is not int and isinstance(action, np.integer):
+                action = int(action)
+            turn = self._core.step(action)  # no game: -2, and _refuse raises
+            if turn != -2:
+                if self.infos[agent]:
+                    self.infos[agent] = {}
+                self._steps += 1
+                if turn >= 0:  # the common case: nobody out or rewarded
+                    self.agent_selection = self.possible_agents[turn]
+                else:
+                    self._finish_step()
+                    return
+                if self._after_steps:
+                    self._after_step()
+                return
+            self._refuse(agent, action)
+            return
+        self._step_offered(agent, action)
+
+    def _step_offered(self, agent: str, action: Any) -> None:
+        """:meth:`step` where out-of-turn chances are offered, or with scoring or a step limit."""
+        game = self._require_game()
         aid = -1
-        if type(action) is int or (
-            isinstance(action, (int, np.integer)) and not isinstance(action, bool)
-        ):
+        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
             aid = int(action)
-            ids = self._ids
-            if aid not in (self._legal() if ids is None else ids):
+            if aid not in self._legal():
                 aid = -1
         if aid < 0:
             self._refuse(agent, action)
@@ -412,19 +436,8 @@ class raw_env(AECEnv[str, Obs, int]):
             self.infos[agent] = {}
         self._ids = None
         seat = self._decider
-        if self._plain:
-            # Turn-taking without scoring: nobody is offered or declines a chance.
-            turn = self._observer.step_turn(game, aid, seat)
-            self._steps += 1
-            if turn >= 0:  # the common case: nobody out or rewarded, the seat to act next
-                self._decider = turn
-                self.agent_selection = self.possible_agents[turn]
-                if self._after_steps:
-                    self._after_step()
-                return
-        elif self._offered and aid == PASS_ID:  # lets the out-of-turn chance go
+        if self._offered and aid == PASS_ID:  # lets the out-of-turn chance go
             self._declined.add(seat)
-            self._steps += 1
         else:
             if self._per_hand:
                 events = self._observer.step_events(game, aid, seat)
@@ -439,7 +452,11 @@ class raw_env(AECEnv[str, Obs, int]):
                 kind = ID_KIND[aid]
                 if kind != K_UNO and kind != K_CATCH:
                     self._declined.clear()  # an in-turn action or a jump-in: new chances
-            self._steps += 1
+        self._steps += 1
+        self._finish_step()
+
+    def _finish_step(self) -> None:
+        """After a step that needs settling: rewards, terminations, the next decider."""
         self._rewarded = True
         self._settle()
         self._accumulate_rewards()
