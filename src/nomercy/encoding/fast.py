@@ -368,7 +368,7 @@ class TableObserver:
             return
         hands = game.hands
         before = hands[:]
-        sizes = list(map(len, before))
+        sizes = [len(hand) for hand in before]  # compiled: native, where map() is generic
         was_out = game.out[:]
         game.step(aid, seat)
         if kind == K_PLAY:
