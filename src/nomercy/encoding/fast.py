@@ -38,13 +38,17 @@ from nomercy.core.game import Game
 from nomercy.core.ids import ID_CARD, ID_KIND, ID_REL, K_CATCH, K_COLOUR, K_DRAW, K_PASS, K_PLAY
 from nomercy.core.redeal import draw_shows_gap
 from nomercy.core.rules import RuleSet
+from nomercy.encoding import actions as _actions
 from nomercy.encoding import observations as _layout
-from nomercy.encoding.actions import MAX_PLAYERS, NUM_ACTIONS, PASS_ID
-from nomercy.encoding.observations import _PHASES, OBS_LAYOUT, OBS_SIZE, PublicTracker
+from nomercy.encoding.actions import MAX_PLAYERS
+from nomercy.encoding.observations import _PHASES, OBS_LAYOUT, PublicTracker
 
 # The layout's offsets are observations.py's own (one table of the layout), bound here as
 # Final: compiled, a Final name is a native static, where a name imported from a module that
 # runs as Python is looked up in that module's dict at every use.
+_NUM_ACTIONS: Final[int] = _actions.NUM_ACTIONS
+_OBS_SIZE: Final[int] = _layout.OBS_SIZE
+_PASS_ID: Final[int] = _actions.PASS_ID
 _CATCH: Final[int] = _layout._CATCH
 _COLOUR: Final[int] = _layout._COLOUR
 _DIRECTION: Final[int] = _layout._DIRECTION
@@ -97,7 +101,7 @@ _I8: Final = np.dtype(np.int8)
 
 _NO_FLAGS: Final = (0, 0, 0, 0)
 # A mask row of no legal id, copied over a row before its ids are set.
-_NO_MASK: Final = memoryview(bytes(NUM_ACTIONS)).cast("b")
+_NO_MASK: Final = memoryview(bytes(_NUM_ACTIONS)).cast("b")
 
 
 def _f32_bits(value: float) -> int:
@@ -187,7 +191,7 @@ class TableObserver:
         high = max(len(deck), sum(card.draw_value for card in deck), self._threshold) + 1
         self._zero = len(deck)
         self._enc = _encodings(-len(deck), high)
-        blank = vec[i32]([0] * OBS_SIZE)
+        blank = vec[i32]([0] * _OBS_SIZE)
         for j in range(n - 1):
             blank[_PRESENT + j] = _ONE
         self._blank = blank
@@ -415,7 +419,7 @@ class TableObserver:
 
     def mask(self, ids: list[int]) -> npt.NDArray[np.int8]:
         """A new ``int8`` mask of ``NUM_ACTIONS`` entries, 1 at ``ids``."""
-        buf = bytearray(NUM_ACTIONS)  # a few ids: cheaper than numpy's fancy indexing
+        buf = bytearray(_NUM_ACTIONS)  # a few ids: cheaper than numpy's fancy indexing
         for i in ids:
             buf[i] = 1
         result: npt.NDArray[np.int8] = _FROMBUFFER(buf, _I8)
@@ -423,7 +427,7 @@ class TableObserver:
 
     def _fill(self, game: Game, seat: int) -> vec[i32]:
         """``seat``'s observation vector as float32 encodings (the comment at _encodings)."""
-        out = self._blank[0:OBS_SIZE]  # a copy
+        out = self._blank[0:_OBS_SIZE]  # a copy
         enc = self._enc
         zero = self._zero
         n = self.n
@@ -575,7 +579,7 @@ class TurnCore:
             ids = game.legal_ids(seat)
             self.offered = seat != game.to_act
             if self.offered:
-                ids.append(PASS_ID)
+                ids.append(_PASS_ID)
             self.ids = ids
         return ids
 
