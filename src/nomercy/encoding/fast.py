@@ -583,14 +583,16 @@ class TurnCore:
             self.ids = ids
         return ids
 
+    def mask(self, seat: int, dead: bool) -> npt.NDArray[np.int8]:
+        """``seat``'s action mask: its legal ids if it is the decider, live (not ``dead``),
+        in a game not over; else zeros."""
+        live = seat == self.decider and not dead and self._game().phase is not OVER
+        return self.observer.mask(self.legal() if live else [])
+
     def observe(self, seat: int, dead: bool) -> dict[str, Any]:
-        """``seat``'s Dict observation: its vector, and its mask (zeros unless it is the
-        decider, live, in a game not over)."""
-        game = self._game()
-        observer = self.observer
-        live = seat == self.decider and not dead and game.phase is not OVER
-        mask = observer.mask(self.legal() if live else [])
-        return {"observation": observer.vector(game, seat), "action_mask": mask}
+        """``seat``'s Dict observation: its vector and its :meth:`mask`."""
+        mask = self.mask(seat, dead)
+        return {"observation": self.observer.vector(self._game(), seat), "action_mask": mask}
 
     def step(self, action: object) -> int:
         """Play ``action`` for the decider of a turn-taking game (no offered chances) if it is

@@ -52,8 +52,6 @@ from nomercy.rl._common import (
 
 __all__ = ["env", "parallel_env", "raw_env"]
 
-_NO_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
-_NO_MASK.setflags(write=False)
 ENGINES = ("auto", "reference")
 
 
@@ -317,13 +315,16 @@ class raw_env(AECEnv[str, Obs, int]):
         ``obs_format="flat"`` the scaled vector alone."""
         if self._flat:
             return self._vector(agent) * self._scale
-        game = self._require_game()
-        return {"observation": self._vector(agent), "action_mask": self._mask(game, agent)}
+        return {"observation": self._vector(agent), "action_mask": self.action_mask(agent)}
 
     def action_mask(self, agent: str) -> npt.NDArray[np.int8]:
         """The agent's legal-action mask now: its legal ids if it is the seat to act (or is
         offered an out-of-turn action), else zeros. The same in both ``obs_format``s."""
-        return self._mask(self._require_game(), agent)
+        # The mask belongs to the seat to decide, not to agent_selection: while a knocked-out
+        # agent waits for its step(None), the live seat's mask must not change.
+        self._require_game()  # before reset(): say so
+        dead = self.terminations.get(agent, True) or self.truncations.get(agent, True)
+        return self._core.mask(self._seat[agent], dead)
 
     @property
     def steps(self) -> int:
@@ -357,15 +358,6 @@ class raw_env(AECEnv[str, Obs, int]):
         """``obs_format="flat"``: every agent's current mask into its ``infos`` entry."""
         for agent in self.agents:
             self.infos[agent]["action_mask"] = self.action_mask(agent)
-
-    # The mask belongs to the seat to decide, not to agent_selection: while a knocked-out
-    # agent waits for its step(None), the live seat's mask must not change.
-    def _mask(self, game: Game, agent: str, dead: bool | None = None) -> npt.NDArray[np.int8]:
-        if dead is None:
-            dead = self.terminations.get(agent, True) or self.truncations.get(agent, True)
-        if self._seat[agent] == self._decider and not dead and not game.is_over:
-            return self._observer.mask(self._legal())
-        return _NO_MASK.copy()
 
     def last(self, observe: bool = True) -> tuple[Obs | None, float, bool, bool, dict[str, Any]]:
         """``AECEnv.last``: the acting agent's observation, cumulative reward, flags, info."""
