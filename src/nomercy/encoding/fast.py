@@ -104,6 +104,15 @@ _NO_FLAGS: Final = (0, 0, 0, 0)
 _NO_MASK: Final = memoryview(bytes(_NUM_ACTIONS)).cast("b")
 
 
+def _out_count(outs: list[bool]) -> int:
+    """How many seats are knocked out."""
+    count = 0
+    for gone in outs:
+        if gone:
+            count += 1
+    return count
+
+
 def _f32_bits(value: float) -> int:
     """The float32 encoding of ``value`` as a signed 32-bit integer."""
     bits: int = struct.unpack("<i", struct.pack("<f", value))[0]
@@ -234,19 +243,12 @@ class TableObserver:
         """:meth:`step`, then the seat to act if nothing else happened: ``-1`` when the game
         ended, a seat was knocked out or nobody is to act (a reward or a new decider to
         settle). The AEC env's common step."""
-        outs = game.out
-        before = 0
-        for gone in outs:
-            if gone:
-                before += 1
+        before = _out_count(game.out)
         self.step(game, action_id, seat)
         turn = game.turn
-        if game.phase is OVER or turn is None:
+        if game.phase is OVER or turn is None or _out_count(game.out) != before:
             return -1
-        for gone in outs:
-            if gone:
-                before -= 1
-        return turn if before == 0 else -1
+        return turn
 
     def play_others(
         self, game: Game, seat: int, choosers: Sequence[Callable[[list[int]], int] | None]
@@ -287,20 +289,11 @@ class TableObserver:
         anyone else was (a reward to settle). :attr:`moves` and :attr:`out_before` say how
         many moves were played and how many seats were out before them."""
         outs = game.out
-        before = 0
-        for gone in outs:
-            if gone:
-                before += 1
+        before = _out_count(outs)
         self.out_before = before
         self.step(game, action_id, seat)
         self.moves = 1 + self.play_others(game, seat, choosers)
-        if game.phase is OVER or outs[seat]:
-            return None
-        after = 0
-        for gone in outs:
-            if gone:
-                after += 1
-        if after != before:
+        if game.phase is OVER or outs[seat] or _out_count(outs) != before:
             return None
         legal = game.legal_ids(seat)
         self.write(game, seat, out)

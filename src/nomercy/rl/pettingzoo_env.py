@@ -178,7 +178,6 @@ class raw_env(AECEnv[str, Obs, int]):
         )
         self._seed_rng: np.random.Generator | None = None
         self._seed_base: int | None = None  # None: fresh entropy
-        self._game: Game | None = None
         #: Always ``None``: the RL kernel this named is retired (kept for compatibility).
         self.kernel_build: str | None = None
         self._started = False
@@ -191,12 +190,20 @@ class raw_env(AECEnv[str, Obs, int]):
             self.out_of_turn == "to_act" and max_steps is None and not self.rules.scoring_enabled
         )
         self._observer = TableObserver(self.rules, num_players, events=self._per_hand)
-        # The decider, its legal ids and the game, in compiled code (the properties below).
+        # The game, the decider and its legal ids, in compiled code (the properties below).
         self._core = TurnCore(self._observer)
         self._steps = 0
         self._declined: set[int] = set()
 
-    # The decision state lives in the compiled TurnCore; these read and write it.
+    # The game and the decision state live in the compiled TurnCore; these read and write it.
+    @property
+    def _game(self) -> Game | None:
+        return self._core.game
+
+    @_game.setter
+    def _game(self, game: Game | None) -> None:
+        self._core.game = game
+
     @property
     def _decider(self) -> int:
         """The seat whose decision ``agent_selection`` is (when it is live)."""
@@ -265,8 +272,8 @@ class raw_env(AECEnv[str, Obs, int]):
             game_seed = int(self._seed_rng.integers(0, 2**63))
         self._game_seed = game_seed
         self._started = False  # until the deal succeeds (it may refuse, NM-4)
-        self._game = self._core.game = None
-        self._game = self._core.game = new_game(self.num_players, rules=self.rules, seed=game_seed)
+        self._game = None
+        self._game = new_game(self.num_players, rules=self.rules, seed=game_seed)
         self._started = True
         self._observer.start(self._game)
         self._steps = 0
