@@ -5,15 +5,17 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from nomercy import Card, Game, Play, PlayerView, new_game
 from nomercy.bots import make_bot, next_action
+from nomercy.core.cards import ALL_CODES, COLOURS, Colour
 from nomercy.core.errors import NoMercyError, NotationError
 from nomercy.core.legality import is_playable
-from nomercy.core.redeal import infer_gaps, with_cards
+from nomercy.core.redeal import Deal, DealWeight, infer_gaps, with_cards
 
 #: Option sets that between them reach the phases a seat can be dealt in.
 OPTION_SETS: list[tuple[int, str, dict[str, Any], int]] = [
@@ -286,6 +288,68 @@ def test_a_deal_for_search_is_the_deal(
                 assert _now(a) == _now(b)
                 assert not b.record_events and b.log == [] and b.history == []
             assert rng_a.getstate() == rng_b.getstate()
+
+
+@pytest.mark.parametrize(("players", "preset", "options", "seed"), OPTION_SETS)
+def test_a_deal_made_a_game_is_the_deal_for_search(
+    players: int, preset: str, options: dict[str, Any], seed: int
+) -> None:
+    # Redealer.deal draws the generator as sample_for_search does and only defers the game:
+    # game_of(deal(rng)) is sample_for_search(rng), the deal's hands are that game's, and
+    # a deal made a game twice gives two equal, independent games.
+    drawers = 0
+    for g in states(players, preset, options, seed, every=5):
+        for seat in range(g.n):
+            redealer = g.redealer(seat)
+            drawers += redealer._drawer >= 0
+            rng_a, rng_b = random.Random(seed + seat), random.Random(seed + seat)
+            for _ in range(3):
+                made = redealer.deal(rng_a)
+                a, b = redealer.game_of(made), redealer.sample_for_search(rng_b)
+                assert _now(a) == _now(b)
+                assert made.hands == a.hands and made.drawn == a.drawn and made.turn == a.turn
+                again = redealer.game_of(made)
+                assert _now(again) == _now(a)
+                if again.hands[seat]:
+                    again.hands[seat].pop()
+                    assert _now(redealer.game_of(made)) == _now(a)
+            assert rng_a.getstate() == rng_b.getstate()
+    if preset == "classic" and options:
+        assert drawers  # a seat deciding on a card it drew: the deal is made as a game
+
+
+def test_a_deal_weight_multiplies_the_priors_it_is_given() -> None:
+    # DealWeight evaluates the classic deal priors (nomercy.bots.determinize) on a deal's
+    # hands: seat 1 could not match a 5 (one R5 known in its hand), named green with one
+    # green card played since, and chose among the cards that were red or a 5.
+    def flags(test: Callable[[Card], bool]) -> list[bool]:
+        return [test(Card(code)) for code in ALL_CODES]
+
+    def deal(hand: list[str], drawn: str | None = None) -> Deal:
+        cards = [Card(c) for c in hand]
+        return Deal([[], cards], Card(drawn) if drawn else None, 1, None, [], 0, 0)
+
+    five = flags(lambda c: c.number == 5)
+    seen = [1 if code == "R5" else 0 for code in ALL_CODES]
+    ranks = DealWeight([(1, five, seen)], 0.001, [], 0.3, [])
+    assert ranks.weight(deal(["R5", "G1"])) == 1.0  # the known R5
+    assert ranks.weight(deal(["R5", "R5", "G1"])) == 0.001  # one more than known
+    assert ranks.weight(deal(["R5", "R5", "G1"], drawn="R5")) == 1.0  # drawn after the hint
+    assert ranks.weight(deal(["B5", "G5"])) == 0.001  # several: counted once
+
+    green = COLOURS.index(Colour.GREEN)
+    named = DealWeight([], 0.001, [(1, green, [0, 0, 1, 0])], 0.3, [])
+    assert named.weight(deal(["R1", "R2", "G3", "W"])) == 1.0  # green level with red
+    assert named.weight(deal(["R1", "R2", "R3", "G3"])) == 0.3
+
+    fits = flags(lambda c: not c.is_wild and (c.colour is Colour.RED or c.number == 5))
+    played = flags(lambda c: c.code == "G5")
+    choices = DealWeight([], 0.001, [], 0.3, [(1, [(fits, played), (fits, played)])])
+    # R1 (twice: one card), B5 and the G5 it played: three playable cards at each choice.
+    assert choices.weight(deal(["R1", "R1", "B5", "W", "G2"])) == 1.0 / 3 / 3
+    assert choices.weight(deal(["W", "G2"])) == 1.0  # only G5: one
+    both = DealWeight([(1, five, seen)], 0.001, [(1, green, [0, 0, 0, 0])], 0.3, [])
+    assert both.weight(deal(["B5", "R1"])) == 0.001 * 0.3
 
 
 def test_a_player_who_drew_is_dealt_no_card_of_the_colour_it_lacked() -> None:

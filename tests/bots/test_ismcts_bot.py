@@ -15,7 +15,7 @@ from nomercy.bots import Bot, ISMCTSBot, determinize, ismcts_bot, make_bot, next
 from nomercy.bots.ismcts_bot import ROLLOUTS
 from nomercy.core.ids import ID_CARD, NUM_IDS, id_action
 from nomercy.core.playout import one_per_card, prune_ids
-from nomercy.core.redeal import Redealer
+from nomercy.core.redeal import Deal, Redealer
 
 
 @pytest.mark.parametrize(
@@ -69,17 +69,30 @@ def test_ismcts_never_reads_hidden_state() -> None:
 
 
 def test_ismcts_searches_only_games_dealt_from_its_view(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Every determinized game the search plays is recorded: for two games that differ only
-    # in what the seat cannot see, the bot searches exactly the same games.
-    searched: list[dict[str, Any]] = []
-    sample = Redealer.sample_for_search
+    # Every determinized game the search plays, and every deal the classic priors weigh, is
+    # recorded: for two games that differ only in what the seat cannot see, the bot weighs
+    # and searches exactly the same ones.
+    searched: list[Any] = []
+    sample, deal, game_of = Redealer.sample_for_search, Redealer.deal, Redealer.game_of
 
     def spy(self: Redealer, rng: random.Random) -> Game:
         game = sample(self, rng)
         searched.append(game.to_position())
         return game
 
+    def spy_deal(self: Redealer, rng: random.Random) -> Deal:
+        made = deal(self, rng)
+        searched.append(("deal", [[c.code for c in h] for h in made.hands]))
+        return made
+
+    def spy_game_of(self: Redealer, made: Deal) -> Game:
+        game = game_of(self, made)
+        searched.append(game.to_position())
+        return game
+
     monkeypatch.setattr(Redealer, "sample_for_search", spy)
+    monkeypatch.setattr(Redealer, "deal", spy_deal)
+    monkeypatch.setattr(Redealer, "game_of", spy_game_of)
     rng = random.Random(5)
     checked = 0
     for preset, players in (("no-mercy", 3), ("classic", 4)):
@@ -101,9 +114,11 @@ def test_ismcts_searches_only_games_dealt_from_its_view(monkeypatch: pytest.Monk
                 assert a == b
                 assert searched == first
                 if first:
-                    # One game per iteration, more when the classic priors reject deals
-                    # (determinize.PRIOR_TRIES).
-                    assert 15 <= len(first) <= 15 * determinize.PRIOR_TRIES
+                    # One game per iteration; the classic priors weigh determinize.PRIOR_TRIES
+                    # deals for some of them and make a game of one.
+                    deals = sum(1 for x in first if isinstance(x, tuple))
+                    assert len(first) - deals == 15
+                    assert deals % determinize.PRIOR_TRIES == 0
                     checked += 1
             g.apply(next_action(g, drivers))
     assert checked >= 20

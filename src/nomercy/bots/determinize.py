@@ -23,7 +23,7 @@ from nomercy.bots.knowledge import Knowledge, PlayHints, play_hints, rank_of, vi
 from nomercy.core.cards import ALL_CODES, COLOURS, Card
 from nomercy.core.errors import NotationError
 from nomercy.core.game import Game
-from nomercy.core.redeal import Gaps, Redealer
+from nomercy.core.redeal import DealWeight, Gaps, Redealer
 from nomercy.core.views import PlayerView
 
 __all__ = [
@@ -198,71 +198,58 @@ def search_sampler(view: PlayerView, priors: str = "choices") -> Callable[[rando
     tilted = Redealer(Game.from_view(view), base.seat, Gaps(lacks, set(gaps.no_wild), gaps.colour))
     share = HONEST_WD4 if honest is not None else KEEPS_WILDS
     plain, prior = base.sample_for_search, tilted.sample_for_search
-    known = {s: Counter(cards) for s, cards in view.known.items()}
-    # Per hint, what weight() asks of a card, read once per decision: a rank the seat could
-    # not match; the colours of the cards it played since it named a colour; for each of
-    # its choices the cards that would have been playable then (coloured, of the colour or
-    # rank asked for) and which of the cards it played since then were.
-    unmatched_cards = [
-        (seat, {c for c in _ALL_CARDS if rank_of(c) in ranks_}) for seat, ranks_ in ranks
+    # Per hint, what the weight asks of a card, read once per decision (by Card.index): a
+    # rank the seat could not match, and the copies of each card known to be in its hand;
+    # the colours of the cards it played since it named a colour; for each of its choices
+    # the cards that would have been playable then (coloured, of the colour or rank asked
+    # for) and which of the cards it played since then were. DealWeight (compiled with the
+    # core) evaluates them on each deal's hands.
+    known = {s: Counter(c.index for c in cards) for s, cards in view.known.items()}
+    size = len(_ALL_CARDS)
+    rank_hints = [
+        (
+            seat,
+            [rank_of(c) in ranks_ for c in _ALL_CARDS],
+            [known.get(seat, Counter())[i] for i in range(size)],
+        )
+        for seat, ranks_ in ranks
     ]
-    named_since = [(seat, colour, [c.colour for c in since]) for seat, colour, since in named]
-    choice_fits = []
+    named_hints = []
+    for seat, colour, since in named:
+        counts = [0] * len(COLOURS)
+        for c in since:
+            if c.colour is not None:
+                counts[COLOURS.index(c.colour)] += 1
+        named_hints.append((seat, COLOURS.index(colour), counts))
+    choice_hints = []
     for seat, made, played in choices:
         per_choice = []
         for choice in made:
-            fits = {
-                c
+            fits = [
+                not c.is_wild and (c.colour is choice.colour or rank_of(c) == choice.rank)
                 for c in _ALL_CARDS
-                if not c.is_wild and (c.colour is choice.colour or rank_of(c) == choice.rank)
-            }
-            per_choice.append((fits, fits.intersection(played[choice.since :])))
-        choice_fits.append((seat, per_choice))
-
-    nobody: Counter[Card] = Counter()
-
-    def weight(game: Game) -> float:
-        """How likely the hints make this deal (up to a constant)."""
-        w = 1.0
-        hands = game.hands
-        for seat, unmatched in unmatched_cards:
-            # A card of an unmatched rank among the seat's cards that nobody saw and that it
-            # held for the hints: not the known ones, nor the card it now decides on (drawn
-            # after the hints, dealt apart).
-            hand = hands[seat]
-            seen = known.get(seat, nobody)
-            drawn = game.drawn if game.turn == seat else None
-            for c in hand:
-                if c in unmatched and hand.count(c) > seen.get(c, 0) + (c is drawn):
-                    w *= RANK_DOUBT
-                    break
-        for seat, colour, since_colours in named_since:
-            colours = [c.colour for c in hands[seat]]
-            colours.extend(since_colours)
-            if colours.count(colour) < max(colours.count(x) for x in COLOURS):
-                w *= NAMED_DOUBT
-        for seat, per_choice in choice_fits:
-            hand = hands[seat]
-            for fits, played_fits in per_choice:
-                playable = len(played_fits.union(c for c in hand if c in fits))
-                w /= max(1, playable)
-        return w
-
+            ]
+            after = {c.index for c in played[choice.since :]}
+            per_choice.append((fits, [fits[i] and i in after for i in range(size)]))
+        choice_hints.append((seat, per_choice))
+    weight = DealWeight(rank_hints, RANK_DOUBT, named_hints, NAMED_DOUBT, choice_hints).weight
     tries = PRIOR_TRIES if ranks or named or choices else 1
+    deal, game_of = tilted.deal, tilted.game_of
 
     def sample(rng: random.Random) -> Game:
         if rng.random() >= share:
             return plain(rng)
         if tries == 1:
             return prior(rng)
-        # Sampling-importance-resampling: one of several deals, by its weight.
-        deals = [prior(rng) for _ in range(tries)]
+        # Sampling-importance-resampling: one of several deals, by its weight; only the
+        # one kept is made a game.
+        deals = [deal(rng) for _ in range(tries)]
         weights = [weight(d) for d in deals]
         pick = rng.random() * sum(weights)
         for d, w in zip(deals, weights, strict=True):
             pick -= w
             if pick <= 0:
-                return d
-        return deals[-1]
+                return game_of(d)
+        return game_of(deals[-1])
 
     return sample

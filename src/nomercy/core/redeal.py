@@ -32,10 +32,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from nomercy.core.base import seat_arg
-from nomercy.core.cards import Card, Colour, Kind, parse_card
+from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, Kind, parse_card
 from nomercy.core.errors import NotationError
 from nomercy.core.events import Event
 from nomercy.core.legality import is_playable, wild_draw_allowed
@@ -44,7 +44,21 @@ from nomercy.core.rules import RuleSet, make_rules
 if TYPE_CHECKING:
     from nomercy.core.game import Game
 
-__all__ = ["Gaps", "Redealer", "draw_shows_gap", "infer_gaps", "view_position", "with_cards"]
+__all__ = [
+    "Deal",
+    "DealWeight",
+    "Gaps",
+    "Redealer",
+    "draw_shows_gap",
+    "infer_gaps",
+    "view_position",
+    "with_cards",
+]
+
+# Each card's colour as its place in COLOURS (-1: a wild), by Card.index.
+_CARD_SLOT: Final = [
+    COLOURS.index(c.colour) if c.colour is not None else -1 for c in map(Card, ALL_CODES)
+]
 
 
 class Gaps:
@@ -239,6 +253,123 @@ def infer_gaps(
     return Gaps(lacks, no_wild, colour)
 
 
+class Deal:
+    """One deal of a :class:`Redealer`'s unseen cards (:meth:`Redealer.deal`), before it is
+    made a game (:meth:`Redealer.game_of`): what a search's deal priors weigh.
+
+    Attributes:
+        hands: every seat's hand in this deal (the redealing seat's as it is).
+        drawn: the card the seat to act decides on after drawing it, if any.
+        turn: the seat to act.
+    """
+
+    __slots__ = ("_at", "_game", "_key", "_rest", "drawn", "hands", "turn")
+
+    def __init__(
+        self,
+        hands: list[list[Card]],
+        drawn: Card | None,
+        turn: int | None,
+        game: Game | None,
+        rest: list[Card],
+        at: int,
+        key: int,
+    ) -> None:
+        self.hands = hands
+        self.drawn = drawn
+        self.turn = turn
+        self._game = game  # the whole game, when it had to be made to deal (a drawer's)
+        self._rest = rest  # the cards left for the piles, and how many the free seats took
+        self._at = at
+        self._key = key
+
+
+class DealWeight:
+    """How likely a :class:`Deal` is under a search's deal priors, up to a constant.
+
+    The priors model sensible classic players (:func:`nomercy.bots.determinize.search_sampler`
+    reads them from the public history and documents them); this evaluates them on a deal's
+    hands, compiled with the core, for sampling-importance-resampling. Cards are given by
+    ``Card.index``, colours by their place in ``COLOURS``. The weight starts at 1 and:
+
+    Args:
+        ranks: per ``(seat, unmatched, seen)``: times ``rank_doubt`` when the seat holds a card
+            whose ``unmatched`` flag is set in more copies than ``seen`` counts (the copies
+            the searching seat knows it holds), the card it now decides on apart.
+        rank_doubt: that factor.
+        named: per ``(seat, colour, since)``: times ``named_doubt`` when the seat's hand
+            plus the ``since`` counts (per colour, the cards it played since naming) hold
+            another colour more than ``colour``.
+        named_doubt: that factor.
+        choices: per ``(seat, per_choice)``, per ``(fits, played)`` of ``per_choice``:
+            divided by how many distinct cards would have been playable at that choice,
+            those whose ``fits`` flag is set among its hand and the cards ``played``
+            (flags) since, at least 1.
+    """
+
+    __slots__ = ("_choices", "_mark", "_named", "_named_doubt", "_rank_doubt", "_ranks", "_tag")
+
+    def __init__(
+        self,
+        ranks: list[tuple[int, list[bool], list[int]]],
+        rank_doubt: float,
+        named: list[tuple[int, int, list[int]]],
+        named_doubt: float,
+        choices: list[tuple[int, list[tuple[list[bool], list[bool]]]]],
+    ) -> None:
+        self._ranks = ranks
+        self._rank_doubt = rank_doubt
+        self._named = named
+        self._named_doubt = named_doubt
+        self._choices = [
+            (seat, [(fits, played, sum(played)) for fits, played in per_choice])
+            for seat, per_choice in choices
+        ]
+        self._mark = [0] * len(_CARD_SLOT)  # per card: the choice it was last counted for
+        self._tag = 0  # the last choice counted (a new one per choice and deal)
+
+    def weight(self, deal: Deal) -> float:
+        """The deal's weight (the factors in the order the class describes)."""
+        w = 1.0
+        hands = deal.hands
+        for seat, unmatched, seen in self._ranks:
+            hand = hands[seat]
+            drawn = deal.drawn
+            own = drawn.index if drawn is not None and deal.turn == seat else -1
+            for c in hand:
+                i = c.index
+                if unmatched[i]:
+                    copies = 0
+                    for d in hand:
+                        if d.index == i:
+                            copies += 1
+                    if copies > seen[i] + (1 if i == own else 0):
+                        w *= self._rank_doubt
+                        break
+        for seat, colour, since in self._named:
+            counts = list(since)
+            for c in hands[seat]:
+                slot = _CARD_SLOT[c.index]
+                if slot >= 0:
+                    counts[slot] += 1
+            if counts[colour] < max(counts):
+                w *= self._named_doubt
+        mark = self._mark
+        tag = self._tag
+        for seat, per_choice in self._choices:
+            hand = hands[seat]
+            for fits, played, playable in per_choice:
+                tag += 1
+                for c in hand:
+                    i = c.index
+                    if fits[i] and not played[i] and mark[i] != tag:
+                        mark[i] = tag
+                        playable += 1
+                w /= max(1, playable)
+        self._tag = tag
+        return w
+
+
 class Redealer:
     """One seat's information set in a game, ready to be dealt again many times.
 
@@ -364,16 +495,47 @@ class Redealer:
         """
         return self._deal(self._template.search_copy(), _generator(rng))
 
-    def _deal(self, g: Game, rng: random.Random) -> Game:
-        """Deal the unseen cards into ``g`` (a copy of the template) from ``rng``."""
+    def deal(self, rng: object) -> Deal:
+        """The hands of :meth:`sample_for_search`'s next deal, without the game around them.
+
+        For sampling-importance-resampling (a search's deal priors): weigh several deals by
+        their hands and make a game of one of them with :meth:`game_of`. ``rng`` is drawn
+        exactly as :meth:`sample_for_search` draws it, so ``game_of(deal(rng))`` is the game
+        ``sample_for_search(rng)`` gives for the same state of ``rng``; the draw pile is
+        only put together for the deal that becomes a game.
+        """
+        rng = _generator(rng)
+        if self._drawer >= 0:
+            # The drawn card is chosen against the drawer's dealt hand in the game itself.
+            g = self._deal(self._template.search_copy(), rng)
+            return Deal(g.hands, g.drawn, g.turn, g, [], 0, 0)
+        t = self._template
+        hands = [list(h) for h in t.hands]
+        rest, at = self._place(hands, self._shuffled(rng))
+        drawn = self._drawn_known if self._drawn_known is not None else t.drawn
+        return Deal(hands, drawn, t.turn, None, rest, at, rng.getrandbits(63))
+
+    def game_of(self, deal: Deal) -> Game:
+        """The game of a :meth:`deal` of this redealer (a new one each time it is asked)."""
+        if deal._game is not None:  # the drawer's deal was made as a game
+            return deal._game.search_copy()
+        g = self._template.search_copy()
+        g.hands = [list(h) for h in deal.hands]
+        return self._finish(g, deal._rest, deal._at, deal._key)
+
+    def _shuffled(self, rng: random.Random) -> list[Card]:
+        """The unseen cards in a random order drawn from ``rng``."""
         rand = rng.random
         pool = self._pool
         # A uniform shuffle by random sort keys (the generator's C-level random() makes it
         # faster than random.shuffle's per-card randbelow in pure Python): the keys drawn in
         # pool order, then the pool in key order (a stable sort, as sorted(pool, key=...)).
         keys = [rand() for _ in pool]
-        rest = [pool[i] for i in sorted(range(len(pool)), key=keys.__getitem__)]
-        hands = g.hands
+        return [pool[i] for i in sorted(range(len(pool)), key=keys.__getitem__)]
+
+    def _place(self, hands: list[list[Card]], rest: list[Card]) -> tuple[list[Card], int]:
+        """Deal the shuffled ``rest`` into the hands that need cards, the constrained seats
+        first; returns what is left and how much of it the free seats took."""
         gaps = self._gaps
         for s, want in self._constrained:
             lacks = gaps.lacks.get(s, ())
@@ -402,6 +564,12 @@ class Redealer:
         for s, want in self._free:
             hands[s].extend(rest[at : at + want])
             at += want
+        return rest, at
+
+    def _deal(self, g: Game, rng: random.Random) -> Game:
+        """Deal the unseen cards into ``g`` (a copy of the template) from ``rng``."""
+        hands = g.hands
+        rest, at = self._place(hands, self._shuffled(rng))
         drawer = self._drawer
         if drawer >= 0:
             # The first remaining card the drawer may play is the drawn one (NM-9, A34/CL-4).
@@ -418,19 +586,23 @@ class Redealer:
             else:
                 hand.append(rest[at])  # nothing fits: any card, so the phase stays valid
             g.drawn = rest.pop(pick)
-        elif self._drawn_known is not None:
+        return self._finish(g, rest, at, rng.getrandbits(63))
+
+    def _finish(self, g: Game, rest: list[Card], at: int, key: int) -> Game:
+        """The rest of a deal into ``g``: the drawn card, the piles, the key, the Wild +4."""
+        if self._drawer < 0 and self._drawn_known is not None:
             g.drawn = self._drawn_known
         tail = self._tail
         end = len(rest) - tail
         g._draw = rest[at:end]
         g.set_aside = rest[end:] if tail else []
-        g.key = rng.getrandbits(63)
+        g.key = key
         seat = self._seat
         wd4 = g.wd4
         if wd4 is not None and wd4["seat"] != seat:
             named = wd4.get("colour")
             colour = Colour(named) if named else None
-            accused = hands[wd4["seat"]]
+            accused = g.hands[wd4["seat"]]
             g.wd4 = {
                 **wd4,
                 "guilty": colour is not None and any(c.colour is colour for c in accused),
