@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MASK",
+    "below",
     "choice_as_random",
     "deal",
     "fresh_deck",
@@ -117,9 +118,10 @@ shuffle_as_random = _pick_shuffle()
 _T = TypeVar("_T")
 
 
-def _below(getrandbits: Callable[[int], int], n: int) -> int:
-    """CPython's ``_randbelow_with_getrandbits`` (``n > 0``) over a generator's
-    ``getrandbits``, inlined as the shuffle is."""
+def below(getrandbits: Callable[[int], int], n: int) -> int:
+    """A number in ``range(n)`` (``n > 0``) from a generator's ``getrandbits``: CPython's
+    ``_randbelow_with_getrandbits``, inlined as the shuffle is (and, unlike ``randrange``,
+    the same draws whatever ``random`` does on another Python)."""
     k = n.bit_length()
     r = getrandbits(k)
     while r >= n:
@@ -128,17 +130,17 @@ def _below(getrandbits: Callable[[int], int], n: int) -> int:
 
 
 def _inlined_draws_match() -> bool:
-    """Whether :func:`_below` draws exactly like this Python's ``Random.randrange`` and, as
+    """Whether :func:`below` draws exactly like this Python's ``Random.randrange`` and, as
     an index, ``Random.choice``."""
     for seed in (0, 1, 12345, 2**63 - 1):
         a, b, c, d = (random.Random(seed) for _ in range(4))
         for size in (1, 2, 3, 7, 8, 9, 31, 64, 65, 108, 300):
             seq = range(size)
-            if [_below(a.getrandbits, size) for _ in range(5)] != [
+            if [below(a.getrandbits, size) for _ in range(5)] != [
                 b.randrange(size) for _ in range(5)
             ]:
                 return False
-            if [seq[_below(c.getrandbits, size)] for _ in range(5)] != [
+            if [seq[below(c.getrandbits, size)] for _ in range(5)] != [
                 d.choice(seq) for _ in range(5)
             ]:
                 return False
@@ -153,7 +155,7 @@ def randbelow(rng: random.Random, n: int) -> int:
     ``randrange`` is three Python-level frames (``ValueError`` for ``n <= 0``, as there)."""
     if n <= 0:
         raise ValueError(f"empty range for randbelow ({n})")
-    return _below(rng.getrandbits, n) if _INLINED else rng.randrange(n)
+    return below(rng.getrandbits, n) if _INLINED else rng.randrange(n)
 
 
 class RandomChoice:
@@ -172,7 +174,7 @@ class RandomChoice:
         n = len(seq)
         if not n:
             raise IndexError("Cannot choose from an empty sequence")
-        return seq[_below(self._getrandbits, n)]
+        return seq[below(self._getrandbits, n)]
 
     def __reduce__(self) -> tuple[Any, tuple[random.Random]]:
         return RandomChoice, (self.rng,)

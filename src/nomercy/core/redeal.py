@@ -24,7 +24,9 @@ stay thin:
 
 Nothing here reads a card the seat cannot see: the hidden cards are pooled, sorted into a
 fixed order and only then shuffled, so two games that differ only in what the seat cannot
-see give the same re-deals for the same generator (tests/test_redeal.py).
+see give the same re-deals for the same generator (tests/test_redeal.py). A search that
+weighs deals by priors (:class:`DealWeight`, from :meth:`Redealer.deal`) shuffles only as
+far as the hands need and finishes the shuffle for the deal it keeps.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from nomercy.core.base import seat_arg
 from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, Kind, parse_card
+from nomercy.core.dealing import below
 from nomercy.core.errors import NotationError
 from nomercy.core.events import Event
 from nomercy.core.legality import is_playable, wild_draw_allowed
@@ -253,6 +256,50 @@ def infer_gaps(
     return Gaps(lacks, no_wild, colour)
 
 
+class _Shuffle:
+    """The unseen cards shuffled as far as they are read: a Fisher-Yates shuffle drawn from
+    the front, one card per :meth:`next` (a deal reads the hands' cards, and only a deal
+    made a game reads the rest, :meth:`finish`). Every order is equally likely, however far
+    it is read before it is finished."""
+
+    __slots__ = ("_bits", "cards", "done", "rng")
+
+    def __init__(self, pool: list[Card], rng: random.Random) -> None:
+        self.cards = list(pool)
+        self.done = 0  # cards[:done] are shuffled and read
+        self.rng = rng
+        self._bits = rng.getrandbits
+
+    def next(self) -> Card | None:
+        """The next card of the order, or ``None`` when every card has been read."""
+        cards = self.cards
+        at = self.done
+        left = len(cards) - at
+        if left <= 0:
+            return None
+        j = at + below(self._bits, left) if left > 1 else at  # the last card: no choice
+        card = cards[j]
+        cards[j] = cards[at]
+        cards[at] = card
+        self.done = at + 1
+        return card
+
+    def finish(self) -> list[Card]:
+        """The cards not read yet, in shuffled order (after this, none are left)."""
+        cards = self.cards
+        start = at = self.done
+        size = len(cards)
+        bits = self._bits
+        while at < size - 1:
+            j = at + below(bits, size - at)
+            card = cards[j]
+            cards[j] = cards[at]
+            cards[at] = card
+            at += 1
+        self.done = size
+        return cards[start:]
+
+
 class Deal:
     """One deal of a :class:`Redealer`'s unseen cards (:meth:`Redealer.deal`), before it is
     made a game (:meth:`Redealer.game_of`): what a search's deal priors weigh.
@@ -263,7 +310,7 @@ class Deal:
         turn: the seat to act.
     """
 
-    __slots__ = ("_at", "_game", "_key", "_rest", "drawn", "hands", "turn")
+    __slots__ = ("_game", "_key", "_order", "_queue", "drawn", "hands", "turn")
 
     def __init__(
         self,
@@ -271,17 +318,16 @@ class Deal:
         drawn: Card | None,
         turn: int | None,
         game: Game | None,
-        rest: list[Card],
-        at: int,
-        key: int,
+        order: _Shuffle,
+        queue: list[Card],
     ) -> None:
         self.hands = hands
         self.drawn = drawn
         self.turn = turn
         self._game = game  # the whole game, when it had to be made to deal (a drawer's)
-        self._rest = rest  # the cards left for the piles, and how many the free seats took
-        self._at = at
-        self._key = key
+        self._order = order  # the shuffle, read as far as the hands needed
+        self._queue = queue  # the cards read and not dealt, ahead of the unread ones
+        self._key = -1  # the shuffle key, drawn with the rest of the order (game_of)
 
 
 class DealWeight:
@@ -391,6 +437,10 @@ class Redealer:
       from its gaps: the first unseen card it may play;
     - the shuffle key comes from the generator, so later reshuffles differ too.
 
+    The unseen cards are shuffled by a Fisher-Yates shuffle from the front, read as far as
+    each hand needs them and finished for the piles; :meth:`deal` stops at the hands, so a
+    search can weigh several deals and make a game (:meth:`game_of`) of one.
+
     The new game keeps only public knowledge: its ``log`` holds the public events, ``known``
     only this seat's and the public entries, and its ``history``, ``start`` and ``seed`` are
     empty (they would tell the real deal). It plays on like any game.
@@ -496,105 +546,124 @@ class Redealer:
         return self._deal(self._template.search_copy(), _generator(rng))
 
     def deal(self, rng: object) -> Deal:
-        """The hands of :meth:`sample_for_search`'s next deal, without the game around them.
+        """The hands of a deal, the game around them made later (:meth:`game_of`).
 
         For sampling-importance-resampling (a search's deal priors): weigh several deals by
-        their hands and make a game of one of them with :meth:`game_of`. ``rng`` is drawn
-        exactly as :meth:`sample_for_search` draws it, so ``game_of(deal(rng))`` is the game
-        ``sample_for_search(rng)`` gives for the same state of ``rng``; the draw pile is
-        only put together for the deal that becomes a game.
+        their hands and make a game of the one kept. The unseen cards are shuffled only as
+        far as the hands need; the rest of the shuffle (the piles' order) and the shuffle key
+        are drawn from ``rng`` when the deal first becomes a game, which is why a deal
+        costs a fraction of a game. ``game_of(deal(rng))`` is the game ``sample(rng)`` deals
+        (with :meth:`sample_for_search`'s copy) for the same state of ``rng``.
         """
         rng = _generator(rng)
         if self._drawer >= 0:
             # The drawn card is chosen against the drawer's dealt hand in the game itself.
             g = self._deal(self._template.search_copy(), rng)
-            return Deal(g.hands, g.drawn, g.turn, g, [], 0, 0)
+            return Deal(g.hands, g.drawn, g.turn, g, _Shuffle([], rng), [])
         t = self._template
         hands = [list(h) for h in t.hands]
-        rest, at = self._place(hands, self._shuffled(rng))
+        order = _Shuffle(self._pool, rng)
+        queue = self._place(hands, order)
         drawn = self._drawn_known if self._drawn_known is not None else t.drawn
-        return Deal(hands, drawn, t.turn, None, rest, at, rng.getrandbits(63))
+        return Deal(hands, drawn, t.turn, None, order, queue)
 
     def game_of(self, deal: Deal) -> Game:
-        """The game of a :meth:`deal` of this redealer (a new one each time it is asked)."""
+        """The game of a :meth:`deal` of this redealer: a new one each time, all equal (the
+        first call draws the rest of the deal from the deal's generator)."""
         if deal._game is not None:  # the drawer's deal was made as a game
             return deal._game.search_copy()
+        if deal._key < 0:
+            deal._queue.extend(deal._order.finish())
+            deal._key = deal._order.rng.getrandbits(63)
         g = self._template.search_copy()
         g.hands = [list(h) for h in deal.hands]
-        return self._finish(g, deal._rest, deal._at, deal._key)
+        return self._finish(g, deal._queue, deal._key)
 
-    def _shuffled(self, rng: random.Random) -> list[Card]:
-        """The unseen cards in a random order drawn from ``rng``."""
-        rand = rng.random
-        pool = self._pool
-        # A uniform shuffle by random sort keys (the generator's C-level random() makes it
-        # faster than random.shuffle's per-card randbelow in pure Python): the keys drawn in
-        # pool order, then the pool in key order (a stable sort, as sorted(pool, key=...)).
-        keys = [rand() for _ in pool]
-        return [pool[i] for i in sorted(range(len(pool)), key=keys.__getitem__)]
-
-    def _place(self, hands: list[list[Card]], rest: list[Card]) -> tuple[list[Card], int]:
-        """Deal the shuffled ``rest`` into the hands that need cards, the constrained seats
-        first; returns what is left and how much of it the free seats took."""
+    def _place(self, hands: list[list[Card]], order: _Shuffle) -> list[Card]:
+        """Deal the shuffled unseen cards into the hands that need them, the constrained
+        seats first; returns the cards read from ``order`` and not dealt, in order (the
+        cards ``order`` has not shuffled yet come after them)."""
         gaps = self._gaps
+        queue: list[Card] = []
         for s, want in self._constrained:
             lacks = gaps.lacks.get(s, ())
             no_wild = s in gaps.no_wild
             picked: list[Card] = []
-            left: list[Card] = []
-            i = 0
-            size = len(rest)
-            while i < size and len(picked) < want:
-                c = rest[i]
+            skipped: list[Card] = []
+            at = 0
+            while len(picked) < want:
+                if at < len(queue):
+                    c = queue[at]
+                    at += 1
+                else:
+                    found = order.next()
+                    if found is None:
+                        break
+                    c = found
                 colour = c.colour
                 # Gaps.fits, inlined: a wild fits unless the seat showed it holds none.
                 if (not no_wild) if colour is None else colour not in lacks:
                     picked.append(c)
                 else:
-                    left.append(c)
-                i += 1
-            left.extend(rest[i:])
+                    skipped.append(c)
+            # The cards it skipped come first for the next seat, then those not yet read.
+            skipped.extend(queue[at:])
+            queue = skipped
             short = want - len(picked)
-            if short:  # not enough cards fit the gaps: the gaps give way
-                picked.extend(left[:short])
-                del left[:short]
+            if short:  # not enough cards fit the gaps (all are read): the gaps give way
+                picked.extend(queue[:short])
+                del queue[:short]
             hands[s].extend(picked)
-            rest = left
-        at = 0
         for s, want in self._free:
-            hands[s].extend(rest[at : at + want])
-            at += want
-        return rest, at
+            hand = hands[s]
+            taken = min(want, len(queue))
+            hand.extend(queue[:taken])
+            del queue[:taken]
+            for _ in range(want - taken):
+                found = order.next()
+                if found is not None:
+                    hand.append(found)
+        return queue
 
     def _deal(self, g: Game, rng: random.Random) -> Game:
         """Deal the unseen cards into ``g`` (a copy of the template) from ``rng``."""
-        hands = g.hands
-        rest, at = self._place(hands, self._shuffled(rng))
+        order = _Shuffle(self._pool, rng)
+        queue = self._place(g.hands, order)
         drawer = self._drawer
         if drawer >= 0:
             # The first remaining card the drawer may play is the drawn one (NM-9, A34/CL-4).
-            hand = hands[drawer]
-            pick = at
-            for i in range(at, len(rest)):
-                c = rest[i]
+            hand = g.hands[drawer]
+            pick = -1
+            at = 0
+            while True:
+                if at == len(queue):
+                    found = order.next()
+                    if found is None:
+                        break
+                    queue.append(found)
+                c = queue[at]
                 if is_playable(g, c):
                     hand.append(c)
                     if wild_draw_allowed(g, drawer, c):
-                        pick = i
+                        pick = at
                         break
                     hand.pop()
-            else:
-                hand.append(rest[at])  # nothing fits: any card, so the phase stays valid
-            g.drawn = rest.pop(pick)
-        return self._finish(g, rest, at, rng.getrandbits(63))
+                at += 1
+            if pick < 0:  # nothing fits: any card, so the phase stays valid
+                pick = 0
+                hand.append(queue[0])
+            g.drawn = queue.pop(pick)
+        queue.extend(order.finish())
+        return self._finish(g, queue, rng.getrandbits(63))
 
-    def _finish(self, g: Game, rest: list[Card], at: int, key: int) -> Game:
-        """The rest of a deal into ``g``: the drawn card, the piles, the key, the Wild +4."""
+    def _finish(self, g: Game, rest: list[Card], key: int) -> Game:
+        """The rest of a deal into ``g``: the drawn card, the piles from the cards no hand
+        took (``rest``, in shuffled order), the key, the Wild +4's guilt."""
         if self._drawer < 0 and self._drawn_known is not None:
             g.drawn = self._drawn_known
         tail = self._tail
         end = len(rest) - tail
-        g._draw = rest[at:end]
+        g._draw = rest[:end]
         g.set_aside = rest[end:] if tail else []
         g.key = key
         seat = self._seat
