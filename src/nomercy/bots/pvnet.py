@@ -78,13 +78,17 @@ class PVNet:
         self.policy_bias = policy[1].astype(np.float32)
         self.value = (np.ascontiguousarray(value[0], np.float32), value[1].astype(np.float32))
         self.meta = dict(meta or {})
-        # One position at a time (a search's leaves): both heads as one matrix, so that one
-        # product gives every logit; the first layer is read row by row for the inputs that
-        # are not 0 (an observation is mostly zeros).
-        self._heads = np.ascontiguousarray(
-            np.concatenate([policy[0], value[0]], axis=1), np.float32
+        # One position at a time (a search's leaves): both heads as one matrix of rows (one
+        # per id, then one per seat), of which a leaf multiplies only the rows it reads (a
+        # few ids and the table's seats); the first layer is read row by row for the inputs
+        # that are not 0 (an observation is mostly zeros).
+        self._head_rows = np.ascontiguousarray(
+            np.concatenate([policy[0], value[0]], axis=1).T, np.float32
         )
-        self._heads_bias = np.concatenate([self.policy_bias, self.value[1]]).astype(np.float32)
+        self._head_bias = np.concatenate([self.policy_bias, self.value[1]]).tolist()
+        self._seat_rows = [
+            list(range(NUM_ACTIONS, NUM_ACTIONS + n)) for n in range(MAX_PLAYERS + 1)
+        ]
 
     def body(self, obs: _Array) -> _Array:
         """The last hidden layer's output for ``obs`` (shape (..., OBS_SIZE))."""
@@ -118,14 +122,16 @@ class PVNet:
             h = h @ w
             h += b
             np.maximum(h, 0.0, out=h)
-        z = h @ self._heads
-        z += self._heads_bias
-        logits = z[ids].tolist()
+        rows = ids + self._seat_rows[n]
+        bias = self._head_bias
+        z = (self._head_rows.take(rows, axis=0) @ h).tolist()
+        k = len(ids)
+        logits = [z[i] + bias[r] for i, r in enumerate(ids)]
         top = max(logits)
         exp = math.exp
         p = [exp(x - top) for x in logits]
         total = sum(p)
-        values = z[NUM_ACTIONS : NUM_ACTIONS + n].tolist()
+        values = [z[k + s] + bias[NUM_ACTIONS + s] for s in range(n)]
         top = max(values)
         chances = [exp(x - top) for x in values]
         mass = sum(chances)
