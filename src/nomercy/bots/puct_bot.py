@@ -257,8 +257,9 @@ class PUCTBot(ISMCTSBot):
                 best = -1e9
                 action = actions[0]
                 for a in actions:
-                    child = children.get(base + a)
-                    prior = priors.get(base + a, uniform)
+                    k = base + a
+                    child = children.get(k)
+                    prior = priors.get(k, uniform)
                     if child is None or not child.visits:
                         score = fpu + scale_u * prior
                     else:

@@ -114,7 +114,7 @@ class PVNet:
         """One position: the softmax of ``ids``' policy logits, and each of the ``n`` seats'
         chance to win counted from the observing seat (:meth:`win_chances`)."""
         (w1, b1), *rest = self.hidden
-        nz = np.flatnonzero(obs)
+        nz = obs.nonzero()[0]  # one dimension: flatnonzero without its two wrapper calls
         h = obs[nz] @ w1[nz]
         h += b1
         np.maximum(h, 0.0, out=h)
