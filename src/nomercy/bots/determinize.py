@@ -204,16 +204,12 @@ def search_sampler(view: PlayerView, priors: str = "choices") -> Callable[[rando
     # the cards that would have been playable then (coloured, of the colour or rank asked
     # for) and which of the cards it played since then were. DealWeight (compiled with the
     # core) evaluates them on each deal's hands.
-    known = {s: Counter(c.index for c in cards) for s, cards in view.known.items()}
     size = len(_ALL_CARDS)
-    rank_hints = [
-        (
-            seat,
-            [rank_of(c) in ranks_ for c in _ALL_CARDS],
-            [known.get(seat, Counter())[i] for i in range(size)],
-        )
-        for seat, ranks_ in ranks
-    ]
+    rank_hints = []
+    for seat, ranks_ in ranks:
+        known = Counter(c.index for c in view.known.get(seat, ()))
+        seen = [known[i] for i in range(size)]
+        rank_hints.append((seat, [rank_of(c) in ranks_ for c in _ALL_CARDS], seen))
     named_hints = []
     for seat, colour, since in named:
         counts = [0] * len(COLOURS)
