@@ -7,8 +7,13 @@ hint's chance to win the hand. When the hand ends, each prediction gets its outc
 seat win? Predictions are bucketed by tenths; the issue's bar is that in every bucket with at
 least 100 decisions the observed win rate lies within 5 points of the mean prediction::
 
-    python benchmarks/bench_calibration.py --games 400 --seed 2031 --jobs 2 \\
+    python benchmarks/bench_calibration.py --games 960 --seed 2034 --jobs 2 \\
         --png docs/img/coach-calibration.png --json calibration.json
+
+Check a new network on at least 960 games, with the pass rule fixed before the run: hints
+come every ``--every``-th decision of the same games, so a bucket of 150 decisions holds far
+fewer independent hands, and two checks of 480 games once failed on their own in opposite
+directions (docs/coach.md).
 
 Every seed derives from ``--seed`` (:mod:`nomercy.arena.seeds`); the coach's time cap
 (0.5 s) can cut a search short on a loaded machine, so figures move a little between runs.
