@@ -286,18 +286,10 @@ class _Shuffle:
 
     def finish(self) -> list[Card]:
         """The cards not read yet, in shuffled order (after this, none are left)."""
-        cards = self.cards
-        start = at = self.done
-        size = len(cards)
-        bits = self._bits
-        while at < size - 1:
-            j = at + below(bits, size - at)
-            card = cards[j]
-            cards[j] = cards[at]
-            cards[at] = card
-            at += 1
-        self.done = size
-        return cards[start:]
+        start = self.done
+        while self.next() is not None:
+            pass
+        return self.cards[start:]
 
 
 class Deal:
