@@ -115,6 +115,8 @@ def test_a04_selfplay_option_changes_the_rules(capsys: pytest.CaptureFixture[str
         (["--bots", "greedy,nope,random,random"], "unknown bot 'nope'"),
         (["--bots", "greedy,random"], "--bots lists 2 bots for 4 players"),
         (["--preset", "classic", "--option", "mercy_threshold=30"], "unknown option"),
+        (["--bots", "ismcts:budget=5"], "bad parameters"),
+        (["--bots", "ismcts:iterations"], "needs KEY=VALUE"),
     ],
 )
 def test_selfplay_usage_errors_exit_2_without_a_traceback(
@@ -125,6 +127,38 @@ def test_selfplay_usage_errors_exit_2_without_a_traceback(
     assert err.startswith("nomercy selfplay: error: ")
     assert message in err
     assert "Traceback" not in err and out == ""
+
+
+def test_selfplay_takes_bot_parameters_as_the_arena_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(
+        capsys, "selfplay", "--players", "2", "--seed", "5", "--bots", "ismcts:iterations=8,greedy"
+    )
+    assert code == 0, err
+    assert out.splitlines()[0].endswith("bots: P0 ismcts, P1 greedy")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["selfplay", "--quiet"],
+        ["tournament", "--players", "2", "--games", "2"],
+        ["simulate", "--players", "2", "--games", "2"],
+    ],
+)
+def test_a_bot_that_cannot_play_the_preset_is_refused_before_any_game(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    pytest.importorskip("rlcard")
+    bots = "rlcard-rule" if argv[0] != "tournament" else "rlcard-rule,greedy"
+    code, out, err = run(capsys, *argv, "--bots", bots)
+    assert code == 2, err
+    assert err == (
+        f"nomercy {argv[0]}: error: bot 'rlcard-rule' plays the classic preset only, "
+        "not 'no-mercy'\n"
+    )
+    assert out == ""
 
 
 def test_a04_bad_option_value_lists_the_valid_values(capsys: pytest.CaptureFixture[str]) -> None:

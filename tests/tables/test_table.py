@@ -107,6 +107,20 @@ def test_record_round_trip_and_resume() -> None:
     assert resumed.meta == {"seats": ["greedy", "random", "human", "greedy"], "bot_uno_forget": 0.5}
 
 
+def test_a_bot_with_parameters_is_seated_saved_and_resumed() -> None:
+    table = Table.new(2, bots=["ismcts:iterations=6"], human=None, seed=3)
+    assert table.meta["seats"] == ["ismcts:iterations=6", "ismcts:iterations=6"]
+    for _ in range(4):
+        table.bot_step()
+    resumed = Table.loads(table.dumps())
+    assert resumed.game.to_position() == table.game.to_position()
+    assert resumed.meta == table.meta
+    # Each move's bot is built from the spec again, its parameters kept.
+    seat_bot = resumed.bots[0]
+    assert isinstance(seat_bot, SeatBot)
+    assert getattr(seat_bot.for_move(7).bot, "iterations", None) == 6
+
+
 def test_bad_tables_raise_table_error() -> None:
     with pytest.raises(TableError):
         Table.new(3, bots=["greedy"] * 3, human=0)
@@ -118,6 +132,16 @@ def test_bad_tables_raise_table_error() -> None:
         Table.loads("{}")
     with pytest.raises(TableError):
         SeatBot(make_bot("greedy"), uno_forget=1.5)
+    with pytest.raises(TableError, match="bad parameters"):
+        Table.new(2, bots=["greedy:depth=3"], human=0)
+
+
+def test_a_bot_is_refused_on_a_preset_it_cannot_play() -> None:
+    pytest.importorskip("rlcard")
+    with pytest.raises(TableError, match="plays the classic preset only, not 'no-mercy'"):
+        Table.new(2, bots=["rlcard-rule"], human=0)
+    table = Table.new(2, bots=["rlcard-rule"], human=0, rules="classic", seed=1)
+    assert table.meta["seats"] == ["human", "rlcard-rule"]
 
 
 @pytest.mark.parametrize("seed", range(5))

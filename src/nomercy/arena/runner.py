@@ -41,7 +41,7 @@ from typing import Any, cast
 from nomercy.arena.seeds import bot_seeds, game_seed
 from nomercy.bots.base import Bot
 from nomercy.bots.driver import Driver, view_mode
-from nomercy.bots.registry import bot_factory, make_bot
+from nomercy.bots.spec import BotSpec, parse_bot_spec
 from nomercy.core.game import Game, Phase, new_game
 from nomercy.core.rules import RuleSet, make_rules
 from nomercy.core.tally import Tally
@@ -63,87 +63,6 @@ IdChooser = Callable[[list[int]], int]
 #: A safety stop: a game still running after this many actions is an error (real games end
 #: after a few hundred).
 MAX_ACTIONS = 100_000
-
-
-# ---------------------------------------------------------------------- bots
-@dataclass(frozen=True, slots=True)
-class BotSpec:
-    """A registry bot name with keyword parameters, e.g. ``ismcts:iterations=200``."""
-
-    name: str
-    params: tuple[tuple[str, Any], ...] = ()
-
-    @property
-    def label(self) -> str:
-        """The spec as written on the command line (``name`` or ``name:k=v:k2=v2``;
-        ``policy:module:attr`` for a policy)."""
-        params = [f"{k}={_show(v)}" for k, v in self.params if not self._target(k)]
-        target = [str(v) for k, v in self.params if self._target(k)]
-        return ":".join([self.name, *target, *params])
-
-    def _target(self, key: str) -> bool:
-        return self.name == "policy" and key == "target"
-
-    def build(self, seed: int) -> Bot:
-        """A new bot with ``seed``.
-
-        Raises:
-            ValueError: an unknown bot name, or parameters the bot does not take.
-        """
-        try:
-            return make_bot(self.name, seed=seed, **dict(self.params))
-        except TypeError as exc:
-            raise ValueError(f"bot {self.label!r}: bad parameters ({exc})") from None
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def _parse_value(text: str) -> Any:
-    lowered = text.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
-def parse_bot_spec(text: str) -> BotSpec:
-    """Parse ``name`` or ``name:key=value:key2=value2`` (values: int, float, true/false, text),
-    or ``policy:module:attr[:key=value...]``, a trained policy (docs/rl.md).
-
-    >>> parse_bot_spec("ismcts:iterations=200").params
-    (('iterations', 200),)
-
-    Raises:
-        ValueError: an empty name, an unknown bot, or a parameter without ``=``.
-    """
-    name, *parts = text.strip().split(":")
-    name = name.strip()
-    if not name:
-        raise ValueError(f"bot spec {text!r} has no bot name")
-    bot_factory(name)  # an unknown or uninstalled bot fails here, with what to do
-    params: list[tuple[str, Any]] = []
-    if name == "policy":
-        if len(parts) < 2 or "=" in parts[0] or "=" in parts[1]:
-            raise ValueError(f"bot spec {text!r}: a policy is policy:MODULE:ATTR")
-        params.append(("target", f"{parts[0].strip()}:{parts[1].strip()}"))
-        parts = parts[2:]
-    for part in parts:
-        key, sep, value = part.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise ValueError(f"bot spec {text!r}: parameter {part!r} needs KEY=VALUE")
-        if key == "seed":
-            raise ValueError(f"bot spec {text!r}: the seed is derived per game, not a parameter")
-        params.append((key, _parse_value(value.strip())))
-    return BotSpec(name, tuple(params))
 
 
 # ---------------------------------------------------------------------- setup and results

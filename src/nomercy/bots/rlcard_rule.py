@@ -120,6 +120,9 @@ class RLCardRuleBot:
     """
 
     name = "rlcard-rule"
+    #: The presets it plays (RLCard's UNO is the classic game): the apps refuse the others
+    #: before a game starts (nomercy.bots.spec.check_preset).
+    presets = ("classic",)
     #: It reads the position only, never the event history (nomercy.bots.driver).
     view_mode = "no_history"
 

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from nomercy.arena.parallel import BACKENDS, ArenaError, default_jobs
-from nomercy.arena.runner import BotSpec, GameSetup, parse_bot_spec
+from nomercy.arena.runner import BotSpec, GameSetup
 from nomercy.bots import bot_names
+from nomercy.bots.spec import check_preset, parse_bot_spec
 from nomercy.cli.common import EXIT_FAILURE, PROG, UsageError, add_rules_arguments, parse_options
 from nomercy.cli.progress import progress_bar
 from nomercy.core.errors import NoMercyError
@@ -178,13 +179,14 @@ def _check_run(args: argparse.Namespace) -> int:
     return int(jobs)
 
 
-def _parse_bots(text: str) -> list[BotSpec]:
+def _parse_bots(text: str, preset: str) -> list[BotSpec]:
     specs = []
     for part in text.split(","):
         if not part.strip():
             raise UsageError(f"--bots {text!r} has an empty entry")
         try:
             spec = parse_bot_spec(part)
+            check_preset(spec.name, preset)  # before any game, not in a worker
             spec.build(0)  # unknown parameters fail here, not in a worker
         except ValueError as exc:
             raise UsageError(str(exc)) from None
@@ -263,7 +265,7 @@ def _write(path: str | None, text: str) -> None:
 def _tournament(args: argparse.Namespace, out: TextIO) -> int:
     _need_arena_extra()
     jobs = _check_run(args)
-    bots = _parse_bots(args.bots)
+    bots = _parse_bots(args.bots, args.preset)
     options = parse_options(args.option)
     setup = _setup(args, options)
     from nomercy.arena.tournament import lineups, run_tournament
@@ -368,7 +370,7 @@ def _print_standings(result: Any, out: TextIO) -> None:
 def _simulate(args: argparse.Namespace, out: TextIO) -> int:
     _need_arena_extra()
     jobs = _check_run(args)
-    bots = _parse_bots(args.bots)
+    bots = _parse_bots(args.bots, args.preset)
     if len(bots) not in (1, args.players):
         raise UsageError(f"--bots lists {len(bots)} bots for {args.players} players")
     options = parse_options(args.option)

@@ -27,7 +27,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from nomercy.bots import BOTS, Bot, make_bot, play_out
+from nomercy.bots import Bot, bot_names, play_out
+from nomercy.bots.spec import check_preset, parse_bot_spec
 from nomercy.cli.analyse import add_analyse_parser
 from nomercy.cli.arena import add_arena_commands
 from nomercy.cli.common import (
@@ -171,8 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="greedy",
         metavar="LIST",
         help=(
-            "comma-separated bot per seat, or one bot for every seat "
-            f"(default: greedy; known: {', '.join(sorted(BOTS))})"
+            "comma-separated bot per seat, or one bot for every seat, each NAME or "
+            "NAME:KEY=VALUE... (e.g. ismcts:iterations=200) "
+            f"(default: greedy; known: {', '.join(bot_names())})"
         ),
     )
     play.add_argument("--save", metavar="FILE", help="write the game record (JSON) to FILE")
@@ -248,8 +250,9 @@ def _add_play(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
         default="greedy",
         metavar="LIST",
         help=(
-            "comma-separated bot per bot seat in seat order, or one bot for every bot seat "
-            f"(default: greedy; known: {', '.join(sorted(BOTS))})"
+            "comma-separated bot per bot seat in seat order, or one bot for every bot seat, "
+            "each NAME or NAME:KEY=VALUE... (e.g. ismcts:iterations=200) "
+            f"(default: greedy; known: {', '.join(bot_names())})"
         ),
     )
     play.add_argument(
@@ -381,14 +384,19 @@ def _result_lines(game: Game, actions: int) -> list[str]:
 
 
 # ---------------------------------------------------------------------- selfplay
-def _make_bots(spec: str, players: int, seed: int) -> list[Bot]:
+def _make_bots(spec: str, players: int, seed: int, preset: str) -> list[Bot]:
+    """The seats' bots of ``--bots`` (``name`` or ``name:key=value...`` each), checked
+    against the preset before the game starts."""
     names = [part.strip() for part in spec.split(",")]
     if len(names) == 1:
         names *= players
     if len(names) != players:
         raise UsageError(f"--bots lists {len(names)} bots for {players} players")
     try:
-        return [make_bot(name, seed=seed * 100 + s) for s, name in enumerate(names)]
+        specs = [parse_bot_spec(name) for name in names]
+        for bot in specs:
+            check_preset(bot.name, preset)
+        return [bot.build(seed * 100 + s) for s, bot in enumerate(specs)]
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
@@ -399,7 +407,7 @@ def _selfplay(args: argparse.Namespace, out: TextIO) -> int:
         game = new_game(args.players, rules=args.preset, options=options, seed=args.seed)
     except NoMercyError as exc:
         raise UsageError(str(exc)) from None
-    bots = _make_bots(args.bots, game.n, args.seed)
+    bots = _make_bots(args.bots, game.n, args.seed, game.rules.preset)
     for warning in game.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     quiet = args.quiet

@@ -40,7 +40,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from nomercy.bots import Bot, OutOfTurnBot, make_bot
+from nomercy.bots import Bot, OutOfTurnBot
+from nomercy.bots.spec import BotSpec, check_preset, parse_bot_spec
 from nomercy.core.actions import Action, CallUno, Catch, Draw, Pass, Play, parse_action
 from nomercy.core.decisions import Decision, decision_order
 from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError
@@ -175,6 +176,7 @@ class SeatBot:
         self._memory = _Forgetting(random.Random(seed))
         #: The registry name the bot is made from again for each move (:meth:`named`).
         self.kind: str | None = None
+        self._spec: BotSpec | None = None  # what kind parses to: rebuilt for each move
 
     @classmethod
     def named(cls, kind: str, *, uno_forget: float = 0.0, seed: int = 0) -> SeatBot:
@@ -185,21 +187,23 @@ class SeatBot:
             TableError: an unknown bot name or a bad forget rate.
         """
         try:
-            bot = make_bot(kind, seed=0)
+            spec = parse_bot_spec(kind)
+            bot = spec.build(0)
         except ValueError as exc:
             raise TableError(str(exc)) from None
         seat_bot = cls(bot, uno_forget=uno_forget, seed=seed)
         seat_bot.kind = kind
+        seat_bot._spec = spec
         return seat_bot
 
     def for_move(self, seed: int) -> SeatBot:
         """This seat's bot for one move: a :meth:`named` bot made afresh with ``seed``, sharing
         this one's UNO forgetting (a question answered in a worker thread holds its own bot);
         any other bot is itself, keeping its state."""
-        if self.kind is None:
+        if self._spec is None:
             return self
         bot = copy.copy(self)
-        bot.bot = make_bot(self.kind, seed=seed)
+        bot.bot = self._spec.build(seed)
         return bot
 
     def __repr__(self) -> str:
@@ -327,6 +331,10 @@ class Table:
             raise TableError(f"{len(wanted)} bots listed for {len(bot_seats)} bot seats")
         kinds: list[str] = [HUMAN] * players
         for seat, name in zip(bot_seats, wanted, strict=True):
+            try:
+                check_preset(parse_bot_spec(name).name, game.rules.preset)
+            except ValueError as exc:
+                raise TableError(str(exc)) from None
             kinds[seat] = name
         return cls._seated(game, kinds, seed=seed, uno_forget=uno_forget)
 
