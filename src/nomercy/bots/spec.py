@@ -38,12 +38,16 @@ class BotSpec:
         """A new bot with ``seed``.
 
         Raises:
-            ValueError: an unknown bot name, or parameters the bot does not take.
+            ValueError: an unknown bot name, parameters the bot does not take, or a file
+                parameter (``weights=FILE``) that cannot be read.
         """
         try:
             return make_bot(self.name, seed=seed, **dict(self.params))
         except TypeError as exc:
             raise ValueError(f"bot {self.label!r}: bad parameters ({exc})") from None
+        except OSError as exc:  # a weights file that is missing or unreadable
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise ValueError(f"bot {self.label!r}: {where}{exc.strerror or exc}") from None
 
 
 def _show(value: Any) -> str:

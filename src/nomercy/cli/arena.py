@@ -213,14 +213,15 @@ def _parse_compare(text: str, options: dict[str, Any]) -> tuple[str, list[Any]]:
         raise UsageError(f"--compare {text!r} has an empty value")
     if len(items) < 2:
         raise UsageError(f"--compare needs at least two values to compare, got {text!r}")
-    if len(set(items)) != len(items):
-        raise UsageError(f"--compare {text!r} lists a value twice")
     if name in options:
         raise UsageError(f"--compare {name} and --option {name} cannot both be given")
     try:
         parsed = [parse_option_value(name, v) for v in items]
     except NoMercyError as exc:
         raise UsageError(str(exc)) from None
+    # The values as read: "20" and "020", "true" and "TRUE" are one variant.
+    if len({(type(v), v) for v in parsed}) != len(parsed):
+        raise UsageError(f"--compare {text!r} lists a value twice")
     return name, parsed
 
 
