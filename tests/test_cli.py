@@ -273,6 +273,7 @@ def test_replay_of_a_record_that_starts_from_a_position(
     code, out, err = run(capsys, "replay", str(path))
     assert code == 0, err
     lines = out.splitlines()
+    assert lines[0] == "no-mercy, 2 players, from a position; 1 action"
     assert lines[1:4] == [
         "1. P0: play R9 uno",
         "    P0 plays red 9 [NM-12]",

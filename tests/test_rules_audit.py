@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -37,6 +38,7 @@ from nomercy import (
     Play,
     RuleSetError,
 )
+from nomercy.core.positions import POSITION_KEYS
 
 # ---------------------------------------------------------------------------- helpers
 
@@ -261,6 +263,41 @@ def test_a28_version_1_records_without_a_start_pin_the_old_default() -> None:
     assert fresh.options == {}
 
 
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"format": "other"}, "not a nomercy game record (format 'other')"),
+        ({"version": 99}, "record version 99 is not one this version of nomercy reads"),
+        ({"version": "2"}, "'version' must be an integer"),
+        ({"seed": 1.5}, "'seed' must be an integer, not 1.5"),
+        ({"seed": "abc"}, "'seed' must be an integer"),
+        ({"players": "2"}, "'players' must be an integer"),
+        ({"players": True}, "'players' must be an integer"),
+        ({"actions": "play R0"}, "'actions' must be a list"),
+        ({"actions": ["draw", 3]}, "'actions' must be a list"),
+        ({"names": "P0"}, "'names' must be a list of strings"),
+        ({"options": [1]}, "'options' must be an object"),
+        ({"start": "R1"}, "'start' must be an object"),
+    ],
+    ids=str,
+)
+def test_notation_malformed_records_are_refused_naming_the_field(
+    change: dict[str, Any], message: str
+) -> None:
+    data = {**GameRecord.from_game(nomercy.new_game(2, seed=1)).to_dict(), **change}
+    with pytest.raises(NotationError, match=re.escape(message)):
+        GameRecord.loads(json.dumps(data))
+
+
+def test_notation_a_position_written_before_colour_chooser_was_dropped_still_loads() -> None:
+    # 2026-11-29 (1790740) dropped colour_chooser: the seat to act names the colour. Positions
+    # written before then carry the key; they load, the key read as nothing.
+    g = nomercy.new_game(3, seed=4)
+    old = {**g.to_position(), "colour_chooser": None}
+    assert Game.from_position(old).to_position() == g.to_position()
+    assert set(g.to_position()) <= POSITION_KEYS
+
+
 # ---------------------------------------------------------------------------- positions
 
 
@@ -312,6 +349,8 @@ def _base() -> dict[str, Any]:
         ({"players": [{"hand": ["R1"], "out": True}, {"hand": ["G1"]}]}, "players[0]"),
         ({"players": [{"hand": ["R1"]}, {"hand": [], "out": True}]}, "over"),
         ({"players": [{"hand": ["R1"]}, 7]}, "players[1]"),
+        ({"trun": 1}, "unknown key 'trun' in the position .did you mean 'turn'"),
+        ({"players": [{"hand": ["R1"], "hnd": []}, {"hand": ["G1"]}]}, "key 'hnd' in players[0]"),
     ],
     ids=str,
 )

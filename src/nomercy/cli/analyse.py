@@ -277,8 +277,9 @@ def run_analyse(args: argparse.Namespace, out: TextIO) -> int:
         }
         print(json.dumps(data, indent=2), file=out)
         return 0
+    origin = "from a position" if record.start is not None else f"seed {record.seed}"
     print(
-        f"{args.record}: {record.rules}, {game.n} players, seed {record.seed}; seat "
+        f"{args.record}: {record.rules}, {game.n} players, {origin}; seat "
         f"{args.seat} ({name}) made {len(decisions)} decisions with a choice",
         file=out,
     )
@@ -314,10 +315,11 @@ def run_analyse(args: argparse.Namespace, out: TextIO) -> int:
     print(file=out)
     for d in worst:
         print(f"action {d.index}: {d.best} — {d.reason}", file=out)
-    total = sum(d.loss for d in decisions)
+    total = round(100 * sum(d.loss for d in decisions))
+    unit = "percentage point" if total == 1 else "percentage points"
     print(
-        f"\ntotal estimated loss over {len(decisions)} decisions: {100 * total:.0f} percentage "
-        "points (search estimates: rough for moves tried rarely)",
+        f"\ntotal estimated loss over {len(decisions)} decisions: {total} {unit} "
+        "(search estimates: rough for moves tried rarely)",
         file=out,
     )
     return 0

@@ -536,7 +536,9 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
     seat = args.seat
     if seat is not None and not 0 <= seat < game.n:
         raise UsageError(f"--seat {seat}: the game has seats 0 to {game.n - 1}")
-    head = f"{record.rules}, {game.n} players, seed {record.seed}; {len(record.actions)} actions"
+    origin = "from a position" if record.start is not None else f"seed {record.seed}"
+    count = len(record.actions)
+    head = f"{record.rules}, {game.n} players, {origin}; {count} action{'' if count == 1 else 's'}"
     if seat is not None:
         head += f"; as seen by seat {seat} ({game.names[seat]})"
     print(head, file=out)

@@ -2037,7 +2037,8 @@ def new_game(
         players: number of seats (No Mercy 2–6 by default, classic 2–10).
         rules: ``"no-mercy"``, ``"classic"``, ``{"preset": …, "options": {…}}`` or a RuleSet.
         options: option values by RULES.md §6 name.
-        seed: the shuffle seed; the same seed and actions give the same game.
+        seed: the shuffle seed, any integer (read modulo 2**64); the same seed and actions
+            give the same game.
         names: player names (default ``P0``, ``P1``, …).
 
     Raises:

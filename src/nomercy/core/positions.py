@@ -9,9 +9,10 @@ misbehaves later).
 
 from __future__ import annotations
 
+import difflib
 import json
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Final
 
 from nomercy.core.base import (
     CHOOSE_COLOUR,
@@ -32,7 +33,7 @@ from nomercy.core.rules import OPTIONS, RuleSet, make_rules
 if TYPE_CHECKING:
     from nomercy.core.game import Game
 
-__all__ = ["from_position", "to_position"]
+__all__ = ["PLAYER_KEYS", "POSITION_KEYS", "from_position", "to_position"]
 
 
 def to_position(game: Game) -> dict[str, Any]:
@@ -95,7 +96,33 @@ def from_position(cls: type[Game], position: Mapping[str, Any] | str) -> Game:
         raise NotationError(f"malformed position: {exc!r}") from None
 
 
+#: Every key a position may hold (docs/notation.md): those a person writes and those
+#: ``to_position`` adds. ``colour_chooser`` was written before 2026-11-29 and is read as
+#: nothing (the seat to act names the colour), so stored positions still load.
+POSITION_KEYS: Final = frozenset(
+    {
+        "rules", "players", "turn", "direction", "discard", "colour", "draw_pile", "set_aside",
+        "pending", "seed", "fill", "phase", "drawn", "draw_mode", "uno_window", "chain_wild",
+        "wd4", "pending_win", "resume", "roulette_colour", "known", "dealer", "scores",
+        "hand_number", "hand_winner", "winner", "total_cards", "log", "hand_log_start",
+        "colour_chooser",
+    }
+)  # fmt: skip
+#: Every key of a position's player.
+PLAYER_KEYS: Final = frozenset({"name", "hand", "out", "uno"})
+
+
+def _check_keys(keys: Iterable[object], known: frozenset[str], where: str) -> None:
+    """A key the format does not have is a typo, not something to ignore."""
+    for key in keys:
+        if key not in known:
+            close = difflib.get_close_matches(str(key), sorted(known), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise NotationError(f"unknown key {key!r} in {where}{hint}")
+
+
 def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
+    _check_keys(pos, POSITION_KEYS, "the position")
     rules_value = pos.get("rules", "no-mercy")
     rules = make_rules(rules_value)
     if rules.scoring_enabled:
@@ -106,6 +133,7 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
     for i, p in enumerate(players):
         if not isinstance(p, Mapping):
             raise NotationError(f"players[{i}] must be an object with 'hand', 'out', 'uno'")
+        _check_keys(p, PLAYER_KEYS, f"players[{i}]")
     names = [str(p.get("name", f"P{i}")) for i, p in enumerate(players)]
     g = cls(rules, names)
     n = g.n

@@ -21,6 +21,13 @@ _OLD_DEFAULTS: tuple[tuple[int, str, str, Any], ...] = (
 )
 
 
+def _whole(value: object, key: str) -> int:
+    """A record's integer field, or a NotationError naming it (no silent ``int()``)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise NotationError(f"the record's {key!r} must be an integer, not {value!r}")
+    return value
+
+
 @dataclass
 class GameRecord:
     """A replayable record (PokerKit's HandHistory, PGN's spirit).
@@ -115,7 +122,8 @@ class GameRecord:
         """Read a record from JSON text.
 
         Raises:
-            NotationError: not a record.
+            NotationError: not a record, a version this code does not read, or a field of
+                the wrong type (named).
         """
         try:
             data = json.loads(text)
@@ -123,8 +131,35 @@ class GameRecord:
             raise NotationError(f"a game record must be JSON: {exc}") from None
         if not isinstance(data, dict) or "actions" not in data:
             raise NotationError("not a nomercy game record (no 'actions')")
+        kind = data.get("format", "nomercy-record")  # version 1 records may not say
+        if kind != "nomercy-record":
+            raise NotationError(f"not a nomercy game record (format {kind!r})")
+        version = _whole(data.get("version", 1), "version")
+        if not 1 <= version <= RECORD_VERSION:
+            raise NotationError(
+                f"record version {version} is not one this version of nomercy reads "
+                f"(1 to {RECORD_VERSION}); a newer record needs a newer nomercy"
+            )
+        players = _whole(data.get("players", 4), "players")
+        seed = _whole(data.get("seed", 0), "seed")
+        actions = data["actions"]
+        if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+            raise NotationError("the record's 'actions' must be a list of actions in notation")
+        names = data.get("names")
+        if names is not None and (
+            not isinstance(names, list) or not all(isinstance(n, str) for n in names)
+        ):
+            raise NotationError("the record's 'names' must be a list of strings")
+        for key, kind, what in (
+            ("rules", str, "a string"),
+            ("options", dict, "an object"),
+            ("start", dict, "an object (a position)"),
+            ("result", dict, "an object"),
+        ):
+            value = data.get(key)
+            if value is not None and not isinstance(value, kind):
+                raise NotationError(f"the record's {key!r} must be {what}, not {value!r}")
         try:
-            version = int(data.get("version", 1))
             rules = str(data.get("rules", "no-mercy"))
             options = dict(data.get("options") or {})
             start = data.get("start")
@@ -141,10 +176,10 @@ class GameRecord:
             return cls(
                 rules=rules,
                 options=options,
-                players=int(data.get("players", 4)),
-                seed=int(data.get("seed", 0)),
-                actions=[str(a) for a in data["actions"]],
-                names=data.get("names"),
+                players=players,
+                seed=seed,
+                actions=list(actions),
+                names=names,
                 start=start,
                 result=dict(data.get("result") or {}),
             )

@@ -703,7 +703,10 @@ def parse_option_value(name: str, text: str) -> Any:
             return True
         if lowered in ("false", "0", "no", "off") and not (spec.values and "off" in spec.values):
             return False
-        raise RuleSetError(f"invalid value {text!r} for option {name!r}; valid values: true, false")
+        raise RuleSetError(
+            f"invalid value {text!r} for option {name!r}; valid values: true, false "
+            "(also yes/no, on/off, 1/0)"
+        )
     if spec.kind == "int":
         try:
             return int(text)
