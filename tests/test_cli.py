@@ -116,6 +116,8 @@ def test_a04_selfplay_option_changes_the_rules(capsys: pytest.CaptureFixture[str
         (["--bots", "greedy,random"], "--bots lists 2 bots for 4 players"),
         (["--preset", "classic", "--option", "mercy_threshold=30"], "unknown option"),
         (["--bots", "ismcts:budget=5"], "bad parameters"),
+        (["--option", "mercy_threshold=25", "--option", "mercy_threshold=30"], "given twice"),
+        (["--save", "/nonexistent-dir/g.json"], "no directory '/nonexistent-dir'"),
         (["--bots", "ismcts:iterations"], "needs KEY=VALUE"),
     ],
 )

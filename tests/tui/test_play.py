@@ -743,6 +743,26 @@ def test_play_command_runs_the_app_and_prints_its_message(
     assert config.fast and config.table.game.seed == 4 and config.table.humans == [0]
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--speed", "nan"], "--speed must be a number >= 0, got nan"),
+        (["--save-dir", __file__], "not a directory"),  # a file, not a directory
+        (["--match", "--option", "scoring_enabled=false"], "not with scoring_enabled=false"),
+        (["--bots", "ismcts:budget=3"], "bad parameters"),
+    ],
+)
+def test_play_refuses_bad_flags_before_the_app_opens(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    message: str,
+) -> None:
+    monkeypatch.setattr(NomercyApp, "run", lambda self: pytest.fail("the app opened"))
+    assert main(["play", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
 def test_resume_rejects_a_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"hello": 1}))

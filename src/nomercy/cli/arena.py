@@ -17,7 +17,14 @@ from nomercy.arena.parallel import BACKENDS, ArenaError, default_jobs
 from nomercy.arena.runner import BotSpec, GameSetup
 from nomercy.bots import bot_names
 from nomercy.bots.spec import check_preset, parse_bot_spec
-from nomercy.cli.common import EXIT_FAILURE, PROG, UsageError, add_rules_arguments, parse_options
+from nomercy.cli.common import (
+    EXIT_FAILURE,
+    PROG,
+    UsageError,
+    add_rules_arguments,
+    check_writable,
+    parse_options,
+)
 from nomercy.cli.progress import progress_bar
 from nomercy.core.errors import NoMercyError
 from nomercy.core.rules import parse_option_value
@@ -241,18 +248,6 @@ def _run(run: Callable[[], Any]) -> Any:
         raise UsageError(str(exc)) from None
 
 
-def _check_writable(*paths: str | None) -> None:
-    """Fail before a long run, not after it, when an output file cannot be created."""
-    for path in paths:
-        if path is None:
-            continue
-        parent = Path(path).parent
-        if not parent.is_dir():
-            raise UsageError(f"cannot write {path}: no directory {str(parent)!r}")
-        if Path(path).is_dir():
-            raise UsageError(f"cannot write {path}: it is a directory")
-
-
 def _write(path: str | None, text: str) -> None:
     if path is None:
         return
@@ -275,7 +270,7 @@ def _tournament(args: argparse.Namespace, out: TextIO) -> int:
         block = len(lineups(bots, setup.players))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    _check_writable(args.json, args.csv)
+    check_writable(args.json, args.csv)
     if args.games % block:
         print(
             f"warning: {args.games} games is not a multiple of the {block}-game line-up block; "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from nomercy.core.errors import NoMercyError
@@ -17,6 +18,7 @@ __all__ = [
     "PROG",
     "UsageError",
     "add_rules_arguments",
+    "check_writable",
     "parse_options",
 ]
 
@@ -51,8 +53,23 @@ def parse_options(items: Sequence[str]) -> dict[str, Any]:
         name = name.strip()
         if not sep or not name:
             raise UsageError(f"--option needs NAME=VALUE, got {item!r}")
+        if name in options:
+            raise UsageError(f"--option {name} is given twice")
         try:
             options[name] = parse_option_value(name, text.strip())
         except NoMercyError as exc:
             raise UsageError(str(exc)) from None
     return options
+
+
+def check_writable(*paths: str | None) -> None:
+    """Fail before a long run or a whole game, not after it, when an output file cannot be
+    created."""
+    for path in paths:
+        if path is None:
+            continue
+        parent = Path(path).parent
+        if not parent.is_dir():
+            raise UsageError(f"cannot write {path}: no directory {str(parent)!r}")
+        if Path(path).is_dir():
+            raise UsageError(f"cannot write {path}: it is a directory")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import secrets
 import sys
@@ -37,6 +38,7 @@ from nomercy.cli.common import (
     PROG,
     UsageError,
     add_rules_arguments,
+    check_writable,
     parse_options,
 )
 from nomercy.core.actions import Action
@@ -403,6 +405,7 @@ def _make_bots(spec: str, players: int, seed: int, preset: str) -> list[Bot]:
 
 def _selfplay(args: argparse.Namespace, out: TextIO) -> int:
     options = parse_options(args.option)
+    check_writable(args.save)  # before the game, not after it
     try:
         game = new_game(args.players, rules=args.preset, options=options, seed=args.seed)
     except NoMercyError as exc:
@@ -457,11 +460,13 @@ def _play_config(args: argparse.Namespace) -> Any:
         raise UsageError(
             f"the terminal app needs the tui extra: pip install 'uno-no-mercy[tui]' ({exc})"
         ) from None
-    if args.speed < 0:
-        raise UsageError(f"--speed must be >= 0, got {args.speed}")
+    if not 0 <= args.speed < math.inf:  # NaN fails both comparisons
+        raise UsageError(f"--speed must be a number >= 0, got {args.speed}")
     if not 0.0 <= args.bot_uno_forget <= 1.0:
         raise UsageError(f"--bot-uno-forget must be between 0 and 1, got {args.bot_uno_forget}")
     save_dir = Path(args.save_dir) if args.save_dir else _default_save_dir()
+    if save_dir.exists() and not save_dir.is_dir():
+        raise UsageError(f"--save-dir {save_dir}: not a directory")
     if args.resume:
         path = Path(args.resume)
         try:
@@ -487,6 +492,8 @@ def _play_config(args: argparse.Namespace) -> Any:
         )
     options = parse_options(args.option)
     if args.match:
+        if options.get("scoring_enabled") is False:
+            raise UsageError("--match plays a scored match: not with scoring_enabled=false")
         options["scoring_enabled"] = True
     names = [part.strip() for part in args.bots.split(",")]
     try:

@@ -2043,10 +2043,16 @@ def new_game(
 
     Raises:
         RuleSetError: unknown preset/option/value, or a player count out of range.
+        TypeError: ``players`` or ``seed`` is not an integer (the compiled build refuses
+            it as the call is made, with Python's own message).
     """
-    ruleset = make_rules(rules, options)
+    # TypeError, as the compiled build's argument check raises; it lets a bool through as
+    # 0 or 1 (then a count out of range), so only the pure build names a bool here.
     if isinstance(players, bool) or not isinstance(players, int):
-        raise RuleSetError(f"players must be an integer, not {players!r}")
+        raise TypeError(f"players must be an integer, not {players!r}")
+    if not isinstance(seed, int):
+        raise TypeError(f"seed must be an integer, not {seed!r}")
+    ruleset = make_rules(rules, options)
     if not ruleset.min_players <= players <= ruleset.max_players:
         raise RuleSetError(
             f"{players} players is outside {ruleset.min_players}-{ruleset.max_players} for "
