@@ -289,6 +289,20 @@ def test_notation_malformed_records_are_refused_naming_the_field(
         GameRecord.loads(json.dumps(data))
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("play R7 -1", "'-1' in 'play R7 -1' is not a seat"),
+        ("play R7 purple", "unknown colour 'purple'"),
+        ("play R7 1 2", "unexpected '2'"),
+        ("fly", "unknown action 'fly'"),
+    ],
+)
+def test_notation_bad_actions_are_refused_naming_the_token(text: str, message: str) -> None:
+    with pytest.raises(NotationError, match=re.escape(message)):
+        nomercy.parse_action(text, 0)
+
+
 def test_notation_a_position_written_before_colour_chooser_was_dropped_still_loads() -> None:
     # 2026-11-29 (1790740) dropped colour_chooser: the seat to act names the colour. Positions
     # written before then carry the key; they load, the key read as nothing.

@@ -158,6 +158,8 @@ def parse_action(text: str, to_act: int | None) -> Action:
                 uno = True
             elif token.isdigit() and target is None:
                 target = int(token)
+            elif token.startswith("-") and token[1:].isdigit():
+                raise NotationError(f"{token!r} in {text!r} is not a seat: seats count from 0")
             elif colour is None and not token.isdigit() and token.lower() != "uno":
                 colour = parse_colour(token)
             else:
