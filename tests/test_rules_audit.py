@@ -293,6 +293,9 @@ def test_notation_malformed_records_are_refused_naming_the_field(
     ("text", "message"),
     [
         ("play R7 -1", "'-1' in 'play R7 -1' is not a seat"),
+        ("²:draw", "expected a seat number, got '²'"),
+        ("١:draw", "expected a seat number, got '١'"),  # an Arabic-Indic 1: not notation
+        ("play R7 ²", "unknown colour '²'"),
         ("play R7 purple", "unknown colour 'purple'"),
         ("play R7 1 2", "unexpected '2'"),
         ("fly", "unknown action 'fly'"),
@@ -301,6 +304,27 @@ def test_notation_malformed_records_are_refused_naming_the_field(
 def test_notation_bad_actions_are_refused_naming_the_token(text: str, message: str) -> None:
     with pytest.raises(NotationError, match=re.escape(message)):
         nomercy.parse_action(text, 0)
+
+
+def test_nm38_a_finished_game_refuses_text_actions_naming_the_rule() -> None:
+    g = nomercy.new_game(2, seed=5)
+    while not g.is_over:
+        g.apply(g.legal_actions()[0])
+    before = g.to_position()
+    for text in ("draw", "0:uno", "play R1"):
+        with pytest.raises(nomercy.IllegalActionError, match=r"the game is over \[NM-38\]"):
+            g.apply(text)
+    assert g.to_position() == before
+
+
+@pytest.mark.parametrize("names", [[1, 2], "ab", ("P0", "P1")])
+def test_new_game_names_must_be_a_list_of_strings(names: object) -> None:
+    # The compiled build refuses a non-list as the call is made, in mypyc's words.
+    with pytest.raises(TypeError, match="names must be a list of strings|list object expected"):
+        nomercy.new_game(2, names=names)  # type: ignore[arg-type]
+    position = {**_base(), "players": [{"hand": ["R1"], "name": 7}, {"hand": ["G1"]}]}
+    with pytest.raises(NotationError, match=r"'players\[0\].name' must be a string"):
+        Game.from_position(position)
 
 
 def test_notation_a_position_written_before_colour_chooser_was_dropped_still_loads() -> None:

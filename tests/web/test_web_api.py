@@ -283,6 +283,23 @@ def test_a_socket_from_another_site_is_refused(client: TestClient) -> None:
         ws.receive_json()
 
 
+def test_an_origin_that_is_not_a_url_is_another_site(client: TestClient) -> None:
+    # "http://[" makes urlsplit raise: it is refused as a foreign page, not a server error.
+    code = create(client)["code"]
+    for origin in ("http://[", "http://[::1"):
+        with (
+            pytest.raises(WebSocketDisconnect),
+            client.websocket_connect(f"/ws/{code}", headers={"origin": origin}) as ws,
+        ):
+            ws.receive_json()
+        r = client.post(
+            "/rooms",
+            content="host_name=Ann",
+            headers={"content-type": "application/x-www-form-urlencoded", "origin": origin},
+        )
+        assert r.status_code == 400 and "own page" in r.text
+
+
 def test_protocol_errors_keep_the_connection_usable(client: TestClient) -> None:
     created = create(client, seats=2)
     code = created["code"]

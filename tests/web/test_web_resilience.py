@@ -177,6 +177,31 @@ def test_room_summaries_are_coalesced_and_rooms_capped(tmp_path: Path) -> None:
         asyncio.run(main())
 
 
+def test_a_stalled_request_body_is_answered_408_and_closed(tmp_path: Path) -> None:
+    with real_server(tmp_path / "db.sqlite3", "--header-timeout", "1") as srv:
+        for path in ("/api/rooms", "/rooms"):
+            slow = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+            slow.sendall(
+                f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\n"
+                "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+                '{"host_name":'.encode()
+            )
+            began = time.monotonic()
+            answer = b""
+            while chunk := slow.recv(4096):  # until the server closes it
+                answer += chunk
+            slow.close()
+            assert time.monotonic() - began < 8
+            status = answer.split(b"\r\n", 1)[0]
+            if path == "/api/rooms":
+                assert status == b"HTTP/1.1 408 Request Timeout", answer
+                assert b"did not arrive within 1 s" in answer
+            else:  # the plain form: its error page
+                assert b"did not arrive within 1 s" in answer, answer
+        assert srv.create()["code"]  # the server goes on
+        assert "Traceback" not in srv.log_text()
+
+
 def test_slow_and_surplus_sockets_are_closed(tmp_path: Path) -> None:
     flags = ("--header-timeout", "1", "--max-per-address", "8")
     with real_server(tmp_path / "db.sqlite3", *flags) as srv:

@@ -115,8 +115,14 @@ class Catch(Action):
         return f"{self.seat}:catch {self.target}"
 
 
+def _digits(token: str) -> bool:
+    """ASCII digits only: ``str.isdigit`` also takes ``²`` and other scripts' digits, which
+    ``int`` refuses or reads as numbers the notation does not have."""
+    return token.isascii() and token.isdigit()
+
+
 def _seat(token: str, text: str) -> int:
-    if not token.isdigit():
+    if not _digits(token):
         raise NotationError(f"expected a seat number, got {token!r} in {text!r}")
     return int(token)
 
@@ -156,11 +162,11 @@ def parse_action(text: str, to_act: int | None) -> Action:
         for token in args[1:]:
             if token.lower() == "uno" and not uno:
                 uno = True
-            elif token.isdigit() and target is None:
+            elif _digits(token) and target is None:
                 target = int(token)
-            elif token.startswith("-") and token[1:].isdigit():
+            elif token.startswith("-") and _digits(token[1:]):
                 raise NotationError(f"{token!r} in {text!r} is not a seat: seats count from 0")
-            elif colour is None and not token.isdigit() and token.lower() != "uno":
+            elif colour is None and not _digits(token) and token.lower() != "uno":
                 colour = parse_colour(token)
             else:
                 raise NotationError(f"unexpected {token!r} in {text!r}")

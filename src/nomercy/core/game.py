@@ -515,6 +515,8 @@ class Game:
     def _check(self, action: Action | str) -> tuple[int, int]:
         """``(seat, id)`` of ``action`` if it is legal now; else the error naming the rule."""
         if isinstance(action, str):
+            if self.phase is OVER:  # no seat to act: say so before the notation asks for one
+                raise IllegalActionError("the game is over", "NM-38")
             action = parse_action(action, self.to_act)
         # Fast path: an action object of the engine's own (legal_actions()) for this state.
         seat = getattr(action, "seat", None)
@@ -575,7 +577,13 @@ class Game:
         self._apply(seat, action_id)
 
     def _illegal_id(self, action_id: object, seat: int) -> NoMercyError:
-        if type(action_id) is not int or not 0 <= action_id < NUM_IDS:
+        if type(action_id) is not int:
+            # A numpy integer is an integer, but not an id: ids are Python ints.
+            return ActionIdError(
+                f"action id {action_id!r} is not a Python int: an id is an int in "
+                f"0..{NUM_IDS - 1} (int() converts a numpy integer)"
+            )
+        if not 0 <= action_id < NUM_IDS:
             return ActionIdError(f"action id {action_id!r} is not an integer in 0..{NUM_IDS - 1}")
         try:
             action = id_action(action_id, seat, self.n)
@@ -2044,7 +2052,8 @@ def new_game(
     Raises:
         RuleSetError: unknown preset/option/value, or a player count out of range.
         TypeError: ``players`` or ``seed`` is not an integer (the compiled build refuses
-            it as the call is made, with Python's own message).
+            it as the call is made, with Python's own message), or ``names`` is not a list
+            of strings.
     """
     # TypeError, as the compiled build's argument check raises; it lets a bool through as
     # 0 or 1 (then a count out of range), so only the pure build names a bool here.
@@ -2059,8 +2068,11 @@ def new_game(
             f"preset {ruleset.preset!r} (NM-1, A30; raise max_players up to 10 to allow more)"
         )
     check_deal(ruleset)
-    if names is not None and len(names) != players:
-        raise RuleSetError(f"{len(names)} names given for {players} players")
+    if names is not None:
+        if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+            raise TypeError(f"names must be a list of strings, not {names!r}")
+        if len(names) != players:
+            raise RuleSetError(f"{len(names)} names given for {players} players")
     g = Game(ruleset, names or [f"P{i}" for i in range(players)])
     g.seed = seed
     g.key = next_key(seed & MASK)

@@ -134,7 +134,10 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
         if not isinstance(p, Mapping):
             raise NotationError(f"players[{i}] must be an object with 'hand', 'out', 'uno'")
         _check_keys(p, PLAYER_KEYS, f"players[{i}]")
-    names = [str(p.get("name", f"P{i}")) for i, p in enumerate(players)]
+    names = [p.get("name", f"P{i}") for i, p in enumerate(players)]
+    for i, name in enumerate(names):
+        if not isinstance(name, str):
+            raise NotationError(f"'players[{i}].name' must be a string, not {name!r}")
     g = cls(rules, names)
     n = g.n
 

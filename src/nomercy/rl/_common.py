@@ -53,12 +53,34 @@ def make_ruleset(preset: str, options: Mapping[str, Any] | None, n: int) -> Rule
 
 
 def check_learner_seat(seat: int | None, n: int) -> int | None:
-    """``None`` (a seat drawn at every reset) or a seat of an ``n``-seat table."""
-    if seat is not None and (
-        isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n
-    ):
+    """``None`` (a seat drawn at every reset) or a seat of an ``n``-seat table (a numpy
+    integer is read as its int)."""
+    if seat is None:
+        return None
+    found = as_action_id(seat)  # an int, a numpy integer or a 0-d integer array
+    if found is None or not 0 <= found < n:
         raise ValueError(f"learner_seat must be None or a seat 0..{n - 1}, not {seat!r}")
-    return seat
+    return found
+
+
+def check_illegal_reward(reward: float) -> float:
+    """The penalty of an illegal id in ``"penalize"`` mode: a finite number."""
+    if isinstance(reward, bool) or not (
+        isinstance(reward, (int, float, np.integer, np.floating)) and math.isfinite(reward)
+    ):
+        raise ValueError(f"illegal_reward must be a finite number, not {reward!r}")
+    return float(reward)
+
+
+def check_seed(seed: object) -> int | None:
+    """A reset's seed: ``None`` or an integer (a numpy integer is read as its int); a float or
+    a string would be truncated or fail later, so it is refused here."""
+    if seed is None:
+        return None
+    found = as_action_id(seed)
+    if found is None:
+        raise TypeError(f"seed must be an integer or None, not {seed!r}")
+    return found
 
 
 def check_max_steps(max_steps: int | None) -> int | None:
@@ -129,14 +151,33 @@ def mask_of_ids(ids: list[int]) -> npt.NDArray[np.int8]:
     return np.frombuffer(buf, np.int8)
 
 
+def as_action_id(action: object) -> int | None:
+    """The id ``action`` stands for: a Python ``int`` (not a ``bool``), a numpy integer, or a
+    0-d integer array (which the envs' ``action_space.contains``); ``None`` for anything else
+    (a float, a bool, a string, an array of several ids)."""
+    if type(action) is int:
+        return action
+    if isinstance(action, bool):
+        return None
+    if isinstance(action, (int, np.integer)):
+        return int(action)
+    if (
+        isinstance(action, np.ndarray)
+        and action.ndim == 0
+        and np.issubdtype(action.dtype, np.integer)
+    ):
+        return int(action)
+    return None
+
+
 def explain_illegal(game: Game, seat: int, action_id: Any, who: str) -> str:
     """Why ``action_id`` is not legal for ``seat`` now, in words (the engine's reason)."""
-    try:
-        value = int(action_id)
-    except (TypeError, ValueError):
-        return f"{who}: {action_id!r} is not an action id (an integer 0..{NUM_ACTIONS - 1})"
-    if value != action_id and not isinstance(action_id, np.integer):
-        return f"{who}: {action_id!r} is not an integer action id"
+    value = as_action_id(action_id)
+    if value is None:
+        return (
+            f"{who}: {action_id!r} is not an action id: an integer 0..{NUM_ACTIONS - 1} "
+            f"(a Python or numpy integer), not {type(action_id).__name__}"
+        )
     try:
         action = id_to_action(value, seat, game.n)
     except ActionIdError as exc:

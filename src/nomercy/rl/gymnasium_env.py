@@ -27,8 +27,10 @@ from nomercy.encoding.observations import ObservationEncoder, flat_scale
 from nomercy.rl._common import (
     IllegalActionIdError,
     LegalDiscrete,
+    as_action_id,
     check_flat_bounds,
     check_illegal_mode,
+    check_illegal_reward,
     check_learner_seat,
     check_max_steps,
     check_obs_format,
@@ -133,7 +135,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         self.n = n
         self.learner_seat = check_learner_seat(learner_seat, n)
         self.illegal_action = check_illegal_mode(illegal_action)
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_illegal_reward(illegal_reward)
         self.max_steps = check_max_steps(max_steps)
         self.render_mode = check_render_mode(render_mode)
         self.out_of_turn = check_out_of_turn(out_of_turn)
@@ -228,13 +230,8 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         game = self._require_game()
         if game.is_over or game.out[self.seat]:
             raise RuntimeError("the episode is over: call reset()")
-        aid = -1
-        if type(action) is int or (
-            isinstance(action, (int, np.integer)) and not isinstance(action, bool)
-        ):
-            aid = int(action)
-            if aid not in self._legal:
-                aid = -1
+        found = as_action_id(action)
+        aid = found if found is not None and found in self._legal else -1
         if aid < 0:
             why = explain_illegal(game, self.seat, action, f"seat {self.seat}")
             if self.illegal_action == "raise":
@@ -314,7 +311,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
     # ------------------------------------------------------------------ internals
     def _require_game(self) -> Game:
         if self.game is None:
-            raise RuntimeError("call reset() before step()")
+            raise RuntimeError("call reset() before using the environment")
         return self.game
 
     def _apply(self, aid: int, seat: int) -> None:

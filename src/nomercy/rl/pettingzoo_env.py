@@ -32,13 +32,16 @@ from nomercy.encoding.observations import ObservationEncoder, flat_scale
 from nomercy.rl._common import (
     IllegalActionIdError,
     LegalDiscrete,
+    as_action_id,
     check_flat_bounds,
     check_illegal_mode,
+    check_illegal_reward,
     check_max_steps,
     check_obs_format,
     check_out_of_turn,
     check_render_mode,
     check_reward,
+    check_seed,
     end_rewards,
     explain_illegal,
     flat_observation_space,
@@ -149,7 +152,7 @@ class raw_env(AECEnv[str, Obs, int]):
         self.engine = _check_engine(engine)
         self.num_players = num_players
         self.illegal_action = check_illegal_mode(illegal_action)
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_illegal_reward(illegal_reward)
         self.max_steps = check_max_steps(max_steps)
         self.render_mode = check_render_mode(render_mode)
         self.possible_agents = [f"player_{s}" for s in range(num_players)]
@@ -257,12 +260,13 @@ class raw_env(AECEnv[str, Obs, int]):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new game. ``seed`` fixes the shuffle; without one a fresh seed is drawn
         from a generator that the last explicit seed started."""
+        seed = check_seed(seed)
         if seed is not None:
             # The generator for later unseeded resets starts from this seed; it is built on
             # the first unseeded reset (building one costs as much as a few steps).
             self._seed_rng = None
             self._seed_base = seed
-            game_seed = int(seed)
+            game_seed = seed
         else:
             if self._seed_rng is None:
                 base = self._seed_base
@@ -300,6 +304,13 @@ class raw_env(AECEnv[str, Obs, int]):
         unless the rules need events for the observation or the rewards (docs/rl.md,
         "Speed"): its ``log`` may then stay empty; ``history`` holds every action."""
         return self._game
+
+    def _not_playing(self) -> RuntimeError:
+        """The error of ``step``/``last``/``agent_iter`` before ``reset()`` or once every agent
+        is done (PettingZoo's reset-before-use, which this env enforces itself)."""
+        if not hasattr(self, "agent_selection"):
+            return RuntimeError("call reset() before using the environment")
+        return RuntimeError("every agent is done: call reset() to play again")
 
     def _choose_decider(self) -> None:
         """Point ``agent_selection`` at the seat to decide next (module docstring)."""
@@ -368,9 +379,12 @@ class raw_env(AECEnv[str, Obs, int]):
 
     def last(self, observe: bool = True) -> tuple[Obs | None, float, bool, bool, dict[str, Any]]:
         """``AECEnv.last``: the acting agent's observation, cumulative reward, flags, info."""
-        agent = self.agent_selection
-        terminated = self.terminations[agent]
-        truncated = self.truncations[agent]
+        try:  # free in the common case; before reset() or after the end, say so
+            agent = self.agent_selection
+            terminated = self.terminations[agent]
+            truncated = self.truncations[agent]
+        except (AttributeError, KeyError):
+            raise self._not_playing() from None
         obs: Obs | None
         if not observe:
             obs = None
@@ -384,14 +398,20 @@ class raw_env(AECEnv[str, Obs, int]):
         """``AECEnv.agent_iter``: yields ``agent_selection`` until no agent is left (or
         ``max_iter`` agents); a generator, which costs less per step than PettingZoo's
         ``AECIterator`` class."""
+        if not hasattr(self, "agents"):
+            raise self._not_playing()
         while self.agents and max_iter > 0:
             max_iter -= 1
             yield self.agent_selection
 
     def step(self, action: int | None) -> None:
         """Take ``action`` (an id) for ``agent_selection``; ``None`` for a finished agent."""
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:  # free in the common case; before reset() or after the end, say so
+            agent = self.agent_selection
+            dead = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):
+            raise self._not_playing() from None
+        if dead:
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
@@ -401,8 +421,9 @@ class raw_env(AECEnv[str, Obs, int]):
         if self._plain:
             # Turn-taking without scoring (nobody is offered or declines a chance): the
             # compiled core takes a legal int id, and says who decides next.
-            if type(action) is not int and isinstance(action, np.integer):
-                action = int(action)
+            if type(action) is not int:
+                found = as_action_id(action)  # numpy integers, 0-d integer arrays
+                action = found if found is not None else action
             turn = self._core.step(action)  # no game: -2, and _refuse raises
             if turn != -2:
                 if self.infos[agent]:
@@ -423,11 +444,8 @@ class raw_env(AECEnv[str, Obs, int]):
     def _step_offered(self, agent: str, action: Any) -> None:
         """:meth:`step` where out-of-turn chances are offered, or with scoring or a step limit."""
         game = self._require_game()
-        aid = -1
-        if isinstance(action, (int, np.integer)) and not isinstance(action, bool):
-            aid = int(action)
-            if aid not in self._legal():
-                aid = -1
+        found = as_action_id(action)
+        aid = found if found is not None and found in self._legal() else -1
         if aid < 0:
             self._refuse(agent, action)
             return

@@ -25,6 +25,7 @@ from gymnasium.vector.utils import batch_space
 
 from nomercy.encoding.actions import NUM_ACTIONS
 from nomercy.encoding.observations import OBS_SIZE
+from nomercy.rl._common import IllegalActionIdError, check_seed, explain_illegal
 from nomercy.rl.gymnasium_env import NoMercyEnv
 
 __all__ = ["NoMercyVectorEnv"]
@@ -115,10 +116,12 @@ class NoMercyVectorEnv(VectorEnv):
         seeds: list[int | None]
         if seed is None:
             seeds = [None] * self.num_envs
-        elif isinstance(seed, int):
-            seeds = [seed + i for i in range(self.num_envs)]
+        elif not isinstance(seed, (list, tuple, np.ndarray)) or np.ndim(seed) == 0:
+            base = check_seed(seed)  # an int or a numpy integer; a float or a str is refused
+            assert base is not None
+            seeds = [base + i for i in range(self.num_envs)]
         else:
-            seeds = list(seed)
+            seeds = [check_seed(s) for s in seed]
             if len(seeds) != self.num_envs:
                 raise ValueError(
                     f"{len(seeds)} seeds given for num_envs={self.num_envs}: one per table"
@@ -150,10 +153,20 @@ class NoMercyVectorEnv(VectorEnv):
     ) -> tuple[
         Any, npt.NDArray[np.float64], npt.NDArray[np.bool_], npt.NDArray[np.bool_], dict[str, Any]
     ]:
-        """Play one id per table (ignored for a table being reset, in ``NEXT_STEP`` mode)."""
+        """Play one id per table (ignored for a table being reset, in ``NEXT_STEP`` mode).
+
+        Raises:
+            ValueError: ``actions`` is not one integer id per table.
+            IllegalActionIdError: with ``illegal_action="raise"``, an id its table may not
+                take now (the message names the table); no table has moved.
+            RuntimeError: with ``autoreset_mode=DISABLED``, a table has ended and was not
+                reset.
+        """
         ids = np.asarray(actions)
         if ids.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), not {ids.shape}")
+        if not np.issubdtype(ids.dtype, np.integer):
+            raise ValueError(f"actions must be integer ids, not an array of {ids.dtype}")
         mode = self.autoreset_mode
         resetting = self._autoreset.tolist()
         if mode is AutoresetMode.DISABLED and any(resetting):
@@ -161,12 +174,14 @@ class NoMercyVectorEnv(VectorEnv):
             raise RuntimeError(
                 f"table {i} has ended: reset it (options={{'reset_mask': ...}}) first"
             )
+        actions_list: list[int] = ids.tolist()
+        self._check_legal(actions_list, resetting)
         same_step = mode is AutoresetMode.SAME_STEP
         rewards = [0.0] * self.num_envs
         terminations = [False] * self.num_envs
         truncations = [False] * self.num_envs
         extra: list[tuple[int, dict[str, Any]]] = []  # the infos beyond seat and mask
-        for i, (env, action) in enumerate(zip(self.envs, ids.tolist(), strict=True)):
+        for i, (env, action) in enumerate(zip(self.envs, actions_list, strict=True)):
             if resetting[i]:
                 env._deal()  # NEXT_STEP: this step only resets the table
             else:
@@ -217,6 +232,16 @@ class NoMercyVectorEnv(VectorEnv):
         """Nothing to release: the tables live in this process."""
 
     # ------------------------------------------------------------------ internals
+    def _check_legal(self, actions: list[int], resetting: list[bool]) -> None:
+        """In ``illegal_action="raise"`` mode, refuse a batch with an illegal id before any
+        table moves (naming the table), so no table's step is lost to another's error."""
+        for i, (env, action) in enumerate(zip(self.envs, actions, strict=True)):
+            if env.illegal_action == "raise" and not resetting[i] and action not in env._legal:
+                game = env.game
+                assert game is not None
+                why = explain_illegal(game, env.seat, action, f"table {i}, seat {env.seat}")
+                raise IllegalActionIdError(why)
+
     def _write(self, i: int) -> None:
         """Table ``i``'s learner observation and mask into row ``i`` of the arrays."""
         env = self.envs[i]

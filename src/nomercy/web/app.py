@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import (
     FileResponse,
     HTMLResponse,
@@ -195,8 +195,22 @@ class _Work:
     stopping: bool = False
 
 
-async def _json_body(request: Request) -> Any:
-    body = await request.body()
+async def _read_body(request: Request, timeout: float) -> bytes:
+    """The request's body; one that does not arrive within ``timeout`` seconds is a 408 (the
+    connection then closes: a stalled upload holds nothing), a client gone mid-body a 400
+    nobody reads (no traceback)."""
+    try:
+        return await asyncio.wait_for(request.body(), timeout)
+    except TimeoutError:
+        raise ProtocolError(
+            ErrorCode.BAD_REQUEST, f"the request body did not arrive within {timeout:g} s", 408
+        ) from None
+    except ClientDisconnect:
+        raise ProtocolError(ErrorCode.BAD_REQUEST, "the client left before its body") from None
+
+
+async def _json_body(request: Request, timeout: float) -> Any:
+    body = await _read_body(request, timeout)
     if not body.strip():
         return {}
     try:
@@ -209,7 +223,13 @@ def _same_origin(headers: Any) -> bool:
     """Whether a request comes from this server's own pages (or from no page: no Origin)."""
     origin = headers.get("origin")
     host = headers.get("host")
-    return not (origin and host and urlsplit(origin).netloc != host)
+    if not (origin and host):
+        return True
+    try:
+        netloc = urlsplit(origin).netloc
+    except ValueError:  # not a URL ("http://["): from no page of ours
+        return False
+    return netloc == host
 
 
 _ERROR_CODES = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED}
@@ -246,7 +266,10 @@ def _form_room(fields: dict[str, list[str]]) -> dict[str, Any]:
             continue  # left empty (or filled by the script that has not run): the default
         value: Any = values[-1]
         if key in ("seats", "timer"):
-            value = int(value) if value.strip().isdigit() and len(value) < 6 else value
+            digits = value.strip()
+            value = (
+                int(digits) if digits.isascii() and digits.isdigit() and len(value) < 6 else value
+            )
         elif key == "hints":  # the lobby's select: on / off
             value = {"on": True, "off": False}.get(value.strip().lower(), value)
         body[key] = value
@@ -292,7 +315,9 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
 
     async def api_create(request: Request) -> Response:
         try:
-            settings = parse_room_request(await _json_body(request), config.timers)
+            settings = parse_room_request(
+                await _json_body(request, config.body_timeout), config.timers
+            )
             room, token = await lobby.create_room(settings, _address(request))
         except ProtocolError as exc:
             return _error(exc)
@@ -303,7 +328,7 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
 
     async def api_join(request: Request) -> Response:
         try:
-            body = await _json_body(request)
+            body = await _json_body(request, config.body_timeout)
             if not isinstance(body, dict):
                 raise ProtocolError(ErrorCode.BAD_REQUEST, "the body must be a JSON object")
             seat, token = await lobby.join(request.path_params["code"], body.get("name"))
@@ -329,8 +354,8 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
             origin != "null" and not _same_origin(request.headers)
         ):
             return _form_error_page("this form must be sent from this server's own page")
-        body = await request.body()
         try:
+            body = await _read_body(request, config.body_timeout)
             fields = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=64)
             settings = parse_room_request(_form_room(fields), config.timers)
             room, token = await lobby.create_room(settings, _address(request))

@@ -64,6 +64,9 @@ class ServerConfig:
         hellos_per_address: ``hello`` messages per second one client address (an IPv6 /64)
             may send across all its connections, with bursts of ``hello_burst`` (0: no limit).
         hello_timeout: seconds a new WebSocket has to say ``hello`` before it is closed.
+        body_timeout: seconds a request's body may take to arrive once its headers have; a
+            slower one is answered 408 (``bad_request``) and its connection closed, so a
+            stalled upload cannot hold a connection (``--header-timeout`` sets both).
         room_connections: WebSockets one room holds at most (seats and spectators).
         room_idle: seconds a room with no connection and no move is kept open (0: for ever);
             then it is closed (its finished games stay, as replays).
@@ -99,6 +102,7 @@ class ServerConfig:
     hellos_per_address: float = 10.0
     hello_burst: float = 60.0
     hello_timeout: float = 10.0
+    body_timeout: float = 10.0
     room_connections: int = 64
     room_idle: float = 7 * 86400.0
     unjoined_idle: float = 600.0

@@ -172,8 +172,8 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         type=float,
         default=10.0,
         metavar="SECONDS",
-        help="close a connection that has not sent a request's headers within this time "
-        "(default: %(default)s)",
+        help="close a connection that has not sent a request's headers within this time, "
+        "and answer 408 to a request whose body takes longer again (default: %(default)s)",
     )
     limits.add_argument(
         "--hello-timeout",
@@ -344,6 +344,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         rate_per_second=args.rate_limit,
         rate_capacity=2 * args.rate_limit,
         hello_timeout=args.hello_timeout,
+        body_timeout=args.header_timeout,
         room_connections=args.room_connections,
         room_idle=args.room_idle,
         unjoined_idle=args.unjoined_room_idle,
