@@ -2069,7 +2069,8 @@ def new_game(
         )
     check_deal(ruleset)
     if names is not None:
-        if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        given: list[Any] = names  # items read as objects: the compiled build casts a str
+        if not isinstance(given, list) or not all(isinstance(name, str) for name in given):
             raise TypeError(f"names must be a list of strings, not {names!r}")
         if len(names) != players:
             raise RuleSetError(f"{len(names)} names given for {players} players")
