@@ -283,6 +283,15 @@ def test_a_socket_from_another_site_is_refused(client: TestClient) -> None:
         ws.receive_json()
 
 
+def test_join_and_replays_refuse_what_they_do_not_know(client: TestClient) -> None:
+    code = create(client)["code"]
+    r = client.post(f"/api/rooms/{code}/join", json={"name": "Bo", "nmae": "x"})
+    assert r.status_code == 400 and r.json()["error"] == "bad_request"
+    assert "unknown keys ['nmae']" in r.json()["message"]
+    r = client.get("/api/replays/nosuchgame?format=xml")
+    assert r.status_code == 400 and "not a replay format" in r.json()["message"]
+
+
 def test_an_origin_that_is_not_a_url_is_another_site(client: TestClient) -> None:
     # "http://[" makes urlsplit raise: it is refused as a foreign page, not a server error.
     code = create(client)["code"]

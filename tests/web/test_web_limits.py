@@ -67,6 +67,17 @@ def test_rooms_per_hour_and_open_rooms_are_capped_and_rooms_made_and_left_expire
             assert refused["error"] == "rate_limited"
             assert "5 new rooms an hour" in refused["message"]
             assert 3000 < int(made[-1].headers["retry-after"]) <= 3600
+            # The lobby's plain form gets the same status and Retry-After, as a page.
+            form = await mallory.post(
+                "/rooms",
+                content="host_name=M",
+                headers={
+                    "content-type": "application/x-www-form-urlencoded",
+                    "sec-fetch-site": "same-origin",
+                },
+            )
+            assert form.status_code == 429 and "5 new rooms an hour" in form.text
+            assert 3000 < int(form.headers["retry-after"]) <= 3600
             # Another address is not held up by that one.
             victim = await server.http_from(VICTIM).post("/api/rooms", json={"host_name": "V"})
             assert victim.status_code == 201

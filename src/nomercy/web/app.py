@@ -72,13 +72,10 @@ _PAGE_HEADERS = {
 
 
 def _error(exc: ProtocolError) -> JSONResponse:
-    headers = None
-    if exc.retry_after is not None:
-        headers = {"retry-after": str(max(1, math.ceil(exc.retry_after)))}
     return JSONResponse(
         {"error": exc.code.value, "message": exc.message},
         status_code=exc.status,
-        headers=headers,
+        headers=_retry_after(exc),
     )
 
 
@@ -276,7 +273,16 @@ def _form_room(fields: dict[str, list[str]]) -> dict[str, Any]:
     return body
 
 
-def _form_error_page(message: str) -> HTMLResponse:
+def _retry_after(exc: ProtocolError) -> dict[str, str] | None:
+    """The ``Retry-After`` header of a refusal that says when to try again."""
+    if exc.retry_after is None:
+        return None
+    return {"retry-after": str(max(1, math.ceil(exc.retry_after)))}
+
+
+def _form_error_page(
+    message: str, status: int = 400, headers: dict[str, str] | None = None
+) -> HTMLResponse:
     text = html.escape(message)
     page = (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
@@ -286,7 +292,7 @@ def _form_error_page(message: str) -> HTMLResponse:
         f'<h2>Cannot create the room</h2><p role="alert">{text}</p>'
         '<p><a href="/">Back to the lobby</a></p></section></main></body></html>'
     )
-    return HTMLResponse(page, status_code=400, headers=_PAGE_HEADERS)
+    return HTMLResponse(page, status_code=status, headers={**_PAGE_HEADERS, **(headers or {})})
 
 
 def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starlette:
@@ -331,6 +337,11 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
             body = await _json_body(request, config.body_timeout)
             if not isinstance(body, dict):
                 raise ProtocolError(ErrorCode.BAD_REQUEST, "the body must be a JSON object")
+            unknown = sorted(str(key)[:40] for key in body if key != "name")
+            if unknown:  # as room creation does: a typo is not ignored
+                raise ProtocolError(
+                    ErrorCode.BAD_REQUEST, f"unknown keys {unknown[:5]}; expected 'name'"
+                )
             seat, token = await lobby.join(request.path_params["code"], body.get("name"))
         except ProtocolError as exc:
             return _error(exc)
@@ -361,8 +372,8 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
             room, token = await lobby.create_room(settings, _address(request))
         except (UnicodeDecodeError, ValueError):
             return _form_error_page("the form could not be read")
-        except ProtocolError as exc:
-            return _form_error_page(exc.message)
+        except ProtocolError as exc:  # the API's status (429 with Retry-After, 503, ...)
+            return _form_error_page(exc.message, exc.status, _retry_after(exc))
         target = f"/r/{room.code}#seat=0&token={quote(token)}"
         return RedirectResponse(target, status_code=303)
 
@@ -401,11 +412,19 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
         return JSONResponse(body, status_code=200 if ready else 503)
 
     async def api_replay(request: Request) -> Response:
+        kind = request.query_params.get("format", "json")
+        if kind not in ("json", "record"):
+            return _error(
+                ProtocolError(
+                    ErrorCode.BAD_REQUEST,
+                    f"format {kind[:20]!r} is not a replay format: json (default) or record",
+                )
+            )
         try:
             data, text = await lobby.replay(request.path_params["game_id"])
         except ProtocolError as exc:
             return _error(exc)
-        if request.query_params.get("format") == "record":
+        if kind == "record":
             game_id = request.path_params["game_id"]
             return Response(
                 text + "\n",
