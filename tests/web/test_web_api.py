@@ -292,6 +292,31 @@ def test_join_and_replays_refuse_what_they_do_not_know(client: TestClient) -> No
     assert r.status_code == 400 and "not a replay format" in r.json()["message"]
 
 
+def test_another_sites_page_may_not_create_or_join_rooms(client: TestClient) -> None:
+    # A text/plain POST needs no preflight: the server itself refuses another site's page.
+    code = create(client)["code"]
+    for headers in (
+        {"origin": "https://evil.example", "sec-fetch-site": "cross-site"},
+        {"origin": "https://evil.example"},
+        {"sec-fetch-site": "cross-site"},
+    ):
+        r = client.post("/api/rooms", content='{"host_name": "M"}', headers=headers)
+        assert r.status_code == 403 and r.json()["error"] == "bad_request", headers
+        r = client.post(f"/api/rooms/{code}/join", json={"name": "M"}, headers=headers)
+        assert r.status_code == 403, headers
+    # This server's pages (Origin null: they send no referrer) and non-browser clients may.
+    ours = {"origin": "null", "sec-fetch-site": "same-origin"}
+    assert client.post("/api/rooms", json={"host_name": "A"}, headers=ours).status_code == 201
+    assert client.post("/api/rooms", json={"host_name": "B"}).status_code == 201
+    host = {"origin": "http://testserver"}
+    assert client.post("/api/rooms", json={"host_name": "C"}, headers=host).status_code == 201
+
+
+def test_a_huge_value_is_not_quoted_back_in_full(client: TestClient) -> None:
+    r = client.post("/api/rooms", json={"host_name": "A", "seats": int("9" * 4000)})
+    assert r.status_code == 400 and len(r.json()["message"]) <= 300
+
+
 def test_an_origin_that_is_not_a_url_is_another_site(client: TestClient) -> None:
     # "http://[" makes urlsplit raise: it is refused as a foreign page, not a server error.
     code = create(client)["code"]

@@ -216,6 +216,19 @@ async def _json_body(request: Request, timeout: float) -> Any:
         raise ProtocolError(ErrorCode.BAD_REQUEST, f"the body must be JSON: {exc}") from None
 
 
+def _from_our_pages(request: Request) -> bool:
+    """Whether a browser sent this POST from this server's own pages (or no browser did).
+
+    Pages here send no referrer, so a browser's Origin on their POSTs is "null":
+    Sec-Fetch-Site (sent by current browsers) tells another site's request from ours, and an
+    Origin other than "null" must be this host. Clients that are not browsers send neither.
+    Another site's page could otherwise create rooms with a visitor's address (spending its
+    rooms-per-hour) through a plain form or a text/plain fetch, which no preflight stops."""
+    site = request.headers.get("sec-fetch-site", "same-origin")
+    origin = request.headers.get("origin", "null")
+    return site in ("same-origin", "none") and (origin == "null" or _same_origin(request.headers))
+
+
 def _same_origin(headers: Any) -> bool:
     """Whether a request comes from this server's own pages (or from no page: no Origin)."""
     origin = headers.get("origin")
@@ -230,6 +243,13 @@ def _same_origin(headers: Any) -> bool:
 
 
 _ERROR_CODES = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED}
+
+
+def _cross_site() -> ProtocolError:
+    """The refusal of a POST another site's page sent (:func:`_from_our_pages`)."""
+    return ProtocolError(
+        ErrorCode.BAD_REQUEST, "this request must come from this server's own pages", 403
+    )
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -321,6 +341,8 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
 
     async def api_create(request: Request) -> Response:
         try:
+            if not _from_our_pages(request):
+                raise _cross_site()
             settings = parse_room_request(
                 await _json_body(request, config.body_timeout), config.timers
             )
@@ -334,6 +356,8 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
 
     async def api_join(request: Request) -> Response:
         try:
+            if not _from_our_pages(request):
+                raise _cross_site()
             body = await _json_body(request, config.body_timeout)
             if not isinstance(body, dict):
                 raise ProtocolError(ErrorCode.BAD_REQUEST, "the body must be a JSON object")
@@ -357,13 +381,7 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
         # The lobby's form posted the plain way (its script not loaded yet, or off): create the
         # room and go to it. The seat token travels in the fragment, which the browser keeps
         # to itself (not sent to the server, no referrer): room.js stores it and removes it.
-        # Pages here send no referrer, so the browser's Origin is "null": Sec-Fetch-Site
-        # (sent by current browsers) tells another site's form from ours.
-        site = request.headers.get("sec-fetch-site", "same-origin")
-        origin = request.headers.get("origin", "null")
-        if site not in ("same-origin", "none") or (
-            origin != "null" and not _same_origin(request.headers)
-        ):
+        if not _from_our_pages(request):
             return _form_error_page("this form must be sent from this server's own page")
         try:
             body = await _read_body(request, config.body_timeout)

@@ -122,12 +122,18 @@ class ErrorCode(StrEnum):
     REMOVED = "removed"
 
 
+#: The longest error message sent: a request's huge value is quoted up to here.
+_MAX_ERROR_TEXT = 300
+
+
 class ProtocolError(Exception):
     """A refused request: ``code`` (an :class:`ErrorCode`) and a message naming the problem."""
 
     def __init__(
         self, code: ErrorCode, message: str, status: int = 400, retry_after: float | None = None
     ) -> None:
+        if len(message) > _MAX_ERROR_TEXT:  # a huge value quoted back is not an answer
+            message = message[: _MAX_ERROR_TEXT - 3] + "..."
         super().__init__(message)
         self.code = code
         self.message = message
