@@ -20,6 +20,7 @@ from nomercy.bots.ismcts_bot import ISMCTSBot
 from nomercy.bots.knowledge import Knowledge, read_view
 from nomercy.bots.random_bot import RandomBot
 from nomercy.bots.registry import (
+    ALIASES,
     BEST,
     BOTS,
     OPTIONAL_BOTS,
@@ -32,6 +33,7 @@ from nomercy.bots.registry import (
 from nomercy.bots.rlcard_rule import RLCardRuleBot
 
 __all__ = [
+    "ALIASES",
     "BEST",
     "BOTS",
     "OPTIONAL_BOTS",
