@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from nomercy import Game, IllegalActionError, NotationError, Play
@@ -105,6 +107,48 @@ def test_record_round_trip_and_resume() -> None:
     assert resumed.game.to_position() == table.game.to_position()
     assert resumed.humans == [2]
     assert resumed.meta == {"seats": ["greedy", "random", "human", "greedy"], "bot_uno_forget": 0.5}
+
+
+@pytest.mark.parametrize("seed", [0, 2, 7])
+def test_nm37_a_resumed_game_forgets_uno_as_the_uninterrupted_one(seed: int) -> None:
+    # Bots that forget often and a person who plays the first legal action; saved after 28
+    # actions and halfway (seeds 0 and 2 diverged when the forgetting came from a generator
+    # per seat that a resumed table started again).
+    def new() -> Table:
+        bots = ["greedy", "random", "heuristic"]
+        return Table.new(4, bots=bots, human=0, seed=seed, rules="classic", uno_forget=0.5)
+
+    def play(table: Table, until: int = 1 << 30) -> list[str]:
+        while not table.game.is_over and table.moves < until:
+            if table.bot_step() is None:
+                table.submit(0, table.legal_actions(0)[0])
+        return [str(a) for a in table.game.history]
+
+    whole = play(new())
+    assert any(a.endswith("uno") for a in whole)  # UNO chances came up
+    for cut in (28, len(whole) // 2):
+        first = new()
+        play(first, cut)
+        assert play(Table.loads(first.dumps())) == whole, cut
+
+
+def test_a_saved_table_is_checked_as_a_new_one_is() -> None:
+    table = Table.new(3, bots=["greedy"], human=0, seed=2)
+    data = json.loads(table.dumps())
+    for change, message in [
+        ({"bot_uno_forget": "x"}, "bot_uno_forget must be a number"),
+        ({"bot_uno_forget": None}, "bot_uno_forget must be a number"),
+        ({"seats": "human,greedy,greedy"}, "seats must be a list"),
+    ]:
+        bad = json.loads(json.dumps(data))
+        bad["result"]["table"].update(change)
+        with pytest.raises(TableError, match=message):
+            Table.loads(json.dumps(bad))
+    pytest.importorskip("rlcard")
+    bad = json.loads(json.dumps(data))
+    bad["result"]["table"]["seats"] = ["human", "rlcard-rule", "greedy"]
+    with pytest.raises(TableError, match="plays the classic preset only"):
+        Table.loads(json.dumps(bad))
 
 
 def test_a_bot_with_parameters_is_seated_saved_and_resumed() -> None:

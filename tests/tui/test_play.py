@@ -768,6 +768,21 @@ def test_resume_rejects_a_bad_file(tmp_path: Path, capsys: pytest.CaptureFixture
     bad.write_text(json.dumps({"hello": 1}))
     assert main(["play", "--resume", str(bad)]) == 2
     assert "not a nomercy game record" in capsys.readouterr().err
+    bad.write_bytes(b"\xff\xfe\x00garbage")
+    assert main(["play", "--resume", str(bad)]) == 2
+    assert "not a saved game (not UTF-8 text" in capsys.readouterr().err
+
+
+def test_resume_refuses_a_game_of_several_people(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = Table.new(3, bots=["greedy"], human=0, seed=5)
+    data = json.loads(table.dumps())
+    data["result"]["table"]["seats"] = ["human", "human", "greedy"]
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(data))
+    assert main(["play", "--resume", str(path)]) == 2
+    assert "seats 0, 1 are people; the terminal app plays one" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------------- reading the table

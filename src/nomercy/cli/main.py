@@ -473,15 +473,22 @@ def _play_config(args: argparse.Namespace) -> Any:
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise UsageError(f"{path}: not a saved game (not UTF-8 text: {exc.reason})") from None
         try:
             table = Table.loads(text)
-        except (TableError, UnicodeDecodeError) as exc:
+        except TableError as exc:
             raise UsageError(f"{path}: {exc}") from None
         if table.game.is_over:
             raise UsageError(f"{path}: that game is already over (narrate it: nomercy replay)")
         humans = table.humans
         if not humans:
             raise UsageError(f"{path}: no human seat to play")
+        if len(humans) > 1:  # the terminal app seats one person; nobody would play the others
+            raise UsageError(
+                f"{path}: seats {', '.join(map(str, humans))} are people; the terminal app "
+                "plays one person's seat"
+            )
         return PlayConfig(
             table=table,
             human=humans[0],

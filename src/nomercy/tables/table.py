@@ -142,6 +142,10 @@ def answer(questions: Sequence[BotQuestion]) -> Action | None:
     return None
 
 
+#: Mixed into a move's seed for its UNO-forgetting roll, apart from the bot's own draws.
+_FORGET_SALT = 0x5EED_F0A6
+
+
 @dataclass
 class _Forgetting:
     """A seat bot's UNO forgetting: its generator, and the decision for the UNO chance on
@@ -155,9 +159,11 @@ class SeatBot:
     """A table's wrapper around a bot: it forgets UNO at a rate and catches anyone it can.
 
     - **Forgetting** (NM-37): at each UNO chance (a ``play ... uno`` variant or ``N:uno`` on
-      offer) the bot decides once, with probability ``uno_forget`` from its own
-      ``random.Random(seed)``, to forget; while it forgets it plays the variant without
-      ``uno`` and lets ``N:uno`` go. The decision holds until no UNO chance is on offer.
+      offer) the bot decides once, with probability ``uno_forget``, to forget; while it
+      forgets it plays the variant without ``uno`` and lets ``N:uno`` go. The decision holds
+      until no UNO chance is on offer. A :meth:`named` bot rolls it from the seed of the move
+      where the chance begins (:meth:`for_move`), any other from its own
+      ``random.Random(seed)``.
     - **Catching**: in turn it first catches an opponent who did not call UNO; out of turn it
       does what the wrapped bot does (if it acts out of turn at all), and otherwise catches.
       So every bot catches, whatever the wrapped bot would do.
@@ -174,6 +180,9 @@ class SeatBot:
         self.name = bot.name
         self.uno_forget = uno_forget
         self._memory = _Forgetting(random.Random(seed))
+        #: The seed of the move this copy decides (:meth:`for_move`), which also rolls the
+        #: forgetting at a chance's start: a resumed game forgets as the uninterrupted one.
+        self._move_seed: int | None = None
         #: The registry name the bot is made from again for each move (:meth:`named`).
         self.kind: str | None = None
         self._spec: BotSpec | None = None  # what kind parses to: rebuilt for each move
@@ -204,6 +213,7 @@ class SeatBot:
             return self
         bot = copy.copy(self)
         bot.bot = self._spec.build(seed)
+        bot._move_seed = seed
         return bot
 
     def __repr__(self) -> str:
@@ -217,7 +227,13 @@ class SeatBot:
             memory.forgetting = None
             return False
         if memory.forgetting is None:
-            memory.forgetting = self.uno_forget > 0 and memory.rng.random() < self.uno_forget
+            # A named bot rolls from its move's seed (bot_seed), not from a stream a resumed
+            # game would restart: the same game forgets the same, saved and resumed or not
+            # (unless saved in the middle of a chance, whose roll is not in the record).
+            rng = memory.rng
+            if self._move_seed is not None:
+                rng = random.Random(self._move_seed ^ _FORGET_SALT)
+            memory.forgetting = self.uno_forget > 0 and rng.random() < self.uno_forget
         return memory.forgetting
 
     def choose_action(self, view: PlayerView, legal: list[Action]) -> Action:
@@ -354,8 +370,9 @@ class Table:
         """Resume a saved table: replay the record and seat the recorded bots again.
 
         A record without table data (e.g. from ``nomercy selfplay``) seats a human at seat 0
-        and greedy bots elsewhere. The bots decide each move as they would have in the
-        uninterrupted game (:func:`bot_seed`); their UNO forgetting starts afresh.
+        and greedy bots elsewhere. The bots decide each move, and roll their UNO forgetting,
+        as they would have in the uninterrupted game (:func:`bot_seed`); only a chance to
+        call UNO open at the moment of saving is rolled again.
 
         Raises:
             TableError: the record does not replay or names an unknown bot.
@@ -368,14 +385,27 @@ class Table:
         kinds: list[str]
         if isinstance(info, dict) and isinstance(info.get("seats"), list):
             kinds = [str(k) for k in info["seats"]]
-            rate = float(info.get("bot_uno_forget", 0.0))
+            rate = info.get("bot_uno_forget", 0.0)
+            if isinstance(rate, bool) or not isinstance(rate, (int, float)):
+                raise TableError(f"the record's bot_uno_forget must be a number, not {rate!r}")
+            for kind in kinds:
+                if kind != HUMAN:
+                    try:
+                        check_preset(parse_bot_spec(kind).name, game.rules.preset)
+                    except ValueError as exc:
+                        raise TableError(str(exc)) from None
+        elif isinstance(info, dict) and "seats" in info:
+            raise TableError(f"the record's seats must be a list, not {info['seats']!r}")
         else:
             kinds = [HUMAN] + ["greedy"] * (game.n - 1)
             rate = 0.0
         if len(kinds) != game.n:
             raise TableError(f"the record seats {len(kinds)} players in a {game.n}-player game")
         return cls._seated(
-            game, kinds, seed=record.seed, uno_forget=rate if uno_forget is None else uno_forget
+            game,
+            kinds,
+            seed=record.seed,
+            uno_forget=float(rate) if uno_forget is None else uno_forget,
         )
 
     # ------------------------------------------------------------------ reading
