@@ -232,6 +232,14 @@ def _load(path: str) -> GameRecord:
         raise AnalyseError(f"{path}: not a game record: {exc}") from None
 
 
+def _load_or_fail(path: str) -> GameRecord:
+    """:func:`_load`, its errors the CLI's usage errors (they name the file already)."""
+    try:
+        return _load(path)
+    except AnalyseError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _pct(x: float) -> str:
     return f"{round(100 * x)}%"
 
@@ -245,8 +253,8 @@ def run_analyse(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError(f"--iterations must be at least 1, not {args.iterations}")
     if not args.max_time > 0:
         raise UsageError(f"--max-time must be positive, not {args.max_time}")
+    record = _load_or_fail(args.record)
     try:
-        record = _load(args.record)
         with progress_bar("analyse", "decisions", quiet=args.quiet or args.json) as bar:
             decisions = analyse_record(
                 record,
@@ -256,8 +264,8 @@ def run_analyse(args: argparse.Namespace, out: TextIO) -> int:
                 max_time=args.max_time,
                 progress=bar.update,
             )
-    except AnalyseError as exc:
-        raise UsageError(str(exc)) from None
+    except AnalyseError as exc:  # named by the file, as replay's errors are
+        raise UsageError(f"{args.record}: {exc}") from None
     game = record.start_game()
     name = game.names[args.seat]
     worst = sorted((d for d in decisions if d.loss > 0), key=lambda d: (-d.loss, d.index))
@@ -280,7 +288,8 @@ def run_analyse(args: argparse.Namespace, out: TextIO) -> int:
     origin = "from a position" if record.start is not None else f"seed {record.seed}"
     print(
         f"{args.record}: {record.rules}, {game.n} players, {origin}; seat "
-        f"{args.seat} ({name}) made {len(decisions)} decisions with a choice",
+        f"{args.seat} ({name}) made {len(decisions)} "
+        f"decision{'' if len(decisions) == 1 else 's'} with a choice",
         file=out,
     )
     print(

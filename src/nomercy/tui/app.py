@@ -692,10 +692,14 @@ class TableScreen(Screen[None]):
         legal = self.table.legal_actions(self.human)
         call = next((a for a in legal if isinstance(a, CallUno)), None)
         if call is None:
-            self._say(
-                "No UNO to call now: with two cards, choose a 'play … + call UNO' action "
-                "(or type 'play CARD uno')"
-            )
+            hand = len(self.table.view(self.human, history=False).hand)
+            if hand == 2 and self.table.to_act == self.human:
+                self._say(
+                    "No UNO to call now: with two cards, choose a 'play … + call UNO' action "
+                    "(or type 'play CARD uno')"
+                )
+            else:  # UNO is called with one card left, or with the play that leaves it
+                self._say(f"No UNO to call now: you hold {hand} cards")
             return
         self.act(call)
 
