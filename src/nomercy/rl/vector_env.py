@@ -116,16 +116,16 @@ class NoMercyVectorEnv(VectorEnv):
         seeds: list[int | None]
         if seed is None:
             seeds = [None] * self.num_envs
-        elif not isinstance(seed, (list, tuple, np.ndarray)) or np.ndim(seed) == 0:
-            base = check_seed(seed)  # an int or a numpy integer; a float or a str is refused
-            assert base is not None
-            seeds = [base + i for i in range(self.num_envs)]
-        else:
+        elif isinstance(seed, (list, tuple)) or (isinstance(seed, np.ndarray) and seed.ndim):
             seeds = [check_seed(s) for s in seed]
             if len(seeds) != self.num_envs:
                 raise ValueError(
                     f"{len(seeds)} seeds given for num_envs={self.num_envs}: one per table"
                 )
+        else:
+            base = check_seed(seed)  # an int or a numpy integer; a float or a str is refused
+            assert base is not None
+            seeds = [base + i for i in range(self.num_envs)]
         options = dict(options) if options else {}
         mask = options.pop("reset_mask", None)
         if mask is None:

@@ -239,7 +239,7 @@ def _same_origin(headers: Any) -> bool:
         netloc = urlsplit(origin).netloc
     except ValueError:  # not a URL ("http://["): from no page of ours
         return False
-    return netloc == host
+    return bool(netloc == host)
 
 
 _ERROR_CODES = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED}
