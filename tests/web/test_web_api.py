@@ -149,6 +149,7 @@ def test_codes_and_tokens_differ_between_rooms(client: TestClient) -> None:
         ({"host_name": "Ann", "bot": "deep-blue"}, "bad_bot", "valid bots"),
         ({"host_name": "Ann", "timer": 45}, "bad_timer", "[0, 15, 30, 60]"),
         ({"host_name": "Ann", "timer": True}, "bad_timer", "timer"),
+        ({"host_name": "Ann", "timer": 30.0}, "bad_timer", "not 30.0"),  # as seats: 4.0
         ({"host_name": "Ann", "mode": "tournament"}, "bad_mode", "mode"),
     ],
 )

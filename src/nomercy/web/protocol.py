@@ -461,7 +461,7 @@ def parse_room_request(body: Any, timers: tuple[int, ...]) -> RoomSettings:
             ErrorCode.BAD_BOT, f"unknown bot {bot!r}; valid bots: {', '.join(sorted(BOTS))}"
         )
     timer = body.get("timer", 0)
-    if isinstance(timer, bool) or timer not in timers:
+    if isinstance(timer, bool) or not isinstance(timer, int) or timer not in timers:
         raise ProtocolError(
             ErrorCode.BAD_TIMER, f"timer must be one of {list(timers)} seconds, not {timer!r}"
         )
