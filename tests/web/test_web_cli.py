@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 import unittest.mock
 from pathlib import Path
 
@@ -41,6 +42,17 @@ def test_bad_flags_exit_2_with_a_message(
     assert main(["serve", *args]) == 2
     err = capsys.readouterr().err
     assert err.startswith("nomercy serve: error: ") and needle in err
+
+
+def test_a_host_that_names_no_address_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The lookup is stubbed: no name service is asked (tests stay off the network).
+    lookup = unittest.mock.patch("socket.getaddrinfo", side_effect=socket.gaierror(-2, "nope"))
+    with lookup:
+        assert main(["serve", "--host", "999.1.1.1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("nomercy serve: error: --host 999.1.1.1: not an address to listen on")
 
 
 @pytest.mark.sqlite_only

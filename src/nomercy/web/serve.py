@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import socket
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -240,6 +241,10 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         return _fail(f"--grace must be >= 0, got {args.grace}")
     if args.rate_limit <= 0:
         return _fail(f"--rate-limit must be > 0, got {args.rate_limit}")
+    try:  # a host that names no address fails here, in words, not in uvicorn's log
+        socket.getaddrinfo(args.host, args.port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        return _fail(f"--host {args.host}: not an address to listen on ({exc})")
     for name in args.allowed_host:
         if not name.strip() or any(c in name for c in "/ \t@"):
             return _fail(f"--allowed-host takes a host name (no scheme or path), not {name!r}")
