@@ -242,7 +242,8 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
     if args.rate_limit <= 0:
         return _fail(f"--rate-limit must be > 0, got {args.rate_limit}")
     try:  # a host that names no address fails here, in words, not in uvicorn's log
-        socket.getaddrinfo(args.host, args.port, type=socket.SOCK_STREAM)
+        if args.host:  # "" is every interface, as 0.0.0.0
+            socket.getaddrinfo(args.host, args.port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
         return _fail(f"--host {args.host}: not an address to listen on ({exc})")
     for name in args.allowed_host:
