@@ -362,6 +362,7 @@ def _base() -> dict[str, Any]:
         ({"resume": -1}, "resume"),
         ({"pending": {"total": -4, "last": 2}}, "pending.total"),
         ({"pending": {"total": 4, "last": 6}}, "pending.last"),
+        ({"drawn": "R1"}, "drawn"),  # a drawn card outside play_drawn
         ({"pending": {"last": 2}}, "pending.total"),
         ({"pending": {"total": 2}, "phase": "play"}, "pending"),
         ({"phase": "stack_or_absorb"}, "pending"),

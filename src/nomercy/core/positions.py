@@ -250,6 +250,10 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
     g.turn = turn
     drawn = pos.get("drawn")
     g.drawn = parse_card(str(drawn)) if drawn else None
+    if g.drawn is not None and phase is not PLAY_DRAWN:
+        raise NotationError(
+            f"'drawn' is the card drawn in phase 'play_drawn' (NM-9), not in {phase.value!r}"
+        )
     if phase is PLAY_DRAWN:
         if g.drawn is None:
             raise NotationError("phase 'play_drawn' needs the 'drawn' card (NM-9)")
