@@ -57,7 +57,7 @@ def check_learner_seat(seat: int | None, n: int) -> int | None:
     integer is read as its int)."""
     if seat is None:
         return None
-    found = as_action_id(seat)  # an int, a numpy integer or a 0-d integer array
+    found = as_int(seat)
     if found is None or not 0 <= found < n:
         raise ValueError(f"learner_seat must be None or a seat 0..{n - 1}, not {seat!r}")
     return found
@@ -77,7 +77,7 @@ def check_seed(seed: object) -> int | None:
     a string would be truncated or fail later, so it is refused here."""
     if seed is None:
         return None
-    found = as_action_id(seed)
+    found = as_int(seed)
     if found is None:
         raise TypeError(f"seed must be an integer or None, not {seed!r}")
     return found
@@ -151,10 +151,10 @@ def mask_of_ids(ids: list[int]) -> npt.NDArray[np.int8]:
     return np.frombuffer(buf, np.int8)
 
 
-def as_action_id(action: object) -> int | None:
-    """The id ``action`` stands for: a Python ``int`` (not a ``bool``), a numpy integer, or a
-    0-d integer array (which the envs' ``action_space.contains``); ``None`` for anything else
-    (a float, a bool, a string, an array of several ids)."""
+def as_int(action: object) -> int | None:
+    """The integer ``action`` (an id, a seed, a seat) stands for: a Python ``int`` (not a
+    ``bool``), a numpy integer, or a 0-d integer array (which the envs' ``action_space``
+    contains); ``None`` for anything else (a float, a bool, a string, several values)."""
     if type(action) is int:
         return action
     if isinstance(action, bool):
@@ -172,7 +172,7 @@ def as_action_id(action: object) -> int | None:
 
 def explain_illegal(game: Game, seat: int, action_id: Any, who: str) -> str:
     """Why ``action_id`` is not legal for ``seat`` now, in words (the engine's reason)."""
-    value = as_action_id(action_id)
+    value = as_int(action_id)
     if value is None:
         return (
             f"{who}: {action_id!r} is not an action id: an integer 0..{NUM_ACTIONS - 1} "

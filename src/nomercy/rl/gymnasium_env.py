@@ -27,7 +27,7 @@ from nomercy.encoding.observations import ObservationEncoder, flat_scale
 from nomercy.rl._common import (
     IllegalActionIdError,
     LegalDiscrete,
-    as_action_id,
+    as_int,
     check_flat_bounds,
     check_illegal_mode,
     check_illegal_reward,
@@ -230,7 +230,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         game = self._require_game()
         if game.is_over or game.out[self.seat]:
             raise RuntimeError("the episode is over: call reset()")
-        found = as_action_id(action)
+        found = as_int(action)
         aid = found if found is not None and found in self._legal else -1
         if aid < 0:
             why = explain_illegal(game, self.seat, action, f"seat {self.seat}")

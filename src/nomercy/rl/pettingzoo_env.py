@@ -32,7 +32,7 @@ from nomercy.encoding.observations import ObservationEncoder, flat_scale
 from nomercy.rl._common import (
     IllegalActionIdError,
     LegalDiscrete,
-    as_action_id,
+    as_int,
     check_flat_bounds,
     check_illegal_mode,
     check_illegal_reward,
@@ -422,7 +422,7 @@ class raw_env(AECEnv[str, Obs, int]):
             # Turn-taking without scoring (nobody is offered or declines a chance): the
             # compiled core takes a legal int id, and says who decides next.
             if type(action) is not int:
-                found = as_action_id(action)  # numpy integers, 0-d integer arrays
+                found = as_int(action)  # numpy integers, 0-d integer arrays
                 action = found if found is not None else action
             turn = self._core.step(action)  # no game: -2, and _refuse raises
             if turn != -2:
@@ -444,7 +444,7 @@ class raw_env(AECEnv[str, Obs, int]):
     def _step_offered(self, agent: str, action: Any) -> None:
         """:meth:`step` where out-of-turn chances are offered, or with scoring or a step limit."""
         game = self._require_game()
-        found = as_action_id(action)
+        found = as_int(action)
         aid = found if found is not None and found in self._legal() else -1
         if aid < 0:
             self._refuse(agent, action)

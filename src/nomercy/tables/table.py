@@ -347,20 +347,22 @@ class Table:
             raise TableError(f"{len(wanted)} bots listed for {len(bot_seats)} bot seats")
         kinds: list[str] = [HUMAN] * players
         for seat, name in zip(bot_seats, wanted, strict=True):
-            try:
-                check_preset(parse_bot_spec(name).name, game.rules.preset)
-            except ValueError as exc:
-                raise TableError(str(exc)) from None
             kinds[seat] = name
         return cls._seated(game, kinds, seed=seed, uno_forget=uno_forget)
 
     @classmethod
     def _seated(cls, game: Game, kinds: Sequence[str], *, seed: int, uno_forget: float) -> Table:
+        """The table of ``game`` with ``kinds`` seated (a new table's and a resumed one's),
+        each bot checked against the preset (``rlcard-rule`` plays classic only)."""
         seated: list[Bot | None] = []
         for seat, kind in enumerate(kinds):
             if kind == HUMAN:
                 seated.append(None)
                 continue
+            try:
+                check_preset(parse_bot_spec(kind).name, game.rules.preset)
+            except ValueError as exc:
+                raise TableError(str(exc)) from None
             seated.append(SeatBot.named(kind, uno_forget=uno_forget, seed=seed * 100 + seat + 50))
         meta = {"seats": list(kinds), "bot_uno_forget": uno_forget}
         return cls(game, seated, meta=meta)
@@ -388,12 +390,6 @@ class Table:
             rate = info.get("bot_uno_forget", 0.0)
             if isinstance(rate, bool) or not isinstance(rate, (int, float)):
                 raise TableError(f"the record's bot_uno_forget must be a number, not {rate!r}")
-            for kind in kinds:
-                if kind != HUMAN:
-                    try:
-                        check_preset(parse_bot_spec(kind).name, game.rules.preset)
-                    except ValueError as exc:
-                        raise TableError(str(exc)) from None
         elif isinstance(info, dict) and "seats" in info:
             raise TableError(f"the record's seats must be a list, not {info['seats']!r}")
         else:
