@@ -68,13 +68,19 @@ MAX_ACTIONS = 100_000
 # ---------------------------------------------------------------------- setup and results
 @dataclass(frozen=True, slots=True)
 class GameSetup:
-    """The rules every game of a run shares: seats, preset, options and the master seed."""
+    """The rules every game of a run shares: seats, preset, options and the master seed.
+
+    ``deal_games``: how many consecutive games share a deal (game ``i`` is dealt from
+    ``game_seed(seed, i // deal_games)``); 1 by default, the number of seats for the paired
+    deals of a sequential test (:mod:`nomercy.arena.sprt`).
+    """
 
     players: int
     preset: str = "no-mercy"
     options: tuple[tuple[str, Any], ...] = ()
     seed: int = 0
     max_actions: int = MAX_ACTIONS
+    deal_games: int = 1
 
     @classmethod
     def make(
@@ -106,8 +112,9 @@ class GameSetup:
         return found
 
     def new_game(self, index: int) -> Game:
-        """Game ``index`` of the run, dealt with its derived seed."""
-        return new_game(self.players, rules=self.rules(), seed=game_seed(self.seed, index))
+        """Game ``index`` of the run, dealt with its derived seed (its deal's: ``deal_games``)."""
+        deal = index // self.deal_games
+        return new_game(self.players, rules=self.rules(), seed=game_seed(self.seed, deal))
 
 
 #: Rule sets by (preset, options): checking the options costs more than a deal.

@@ -38,6 +38,8 @@ examples:
   nomercy tournament --bots greedy,random --games 200 --json ladder.json --csv ladder.csv
   nomercy tournament --bots ismcts:iterations=200,greedy --players 2 --games 100
   nomercy tournament --bots greedy,random --games 1000 --backend ray --address 10.0.0.5:6379
+  nomercy tournament --sprt --bots puct,ismcts --players 2 --elo0 0 --elo1 15 \\
+      --max-games 8000 --state sprt-hu.json
 
 Line-ups: the rotations of the bot list over the seats (then of the reversed list, with three
 bots or more); a multiple of that block of games seats every bot in every seat equally often.
@@ -84,11 +86,12 @@ def add_arena_commands(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
         "--players", type=int, default=4, metavar="N", help="seats per game (default: 4)"
     )
     tour.add_argument(
-        "--games", type=int, default=120, metavar="N", help="games to play (default: 120)"
+        "--games", type=int, default=None, metavar="N", help="games to play (default: 120)"
     )
     _add_run_arguments(tour)
     tour.add_argument("--json", metavar="PATH", help="write the full report (JSON) to PATH")
     tour.add_argument("--csv", metavar="PATH", help="write the standings (CSV) to PATH")
+    _add_sprt_arguments(tour)
     tour.set_defaults(handler=_tournament)
 
     sim = sub.add_parser(
@@ -121,6 +124,42 @@ def add_arena_commands(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
     sim.add_argument("--no-plots", action="store_true", help="with --out: skip the PNG plots")
     _add_run_arguments(sim)
     sim.set_defaults(handler=_simulate)
+
+
+def _add_sprt_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "sequential test (--sprt)",
+        "--bots CANDIDATE,BASELINE: each deal is played once per seat with the candidate in "
+        "that seat and the baseline in the others; stops when H0 or H1 is accepted "
+        "(docs/ladder.md#decisions-by-sequential-test)",
+    )
+    group.add_argument(
+        "--sprt", action="store_true", help="run a sequential probability ratio test"
+    )
+    group.add_argument("--elo0", type=float, metavar="E", help="H0: the candidate is E Elo up")
+    group.add_argument("--elo1", type=float, metavar="E", help="H1: the candidate is E Elo up")
+    group.add_argument("--p0", type=float, metavar="P", help="H0 as a win rate per game")
+    group.add_argument("--p1", type=float, metavar="P", help="H1 as a win rate per game")
+    group.add_argument("--alpha", type=float, default=0.05, help="false H1 rate (default: 0.05)")
+    group.add_argument("--beta", type=float, default=0.05, help="false H0 rate (default: 0.05)")
+    group.add_argument(
+        "--max-games",
+        type=int,
+        default=20_000,
+        metavar="N",
+        help="stop undecided after N games (default: 20000)",
+    )
+    group.add_argument(
+        "--batch", type=int, default=None, metavar="PAIRS", help="pairs between checkpoints"
+    )
+    group.add_argument(
+        "--state", metavar="PATH", help="save the test's state to PATH after every batch"
+    )
+    group.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the test saved in --state PATH (the same command)",
+    )
 
 
 def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -259,6 +298,15 @@ def _write(path: str | None, text: str) -> None:
 
 # ---------------------------------------------------------------------- tournament
 def _tournament(args: argparse.Namespace, out: TextIO) -> int:
+    if args.sprt:
+        return _sprt(args, out)
+    for flag in ("elo0", "elo1", "p0", "p1", "state", "batch"):
+        if getattr(args, flag) is not None:
+            raise UsageError(f"--{flag} is for a sequential test: add --sprt")
+    if args.resume:
+        raise UsageError("--resume is for a sequential test: add --sprt")
+    if args.games is None:
+        args.games = 120
     _need_arena_extra()
     jobs = _check_run(args)
     bots = _parse_bots(args.bots, args.preset)
@@ -481,3 +529,158 @@ def _print_summary(summary: dict[str, Any], out: TextIO) -> None:
             ),
         )
     console.print(seats)
+
+
+# ---------------------------------------------------------------------- sequential test
+def _hypotheses(args: argparse.Namespace) -> tuple[float, float, float | None, float | None]:
+    """``(s0, s1, elo0, elo1)`` from --elo0/--elo1 or --p0/--p1."""
+    from nomercy.arena.sprt import elo_to_score
+
+    elo = args.elo0 is not None or args.elo1 is not None
+    rate = args.p0 is not None or args.p1 is not None
+    if elo and rate:
+        raise UsageError("give the hypotheses as --elo0/--elo1 or as --p0/--p1, not both")
+    if elo:
+        if args.elo0 is None or args.elo1 is None:
+            raise UsageError("--sprt needs both --elo0 and --elo1")
+        s0 = elo_to_score(args.elo0, args.players)
+        s1 = elo_to_score(args.elo1, args.players)
+        return s0, s1, args.elo0, args.elo1
+    if args.p0 is None or args.p1 is None:
+        raise UsageError("--sprt needs the hypotheses: --elo0 E0 --elo1 E1, or --p0 P0 --p1 P1")
+    return args.p0, args.p1, None, None
+
+
+def _sprt_state(args: argparse.Namespace, config: Any) -> Any:
+    """A new state, or the saved one for --resume (which must be of the same test)."""
+    from nomercy.arena.sprt import SprtState
+
+    if args.resume and not args.state:
+        raise UsageError("--resume needs --state PATH, the saved test")
+    if args.state is None:
+        return SprtState(config)
+    path = Path(args.state)
+    if not args.resume:
+        if path.exists():
+            raise UsageError(
+                f"{path} exists: pass --resume to continue that test, or another --state"
+            )
+        check_writable(args.state)
+        return SprtState(config)
+    try:
+        state = SprtState.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # json.JSONDecodeError is a ValueError
+        raise UsageError(f"{path}: {exc}") from None
+    if state.config != config:
+        saved, given = state.config.to_json(), config.to_json()
+        diff = ", ".join(
+            f"{k} {saved[k]!r} (saved) vs {given[k]!r}" for k in saved if saved[k] != given[k]
+        )
+        raise UsageError(f"{path} is another test: {diff}")
+    return state
+
+
+def _save_state(path: str, state: Any) -> None:
+    """Write ``state`` atomically: a crash mid-write leaves the previous checkpoint."""
+    target = Path(path)
+    temp = target.with_name(target.name + ".tmp")
+    try:
+        temp.write_text(json.dumps(state.to_json(), indent=1) + "\n", encoding="utf-8")
+        temp.replace(target)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _sprt_line(status: Any, players: int) -> str:
+    from nomercy.arena.sprt import score_to_elo
+
+    low, high = status.score_ci
+    elo = score_to_elo(status.score, players) if status.pairs else 0.0
+    return (
+        f"{status.games} games ({status.pairs} pairs), score {status.wins}/{status.games} = "
+        f"{status.score:.2%} [{low:.2%}, {high:.2%}] ({elo:+.1f} Elo), "
+        f"LLR {status.llr:.2f} ({status.lower:.2f}, {status.upper:.2f})"
+    )
+
+
+def _sprt(args: argparse.Namespace, out: TextIO) -> int:
+    from nomercy.arena.sprt import SprtConfig, run_sprt
+
+    if args.games is not None:
+        raise UsageError("--sprt plays until it decides: use --max-games, not --games")
+    if args.csv:
+        raise UsageError("--sprt writes no standings: use --json or --state")
+    args.games = args.max_games
+    jobs = _check_run(args)
+    bots = _parse_bots(args.bots, args.preset)
+    if len(bots) != 2:
+        raise UsageError(f"--sprt needs two bots, CANDIDATE,BASELINE; got {len(bots)}")
+    s0, s1, elo0, elo1 = _hypotheses(args)
+    options = parse_options(args.option)
+    _setup(args, options)  # the player count and options, checked once here
+    try:
+        config = SprtConfig(
+            candidate=bots[0].label,
+            baseline=bots[1].label,
+            players=args.players,
+            preset=args.preset,
+            options=tuple(sorted(options.items())),
+            seed=args.seed,
+            s0=s0,
+            s1=s1,
+            alpha=args.alpha,
+            beta=args.beta,
+            max_games=args.max_games,
+            elo0=elo0,
+            elo1=elo1,
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.batch is not None and args.batch < 1:
+        raise UsageError(f"--batch must be at least 1 pair, got {args.batch}")
+    check_writable(args.json)
+    state = _sprt_state(args, config)
+
+    def checkpoint(saved: Any) -> None:
+        if args.state:
+            _save_state(args.state, saved)
+        if not args.quiet:
+            print(f"sprt: {_sprt_line(saved.status(), args.players)}", file=sys.stderr)
+
+    if state.pair_wins and not args.quiet:
+        print(f"sprt: resumed at {_sprt_line(state.status(), args.players)}", file=sys.stderr)
+    try:
+        status = _run(
+            lambda: run_sprt(
+                bots[0],
+                bots[1],
+                state,
+                batch=args.batch,
+                jobs=jobs,
+                backend=args.backend,
+                address=args.address,
+                checkpoint=checkpoint,
+            )
+        )
+    except _Failure as exc:
+        print(f"{PROG} tournament: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    verdict = {
+        "H1": "H1 accepted",
+        "H0": "H0 accepted",
+        "cap": f"no decision within {args.max_games} games",
+    }[status.decision]
+    hypotheses = f"p0 {s0:.2%}, p1 {s1:.2%}"
+    if elo0 is not None:
+        hypotheses = f"elo0 {elo0:g}, elo1 {elo1:g} ({hypotheses})"
+    print(
+        f"SPRT {config.candidate} vs {config.baseline}, {args.players} players, {args.preset}, "
+        f"seed {args.seed}: {hypotheses}, alpha {args.alpha:g}, beta {args.beta:g}",
+        file=out,
+    )
+    print(_sprt_line(status, args.players), file=out)
+    print(verdict, file=out)
+    _write(args.json, json.dumps(state.to_json(), indent=1) + "\n")
+    return 0
