@@ -41,7 +41,7 @@ from typing import Any, cast
 from nomercy.arena.seeds import bot_seeds, game_seed
 from nomercy.bots.base import Bot
 from nomercy.bots.driver import Driver, view_mode
-from nomercy.bots.spec import BotSpec, parse_bot_spec
+from nomercy.bots.spec import BotSpec, for_table, parse_bot_spec
 from nomercy.core.game import Game, Phase, new_game
 from nomercy.core.rules import RuleSet, make_rules
 from nomercy.core.tally import Tally
@@ -265,7 +265,11 @@ def play_game(setup: GameSetup, lineup: Sequence[BotSpec], index: int) -> GameRe
     """
     game = setup.new_game(index)
     seeds = bot_seeds(setup.seed, index, len(lineup))
-    bots = [spec.build(seed) for spec, seed in zip(lineup, seeds, strict=True)]
+    # ``best`` is the strongest bot at this table (nomercy.bots.registry.BEST_AT).
+    bots = [
+        for_table(spec, setup.preset, setup.players).build(seed)
+        for spec, seed in zip(lineup, seeds, strict=True)
+    ]
     # Events only when a bot reads the history (the statistics come from game.tally).
     game.record_events = any(view_mode(bot) == "full" for bot in bots)
     choosers = [_id_chooser(bot) for bot in bots]

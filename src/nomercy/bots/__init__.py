@@ -22,6 +22,7 @@ from nomercy.bots.random_bot import RandomBot
 from nomercy.bots.registry import (
     ALIASES,
     BEST,
+    BEST_AT,
     BOTS,
     OPTIONAL_BOTS,
     BotFactory,
@@ -29,12 +30,14 @@ from nomercy.bots.registry import (
     bot_names,
     make_bot,
     register_bot,
+    resolve_best,
 )
 from nomercy.bots.rlcard_rule import RLCardRuleBot
 
 __all__ = [
     "ALIASES",
     "BEST",
+    "BEST_AT",
     "BOTS",
     "OPTIONAL_BOTS",
     "Bot",
@@ -54,6 +57,7 @@ __all__ = [
     "play_out",
     "read_view",
     "register_bot",
+    "resolve_best",
     "sample_game",
     "sample_position",
 ]

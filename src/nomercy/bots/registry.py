@@ -17,6 +17,7 @@ from nomercy.bots.rlcard_rule import RLCardRuleBot
 __all__ = [
     "ALIASES",
     "BEST",
+    "BEST_AT",
     "BOTS",
     "OPTIONAL_BOTS",
     "BotFactory",
@@ -24,6 +25,7 @@ __all__ = [
     "bot_names",
     "make_bot",
     "register_bot",
+    "resolve_best",
 ]
 
 #: Builds a bot from a seed and keyword parameters.
@@ -76,10 +78,51 @@ if importlib.util.find_spec("numpy") is not None:
     BOTS["neural-ppo"] = _neural_ppo
     BOTS["puct"] = _puct
 
-#: The strongest bot here (docs/ladder.md): ``make_bot("best")`` and ``--bots best`` build it,
-#: and the coach searches with it. ``puct`` needs numpy; without it, ``ismcts``.
-BEST: str = "puct" if "puct" in BOTS else "ismcts"
-BOTS["best"] = BOTS[BEST]
+#: The bot that measures strongest at each table, by ``(preset, players)``; ``(preset, None)``
+#: is the preset's choice at seat counts not measured apart. Each entry was decided by the
+#: measurements in docs/ladder.md#best-at-each-table (changed only by a sequential test,
+#: docs/ladder.md#decisions-by-sequential-test):
+#:
+#: - No Mercy heads-up: ``puct``, 55.15% against ``ismcts`` over 4,000 held-out games.
+#: - No Mercy, four players: ``puct``, 25.6% [23.7%, 27.6%] against three ``ismcts`` (par
+#:   25%: no worse, and faster per decision).
+#: - classic: ``ismcts``; ``puct`` won 61.35% against ``rlcard-rule`` heads-up, below
+#:   ``ismcts``'s own 62.2-65.3% on the same kind of run.
+BEST_AT: dict[tuple[str, int | None], str] = {
+    ("no-mercy", None): "puct",
+    ("no-mercy", 2): "puct",
+    ("no-mercy", 4): "puct",
+    ("classic", None): "ismcts",
+    ("classic", 2): "ismcts",
+}
+
+
+def resolve_best(preset: str = "no-mercy", players: int = 2) -> str:
+    """The registry name of the strongest bot at a table of ``preset`` with ``players``
+    seats (:data:`BEST_AT`); ``ismcts`` where that bot is not installed here (``puct``
+    needs numpy).
+
+    >>> resolve_best("classic", 2)
+    'ismcts'
+    """
+    name = BEST_AT.get((preset, players)) or BEST_AT.get((preset, None)) or "ismcts"
+    return name if name in BOTS else "ismcts"
+
+
+#: The strongest bot at the default table (No Mercy, heads-up): ``puct``, or ``ismcts``
+#: without numpy. The coach searches with it.
+BEST: str = resolve_best("no-mercy", 2)
+
+
+def _best(seed: int = 0, *, preset: str = "no-mercy", players: int = 2, **params: Any) -> Bot:
+    """``best``: the strongest bot at the table of ``preset`` and ``players``
+    (:func:`resolve_best`; No Mercy heads-up unless told). Callers that know the table pass
+    it (``nomercy.bots.spec.for_table`` does for a spec)."""
+    return BOTS[resolve_best(preset, players)](seed=seed, **params)
+
+
+#: ``make_bot("best", preset=..., players=...)`` and ``--bots best`` build the table's best.
+BOTS["best"] = _best
 
 #: Why a bot that needs an optional dependency is missing from :data:`BOTS`.
 _MISSING: dict[str, str] = {

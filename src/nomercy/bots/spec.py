@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from nomercy.bots.base import Bot
-from nomercy.bots.registry import bot_factory, make_bot
+from nomercy.bots.registry import bot_factory, make_bot, resolve_best
 
-__all__ = ["BotSpec", "check_preset", "parse_bot_spec"]
+__all__ = ["BotSpec", "check_preset", "for_table", "parse_bot_spec"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,3 +113,18 @@ def check_preset(name: str, preset: str) -> None:
     if presets is not None and preset not in presets:
         only = " or ".join(presets)
         raise ValueError(f"bot {name!r} plays the {only} preset only, not {preset!r}")
+
+
+def for_table(spec: BotSpec, preset: str, players: int) -> BotSpec:
+    """The spec to build at a table of ``preset`` with ``players`` seats: ``best`` becomes
+    the bot strongest there (:func:`~nomercy.bots.registry.resolve_best`, with the same
+    parameters); any other spec is itself. Labels keep the name as written (``best``).
+
+    >>> for_table(parse_bot_spec("best"), "classic", 2).name
+    'ismcts'
+    >>> for_table(parse_bot_spec("greedy"), "classic", 2).name
+    'greedy'
+    """
+    if spec.name != "best":
+        return spec
+    return BotSpec(resolve_best(preset, players), spec.params)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from nomercy.bots import Bot, bot_names, play_out
-from nomercy.bots.spec import check_preset, parse_bot_spec
+from nomercy.bots.spec import check_preset, for_table, parse_bot_spec
 from nomercy.cli.analyse import add_analyse_parser
 from nomercy.cli.arena import add_arena_commands
 from nomercy.cli.common import (
@@ -398,7 +398,10 @@ def _make_bots(spec: str, players: int, seed: int, preset: str) -> list[Bot]:
         specs = [parse_bot_spec(name) for name in names]
         for bot in specs:
             check_preset(bot.name, preset)
-        return [bot.build(seed * 100 + s) for s, bot in enumerate(specs)]
+        # ``best`` is the strongest bot at this table (nomercy.bots.registry.BEST_AT).
+        return [
+            for_table(bot, preset, players).build(seed * 100 + s) for s, bot in enumerate(specs)
+        ]
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 

@@ -41,7 +41,7 @@ from enum import StrEnum
 from typing import Any
 
 from nomercy.bots import Bot, OutOfTurnBot
-from nomercy.bots.spec import BotSpec, check_preset, parse_bot_spec
+from nomercy.bots.spec import BotSpec, check_preset, for_table, parse_bot_spec
 from nomercy.core.actions import Action, CallUno, Catch, Draw, Pass, Play, parse_action
 from nomercy.core.decisions import Decision, decision_order
 from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError
@@ -188,15 +188,25 @@ class SeatBot:
         self._spec: BotSpec | None = None  # what kind parses to: rebuilt for each move
 
     @classmethod
-    def named(cls, kind: str, *, uno_forget: float = 0.0, seed: int = 0) -> SeatBot:
+    def named(
+        cls,
+        kind: str,
+        *,
+        uno_forget: float = 0.0,
+        seed: int = 0,
+        table: tuple[str, int] | None = None,
+    ) -> SeatBot:
         """A seat bot made from registry name ``kind`` again for each move (:meth:`for_move`,
-        with :func:`bot_seed`); ``seed`` seeds its UNO forgetting.
+        with :func:`bot_seed`); ``seed`` seeds its UNO forgetting. ``table`` (preset, players):
+        ``best`` is the strongest bot there (:func:`~nomercy.bots.spec.for_table`).
 
         Raises:
             TableError: an unknown bot name or a bad forget rate.
         """
         try:
             spec = parse_bot_spec(kind)
+            if table is not None:
+                spec = for_table(spec, *table)
             bot = spec.build(0)
         except ValueError as exc:
             raise TableError(str(exc)) from None
@@ -299,7 +309,8 @@ class Table:
         if len(bots) != game.n:
             raise TableError(f"{len(bots)} seats given for a {game.n}-player game")
         if stand_in is not None:
-            SeatBot.named(stand_in)  # an unknown name fails now, not at the first absence
+            # an unknown name fails now, not at the first absence
+            SeatBot.named(stand_in, table=(game.rules.preset, game.n))
         self.game = game
         self.bots: list[Bot | None] = list(bots)
         self.meta: dict[str, Any] = dict(meta or {})
@@ -363,7 +374,14 @@ class Table:
                 check_preset(parse_bot_spec(kind).name, game.rules.preset)
             except ValueError as exc:
                 raise TableError(str(exc)) from None
-            seated.append(SeatBot.named(kind, uno_forget=uno_forget, seed=seed * 100 + seat + 50))
+            seated.append(
+                SeatBot.named(
+                    kind,
+                    uno_forget=uno_forget,
+                    seed=seed * 100 + seat + 50,
+                    table=(game.rules.preset, game.n),
+                )
+            )
         meta = {"seats": list(kinds), "bot_uno_forget": uno_forget}
         return cls(game, seated, meta=meta)
 
@@ -452,7 +470,7 @@ class Table:
         if bot is None:
             if self.stand_in is None:
                 raise TableError(f"seat {seat} is a person's and the table has no stand-in")
-            bot = SeatBot.named(self.stand_in)
+            bot = SeatBot.named(self.stand_in, table=(self.game.rules.preset, self.game.n))
         if isinstance(bot, SeatBot):
             return bot.for_move(self.bot_seed(seat))
         return bot

@@ -203,7 +203,11 @@ class Room:
         person's seat is played by the room's bot while they are away. Who is away carries
         over from the room's previous table (a move taken back, the next game)."""
         try:
-            bots = [SeatBot.named(s.bot or self.bot) if s.kind == BOT else None for s in self.seats]
+            where = (game.rules.preset, game.n)  # ``best``: the strongest bot at this table
+            bots = [
+                SeatBot.named(s.bot or self.bot, table=where) if s.kind == BOT else None
+                for s in self.seats
+            ]
             table = Table(game, bots, stand_in=self.bot)
         except TableError as exc:
             # A bot this version no longer has (a room stored by an older one): the room still
