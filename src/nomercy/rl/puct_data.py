@@ -15,12 +15,19 @@ is the same file whoever writes it and whenever (every seed derives from ``--see
 shard's index, :func:`~nomercy.core.seeds.derive_seed`), so generation resumes by skipping
 the shards on disk and several processes share the work (``--jobs``).
 
+Each game's table is drawn from a **mix** of tables (:data:`TABLES` by default; ``--mix``
+chooses another, e.g. ``--mix targeted``, :data:`MIXES`, for the tables where the network
+is weak, or ``--mix no-mercy:4=2,classic:2=1``). A shard records its mix, and a directory
+holds the shards of one mix only.
+
     python -m nomercy.rl.puct_data --out runs/puct/data --hours 1 --jobs 2
+    python -m nomercy.rl.puct_data --out runs/puct/weak --teacher puct --mix targeted --jobs 2
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import sys
@@ -54,6 +61,7 @@ from nomercy.core.seeds import derive_seed
 from nomercy.encoding.observations import OBS_LAYOUT
 
 __all__ = [
+    "MIXES",
     "SHARD_GAMES",
     "TABLES",
     "Example",
@@ -61,6 +69,8 @@ __all__ = [
     "Table",
     "colour_maps",
     "load_shards",
+    "mix_label",
+    "parse_mix",
     "play_game",
     "play_shard",
     "table_for",
@@ -88,14 +98,74 @@ TABLES: Final = (
 )
 
 
-def table_for(master: int, index: int) -> Table:
-    """The table of game ``index`` (a draw from :data:`TABLES` by its derived seed)."""
+#: Named mixes of tables. ``targeted``: the tables where the network is weak, in proportion
+#: to what the study of issue 46 estimated they need (about 10,000 four-player and 5,000
+#: classic games): four-player No Mercy two parts, classic heads-up one. The heads-up No
+#: Mercy data of the earlier rounds stays in the training set beside it (docs/puct.md).
+MIXES: Final[dict[str, tuple[Table, ...]]] = {
+    "default": TABLES,
+    "targeted": (Table("no-mercy", 4, 2 / 3), Table("classic", 2, 1 / 3)),
+}
+
+
+def parse_mix(text: str) -> tuple[Table, ...]:
+    """A mix by name (:data:`MIXES`) or as ``PRESET:PLAYERS=WEIGHT,...`` (weights scaled to
+    shares that sum to 1).
+
+    >>> [(t.preset, t.players, round(t.share, 3)) for t in parse_mix("no-mercy:4=2,classic:2=1")]
+    [('no-mercy', 4, 0.667), ('classic', 2, 0.333)]
+
+    Raises:
+        ValueError: an unknown name, a bad entry, a table listed twice, or weights that are
+            not positive.
+    """
+    text = text.strip()
+    if text in MIXES:
+        return MIXES[text]
+    entries: list[tuple[str, int, float]] = []
+    for part in text.split(","):
+        where, sep, weight = part.strip().partition("=")
+        preset, colon, players = where.partition(":")
+        try:
+            if not sep or not colon:
+                raise ValueError
+            entry = (preset.strip(), int(players), float(weight))
+        except ValueError:
+            raise ValueError(
+                f"mix entry {part.strip()!r}: expected PRESET:PLAYERS=WEIGHT "
+                f"(or a named mix: {', '.join(MIXES)})"
+            ) from None
+        if entry[0] not in ("no-mercy", "classic") or not 2 <= entry[1] <= 10:
+            raise ValueError(f"mix entry {part.strip()!r}: not a table (no-mercy or classic, 2-10)")
+        if not entry[2] > 0 or math.isinf(entry[2]):
+            raise ValueError(f"mix entry {part.strip()!r}: the weight must be positive")
+        if any(e[:2] == entry[:2] for e in entries):
+            raise ValueError(f"mix {text!r} lists {entry[0]}:{entry[1]} twice")
+        entries.append(entry)
+    total = sum(w for _, _, w in entries)
+    return tuple(Table(preset, players, w / total) for preset, players, w in entries)
+
+
+def mix_label(mix: tuple[Table, ...]) -> str:
+    """The mix as recorded in a shard: its name, or ``PRESET:PLAYERS=SHARE,...``.
+
+    >>> mix_label(TABLES), mix_label(parse_mix("classic:2=1"))
+    ('default', 'classic:2=1')
+    """
+    for name, tables in MIXES.items():
+        if tables == mix:
+            return name
+    return ",".join(f"{t.preset}:{t.players}={t.share:.6g}" for t in mix)
+
+
+def table_for(master: int, index: int, mix: tuple[Table, ...] = TABLES) -> Table:
+    """The table of game ``index`` (a draw from ``mix`` by its derived seed)."""
     pick = random.Random(derive_seed(master, "table", index)).random()
-    for table in TABLES:
+    for table in mix:
         pick -= table.share
         if pick < 0:
             return table
-    return TABLES[-1]
+    return mix[-1]
 
 
 class Shard(NamedTuple):
@@ -131,9 +201,16 @@ class Example(NamedTuple):
 TEACHERS: Final = ("ismcts", "puct")
 
 
-def play_game(master: int, index: int, iterations: int, teacher: str = "ismcts") -> list[Example]:
-    """Play game ``index`` with ``teacher`` (:data:`TEACHERS`) at every seat; its examples."""
-    table = table_for(master, index)
+def play_game(
+    master: int,
+    index: int,
+    iterations: int,
+    teacher: str = "ismcts",
+    mix: tuple[Table, ...] = TABLES,
+) -> list[Example]:
+    """Play game ``index`` with ``teacher`` (:data:`TEACHERS`) at every seat, at its table
+    drawn from ``mix``; its examples."""
+    table = table_for(master, index, mix)
     n = table.players
     game = new_game(n, rules=table.preset, seed=derive_seed(master, "game", index))
     bots = []
@@ -167,12 +244,19 @@ def play_game(master: int, index: int, iterations: int, teacher: str = "ismcts")
     ]
 
 
-def play_shard(master: int, shard: int, iterations: int, out: Path, teacher: str = "ismcts") -> int:
+def play_shard(
+    master: int,
+    shard: int,
+    iterations: int,
+    out: Path,
+    teacher: str = "ismcts",
+    mix: tuple[Table, ...] = TABLES,
+) -> int:
     """Play shard ``shard``'s games and write ``out/shard-NNNNN.npz``; its example count."""
     rows: list[Example] = []
     games: list[int] = []
     for index in range(shard * SHARD_GAMES, (shard + 1) * SHARD_GAMES):
-        found = play_game(master, index, iterations, teacher)
+        found = play_game(master, index, iterations, teacher, mix)
         rows += found
         games += [index] * len(found)
     size = len(rows)
@@ -196,6 +280,7 @@ def play_shard(master: int, shard: int, iterations: int, out: Path, teacher: str
             q=np.array([r.q for r in rows], dtype=np.float32),
             meta=np.array([master, iterations], dtype=np.int64),
             teacher=np.array(teacher),
+            mix=np.array(mix_label(mix)),
         )
     os.replace(tmp, path)  # a shard on disk is always whole
     return size
@@ -270,15 +355,18 @@ def load_shards(paths: list[Path]) -> Shard:
     return Shard(*(np.concatenate(parts[k]) for k in Shard._fields))
 
 
-def _other_settings(out: Path, master: int, iterations: int, teacher: str) -> str:
+def _other_settings(
+    out: Path, master: int, iterations: int, teacher: str, mix: str = "default"
+) -> str:
     """The settings of a shard in ``out`` that differ from these, or "" (a resumed run must
-    not mix its shards with another's)."""
+    not mix its shards with another's). A shard without a recorded mix has the default."""
     for path in sorted(out.glob("shard-*.npz"))[:1]:
         with np.load(path, allow_pickle=False) as data:
             seed, its = (int(x) for x in data["meta"])
             who = str(data["teacher"]) if "teacher" in data else "ismcts"
-        if (seed, its, who) != (master, iterations, teacher):
-            return f"{path.name}: --seed {seed} --iterations {its} --teacher {who}"
+            its_mix = str(data["mix"]) if "mix" in data else "default"
+        if (seed, its, who, its_mix) != (master, iterations, teacher, mix):
+            return f"{path.name}: --seed {seed} --iterations {its} --teacher {who} --mix {its_mix}"
     return ""
 
 
@@ -294,13 +382,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--teacher", choices=TEACHERS, default="ismcts", help="the bot at every seat"
     )
+    parser.add_argument(
+        "--mix",
+        default="default",
+        help=f"the tables' mix: a name ({', '.join(MIXES)}) or PRESET:PLAYERS=WEIGHT,...",
+    )
     parser.add_argument("--shards", type=int, default=1000, help="shards to have at the end")
     parser.add_argument("--first", type=int, default=0, help="the first shard index")
     parser.add_argument("--hours", type=float, default=0.0, help="stop after this long (0: none)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     args = parser.parse_args(argv)
+    try:
+        mix = parse_mix(args.mix)
+    except ValueError as exc:
+        parser.error(str(exc))
     args.out.mkdir(parents=True, exist_ok=True)
-    mixed = _other_settings(args.out, args.seed, args.iterations, args.teacher)
+    mixed = _other_settings(args.out, args.seed, args.iterations, args.teacher, mix_label(mix))
     if mixed:
         parser.error(f"{args.out} holds shards of other settings ({mixed}): use another --out")
     todo = [
@@ -319,9 +416,10 @@ def main(argv: list[str] | None = None) -> int:
                 k = next(queue, None)
                 if k is None:
                     break
-                pending[
-                    pool.submit(play_shard, args.seed, k, args.iterations, args.out, args.teacher)
-                ] = k
+                job = pool.submit(
+                    play_shard, args.seed, k, args.iterations, args.out, args.teacher, mix
+                )
+                pending[job] = k
             if not pending:
                 break
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)

@@ -10,7 +10,9 @@ the table's seats, counted from the searching seat). One game in ten (by its ind
 out for validation; the weights with the best validation loss are written to
 ``OUT/puct.npz`` (:class:`~nomercy.bots.pvnet.PVNet`), the figures of every epoch to
 ``OUT/log.jsonl``, and ``OUT/checkpoint.pt`` after each epoch: the same command again
-resumes from it until ``--epochs`` are done.
+resumes from it until ``--epochs`` are done. ``--init FILE`` starts a new run from a committed
+network (e.g. the shipped ``src/nomercy/bots/data/puct.npz``) instead of random weights: a
+new round of self-play then refines it (the widths are the file's).
 
 Needs torch (CPU, one thread) besides numpy.
 """
@@ -36,7 +38,7 @@ except ImportError as _exc:  # pragma: no cover - depends on the install
     ) from _exc
 
 from nomercy.bots.neural_features import MAX_PLAYERS, NUM_ACTIONS, OBS_SIZE
-from nomercy.bots.pvnet import PVNet
+from nomercy.bots.pvnet import PVNet, load_pvnet
 from nomercy.rl.puct_data import colour_maps, load_shards
 
 __all__ = ["Net", "main"]
@@ -59,6 +61,25 @@ class Net(nn.Module):
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.body(obs)
         return self.pi(h), self.v(h)
+
+    def load(self, weights: PVNet) -> None:
+        """Take the weights of a numpy network of the same widths (:meth:`export`'s inverse).
+
+        Raises:
+            ValueError: other widths.
+        """
+        linears = [m for m in self.body if isinstance(m, nn.Linear)]
+        if [m.out_features for m in linears] != [w.shape[1] for w, _ in weights.hidden]:
+            raise ValueError("the weights have other hidden widths")
+        pairs = [
+            *zip(linears, weights.hidden, strict=True),
+            (self.pi, (weights.policy_rows.T, weights.policy_bias)),
+            (self.v, weights.value),
+        ]
+        with torch.no_grad():
+            for m, (w, b) in pairs:
+                m.weight.copy_(torch.as_tensor(np.ascontiguousarray(w.T)))
+                m.bias.copy_(torch.as_tensor(b))
 
     def export(self, meta: dict[str, Any]) -> PVNet:
         """The numpy network with these weights."""
@@ -190,7 +211,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, help="the run directory")
     parser.add_argument("--plot", type=Path, help="plot this log.jsonl instead of training")
     parser.add_argument("--png", type=Path, help="with --plot: the picture to write")
-    parser.add_argument("--hidden", default="256,256", help="hidden layer widths")
+    parser.add_argument(
+        "--hidden", default=None, help="hidden layer widths (default: 256,256, or --init's)"
+    )
+    parser.add_argument(
+        "--init", type=Path, help="start from these weights (a puct.npz, e.g. the shipped one)"
+    )
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--batch", type=int, default=512)
     parser.add_argument("--lr", type=float, default=1e-3)
@@ -231,8 +257,17 @@ def main(argv: list[str] | None = None) -> int:
     held = data["game"] % args.holdout == 0
     train = {k: v[~held] for k, v in data.items()}
     val = {k: v[held] for k, v in data.items()}
-    hidden = [int(x) for x in args.hidden.split(",")]
+    start_from = None if args.init is None else load_pvnet(args.init)
+    if start_from is not None:
+        widths = [w.shape[1] for w, _ in start_from.hidden]
+        if args.hidden is not None and [int(x) for x in args.hidden.split(",")] != widths:
+            parser.error(f"--hidden {args.hidden} is not --init's widths {widths}")
+        hidden = widths
+    else:
+        hidden = [int(x) for x in (args.hidden or "256,256").split(",")]
     net = Net(hidden)
+    if start_from is not None:
+        net.load(start_from)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     args.out.mkdir(parents=True, exist_ok=True)
     ckpt = args.out / "checkpoint.pt"
@@ -258,6 +293,7 @@ def main(argv: list[str] | None = None) -> int:
         "holdout": args.holdout,
         "augment": not args.no_augment,
         "temperature": args.temperature,
+        "init": None if args.init is None else str(args.init),
     }
     print(f"{size} training examples, {len(val['obs'])} held out, {len(paths)} shards", flush=True)
     gen = torch.Generator().manual_seed(args.seed)
