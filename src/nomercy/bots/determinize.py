@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from nomercy.bots.knowledge import Knowledge, PlayHints, play_hints, rank_of, view_gaps
-from nomercy.core.cards import ALL_CODES, COLOURS, Card
+from nomercy.core.cards import ALL_CODES, COLOURS, Card, Kind
 from nomercy.core.errors import NotationError
 from nomercy.core.game import Game
 from nomercy.core.redeal import DealWeight, Gaps, Redealer
@@ -33,6 +33,7 @@ __all__ = [
     "PRIORS",
     "PRIOR_TRIES",
     "RANK_DOUBT",
+    "RLCARD_RULE",
     "honest_redealer_for",
     "redealer_for",
     "sample_game",
@@ -65,8 +66,17 @@ NAMED_DOUBT = 0.3
 #: The deal priors a search may use on classic rules, each adding to the ones before (see
 #: :func:`search_sampler`): ``"none"`` (the view's gaps and the honest Wild +4 only),
 #: ``"wilds"`` (a wild's covered colour), ``"ranks"`` (the ranks a player could not
-#: match), ``"named"`` (the colour named with a wild), ``"choices"`` (the cards chosen).
-PRIORS = ("none", "wilds", "ranks", "named", "choices")
+#: match), ``"named"`` (the colour named with a wild), ``"choices"`` (the cards chosen);
+#: ``"rlcard"``: ``"choices"`` read as RLCard's rule agent plays (:data:`RLCARD_RULE`).
+PRIORS = ("none", "wilds", "ranks", "named", "choices", "rlcard")
+#: RLCard's rule agent (``UNORuleAgentV1``, the ``rlcard-rule`` bot) is public, so its plays
+#: can be read exactly: it always keeps its wilds for when nothing else fits (the priors hold
+#: in every deal, not a share :data:`KEEPS_WILDS`); it names the colour it holds most (of its
+#: non-wild cards) with a Wild +4 and a uniformly random one with a plain wild, so a Wild
+#: +4's colour is a near-certain hint (:data:`RANK_DOUBT`) and a plain wild's none; and it
+#: plays among its playable non-wild cards uniformly (``"choices"``). docs/ladder.md
+#: measures it.
+RLCARD_RULE = "rlcard"
 
 _ALL_CARDS = [Card(code) for code in ALL_CODES]
 
@@ -141,6 +151,12 @@ def sample_position(
     return sample_game(view, rng, knowledge).to_position()
 
 
+def _by_wild_draw_four(hints: PlayHints, seat: int) -> bool:
+    """Whether ``seat`` named its hinted colour with a Wild +4."""
+    wild = hints.named_with.get(seat)
+    return wild is not None and wild.kind is Kind.WILD_DRAW_FOUR
+
+
 def search_sampler(view: PlayerView, priors: str = "choices") -> Callable[[random.Random], Game]:
     """The deals a search of ``view`` plays: :func:`redealer_for`'s, tilted by priors.
 
@@ -156,7 +172,9 @@ def search_sampler(view: PlayerView, priors: str = "choices") -> Callable[[rando
     - ``"ranks"``: nor of the top card's number or symbol, nor when it drew on its turn;
     - ``"named"``: it names the colour it holds most;
     - ``"choices"``: it plays any of its playable coloured cards alike, so a hand with
-      fewer of them made each of its plays likelier (weight ``1 / playable`` per play).
+      fewer of them made each of its plays likelier (weight ``1 / playable`` per play);
+    - ``"rlcard"``: the same, for RLCard's rule agent exactly (:data:`RLCARD_RULE`): in
+      every deal, the named colour from a Wild +4 only, held most with :data:`RANK_DOUBT`.
 
     The first is dealt exactly; the others weigh :data:`PRIOR_TRIES` deals and keep one by
     its weight (:data:`RANK_DOUBT`, :data:`NAMED_DOUBT`). No Mercy deals are
@@ -178,8 +196,12 @@ def search_sampler(view: PlayerView, priors: str = "choices") -> Callable[[rando
     if level and view.rules.is_classic:
         hints = play_hints(view)
     ranks = list(hints.ranks.items()) if level >= 2 else []
+    exact = priors == RLCARD_RULE
     named = [
-        (s, c, hints.played.get(s, [])[at:]) for s, (c, at) in hints.named.items() if level >= 3
+        (s, c, hints.played.get(s, [])[at:])
+        for s, (c, at) in hints.named.items()
+        # RLCard's agent names a random colour with a plain wild: only its Wild +4 tells.
+        if level >= 3 and (not exact or _by_wild_draw_four(hints, s))
     ]
     choices = [(s, c, hints.played[s]) for s, c in hints.choices.items() if level >= 4]
     if not hints.lacks and not ranks and not named and not choices:
@@ -196,7 +218,7 @@ def search_sampler(view: PlayerView, priors: str = "choices") -> Callable[[rando
     for s, colours in hints.lacks.items():
         lacks.setdefault(s, set()).update(colours)
     tilted = Redealer(Game.from_view(view), base.seat, Gaps(lacks, set(gaps.no_wild), gaps.colour))
-    share = HONEST_WD4 if honest is not None else KEEPS_WILDS
+    share = 1.0 if exact else HONEST_WD4 if honest is not None else KEEPS_WILDS
     plain, prior = base.sample_for_search, tilted.sample_for_search
     # Per hint, what the weight asks of a card, read once per decision (by Card.index): a
     # rank the seat could not match, and the copies of each card known to be in its hand;
@@ -228,7 +250,8 @@ def search_sampler(view: PlayerView, priors: str = "choices") -> Callable[[rando
             after = {c.index for c in played[choice.since :]}
             per_choice.append((fits, [fits[i] and i in after for i in range(size)]))
         choice_hints.append((seat, per_choice))
-    weight = DealWeight(rank_hints, RANK_DOUBT, named_hints, NAMED_DOUBT, choice_hints).weight
+    named_doubt = RANK_DOUBT if exact else NAMED_DOUBT
+    weight = DealWeight(rank_hints, RANK_DOUBT, named_hints, named_doubt, choice_hints).weight
     tries = PRIOR_TRIES if ranks or named or choices else 1
     deal, game_of = tilted.deal, tilted.game_of
 

@@ -218,6 +218,7 @@ class PlayHints:
         played: per seat, the cards it played from its hand, oldest first (not a card it
             drew and played at once).
         choices: per seat, its plays of coloured cards from its hand (:class:`Choice`).
+        named_with: per seat in :attr:`named`, the wild it named that colour with.
     """
 
     lacks: dict[int, set[Colour]] = field(default_factory=dict)
@@ -225,6 +226,7 @@ class PlayHints:
     named: dict[int, tuple[Colour, int]] = field(default_factory=dict)
     played: dict[int, list[Card]] = field(default_factory=dict)
     choices: dict[int, list[Choice]] = field(default_factory=dict)
+    named_with: dict[int, Card] = field(default_factory=dict)
 
 
 #: Events by which their seat receives cards nobody saw (or leaves the hand, NM-33).
@@ -240,6 +242,7 @@ class _Seat:
     named: tuple[Colour, int] | None = None
     played: list[Card] = field(default_factory=list)
     choices: list[Choice] = field(default_factory=list)
+    wild: Card | None = None  # the last wild it played (the one a colour is named with)
 
 
 def play_hints(view: PlayerView) -> PlayHints:
@@ -295,6 +298,7 @@ def play_hints(view: PlayerView) -> PlayHints:
                     h.choices.append(Choice(colour, rank, len(h.played)))
                 h.played.append(card)
             if card.is_wild:
+                h.wild = card
                 if data.get("colour"):
                     colour = Colour(data["colour"])
                     h.named = (colour, len(h.played))
@@ -322,9 +326,14 @@ def play_hints(view: PlayerView) -> PlayHints:
             seats.pop(seat, None)  # the seat took cards nobody saw (the event's seat)
         elif kind is EventKind.SWAP or kind is EventKind.PASS_HANDS:
             seats = {}  # hands moved (classic_seven_zero): start again
+    return _collected(seats, view.seat)
+
+
+def _collected(seats: dict[int, _Seat], viewer: int | None) -> PlayHints:
+    """The :class:`PlayHints` of the walked seats, the viewer's own left out."""
     result = PlayHints()
     for seat, h in sorted(seats.items()):
-        if seat == view.seat:
+        if seat == viewer:
             continue
         if h.lacks:
             result.lacks[seat] = h.lacks
@@ -332,6 +341,8 @@ def play_hints(view: PlayerView) -> PlayHints:
             result.ranks[seat] = h.ranks
         if h.named is not None:
             result.named[seat] = h.named
+            if h.wild is not None:
+                result.named_with[seat] = h.wild
         if h.played:
             result.played[seat] = h.played
         if h.choices:
