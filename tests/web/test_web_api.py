@@ -252,8 +252,16 @@ def test_websocket_hello_start_and_play_a_whole_game_against_bots(
     room = client.get(f"/api/rooms/{code}").json()
     assert room["started"] is False and room["finished_games"] == [game_id]
     replay = client.get(f"/api/replays/{game_id}").json()
-    assert len(replay["steps"]) == moves and replay["seats"] == ["human", "random", "random"]
-    assert replay["steps"][-1]["frame"]["phase"] == "over"
+    assert replay["steps_total"] == moves and replay["seats"] == ["human", "random", "random"]
+    # The first page comes with the head; the others a page at a time.
+    steps = replay["steps"]
+    assert replay["from"] == 0 and len(steps) == min(moves, replay["page"])
+    while len(steps) < moves:
+        page = client.get(f"/api/replays/{game_id}?from={len(steps)}").json()
+        assert page["from"] == len(steps) and page["steps_total"] == moves
+        assert 0 < len(page["steps"]) <= replay["page"]
+        steps += page["steps"]
+    assert len(steps) == moves and steps[-1]["frame"]["phase"] == "over"
     assert all(len(h) == n for h, n in zip(replay["start_frame"]["hands"], [7, 7, 7], strict=True))
     text = client.get(f"/api/replays/{game_id}?format=record").text
     record = GameRecord.loads(text)

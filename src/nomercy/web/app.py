@@ -315,6 +315,34 @@ def _form_error_page(
     return HTMLResponse(page, status_code=status, headers={**_PAGE_HEADERS, **(headers or {})})
 
 
+def _replay_query(params: Any, page: int) -> tuple[str, int | None, int]:
+    """``GET /api/replays/{id}``'s query: the format, ``from`` (``None``: the whole head and
+    the first page) and ``count`` (at most ``page``, the default)."""
+    kind = params.get("format", "json")
+    if kind not in ("json", "record"):
+        raise ProtocolError(
+            ErrorCode.BAD_REQUEST,
+            f"format {kind[:20]!r} is not a replay format: json (default) or record",
+        )
+
+    def number(name: str, default: int | None, low: int, high: int) -> int | None:
+        text = params.get(name)
+        if text is None:
+            return default
+        if not (text.isascii() and text.isdigit() and len(text) <= 9) or not (
+            low <= int(text) <= high
+        ):
+            raise ProtocolError(
+                ErrorCode.BAD_REQUEST, f"{name} must be a whole number from {low} to {high}"
+            )
+        return int(text)
+
+    start = number("from", None, 0, 10**9)
+    count = number("count", page, 1, page)
+    assert count is not None
+    return kind, start, count
+
+
 def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starlette:
     """The web server's ASGI app for ``config`` (its lobby is ``app.state.lobby``)."""
     lobby = Lobby(config)
@@ -430,26 +458,35 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
         return JSONResponse(body, status_code=200 if ready else 503)
 
     async def api_replay(request: Request) -> Response:
-        kind = request.query_params.get("format", "json")
-        if kind not in ("json", "record"):
-            return _error(
-                ProtocolError(
-                    ErrorCode.BAD_REQUEST,
-                    f"format {kind[:20]!r} is not a replay format: json (default) or record",
-                )
-            )
+        # Each request: one token of the address's replay budget, then bytes kept by the
+        # lobby's replay cache (built once in a worker thread), a page of steps at most.
+        game_id = request.path_params["game_id"]
         try:
-            data, text = await lobby.replay(request.path_params["game_id"])
+            kind, start, count = _replay_query(request.query_params, config.replay_page)
+            if not lobby.replay_allowed(_address(request)):
+                rate = config.replays_per_address
+                raise ProtocolError(
+                    ErrorCode.RATE_LIMITED,
+                    f"at most {rate:g} replay requests a second from one address",
+                    429,
+                    retry_after=1.0 / rate,
+                )
+            replay = await lobby.replay(game_id)
+            if start is not None and start > len(replay.steps):
+                raise ProtocolError(
+                    ErrorCode.BAD_REQUEST,
+                    f"from={start} is past the game's {len(replay.steps)} steps",
+                )
         except ProtocolError as exc:
             return _error(exc)
         if kind == "record":
-            game_id = request.path_params["game_id"]
             return Response(
-                text + "\n",
+                replay.record,
                 media_type="application/json",
                 headers={"Content-Disposition": f'attachment; filename="nomercy-{game_id}.json"'},
             )
-        return JSONResponse(data)
+        body = replay.first() if start is None else replay.page(start, count)
+        return Response(body, media_type="application/json")
 
     async def game_socket(ws: WebSocket) -> None:
         if not _same_origin(ws.headers):

@@ -63,6 +63,11 @@ class ServerConfig:
         send_bytes: bytes queued for one connection before it counts as stuck and is closed.
         hellos_per_address: ``hello`` messages per second one client address (an IPv6 /64)
             may send across all its connections, with bursts of ``hello_burst`` (0: no limit).
+        replays_per_address / replay_burst: ``GET /api/replays`` requests per second one client
+            address may make, with bursts of ``replay_burst`` (0: no limit); more get 429.
+        replay_cache_bytes: bytes of finished games' replays kept encoded (least recently
+            used out first); a replay bigger than this is built for each request.
+        replay_page: steps one replay answer carries at most (the rest: ``?from=``).
         hello_timeout: seconds a new WebSocket has to say ``hello`` before it is closed.
         body_timeout: seconds a request's body may take to arrive once its headers have; a
             slower one is answered 408 (``bad_request``) and its connection closed, so a
@@ -101,6 +106,10 @@ class ServerConfig:
     send_bytes: int = 1 << 20
     hellos_per_address: float = 10.0
     hello_burst: float = 60.0
+    replays_per_address: float = 4.0
+    replay_burst: float = 20.0
+    replay_cache_bytes: int = 64 << 20
+    replay_page: int = 100
     hello_timeout: float = 10.0
     body_timeout: float = 10.0
     room_connections: int = 64

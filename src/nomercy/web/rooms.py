@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from nomercy.core.errors import NoMercyError
 from nomercy.core.game import Game
-from nomercy.web import messages
 from nomercy.web.config import ServerConfig
 from nomercy.web.connections import Connection, Delivery, LoopWatch, address_key
 from nomercy.web.protocol import (
@@ -35,6 +34,7 @@ from nomercy.web.protocol import (
     check_option_bounds,
     same_name,
 )
+from nomercy.web.replays import Replay, ReplayCache
 from nomercy.web.room import (
     BOT,
     HELLO_EVERY,
@@ -68,6 +68,7 @@ __all__ = [
     "OPEN",
     "RETRY_PAUSE",
     "SUMMARY_DELAY",
+    "AddressBudgets",
     "BotQuestion",
     "Connection",
     "Delivery",
@@ -132,6 +133,35 @@ class HourlyLimit:
             del self._times[key]
 
 
+class AddressBudgets:
+    """A token bucket per client address key (``address_key``): ``burst`` requests at once,
+    ``rate`` a second sustained (``rate`` 0: no limit). Buckets that have refilled are
+    forgotten (:meth:`forget`), so quiet addresses cost no memory."""
+
+    def __init__(self, burst: float, rate: float, clock: Callable[[], float]) -> None:
+        self.burst = burst
+        self.rate = rate
+        self.clock = clock
+        self._buckets: dict[str, TokenBucket] = {}
+
+    def take(self, key: str | None) -> bool:
+        """Spend one of ``key``'s tokens, if it has one (no key: always)."""
+        if key is None or self.rate <= 0:
+            return True
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = TokenBucket(self.burst, self.rate, self.clock)
+        return bucket.take()
+
+    def forget(self, now: float) -> None:
+        """Drop the buckets that have refilled (their addresses are quiet)."""
+        self._buckets = {
+            k: b
+            for k, b in self._buckets.items()
+            if b.tokens + (now - b.stamp) * b.rate < b.capacity
+        }
+
+
 class Lobby:
     """Every room of the server, the database, and the replays of finished games.
 
@@ -145,7 +175,6 @@ class Lobby:
         self.config = config
         self.rooms: dict[str, Room] = {}
         self._store: StoreBase | None = None
-        self._replays: dict[str, dict[str, Any]] = {}
         # One thread uses the database: writes wait there for another process's lock, not
         # in the event loop, and in order.
         self._writer: Writer | None = None
@@ -160,7 +189,15 @@ class Lobby:
         #: The event loop's stalls (flood detection does not count them against clients).
         self.watch = LoopWatch()
         #: Hellos per client address (``ServerConfig.hellos_per_address``).
-        self._hellos: dict[str, TokenBucket] = {}
+        self._hellos = AddressBudgets(
+            config.hello_burst, config.hellos_per_address, config.clock.monotonic
+        )
+        #: Replay requests per client address (``ServerConfig.replays_per_address``).
+        self._replay_budgets = AddressBudgets(
+            config.replay_burst, config.replays_per_address, config.clock.monotonic
+        )
+        #: Finished games' replays, built off the event loop and kept as bytes.
+        self.replays = ReplayCache(config.replay_cache_bytes, config.replay_page)
         #: This server's id (leases, notices).
         self.server_id = secrets.token_hex(6)
         #: The other servers of a shared (PostgreSQL) database; ``None`` with SQLite.
@@ -350,29 +387,18 @@ class Lobby:
                     if idle > 0 and now - room.active >= idle:
                         await self.expire(room)
             self.creations.forget(now)
-            self._forget_hellos(now)
+            self._hellos.forget(now)
+            self._replay_budgets.forget(now)
 
     def hello_allowed(self, address: str | None) -> bool:
         """Spend one of ``address``'s hellos (its key, see ``address_key``), if it has one.
         One budget for all the address's connections: opening more connections does not buy
         more hellos (each is answered with a whole state)."""
-        rate = self.config.hellos_per_address
-        if address is None or rate <= 0:
-            return True
-        bucket = self._hellos.get(address)
-        if bucket is None:
-            bucket = self._hellos[address] = TokenBucket(
-                self.config.hello_burst, rate, self.config.clock.monotonic
-            )
-        return bucket.take()
+        return self._hellos.take(address)
 
-    def _forget_hellos(self, now: float) -> None:
-        """Drop the hello budgets that have refilled (their addresses are quiet)."""
-        self._hellos = {
-            k: b
-            for k, b in self._hellos.items()
-            if b.tokens + (now - b.stamp) * b.rate < b.capacity
-        }
+    def replay_allowed(self, address: str | None) -> bool:
+        """Spend one of ``address``'s replay requests (``ServerConfig.replays_per_address``)."""
+        return self._replay_budgets.take(address_key(address) if address is not None else None)
 
     def idle_limit(self, room: Room) -> float:
         """Seconds ``room`` may stay idle (0: for ever)."""
@@ -547,23 +573,19 @@ class Lobby:
             return seat.seat
 
     # ------------------------------------------------------------------ replays
-    async def replay(self, game_id: str) -> tuple[dict[str, Any], str]:
-        """A finished game's replay (docs/web-protocol.md) and its record text.
+    async def replay(self, game_id: str) -> Replay:
+        """A finished game's replay (docs/web-protocol.md), built in a worker thread the first
+        time and kept as bytes (:mod:`~nomercy.web.replays`).
 
         Raises:
             ProtocolError: ``unknown_game`` (404): no such game, or it is still being played.
             StoreUnavailable: the database cannot be read.
         """
-        row = await self.write(self.store.load_game, game_id, retry_for=0.0)
-        if row is None or row.status != "finished":
+
+        async def load() -> GameRow | None:
+            return await self.write(self.store.load_game, game_id, retry_for=0.0)
+
+        replay = await self.replays.get(game_id, load)
+        if replay is None:
             raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no finished game {game_id!r}", 404)
-        record = row.record
-        cached = self._replays.get(game_id)
-        if cached is None:
-            # Replaying a long game rebuilds it move by move: in a worker thread, never in the
-            # event loop.
-            cached = await asyncio.to_thread(messages.replay, row.id, row.room, record)
-            self._replays[game_id] = cached
-            if len(self._replays) > 64:
-                self._replays.pop(next(iter(self._replays)))
-        return cached, await asyncio.to_thread(record.dumps)
+        return replay
