@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import realserver
+
 from nomercy import new_game
 from nomercy.core.deck import CLASSIC108_COUNTS
 from nomercy.core.records import GameRecord
@@ -34,9 +35,11 @@ def long_actions(moves: int, *, hand: int = 300, seed: int = 3) -> list[str]:
         if game.is_over:  # shorter than asked: a longer stall
             stall += moves - len(game.history) + 10
             game = new_game(2, rules="classic", options={"deck_counts": BIG_DECK}, seed=seed)
-        legal = [str(a) for a in game.legal_actions(game.to_act)]
+        seat = game.to_act
+        assert seat is not None
+        legal = [str(a) for a in game.legal_actions(seat)]
         plays = [a for a in legal if a.startswith("play")]
-        holding = len(game.hands[game.to_act])
+        holding = len(game.hands[seat])
         if len(game.history) < stall and (holding < hand or not plays):
             waits = [a for a in legal if a.startswith(("draw", "pass"))]
             game.apply(waits[0] if waits else legal[0])
@@ -84,13 +87,14 @@ def store_long_game(database: Path, moves: int, *, seed: int = 3) -> tuple[str, 
             finished = None
             if index == len(actions) - 1:
                 assert game.is_over
-                table = {"room": code, "table": Table.seating(["human", "human"], 0.0)}
+                seating = Table.seating(["human", "human"], 0.0)
                 finished = {
                     "winner": game.winner,
                     "scores": list(game.scores),
                     "over": True,
-                    **table,
-                    "bots": table["table"]["seats"],
+                    "room": code,
+                    "table": seating,
+                    "bots": seating["seats"],
                 }
             store.append_action(game_id, index, action, finished=finished, room=code)
     finally:
