@@ -97,6 +97,8 @@ HELLO_EVERY = 0.5
 #: newest; the client asks for older ones with ``history`` messages, ``HISTORY_PAGE`` at a time.
 HELLO_HISTORY = 60
 HISTORY_PAGE = 100
+#: Finished games a room summary lists (the newest; the others stay replays by their ids).
+FINISHED_KEPT = 20
 #: Seconds a bot or the timer waits before retrying a move the database refused.
 RETRY_PAUSE = 0.25
 
@@ -147,7 +149,8 @@ class Room:
         #: seats were when it started (``_seat_table``).
         self.table: Table | None = None
         self.game_id: str | None = None
-        self.finished: list[str] = []
+        #: The newest finished games' ids (the summary carries them: bounded, issue 43).
+        self.finished: collections.deque[str] = collections.deque(maxlen=FINISHED_KEPT)
         self.games_played = 0
         self.conns: set[Connection] = set()
         self.lock = asyncio.Lock()
@@ -1265,7 +1268,7 @@ class Room:
             s = self.seats[row.seat]
             if s.token_hash != row.token_hash or s.kind != row.kind:
                 self.set_seat(SeatState(row.seat, row.name, row.kind, row.bot, row.token_hash))
-        self.finished = list(state.finished)
+        self.finished = collections.deque(state.finished, maxlen=FINISHED_KEPT)
         self.games_played = state.games
         self.joined = self.joined or state.games > 0
         if changed:
