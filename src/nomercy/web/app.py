@@ -37,6 +37,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from nomercy.web.connections import address_key
 from nomercy.web.guard import AllowedHosts
 from nomercy.web.protocol import (
     HARD_MAX_BYTES,
@@ -506,6 +507,25 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
             await ws.send_text(json.dumps(error.to_message()))
             await ws.close(code=4404)
             return
+        key = address_key(ws.client.host) if ws.client else None
+        if not lobby.sockets.open(key):
+            # One address holds at most sockets_per_address game sockets here (counted on
+            # the forwarded address: behind a proxy whose sockets all come from one address).
+            error = ProtocolError(
+                ErrorCode.RATE_LIMITED,
+                f"your address has {config.sockets_per_address} game connections open here, "
+                "the most it may; close one and try again",
+            )
+            await ws.send_text(json.dumps(error.to_message()))
+            await ws.close(code=1013)
+            return
+        try:
+            await _game_socket(ws, room)
+        finally:
+            lobby.sockets.close(key)
+
+    async def _game_socket(ws: WebSocket, room: Room) -> None:
+        """A greeted-or-not game socket in ``room``, counted against its address."""
         if room.all_sockets() >= config.room_connections:
             error = ProtocolError(
                 ErrorCode.ROOM_CROWDED,

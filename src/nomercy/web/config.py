@@ -73,6 +73,9 @@ class ServerConfig:
             slower one is answered 408 (``bad_request``) and its connection closed, so a
             stalled upload cannot hold a connection (``--header-timeout`` sets both).
         room_connections: WebSockets one room holds at most (seats and spectators).
+        sockets_per_address: game WebSockets one client address (an IPv6 /64) holds at once
+            on this server, counted on the address the proxy forwards (0: no limit); for a
+            proxy that does not limit connections per client (compose.yaml's Caddy).
         room_idle: seconds a room with no connection and no move is kept open (0: for ever);
             then it is closed (its finished games stay, as replays).
         unjoined_idle: the same for a room nobody but its host ever joined and that never
@@ -113,6 +116,7 @@ class ServerConfig:
     hello_timeout: float = 10.0
     body_timeout: float = 10.0
     room_connections: int = 64
+    sockets_per_address: int = 0
     room_idle: float = 7 * 86400.0
     unjoined_idle: float = 600.0
     rooms_per_hour: int = 60

@@ -79,6 +79,7 @@ __all__ = [
     "RoomState",
     "SeatState",
     "ServerConfig",
+    "SocketCount",
     "StoreUnavailable",
     "Writer",
     "address_key",
@@ -162,6 +163,34 @@ class AddressBudgets:
         }
 
 
+class SocketCount:
+    """Open game sockets per client address key, ``limit`` at most each (0: no limit)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._open: dict[str, int] = {}
+
+    def open(self, key: str | None) -> bool:
+        """Count one more socket for ``key``, unless it holds ``limit`` already."""
+        if key is None or self.limit <= 0:
+            return True
+        held = self._open.get(key, 0)
+        if held >= self.limit:
+            return False
+        self._open[key] = held + 1
+        return True
+
+    def close(self, key: str | None) -> None:
+        """One of ``key``'s sockets closed (after an :meth:`open` that counted it)."""
+        if key is None or self.limit <= 0:
+            return
+        held = self._open.get(key, 0) - 1
+        if held > 0:
+            self._open[key] = held
+        else:
+            self._open.pop(key, None)
+
+
 class Lobby:
     """Every room of the server, the database, and the replays of finished games.
 
@@ -196,6 +225,8 @@ class Lobby:
         self._replay_budgets = AddressBudgets(
             config.replay_burst, config.replays_per_address, config.clock.monotonic
         )
+        #: Game sockets per client address (``ServerConfig.sockets_per_address``).
+        self.sockets = SocketCount(config.sockets_per_address)
         #: Finished games' replays, built off the event loop and kept as bytes.
         self.replays = ReplayCache(config.replay_cache_bytes, config.replay_page)
         #: This server's id (leases, notices).

@@ -144,6 +144,15 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         help="open connections from one client address at most; 0: no limit (default: %(default)s)",
     )
     limits.add_argument(
+        "--sockets-per-address",
+        type=int,
+        default=0,
+        metavar="N",
+        help="game WebSockets one client address may hold at once, counted on the address a "
+        "trusted proxy forwards (X-Forwarded-For); for a proxy that does not limit clients "
+        "itself; 0: no limit (default: %(default)s)",
+    )
+    limits.add_argument(
         "--room-connections",
         type=int,
         default=64,
@@ -272,8 +281,12 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
     ):
         if value < 1:
             return _fail(f"{flag} must be >= 1, got {value}")
-    if args.max_per_address < 0:
-        return _fail(f"--max-per-address must be >= 0, got {args.max_per_address}")
+    for flag, value in (
+        ("--max-per-address", args.max_per_address),
+        ("--sockets-per-address", args.sockets_per_address),
+    ):
+        if value < 0:
+            return _fail(f"{flag} must be >= 0, got {value}")
     for flag, seconds in (
         ("--header-timeout", args.header_timeout),
         ("--hello-timeout", args.hello_timeout),
@@ -352,6 +365,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         hello_timeout=args.hello_timeout,
         body_timeout=args.header_timeout,
         room_connections=args.room_connections,
+        sockets_per_address=args.sockets_per_address,
         room_idle=args.room_idle,
         unjoined_idle=args.unjoined_room_idle,
         rooms_per_hour=args.rooms_per_hour,
