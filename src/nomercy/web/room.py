@@ -97,6 +97,9 @@ HELLO_EVERY = 0.5
 #: newest; the client asks for older ones with ``history`` messages, ``HISTORY_PAGE`` at a time.
 HELLO_HISTORY = 60
 HISTORY_PAGE = 100
+#: Seconds between asking the other servers who is here, while a grace period has run out but
+#: some live server has not said yet (``Room._away``).
+PRESENCE_WAIT = 0.5
 #: Finished games a room summary lists (the newest; the others stay replays by their ids).
 FINISHED_KEPT = 20
 #: Seconds a bot or the timer waits before retrying a move the database refused.
@@ -181,6 +184,10 @@ class Room:
         #: Each other server's connections to this room: (seats connected, spectators,
         #: sockets), from their presence notices.
         self.remote: dict[str, tuple[frozenset[int], int, int]] = {}
+        #: When each other server last announced its connections here (``time.monotonic()``),
+        #: and when this server took the room over: ``Cluster.presence_settled``.
+        self.heard: dict[str, float] = {}
+        self.adopted_at = 0.0
         #: Actions forwarded to the owner, by seat: when they arrived (timings).
         self.forwarded: dict[int, float] = {}
         #: The server thought to own the room (a copy's; ``None``: look it up).
@@ -1057,6 +1064,12 @@ class Room:
     async def _away(self, seat: int) -> None:
         try:
             await self.config.clock.sleep(self.config.grace)
+            cluster = self.lobby.cluster
+            while cluster is not None and self.owned and not cluster.presence_settled(self):
+                # A person connected to any server is never handed to the bot (issue 43):
+                # wait until every live server has said who it has here.
+                cluster.ask_presence(self)
+                await self.config.clock.sleep(PRESENCE_WAIT)
             async with self.lock:
                 s = self.seats[seat]
                 self._grace.pop(seat, None)
