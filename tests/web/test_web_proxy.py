@@ -51,14 +51,19 @@ def _limit(name: str) -> int:
 
 
 @contextmanager
-def proxy(upstream: int) -> Iterator[int]:
-    """deploy/nginx.conf on a free port, both upstream lines pointed at ``upstream``."""
+def proxy(*upstreams: int) -> Iterator[int]:
+    """deploy/nginx.conf on a free port, its upstream blocks listing ``upstreams`` (each line
+    as the config has it for its first server)."""
     nginx = _nginx()
     port = free_port()
     text = CONFIG.read_text()
     text = text.replace("listen 127.0.0.1:8000;", f"listen 127.0.0.1:{port};")
     text = re.sub(r"\n\s*server 127\.0\.0\.1:8002[^\n]*", "", text)
-    text = text.replace("127.0.0.1:8001", f"127.0.0.1:{upstream}")
+    text = re.sub(
+        r"(\n\s*)server 127\.0\.0\.1:8001([^\n]*)",
+        lambda m: "".join(f"{m.group(1)}server 127.0.0.1:{u}{m.group(2)}" for u in upstreams),
+        text,
+    )
     prefix = Path(tempfile.mkdtemp(prefix="nomercy-nginx-"))
     prefix.chmod(0o755)  # nginx's workers (nobody, when run as root) use its temp directories
     conf = prefix / "nginx.conf"
@@ -101,7 +106,8 @@ def test_one_address_with_300_sockets_cannot_keep_a_new_visitor_out(tmp_path: Pa
     per_address = _limit("limit_conn nomercy_conn")
     with (
         real_server(
-            tmp_path / "db.sqlite3", "--max-per-address", "0", "--max-connections", "300"
+            tmp_path / "db.sqlite3",
+            *("--max-per-address", "0", "--max-connections", "300", "--ws-ping", "1"),
         ) as srv,
         proxy(srv.port) as port,
     ):

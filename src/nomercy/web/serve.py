@@ -192,6 +192,15 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         metavar="SECONDS",
         help="close a WebSocket that has not said hello within this time (default: %(default)s)",
     )
+    limits.add_argument(
+        "--ws-ping",
+        type=float,
+        default=20.0,
+        metavar="SECONDS",
+        help="ping each WebSocket this often (a client that does not answer within 20 s is "
+        "closed); behind deploy/nginx.conf give 1, so that the proxy notices a frozen server "
+        "by its silence (default: %(default)s)",
+    )
     coach = parser.add_argument_group("the coach (hints)")
     coach.add_argument(
         "--hint-workers",
@@ -290,6 +299,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
     for flag, seconds in (
         ("--header-timeout", args.header_timeout),
         ("--hello-timeout", args.hello_timeout),
+        ("--ws-ping", args.ws_ping),
     ):
         if seconds <= 0:
             return _fail(f"{flag} must be > 0, got {seconds}")
@@ -399,7 +409,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
             # Idle kept-alive HTTP connections and the close handshake of a WebSocket whose
             # peer has gone quiet are bounded too.
             timeout_keep_alive=5,
-            ws_ping_interval=20.0,
+            ws_ping_interval=args.ws_ping,
             ws_ping_timeout=20.0,
             # No limit_concurrency: the guarded protocol closes surplus connections before
             # they are read (uvicorn's own limit answers a plain-text 503 once headers are in).
