@@ -30,7 +30,9 @@ _ROOT = Path(__file__).resolve().parents[1]
 _SRC = _ROOT / "src"
 _COMPILED = _SRC / "nomercy" / "core" / "_compiled"
 _ERROR_FILE = _COMPILED / "build-error.txt"
-_MYPY = "mypy>=1.10"
+# The mypy whose mypyc compiles the wheel's core: pinned, so every wheel is built against the
+# same librt.vecs header (ABI 1, API 1: it loads with librt 0.11 and later, see pyproject.toml).
+_MYPY = "mypy>=2.4.1,<2.5"
 
 
 def _mode() -> str:

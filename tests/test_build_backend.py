@@ -63,7 +63,7 @@ def test_pyproject_uses_the_backend() -> None:
 def test_mypy_joins_the_build_requirements_only_when_compiling(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # (get_requires_for_build_* add "mypy>=1.10" to setuptools' list when this is true.)
+    # (get_requires_for_build_* add the pinned mypy to setuptools' list when this is true.)
     backend = _backend_copy(tmp_path)
     monkeypatch.setenv("CC", sys.executable)  # any executable passes for "a compiler"
     monkeypatch.setenv("NOMERCY_COMPILE", "0")
