@@ -20,7 +20,8 @@ ALLOWED: dict[str, set[str]] = {
     "arena": {"core", "bots", "arena"},
     "tui": {"core", "bots", "tables", "tui"},
     "web": {"core", "bots", "tables", "web"},
-    "cli": {"core", "bots", "tables", "arena", "tui", "web", "cli"},
+    # encoding: `nomercy --version` names the observation writer's build (below bots).
+    "cli": {"core", "encoding", "bots", "tables", "arena", "tui", "web", "cli"},
 }
 
 
