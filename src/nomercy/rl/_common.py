@@ -131,18 +131,6 @@ def flat_observation_space(encoder: ObservationEncoder, bounds: str = "fixed") -
     return spaces.Box(low, high, (OBS_SIZE,), np.float32)
 
 
-def legal_id_map(game: Game, seat: int) -> dict[int, Action]:
-    """Legal ids of ``seat`` (the seat to act) mapped to the engine's own action objects."""
-    return dict(zip(game.legal_ids(seat), game.legal_actions(seat), strict=True))
-
-
-def mask_of(ids: Mapping[int, Action]) -> npt.NDArray[np.int8]:
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    if ids:
-        mask[list(ids)] = 1
-    return mask
-
-
 def mask_of_ids(ids: list[int]) -> npt.NDArray[np.int8]:
     """A 0/1 ``int8`` mask of ``NUM_ACTIONS`` entries with 1 at each of ``ids``."""
     buf = bytearray(NUM_ACTIONS)  # a few ids: cheaper than numpy fancy indexing
