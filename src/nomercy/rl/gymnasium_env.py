@@ -62,8 +62,12 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             ``"greedy"``, ...), one per opponent seat in seat order after the learner.
         preset, options: the rules (as :func:`nomercy.new_game`).
         learner_seat: the learner's seat, or ``None`` to draw it at every reset.
-        illegal_action: ``"raise"`` (default) or ``"penalize"`` (reward ``illegal_reward``,
-            nothing changes, the learner acts again; ``info["illegal_action"]`` is ``True``).
+        illegal_action: ``"penalize"`` (default: reward ``illegal_reward``, nothing changes,
+            the learner acts again; ``info["illegal_action"]`` is ``True`` and
+            ``info["reason"]`` says why) or ``"raise"`` (:class:`IllegalActionIdError`).
+            ``"penalize"`` is the default so that Gymnasium's ``check_env`` passes as the env
+            comes: its determinism check samples an id *before* ``reset(seed=123)``, legal
+            in the state it was drawn in, not necessarily in the new deal.
         max_steps: truncate after this many learner actions, illegal ones included
             (``None``: never).
         reward, points_scale, knockout_bonus: the reward scheme, as
@@ -108,7 +112,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         preset: str = "no-mercy",
         options: Mapping[str, Any] | None = None,
         learner_seat: int | None = 0,
-        illegal_action: str = "raise",
+        illegal_action: str = "penalize",
         illegal_reward: float = -1.0,
         max_steps: int | None = None,
         render_mode: str | None = None,

@@ -72,8 +72,9 @@ class SelfPlayEnv(gym.Env[Obs, np.int64]):
         obs_format: ``"flat"`` (default: the scaled vector, a ``Box``, as ``MlpPolicy``
             takes) or ``"dict"``; the mask is in ``info["action_mask"]`` and
             :meth:`action_masks` either way.
-        illegal_action, illegal_reward: as :class:`nomercy.rl.raw_env`; an illegal id in
-            ``"penalize"`` mode costs ``illegal_reward`` and counts as a step.
+        illegal_action, illegal_reward: as :class:`nomercy.rl.NoMercyEnv` (``"penalize"`` by
+            default, so Gymnasium's ``check_env`` passes; ``"raise"`` on request); an illegal
+            id in ``"penalize"`` mode costs ``illegal_reward`` and counts as a step.
         max_steps: truncate after this many learner steps (``None``: never).
         out_of_turn: as :class:`nomercy.rl.raw_env`; bots answer offered chances through
             ``choose_out_of_turn`` (a bot without it lets them go).
@@ -102,7 +103,7 @@ class SelfPlayEnv(gym.Env[Obs, np.int64]):
         options: Mapping[str, Any] | None = None,
         learner_seat: int | None = None,
         obs_format: str = "flat",
-        illegal_action: str = "raise",
+        illegal_action: str = "penalize",
         illegal_reward: float = -1.0,
         max_steps: int | None = None,
         out_of_turn: str = "to_act",
