@@ -85,7 +85,8 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
 
     Observations are ``{"observation": vector, "action_mask": int8 mask}`` as in the PettingZoo
     env, or the scaled vector alone with ``obs_format="flat"``; :meth:`action_masks` gives the
-    mask alone (through ``gym.make``'s wrappers: ``env.get_wrapper_attr("action_masks")()``).
+    mask alone (``gym.make("NoMercy-v0")`` returns the env itself, registered without
+    wrappers; through a wrapper: ``env.get_wrapper_attr("action_masks")()``).
     Reward (``"win_loss"``): +1 when the learner wins, −1 when another seat wins or the
     learner is knocked out (the episode ends there), else 0. When the episode ends ``info``
     holds the outcome (winner, knock-outs, hand sizes, points, episode length).
