@@ -1,4 +1,4 @@
-"""The import-direction contract of STYLE.md §3.3: every layer imports only downward."""
+"""The import-direction contract (docs/architecture.md): every layer imports only downward."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """``nomercy play``: the terminal app (Textual) to play No Mercy or classic against bots.
 
-Shape (STYLE.md §3.5, habit 14): the :class:`TableScreen` owns a
+Shape (docs/contributing.md, "Interfaces are thin"): the :class:`TableScreen` owns a
 :class:`~nomercy.tables.Table`; its widgets only render the human seat's view (attributes
 down) and post messages up (:class:`ActionList.Chosen`); the screen submits actions to the
 table and paces the bots with timers (or runs them at once with ``fast``). No rule logic
