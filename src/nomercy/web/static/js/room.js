@@ -682,8 +682,9 @@ function renderTable() {
     renderHand();
     renderControls();
     renderReactions();
-    keepDecisionInView();
   }
+  measureStrip();
+  if (S.seat !== null) keepDecisionInView();
 }
 
 /** The moment the seat decides in (a new one after every action of anyone). */
@@ -704,9 +705,24 @@ function keepDecisionInView(force = false) {
   const boxes = ["prompt", "advice", "hint"].map($).filter((b) => !b.hidden);
   const top = Math.min(...boxes.map((b) => b.getBoundingClientRect().top));
   const bottom = Math.max(...boxes.map((b) => b.getBoundingClientRect().bottom));
-  if (top >= 0 && bottom <= window.innerHeight) return;
-  // The prompt at the top of the screen, the warnings and the hand below it.
+  if (top >= 0 && bottom <= visibleBottom()) return;
+  // The prompt at the top of the screen, the warnings below it, the hand in its strip.
   window.scrollBy({ top: top - 8, behavior: "instant" });
+}
+
+/** Where the page's visible part ends: the top of the hand's strip when it is pinned to the
+ * bottom of the window (a phone; a desktop whose table is taller than the window). */
+function visibleBottom() {
+  const me = $("me");
+  if (me.hidden || getComputedStyle(me).position === "static") return window.innerHeight;
+  return Math.min(window.innerHeight, me.getBoundingClientRect().top);
+}
+
+/** The page keeps room below its last line for the strip pinned over it (CSS --me-h). */
+function measureStrip() {
+  const me = $("me");
+  const h = me.hidden || getComputedStyle(me).position !== "fixed" ? 0 : Math.ceil(me.getBoundingClientRect().height);
+  document.documentElement.style.setProperty("--me-h", `${h}px`);
 }
 
 function playerPanel(p, A) {
@@ -797,6 +813,10 @@ function renderHand() {
     const first = cards.findIndex((c) => A.plays.has(c));
     if (first >= 0 && !A.plays.has(cards[S.selected])) S.selected = first;
   }
+  // Redrawing keeps the strip where the player scrolled it (emptying it would reset it).
+  const scrolled = hand.scrollLeft;
+  const fresh = S.stripFor !== key;
+  S.stripFor = key;
   hand.replaceChildren();
   cards.forEach((c, i) => {
     const legal = A.plays.has(c);
@@ -822,6 +842,19 @@ function renderHand() {
     });
     hand.append(b);
   });
+  hand.scrollLeft = scrolled;
+  // A new decision shows the chosen (first playable) card inside the strip.
+  if (fresh) showInStrip(hand.children[S.selected]);
+}
+
+/** Scroll the hand's strip, and only the strip, so that `card` lies wholly inside it. */
+function showInStrip(card) {
+  const hand = $("hand");
+  if (!card || hand.scrollWidth <= hand.clientWidth) return;
+  const box = hand.getBoundingClientRect();
+  const r = card.getBoundingClientRect();
+  if (r.left < box.left) hand.scrollLeft -= box.left - r.left + 8;
+  else if (r.right > box.right) hand.scrollLeft += r.right - box.right + 8;
 }
 
 function renderControls() {
@@ -888,9 +921,12 @@ function onHint(msg) {
   }
   S.hint = msg;
   renderHint();
-  // The answer below the fold (a phone) is brought up, the page otherwise left where it is.
+  // The answer below the fold (or under the hand's strip) is brought up, the page otherwise
+  // left where it is.
   const box = $("hint").getBoundingClientRect();
-  if (box.bottom > window.innerHeight || box.top < 0) $("hint").scrollIntoView({ block: "nearest", behavior: "instant" });
+  const bottom = visibleBottom();
+  if (box.top < 0) window.scrollBy({ top: box.top - 8, behavior: "instant" });
+  else if (box.bottom > bottom) window.scrollBy({ top: Math.min(box.top - 8, box.bottom - bottom + 8), behavior: "instant" });
 }
 
 /** The coach's hint under the prompt: the move, its estimated chance, why, the other moves. */
@@ -1227,7 +1263,9 @@ function onKey(e) {
 }
 
 function focusSelected() {
-  $("hand").querySelector(".selected")?.focus();
+  const card = $("hand").querySelector(".selected");
+  showInStrip(card);
+  card?.focus({ preventScroll: true });
 }
 
 // ------------------------------------------------------------------ start
@@ -1288,6 +1326,9 @@ async function main() {
   $("reactions-switch").addEventListener("click", () => send({ type: "reactions", on: S.room?.reactions === false }));
   $("help-close").addEventListener("click", () => show("help", false));
   document.addEventListener("keydown", onKey);
+  // The strip's height changes with its buttons and the window (a phone turned sideways).
+  new ResizeObserver(measureStrip).observe($("me"));
+  window.addEventListener("resize", measureStrip);
   $("room-code").textContent = code;
   try {
     setRoom(await api(`/api/rooms/${encodeURIComponent(code)}`));
