@@ -136,8 +136,15 @@ function notice(text) {
 }
 
 function names() {
-  if (S.view) return S.view.players.map((p) => p.name);
+  if (S.view) return S.view.players.map((p) => seatName(p.seat, p.name));
   return (S.room?.seats || []).map((s) => s.name || `P${s.seat}`);
+}
+
+/** A seat's name at the table: the game's, or the person who took the seat over from its bot
+ * during the game (the game keeps the name it was dealt with: its record does). */
+function seatName(seat, dealt) {
+  const s = S.room?.seats?.[seat];
+  return s && s.kind === "human" && s.name ? s.name : dealt;
 }
 
 function show(id, on) {
@@ -243,6 +250,9 @@ function onMessage(msg) {
     case "reaction":
       showReaction(msg);
       break;
+    case "seat_taken":
+      onSeatTaken(msg);
+      break;
     case "pong":
       break;
     default:
@@ -290,7 +300,44 @@ function setRoom(room) {
   $("room-code").textContent = room.code || code;
   document.title = `${room.name || room.code} · ${t("app.title")}`;
   renderLobby();
+  renderLateJoin();
   if (S.view && S.seat !== null) renderReactions(); // the host may have switched them
+  // A seat that changed hands (a late friend took over a bot's) shows its new name.
+  const sig = room.seats.map((x) => `${x.kind}:${x.name}`).join("|");
+  if (S.view && S.seatSig !== undefined && sig !== S.seatSig) renderTable();
+  S.seatSig = sig;
+}
+
+/** The host's switch for late friends (in the lobby and by the log); others see nothing. */
+function renderLateJoin() {
+  const host = S.seat !== null && S.seat === S.room?.host;
+  const on = S.room?.late_join !== false;
+  for (const row of document.querySelectorAll(".late-join")) {
+    row.hidden = !host;
+    row.querySelector(".late-text").textContent = t(on ? "room.late_on" : "room.late_off");
+    const b = row.querySelector(".late-switch");
+    b.textContent = t(on ? "room.late_close" : "room.late_open");
+    b.onclick = () => send({ type: "late_join", on: !on });
+  }
+}
+
+/** A late friend took over a bot's seat: everyone is told, in a toast and in the log. */
+function onSeatTaken(msg) {
+  const text = t(msg.playing ? "room.taken_over" : "room.taken_next", { name: msg.name, was: msg.was || `P${msg.seat}` });
+  toast(text, "info", "seat-taken");
+  if (S.view) {
+    S.log.push({ kind: "seat_taken", text, seat: msg.seat, local: true });
+    renderLog();
+  }
+}
+
+/** The bot's seat a late friend would take (the server's choice: the lowest bot still in the
+ * hand), or null. */
+function lateSeat(room) {
+  if (!room || room.late_join === false) return null;
+  const bots = room.seats.filter((s) => s.kind === "bot");
+  const live = bots.filter((s) => !S.view?.players?.[s.seat]?.out);
+  return (live.length ? live : bots)[0] || null;
 }
 
 function renderLobby() {
@@ -355,11 +402,22 @@ function showJoin() {
   show("lobby-panel", false);
   show("join-panel", true);
   const room = S.room;
-  // Seats are fixed once a game has started, also after it ended; spectators are welcome.
+  // Once a game has started the open seats are bots': a late friend takes over one of them
+  // when the host allows it; otherwise they watch.
   const started = room?.started || (room?.finished_games || []).length > 0;
-  const full = room && !room.seats.some((seat) => seat.kind === "open");
-  $("join-info").textContent = started ? t("room.started_info") : full ? t("err.room_full") : t("room.join_info");
-  $("join-form").hidden = Boolean(started || full);
+  const open = room && room.seats.some((seat) => seat.kind === "open");
+  const late = !open || started ? lateSeat(room) : null;
+  const closed = started && !late && room?.late_join === false;
+  $("join-info").textContent = late
+    ? t("room.late_info", { name: late.name || `P${late.seat}` })
+    : closed
+      ? t("room.late_closed")
+      : started
+        ? t("room.started_info")
+        : !open
+          ? t("err.room_full")
+          : t("room.join_info");
+  $("join-form").hidden = !late && Boolean(started || !open);
   if (!$("join-name").value) $("join-name").value = lastName();
 }
 
@@ -664,15 +722,17 @@ function renderTable() {
   // Our seat.
   const meBox = $("me");
   meBox.hidden = S.seat === null;
-  // A spectator is told so where a player's hand would be.
+  // A spectator is told so where a player's hand would be, and offered a bot's seat when the
+  // host lets late friends in.
   $("watching").hidden = S.seat !== null;
+  $("late-take-btn").hidden = !(S.seat === null && v.phase !== "over" && lateSeat(S.room));
   if (S.seat === null) {
     $("advice").hidden = true;
     $("hint").hidden = true;
   }
   if (S.seat !== null) {
     const me = players[S.seat];
-    const bits = [`${me.name} (${t("room.you")})`, cardsText(me.hand_size)];
+    const bits = [`${seatName(S.seat, me.name)} (${t("room.you")})`, cardsText(me.hand_size)];
     if (me.mercy_distance !== null && me.mercy_distance !== undefined) bits.push(t("table.mercy", { n: me.mercy_distance }));
     if (me.out) bits.push(t("table.out"));
     if (me.uno) bits.push(t("table.uno_called"));
@@ -729,7 +789,7 @@ function playerPanel(p, A) {
   const v = S.view;
   const turn = v.to_act === p.seat;
   const box = el("div", { class: `player${turn ? " turn" : ""}${p.out ? " out" : ""}`, "data-seat": p.seat });
-  const head = el("div", { class: "pname" }, el("span", { class: "name", text: p.name }));
+  const head = el("div", { class: "pname" }, el("span", { class: "name", text: seatName(p.seat, p.name) }));
   if (turn) head.append(el("span", { class: "badge turn-badge", text: t("table.to_act") }));
   if (v.dealer === p.seat) head.append(el("span", { class: "badge", title: t("table.dealer"), text: "D" }));
   box.append(head);
@@ -1307,6 +1367,11 @@ async function main() {
     toast(t("room.copied"), "info");
   });
   $("start-btn").addEventListener("click", () => send({ type: "start" }));
+  $("late-take-btn").addEventListener("click", () => {
+    S.joining = true;
+    showJoin();
+    $("watch-btn").hidden = true; // already watching
+  });
   $("take-seat-btn").addEventListener("click", () => {
     S.joining = true;
     showJoin();
