@@ -6,6 +6,7 @@ import { bump, cue, flipIn, flyFrom, setSound, soundOn } from "./feel.js";
 import { translateEvent } from "./events.js";
 import { parseLegal } from "./legal.js";
 import { applyDom, has, initI18n, mountLanguagePicker, onLangChange, optionLabel, optionValue, t } from "./i18n.js";
+import { cardRuleIds, closeRules, loadRules, openRules, ruleNodes, watchRuleClicks } from "./rulebook.js";
 
 const $ = (id) => document.getElementById(id);
 /** The quick reactions (web/reactions.py REACTIONS), each with the emoji the table shows. */
@@ -694,6 +695,14 @@ function renderTable() {
   const pileSize = (v.discard || []).length;
   if (S.lastPile !== undefined && (v.top !== S.lastTop || pileSize !== S.lastPile)) top.classList.add("landed");
   [S.lastTop, S.lastPile] = [v.top, pileSize];
+  if (v.top) {
+    // The card on the pile tells what it does when tapped (players and spectators alike).
+    top.setAttribute("role", "button");
+    top.tabIndex = 0;
+    top.title = t("rules.card", { card: cardName(v.top) });
+    top.addEventListener("click", () => showCardRules(v.top));
+    top.addEventListener("keydown", (e) => (e.key === "Enter" || e.key === " ") && (e.preventDefault(), showCardRules(v.top)));
+  }
   $("top-card").replaceChildren(top);
   const ac = $("active-colour");
   ac.replaceChildren();
@@ -896,15 +905,52 @@ function renderHand() {
       b.title += `\n⚠ ${warn.map(adviceText).join("\n⚠ ")}`;
       b.setAttribute("aria-label", `${cardName(c)}. ⚠ ${warn.map(adviceText).join(". ")}`);
     }
-    b.addEventListener("click", () => {
+    b.addEventListener("click", (e) => {
+      if (S.infoShown === b) {
+        // The click that ends a long press only closes the press: the card is not played.
+        S.infoShown = null;
+        e.preventDefault();
+        return;
+      }
       S.selected = i;
       playCard(c);
     });
+    cardInfoOn(b, c);
     hand.append(b);
   });
   hand.scrollLeft = scrolled;
   // A new decision shows the chosen (first playable) card inside the strip.
   if (fresh) showInStrip(hand.children[S.selected]);
+}
+
+/** A card's own info: a long press (touch), a right click or the I key opens the rules that
+ * say what it does. */
+function cardInfoOn(node, code) {
+  node.addEventListener("contextmenu", (e) => {
+    e.preventDefault();
+    showCardRules(code);
+  });
+  node.addEventListener("pointerdown", (e) => {
+    if (e.pointerType !== "touch") return;
+    clearTimeout(S.pressTimer);
+    S.pressTimer = setTimeout(() => {
+      S.infoShown = node;
+      showCardRules(code);
+    }, 550);
+  });
+  for (const end of ["pointerup", "pointercancel", "pointerleave"]) node.addEventListener(end, () => clearTimeout(S.pressTimer));
+}
+
+/** The rules of card `code` under this table's rules, in the rule dialog. */
+async function showCardRules(code) {
+  const preset = S.view?.rules?.preset || S.room?.preset || "no-mercy";
+  let ids = [];
+  try {
+    ids = cardRuleIds(await loadRules(), code, preset);
+  } catch {
+    ids = [];
+  }
+  openRules(ids, cardName(code));
 }
 
 /** Scroll the hand's strip, and only the strip, so that `card` lies wholly inside it. */
@@ -1008,7 +1054,7 @@ function renderHint() {
   }
   const head = el("div", {}, el("strong", { text: `${t("coach.title")}: ` }), el("span", { class: "hint-move", "data-action": h.action, text: actionText(h.action) }));
   if (h.chance !== null && h.chance !== undefined) head.append(" · ", el("span", { class: "hint-chance", text: t("coach.chance", { n: Math.round(100 * h.chance) }) }));
-  box.append(head, el("div", { class: "hint-reason", text: reasonText(h.reason) }));
+  box.append(head, el("div", { class: "hint-reason" }, ...ruleNodes(reasonText(h.reason))));
   const others = (h.estimates || []).filter((e) => e.action !== h.action).slice(0, 3);
   if (others.length) {
     const list = others.map((e) => `${actionText(e.action)} ${Math.round(100 * e.chance)}%`).join(" · ");
@@ -1039,7 +1085,7 @@ function renderAdvice() {
   if (A.challenge) for (const a of adviceFor([A.challenge])) items.push([t("table.challenge"), a]);
   for (const [card, plays] of A.plays) for (const a of adviceFor(plays.map((p) => p.text))) items.push([cardName(card), a]);
   for (const [what, a] of items) {
-    box.append(el("li", { class: `advice-${a.kind}` }, el("strong", { text: `⚠ ${what}: ` }), adviceText(a)));
+    box.append(el("li", { class: `advice-${a.kind}` }, el("strong", { text: `⚠ ${what}: ` }), ...ruleNodes(adviceText(a))));
   }
   box.hidden = !items.length;
 }
@@ -1179,7 +1225,7 @@ function renderLog(keepScroll = false) {
   for (const ev of S.log) {
     const { text, rules } = translateEvent(ev, nm);
     const li = el("li", { class: `ev ev-${ev.kind}` }, el("span", { class: "etext", text }));
-    if (rules) li.append(" ", el("span", { class: "rule", text: rules }));
+    if (rules) li.append(" ", el("span", { class: "rule" }, ...ruleNodes(rules)));
     list.append(li);
   }
   list.scrollTop = keepScroll ? list.scrollHeight - below : list.scrollHeight;
@@ -1236,7 +1282,7 @@ function showHandEnd(ev) {
   if (scored) {
     // The engine's own breakdown (cards per opponent, knock-out bonus), translated.
     const { text, rules } = translateEvent(ev, nm);
-    body.append(el("p", { class: "breakdown" }, text, rules ? " " : "", rules ? el("span", { class: "rule", text: rules }) : null));
+    body.append(el("p", { class: "breakdown" }, text, rules ? " " : "", rules ? el("span", { class: "rule" }, ...ruleNodes(rules)) : null));
     if (ev.points === undefined) body.append(el("p", { text: t("end.lowest") }));
   }
   const matchOver = v.phase === "over";
@@ -1262,6 +1308,10 @@ function showHandEnd(ev) {
 function onKey(e) {
   if (e.target.closest("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
   const k = e.key;
+  if (!$("rule").hidden) {
+    if (k === "Escape") closeRules();
+    return;
+  }
   if (!$("help").hidden) {
     if (k === "Escape" || k === "?") show("help", false);
     return;
@@ -1283,6 +1333,12 @@ function onKey(e) {
   }
   if (k === "m" || k === "M") {
     toggleSound();
+    return;
+  }
+  if ((k === "i" || k === "I") && S.view) {
+    // The chosen card's rules (a spectator: the card on the pile's).
+    const card = S.seat !== null ? handCards()[S.selected] : S.view.top;
+    if (card) showCardRules(card);
     return;
   }
   if (!S.view || S.seat === null) return;
@@ -1391,6 +1447,7 @@ async function main() {
   $("reactions-switch").addEventListener("click", () => send({ type: "reactions", on: S.room?.reactions === false }));
   $("help-close").addEventListener("click", () => show("help", false));
   document.addEventListener("keydown", onKey);
+  watchRuleClicks();
   // The strip's height changes with its buttons and the window (a phone turned sideways).
   new ResizeObserver(measureStrip).observe($("me"));
   window.addEventListener("resize", measureStrip);
