@@ -727,7 +727,7 @@ def test_event_templates_reproduce_the_engine_english(base_url: str, browser: Br
                   const tpl = en[key];
                   const got = tpl === undefined ? 'no template ' + key
                     : i18n.fill(tpl, ev.eventParams(e, names[i]));
-                  const want = ev.stripRules(e.text);
+                  const want = ev.engineWords(ev.stripRules(e.text));
                   checked++;
                   if (got !== want && bad.length < 20) bad.push({key, got, want});
                 }

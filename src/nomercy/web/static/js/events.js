@@ -77,6 +77,9 @@ export function variantKey(ev) {
       return "ev.draw";
     case "pass":
       return text.includes("Discard All") ? "ev.pass.discard_all" : "ev.pass";
+    case "discard_all":
+      // One card buried reads in the singular ("1 more red card ...; its effect").
+      return Array.isArray(d.cards) && d.cards.length === 1 ? "ev.discard_all.one" : "ev.discard_all";
     case "deflect":
       return text.includes("sends the penalty back") ? "ev.deflect.back" : "ev.deflect";
     case "choose_colour":
@@ -230,12 +233,27 @@ export function eventParams(ev, names) {
   return p;
 }
 
+/**
+ * The engine's English as the table words it: the engine keeps its text (the golden corpus pins
+ * it) and says "card(s)"; the page says "1 more red card ...; its effect is ignored" or "3 more
+ * red cards", and a classic penalty without its "last +N".
+ */
+export function engineWords(text) {
+  // Classic has no stacking by value (CL-7): "Penalty 4, last +4: Bob must draw" is "Bob must
+  // draw 4".
+  const classic = String(text).match(/^Penalty (\d+), last \+\d+: (.+) must draw$/);
+  if (classic) return `${classic[2]} must draw ${classic[1]}`;
+  return String(text).replace(/\b(\d+) more (\w+) card\(s\)(.*?); their effects are ignored/, (m, n, colour, rest) =>
+    n === "1" ? `1 more ${colour} card${rest}; its effect is ignored` : `${n} more ${colour} cards${rest}; their effects are ignored`,
+  );
+}
+
 /** The event in the UI language: {text, rules}. */
 export function translateEvent(ev, names) {
   const rules = ruleIds(ev.text);
-  if (lang() === "en") return { text: stripRules(ev.text), rules };
+  if (lang() === "en") return { text: engineWords(stripRules(ev.text)), rules };
   const key = variantKey(ev);
-  if (!has(key)) return { text: stripRules(ev.text), rules };
+  if (!has(key)) return { text: engineWords(stripRules(ev.text)), rules };
   const params = eventParams(ev, names);
   const out = t(key, params);
   // A placeholder left unfilled means the data lacked something: use the English.

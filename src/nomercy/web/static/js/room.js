@@ -11,6 +11,48 @@ import { cardRuleIds, closeRules, loadRules, openRules, ruleNodes, watchRuleClic
 const $ = (id) => document.getElementById(id);
 /** The quick reactions (web/reactions.py REACTIONS), each with the emoji the table shows. */
 const REACTIONS = { thumbs_up: "👍", laugh: "😂", wow: "😮", ouch: "😬", clap: "👏", good_game: "🤝" };
+/** The sound switch's icons, drawn here so they show without an emoji font (a speaker with
+ * waves: on; crossed out: off). */
+const SPEAKER = '<path d="M3 9h4l5-4v14l-5-4H3z"/>';
+const SOUND_ICONS = {
+  on: `<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false" fill="currentColor">${SPEAKER}<path d="M15 8.5a5 5 0 0 1 0 7M17.5 6a8.5 8.5 0 0 1 0 12" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"/></svg>`,
+  off: `<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false" fill="currentColor">${SPEAKER}<path d="M15.5 9.5l5 5m0-5l-5 5" stroke="currentColor" stroke-width="2" stroke-linecap="round"/></svg>`,
+};
+
+/**
+ * Whether this system draws the reactions' emoji in colour. Without an emoji font 👍 is an
+ * empty box, so the reactions then show their names instead (checked once, on a canvas: an
+ * emoji font paints coloured pixels, a missing or monochrome glyph grey ones).
+ */
+function colourEmoji() {
+  try {
+    const canvas = document.createElement("canvas");
+    canvas.width = canvas.height = 32;
+    const g = canvas.getContext("2d", { willReadFrequently: true });
+    g.textBaseline = "top";
+    g.font = "24px sans-serif";
+    for (const emoji of Object.values(REACTIONS)) {
+      g.clearRect(0, 0, 32, 32);
+      g.fillStyle = "#000";
+      g.fillText(emoji, 0, 0);
+      const px = g.getImageData(0, 0, 32, 32).data;
+      let coloured = false;
+      for (let i = 0; i < px.length && !coloured; i += 4) coloured = px[i + 3] > 0 && (px[i] !== px[i + 1] || px[i + 1] !== px[i + 2]);
+      if (!coloured) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+const EMOJI = colourEmoji();
+document.documentElement.dataset.emoji = EMOJI ? "1" : "0";
+
+/** How a reaction shows: its emoji, or its name where the system has no emoji font. */
+function reactionFace(key) {
+  return EMOJI ? REACTIONS[key] : t(`react.${key}`);
+}
+
 /** Seconds between two reactions of a seat (the server's REACTION_EVERY). */
 const REACTION_EVERY = 2;
 // The protocol version this client speaks (docs/web-protocol.md "Protocol version").
@@ -81,8 +123,10 @@ function adviceText(a) {
   const data = { ...(a.data || {}) };
   if (data.colour) data.colour = colourWord(data.colour);
   const rules = a.rules && a.rules.length ? ` [${a.rules.join(", ")}]` : "";
-  // A template for one card where the count is one ("you get P1's only card").
-  const key = data.size === 1 && has(`advice.${a.kind}_one`) ? `advice.${a.kind}_one` : `advice.${a.kind}`;
+  // A template for one card where the count is one ("you get P1's only card", "your other
+  // red card").
+  const one = data.size === 1 || data.count === 1;
+  const key = one && has(`advice.${a.kind}_one`) ? `advice.${a.kind}_one` : `advice.${a.kind}`;
   return has(key) ? oneCard(t(key, data)) + rules : a.text;
 }
 
@@ -593,7 +637,7 @@ function renderSound() {
   const on = soundOn();
   const b = $("sound-btn");
   b.setAttribute("aria-pressed", on ? "true" : "false");
-  b.querySelector("span").textContent = on ? "🔊" : "🔇";
+  b.querySelector("span").innerHTML = SOUND_ICONS[on ? "on" : "off"];
   b.title = t(on ? "sound.on" : "sound.off");
   b.setAttribute("aria-label", b.title);
 }
@@ -608,12 +652,14 @@ function toggleSound() {
 function renderReactions() {
   const bar = $("reactions");
   if (!bar.childElementCount) {
-    for (const [key, emoji] of Object.entries(REACTIONS)) {
-      bar.append(el("button", { type: "button", class: "react", "data-reaction": key, text: emoji, onclick: () => react(key) }));
+    for (const key of Object.keys(REACTIONS)) {
+      bar.append(el("button", { type: "button", class: "react", "data-reaction": key, onclick: () => react(key) }));
     }
   }
   for (const b of bar.querySelectorAll("button")) {
     const name = t(`react.${b.dataset.reaction}`);
+    b.textContent = reactionFace(b.dataset.reaction);
+    b.classList.toggle("words", !EMOJI);
     b.title = name;
     b.setAttribute("aria-label", name);
     b.disabled = Boolean(S.reactWait);
@@ -664,7 +710,7 @@ function placeBubbles() {
         "data-seat": seat,
         "data-reaction": reaction,
         "aria-label": t("react.said", { name, reaction: t(`react.${reaction}`) }),
-        text: REACTIONS[reaction],
+        text: reactionFace(reaction),
       }),
     );
   }
@@ -687,7 +733,7 @@ function renderTable() {
   for (const s of order) opp.append(playerPanel(players[s], A));
   placeBubbles();
   // Centre.
-  $("draw-back").replaceChildren(cardBack());
+  $("draw-back").replaceChildren(cardBack({ preset: v.rules?.preset }));
   $("pile-size").textContent = t("table.pile", { n: v.draw_pile_size });
   $("draw-pile-btn").disabled = !A.draw;
   const top = v.top ? cardElement(v.top) : el("div", { class: "card empty" });
@@ -720,7 +766,10 @@ function renderTable() {
     pend.hidden = false;
     const links = v.pending.chain || [];
     const chain = links.length > 1 ? links.map((x) => `+${x}`).join(" ") : "";
-    pend.textContent = t("table.pending", { total: v.pending.total, last: v.pending.last }) + (chain ? ` (${chain})` : "");
+    // Classic has no stacking by value (CL-7): what is pending is a number of cards to draw.
+    pend.textContent = stacking()
+      ? t("table.pending", { total: v.pending.total, last: v.pending.last }) + (chain ? ` (${chain})` : "")
+      : t("table.pending_classic", { total: v.pending.total });
   } else pend.hidden = true;
   renderTimer();
   // Prompt.
@@ -745,7 +794,7 @@ function renderTable() {
     if (me.mercy_distance !== null && me.mercy_distance !== undefined) bits.push(t("table.mercy", { n: me.mercy_distance }));
     if (me.out) bits.push(t("table.out"));
     if (me.uno) bits.push(t("table.uno_called"));
-    if (v.score_target && (v.scores || []).some((x) => x)) bits.push(t("table.score", { n: v.scores[S.seat] }));
+    if (matchScores()) bits.push(t("table.score_of", { n: v.scores[S.seat], target: v.score_target }));
     $("me-info").textContent = bits.join(" · ");
     meBox.classList.toggle("turn", myTurn());
     renderHand();
@@ -754,6 +803,13 @@ function renderTable() {
   }
   measureStrip();
   if (S.seat !== null) keepDecisionInView();
+}
+
+/** Whether the seats show their match scores: only in a match (a single hand is not scored:
+ * its points would read as unexplained numbers), once someone has scored. */
+function matchScores() {
+  const v = S.view;
+  return S.room?.mode === "match" && Boolean(v?.score_target) && (v.scores || []).some((x) => x);
 }
 
 /** The moment the seat decides in (a new one after every action of anyone). */
@@ -803,11 +859,11 @@ function playerPanel(p, A) {
   if (v.dealer === p.seat) head.append(el("span", { class: "badge", title: t("table.dealer"), text: "D" }));
   box.append(head);
   const fan = el("div", { class: "fan", "aria-hidden": "true" });
-  for (let i = 0; i < Math.min(p.hand_size, 12); i++) fan.append(cardBack({ small: true }));
+  for (let i = 0; i < Math.min(p.hand_size, 12); i++) fan.append(cardBack({ small: true, preset: v.rules?.preset }));
   box.append(fan);
   const info = [cardsText(p.hand_size)];
   if (p.mercy_distance !== null && p.mercy_distance !== undefined && !p.out) info.push(t("table.mercy", { n: p.mercy_distance }));
-  if (v.score_target && (v.scores || []).some((x) => x)) info.push(t("table.score", { n: v.scores[p.seat] }));
+  if (matchScores()) info.push(t("table.score_of", { n: v.scores[p.seat], target: v.score_target }));
   box.append(el("div", { class: `pinfo${p.mercy_distance !== null && p.mercy_distance <= 5 ? " danger" : ""}`, text: info.join(" · ") }));
   if (p.out) box.append(el("div", { class: "badge out", text: t("table.out") }));
   if (p.uno) box.append(el("div", { class: "badge uno", text: t("table.uno_called") }));
