@@ -1338,6 +1338,10 @@ def test_r_opens_the_rule_the_last_event_cites_and_rule_id_opens_any() -> None:
         assert "NM-31 · 7" in screen_text(app)
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, RuleScreen))
+        # The help says how (r is not in the footer: an 80-column footer is full).
+        await pilot.press("question_mark")
+        await until(pilot, lambda: "r: the rules the last event cites" in screen_text(app))
+        await pilot.press("escape")
         # An unknown id says so and keeps the box's text.
         await pilot.press("i", *"rule NM-99", "enter")
         await until(pilot, lambda: "no rule 'NM-99' in RULES.md" in screen_text(app), timeout=3)

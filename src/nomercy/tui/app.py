@@ -410,7 +410,8 @@ class TableScreen(Screen[None]):
         Binding("u", "uno", "Call UNO"),
         Binding("i", "type_action", "Type an action"),
         Binding("h", "hint", "Hint"),
-        Binding("r", "rules", "Rules"),
+        # Listed in the help (?), not the footer: an 80-column footer has no room left.
+        Binding("r", "rules", "Rules", show=False),
         Binding("escape", "to_list", "Back to the list"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit_game", "Quit"),
@@ -646,7 +647,7 @@ class TableScreen(Screen[None]):
             message.input.value = ""
             self.action_help()
             return
-        if text.split(maxsplit=1)[0].lower() in ("rule", "rules"):
+        if text and text.split(maxsplit=1)[0].lower() in ("rule", "rules"):
             if self.show_rule(text.split(maxsplit=1)[1] if " " in text else ""):
                 message.input.value = ""
                 self.query_one(ActionList).focus()  # the keys work again once it closes
