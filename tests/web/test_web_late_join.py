@@ -141,3 +141,27 @@ def test_a_late_friend_joins_a_match_and_plays_its_next_hands(tmp_path: Path) ->
             assert room.game is not None and room.game.n == 2
 
     run(main)
+
+
+def test_between_games_a_late_friend_takes_a_bot_seat_for_the_next_game(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with Server(tmp_path / "db") as server:
+            created = await server.create(seats=2, bot="greedy")
+            code = created["code"]
+            host = await server.ws(code)
+            await host.hello(created["token"])
+            # Ann goes out with her only card: the game is over, the room waits for the host.
+            await server.rig(code, position([["R1"], ["B1", "B2"]], discard=["R5"]))
+            await host.act("play R1")
+            assert (await host.state(1))["view"]["phase"] == "over"
+            joined = await server.join(code, "Carol")
+            assert joined["seat"] == 1
+            taken = await host.expect("seat_taken")
+            assert taken["playing"] is False  # from the next game
+            await host.send({"type": "start"})
+            state = await host.expect("state")
+            assert state["room"]["seats"][1]["kind"] == "human"
+            room = server.room(code)
+            assert room.table is not None and not room.table.robot(1)
+
+    run(main)
