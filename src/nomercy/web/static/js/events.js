@@ -248,16 +248,31 @@ export function engineWords(text) {
   );
 }
 
-/** The event in the UI language: {text, rules}. */
-export function translateEvent(ev, names) {
+/** The engine's English with each seat's dealt name (`dealt`, the game's) replaced by the name
+ * it goes by now (`names`: a late friend who took over a bot's seat). */
+function renamed(text, names, dealt) {
+  let out = text;
+  (dealt || []).forEach((old, s) => {
+    const now = names?.[s];
+    if (!old || !now || now === old) return;
+    const escaped = old.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    out = out.replace(new RegExp(`(?<![\\w])${escaped}(?![\\w])`, "g"), now);
+  });
+  return out;
+}
+
+/** The event in the UI language: {text, rules}; `dealt`: the names the game was dealt with,
+ * when a seat now goes by another (see renamed). */
+export function translateEvent(ev, names, dealt = null) {
   const rules = ruleIds(ev.text);
-  if (lang() === "en") return { text: engineWords(stripRules(ev.text)), rules };
+  const english = () => renamed(engineWords(stripRules(ev.text)), names, dealt);
+  if (lang() === "en") return { text: english(), rules };
   const key = variantKey(ev);
-  if (!has(key)) return { text: engineWords(stripRules(ev.text)), rules };
+  if (!has(key)) return { text: english(), rules };
   const params = eventParams(ev, names);
   const out = t(key, params);
   // A placeholder left unfilled means the data lacked something: use the English.
-  if (/\{\w+\}/.test(out)) return { text: stripRules(ev.text), rules };
+  if (/\{\w+\}/.test(out)) return { text: english(), rules };
   return { text: out, rules };
 }
 

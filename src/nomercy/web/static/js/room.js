@@ -150,7 +150,7 @@ function actionText(text) {
     let out = cardName(words[1]);
     for (const w of words.slice(2)) {
       if (/^[RYGB]$/.test(w)) out += ` → ${colourWord(w)}`;
-      else if (/^\d+$/.test(w)) out += ` ⇄ ${S.view?.players?.[Number(w)]?.name ?? w}`;
+      else if (/^\d+$/.test(w)) out += ` ⇄ ${names()[Number(w)] ?? w}`;
       else if (w === "uno") out += ` + ${t("table.uno")}`;
     }
     return out;
@@ -159,7 +159,7 @@ function actionText(text) {
   if (verb === "pass") return t(S.view?.phase === "discard_all_top" ? "table.keep_da" : S.view?.phase === "discard_all_subset" ? "table.stop_da" : "table.keep");
   if (verb === "colour") return `${t("picker.colour")}: ${colourWord(words[1])}`;
   if (verb === "uno") return t("table.uno_now");
-  if (verb === "catch") return t("table.catch", { name: S.view?.players?.[Number(words[1])]?.name ?? words[1] });
+  if (verb === "catch") return t("table.catch", { name: (S.view ? names()[Number(words[1])] : null) ?? words[1] });
   if (verb === "challenge") return t("table.challenge");
   return text;
 }
@@ -702,7 +702,7 @@ function placeBubbles() {
   for (const [seat, { reaction }] of S.bubbles || []) {
     const box = seat === S.seat ? $("me").querySelector(".me-head") : $("opponents").querySelector(`.player[data-seat="${seat}"] .pname`);
     if (!box) continue;
-    const name = S.view.players?.[seat]?.name ?? `P${seat}`;
+    const name = names()[seat] ?? `P${seat}`;
     box.append(
       el("span", {
         class: "reaction-bubble",
@@ -880,7 +880,7 @@ function playerPanel(p, A) {
         type: "button",
         class: "catch",
         "data-catch": p.seat,
-        text: t("table.catch", { name: p.name }),
+        text: t("table.catch", { name: seatName(p.seat, p.name) }),
         onclick: () => act(A.catches.get(p.seat)),
       }),
     );
@@ -891,8 +891,8 @@ function playerPanel(p, A) {
 
 function promptText() {
   const v = S.view;
-  if (v.phase === "over") return v.winner !== null && v.winner !== undefined ? t("prompt.over", { name: v.players[v.winner].name }) : t("prompt.over_plain");
-  const who = v.to_act === null || v.to_act === undefined ? "" : v.players[v.to_act].name;
+  if (v.phase === "over") return v.winner !== null && v.winner !== undefined ? t("prompt.over", { name: names()[v.winner] }) : t("prompt.over_plain");
+  const who = v.to_act === null || v.to_act === undefined ? "" : names()[v.to_act];
   if (!myTurn()) {
     if (v.phase === "roulette_colour") return t("prompt.roulette_other", { name: who });
     if (v.phase === "stack_or_absorb") {
@@ -1204,7 +1204,7 @@ function pickTarget(targets) {
         key: [String(i + 1)],
         node: el(
           "button",
-          { type: "button", class: "pick-target", "data-target": s, text: `${p.name} · ${cardsText(p.hand_size)}` },
+          { type: "button", class: "pick-target", "data-target": s, text: `${names()[s]} · ${cardsText(p.hand_size)}` },
           ...adviceFor(S.legal.filter((x) => new RegExp(`^play \\S+ ${s}( |$)`).test(x))).map((a) => el("span", { class: "warn-text", text: ` ⚠ ${adviceText(a)}` })),
           el("kbd", { text: String(i + 1) }),
         ),
@@ -1260,7 +1260,7 @@ function renderTimer() {
   const now = Date.now() / 1000 + (S.clockOffset ?? 0);
   const left = Math.max(0, Math.min(tm.seconds || Infinity, Math.ceil(tm.deadline - now)));
   box.hidden = false;
-  const who = S.view?.players?.[tm.seat]?.name ?? "";
+  const who = names()[tm.seat] ?? "";
   box.textContent = t("table.timer", { name: who, n: left });
   box.classList.toggle("low", left <= 5);
   for (const p of document.querySelectorAll("[data-timer]")) p.textContent = `⏱ ${left}s`;
@@ -1271,6 +1271,7 @@ setInterval(() => S.view && renderTimer(), 250);
 function renderLog(keepScroll = false) {
   const list = $("log");
   const nm = names();
+  const dealt = S.view ? S.view.players.map((p) => p.name) : null;
   const below = list.scrollHeight - list.scrollTop;
   list.replaceChildren();
   if (S.logFrom > 0) {
@@ -1279,7 +1280,8 @@ function renderLog(keepScroll = false) {
     list.append(el("li", { class: "ev ev-older" }, more));
   }
   for (const ev of S.log) {
-    const { text, rules } = translateEvent(ev, nm);
+    // A line of this page's own (a seat taken over) is already in words.
+    const { text, rules } = ev.local ? { text: ev.text, rules: "" } : translateEvent(ev, nm, dealt);
     const li = el("li", { class: `ev ev-${ev.kind}` }, el("span", { class: "etext", text }));
     if (rules) li.append(" ", el("span", { class: "rule" }, ...ruleNodes(rules)));
     list.append(li);
@@ -1337,7 +1339,7 @@ function showHandEnd(ev) {
   body.append(table);
   if (scored) {
     // The engine's own breakdown (cards per opponent, knock-out bonus), translated.
-    const { text, rules } = translateEvent(ev, nm);
+    const { text, rules } = translateEvent(ev, nm, v.players?.map((p) => p.name));
     body.append(el("p", { class: "breakdown" }, text, rules ? " " : "", rules ? el("span", { class: "rule" }, ...ruleNodes(rules)) : null));
     if (ev.points === undefined) body.append(el("p", { text: t("end.lowest") }));
   }
