@@ -202,15 +202,24 @@ def test_join_errors(client: TestClient) -> None:
     assert client.get("/api/rooms/NOSUCHROOM").status_code == 404
 
 
-def test_join_after_the_start_is_refused(client: TestClient) -> None:
+def test_join_after_the_start_takes_a_bot_seat_unless_the_host_closed_it(
+    client: TestClient,
+) -> None:
     created = create(client, seats=3)
     code = created["code"]
     with client.websocket_connect(f"/ws/{code}") as ws:
         ws.send_json({"type": "hello", "token": created["token"]})
         assert ws.receive_json()["type"] == "welcome"
+        ws.send_json({"type": "late_join", "on": False})
+        assert receive_until(ws, "room")["room"]["late_join"] is False
         ws.send_json({"type": "start"})
+        receive_until(ws, "state")
         r = client.post(f"/api/rooms/{code}/join", json={"name": "Late"})
         assert r.status_code == 409 and r.json()["error"] == "already_started"
+        ws.send_json({"type": "late_join", "on": True})
+        assert receive_until(ws, "room")["room"]["late_join"] is True
+        r = client.post(f"/api/rooms/{code}/join", json={"name": "Late"})
+        assert r.status_code == 200 and r.json()["seat"] == 1
 
 
 # ---------------------------------------------------------------------- WebSocket basics

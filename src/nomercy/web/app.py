@@ -37,6 +37,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from nomercy.core.rules import OPTIONS
+from nomercy.tables import rulebook
 from nomercy.web.connections import address_key
 from nomercy.web.guard import AllowedHosts
 from nomercy.web.protocol import (
@@ -344,6 +346,15 @@ def _replay_query(params: Any, page: int) -> tuple[str, int | None, int]:
     return kind, start, count
 
 
+def _options_by_rule() -> dict[str, list[str]]:
+    """Rule id -> the names of the rule options it introduces (``A24`` -> ``mercy_timing``...)."""
+    found: dict[str, list[str]] = {}
+    for spec in OPTIONS:
+        for rid in rulebook.cited(spec.rule):
+            found.setdefault(rid, []).append(spec.name)
+    return found
+
+
 def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starlette:
     """The web server's ASGI app for ``config`` (its lobby is ``app.state.lobby``)."""
     lobby = Lobby(config)
@@ -364,6 +375,32 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
 
     async def replay_page(request: Request) -> Response:
         return page("replay.html")
+
+    async def rules_page(request: Request) -> Response:
+        return page("rules.html")
+
+    async def help_page(request: Request) -> Response:
+        # The rules are the help a newcomer needs; the table's ? lists its keys.
+        return RedirectResponse("/rules", status_code=303)
+
+    async def api_rules(request: Request) -> Response:
+        # RULES.md by id, and which rules say what each card does (nomercy.tables.rulebook).
+        return JSONResponse(
+            {
+                "rules": [rulebook.rule(rid).to_json() for rid in rulebook.rule_ids()],
+                "cards": rulebook.card_rules_table(),
+                # The options each rule id names (their explanations are translated).
+                "options": _options_by_rule(),
+            },
+            headers={"Cache-Control": "public, max-age=3600"},
+        )
+
+    async def api_rule(request: Request) -> Response:
+        try:
+            found = rulebook.rule(request.path_params["rule_id"])
+        except rulebook.UnknownRuleError as exc:
+            return _error(ProtocolError(ErrorCode.UNKNOWN_RULE, str(exc), 404))
+        return JSONResponse(found.to_json(), headers={"Cache-Control": "public, max-age=3600"})
 
     async def api_meta(request: Request) -> Response:
         return JSONResponse(meta(config.timers))
@@ -696,6 +733,10 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
         Route("/", index),
         Route("/r/{code}", room_page),
         Route("/replay/{game_id}", replay_page),
+        Route("/rules", rules_page),
+        Route("/help", help_page),
+        Route("/api/rules", api_rules),
+        Route("/api/rules/{rule_id}", api_rule),
         Route("/rooms", form_create, methods=["POST"]),
         Route("/api/meta", api_meta),
         Route("/healthz", healthz),

@@ -38,6 +38,7 @@ __all__ = [
     "replay_head",
     "replay_step",
     "room",
+    "seat_taken",
     "state",
     "view_json",
     "welcome",
@@ -118,6 +119,13 @@ def history(
 def hint(game_id: str | None, move: int, seat: int, data: Mapping[str, Any]) -> dict[str, Any]:
     """A ``hint`` message: the coach's hint for ``seat`` at ``move``."""
     return {"type": "hint", "game_id": game_id, "move": move, "seat": seat, "hint": dict(data)}
+
+
+def seat_taken(seat: int, name: str, was: str | None, playing: bool) -> dict[str, Any]:
+    """A ``seat_taken`` message, to the whole table: ``name`` takes over ``seat`` from its bot
+    (``was``: the bot's name at the table); ``playing``: during a game, from the seat's next
+    decision on (otherwise from the next game)."""
+    return {"type": "seat_taken", "seat": seat, "name": name, "was": was, "playing": playing}
 
 
 def pong() -> dict[str, Any]:

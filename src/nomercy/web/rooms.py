@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from nomercy.core.errors import NoMercyError
 from nomercy.core.game import Game
+from nomercy.web import messages
 from nomercy.web.config import ServerConfig
 from nomercy.web.connections import Connection, Delivery, LoopWatch, address_key
 from nomercy.web.protocol import (
@@ -546,11 +547,13 @@ class Lobby:
         )
 
     async def join(self, code: str, name: Any) -> tuple[int, str]:
-        """Take the lowest open seat of a room that has not started; returns seat and token.
+        """Take a seat: the lowest open one before the game; once it has started (or every
+        seat is held), a bot's seat when the host lets late friends in
+        (:meth:`Room.seat_to_take`). Returns the seat and its token.
 
         Raises:
-            ProtocolError: unknown room (404), full, started or name taken (409), bad name
-                (400).
+            ProtocolError: unknown room (404), full, started with late joining closed, or
+                name taken (409), bad name (400).
             StoreUnavailable: the database refused it.
         """
         room = await self.find(code)
@@ -567,26 +570,30 @@ class Lobby:
         return seat, token
 
     async def seat_person(self, room: Room, name: str, token_hash: str) -> int:
-        """Give a checked ``name`` the lowest open seat of ``room`` (this server's), held by
-        the token whose hash is ``token_hash``; returns the seat.
+        """Give a checked ``name`` a seat of ``room`` (this server's; :meth:`Room.seat_to_take`),
+        held by the token whose hash is ``token_hash``; returns the seat. Taking over a bot's
+        seat is announced to the table (a ``seat_taken`` message).
 
         Raises:
-            ProtocolError: full, started or name taken (409).
+            ProtocolError: full, started with late joining closed, or name taken (409).
             StoreUnavailable: the database refused it.
         """
         async with room.lock:
-            if room.started:
-                raise ProtocolError(
-                    ErrorCode.ALREADY_STARTED, "the game has started: watch as a spectator", 409
-                )
-            open_seats = [s for s in room.seats if s.kind == OPEN]
-            if not open_seats:
+            seat = room.seat_to_take()
+            if seat is None:
+                if room.started and not room.late_join:
+                    raise ProtocolError(
+                        ErrorCode.ALREADY_STARTED,
+                        "the game has started and the host keeps late joiners out: "
+                        "watch as a spectator",
+                        409,
+                    )
                 raise ProtocolError(ErrorCode.ROOM_FULL, "every seat is taken", 409)
             if any(s.kind == HUMAN and s.name and same_name(s.name, name) for s in room.seats):
                 raise ProtocolError(
                     ErrorCode.NAME_TAKEN, f"someone in this room is already called {name}", 409
                 )
-            seat = open_seats[0]
+            was = seat.name if seat.kind == BOT else None
             taken = SeatState(seat.seat, name, HUMAN, None, token_hash)
             await self.write(
                 functools.partial(
@@ -597,9 +604,12 @@ class Lobby:
                 ),
                 retry_for=self.config.action_retry,
             )
-            seat.kind, seat.name, seat.token_hash = HUMAN, name, token_hash
+            room.set_seat(taken)
             room.active = self.config.clock.monotonic()
             room.joined = True
+            if was is not None:
+                log.info("room %s: %s takes over seat %d from a bot", room.code, name, seat.seat)
+                room.send_all(messages.seat_taken(seat.seat, name, was, room.started))
             room.broadcast_room()
             return seat.seat
 
