@@ -425,8 +425,10 @@ class Redealer:
       with their sizes; the discard pile and every public field are unchanged;
     - a classic Wild +4 awaiting a challenge (CL-8) gets the ``guilty`` flag its accused's
       new hand implies (unless the seat itself is the accused);
-    - if another seat is deciding on a card it drew (NM-9), that card is drawn for it apart
-      from its gaps: the first unseen card it may play;
+    - if another seat is deciding on a card it drew (NM-9, CL-5), that card is drawn for it
+      apart from its gaps: the first unseen card it may play. The cards the seat knows it
+      holds are never the drawn one (they were in the hand before the draw), whatever their
+      codes;
     - the shuffle key comes from the generator, so later reshuffles differ too.
 
     The unseen cards are shuffled by a Fisher-Yates shuffle from the front, read as far as
@@ -441,7 +443,6 @@ class Redealer:
     __slots__ = (
         "_constrained",
         "_drawer",
-        "_drawn_known",
         "_free",
         "_gaps",
         "_pool",
@@ -490,11 +491,18 @@ class Redealer:
         drawer = -1
         turn = game.turn
         if game.drawn is not None and turn is not None and turn != seat:
-            if game.drawn not in keep[turn]:
-                # Another seat decides on the card it drew (NM-9): which card is hidden, but
-                # it was playable, so each deal draws it apart from the gaps (see sample).
-                drawer = turn
-                need[turn] -= 1
+            # Another seat decides on the card it drew (NM-9, CL-5): which card is hidden, but
+            # it was playable, so each deal draws it apart from the gaps (see sample). Never
+            # one of the cards this seat knows it holds: those were in the hand before the
+            # draw, so a drawn card of the same code is another copy (asking whether it is
+            # one of them would read the hidden card).
+            if need[turn] < 1:
+                raise ValueError(
+                    f"seat {turn} decides on a drawn card, but seat {seat} knows every card of "
+                    "its hand: a known card cannot be the one drawn after it"
+                )
+            drawer = turn
+            need[turn] -= 1
             t.drawn = None
         constrained = [s for s in keep if need[s] > 0 and (gaps.lacks.get(s) or s in gaps.no_wild)]
         # The most constrained seats choose first, so the constraints hold whenever they can.
@@ -503,7 +511,6 @@ class Redealer:
         self._free = [(s, need[s]) for s in keep if need[s] > 0 and s not in constrained]
         self._tail = len(game.set_aside)
         self._drawer = drawer
-        self._drawn_known = game.drawn if drawer < 0 and turn != seat else None
         self._pool = hidden
         self._gaps = gaps
         self._seat = seat
@@ -556,8 +563,7 @@ class Redealer:
         hands = [list(h) for h in t.hands]
         order = _Shuffle(self._pool, rng)
         queue = self._place(hands, order)
-        drawn = self._drawn_known if self._drawn_known is not None else t.drawn
-        return Deal(hands, drawn, t.turn, None, order, queue)
+        return Deal(hands, t.drawn, t.turn, None, order, queue)
 
     def game_of(self, deal: Deal) -> Game:
         """The game of a :meth:`deal` of this redealer: a new one each time, all equal (the
@@ -641,18 +647,39 @@ class Redealer:
                         break
                     hand.pop()
                 at += 1
-            if pick < 0:  # nothing fits: any card, so the phase stays valid
-                pick = 0
-                hand.append(queue[0])
-            g.drawn = queue.pop(pick)
+            if pick < 0:
+                g.drawn = self._drawn_from_hands(g, queue)
+            else:
+                g.drawn = queue.pop(pick)
         queue.extend(order.finish())
         return self._finish(g, queue, rng.getrandbits(63))
+
+    def _drawn_from_hands(self, g: Game, queue: list[Card]) -> Card:
+        """The drawer's card when no card left in ``queue`` (every unseen card not dealt,
+        at least one) may be played: the hands took every playable one. The first playable
+        card dealt to a hand (the drawer's own included) becomes the drawn one, the first
+        card left takes its place (the gaps give way, as when too few cards fit them); if
+        no unseen card is playable at all, the first card left, so the phase stays valid."""
+        drawer = self._drawer
+        hand = g.hands[drawer]
+        template = self._template.hands
+        for s in range(g.n):
+            if s == self._seat:
+                continue
+            dealt = g.hands[s]
+            for i in range(len(template[s]), len(dealt)):  # not the cards it is known to hold
+                c = dealt[i]
+                if is_playable(g, c) and wild_draw_allowed(g, drawer, c):
+                    dealt[i] = queue.pop(0)
+                    hand.append(c)
+                    return c
+        c = queue.pop(0)
+        hand.append(c)
+        return c
 
     def _finish(self, g: Game, rest: list[Card], key: int) -> Game:
         """The rest of a deal into ``g``: the drawn card, the piles from the cards no hand
         took (``rest``, in shuffled order), the key, the Wild +4's guilt."""
-        if self._drawer < 0 and self._drawn_known is not None:
-            g.drawn = self._drawn_known
         tail = self._tail
         end = len(rest) - tail
         g._draw = rest[:end]
