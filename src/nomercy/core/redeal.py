@@ -835,9 +835,10 @@ def view_position(view: Mapping[str, Any]) -> dict[str, Any]:
         wd4 = {**wd4, "guilty": guilty}
     drawn = view["drawn"]
     turn = engine["turn"]
-    if drawn is None and view["phase"] == "play_drawn" and isinstance(turn, int) and hands[turn]:
-        # Another seat decides on a card it drew (NM-9): which one is hidden; redeal picks.
-        drawn = hands[turn][-1]
+    if drawn is None and view["phase"] == "play_drawn" and isinstance(turn, int):
+        # Another seat decides on a card it drew (NM-9): which one is hidden (redeal picks),
+        # but it was playable, so the position holds an unseen one there.
+        drawn = _a_playable_drawn(view, rules, turn, hands, known, rest)
     spec = view["rules"]
     position = {
         "rules": spec if spec.get("options") else spec["preset"],
@@ -874,3 +875,44 @@ def view_position(view: Mapping[str, Any]) -> dict[str, Any]:
         "hand_log_start": 0,
     }
     return position
+
+
+def _a_playable_drawn(
+    view: Mapping[str, Any],
+    rules: RuleSet,
+    seat: int,
+    hands: list[list[str]],
+    known: Mapping[int, list[Card]],
+    rest: list[str],
+) -> str | None:
+    """For :func:`view_position`: a card ``seat`` may have drawn to play (NM-9, CL-5), put
+    last in its hand (codes; each hand's first cards are the ones the view knows). The last
+    unseen card of the hand that matches the top card, else the first matching one of the
+    piles' cards (``rest``) or of the other hands' unseen ones, swapped in; ``None`` when the
+    hand holds only known cards."""
+    from nomercy.core.game import Game  # here: game imports this module
+
+    hand = hands[seat]
+    mine = len(known.get(seat, ()))
+    if len(hand) <= mine:
+        return None
+    probe = Game(rules, [str(p["name"]) for p in view["players"]])
+    probe.discard = [parse_card(view["discard"][-1])]
+    probe.colour = Colour(view["colour"]) if view["colour"] else None
+
+    def fits(code: str) -> bool:
+        return is_playable(probe, Card(code))
+
+    for i in range(len(hand) - 1, mine - 1, -1):
+        if fits(hand[i]):
+            hand.append(hand.pop(i))
+            return hand[-1]
+    places = [(rest, 0)] + [
+        (h, len(known.get(s, ()))) for s, h in enumerate(hands) if s not in (seat, view["seat"])
+    ]
+    for place, start in places:
+        for i in range(start, len(place)):
+            if fits(place[i]):
+                place[i], hand[-1] = hand[-1], place[i]
+                return hand[-1]
+    return hand[-1]
