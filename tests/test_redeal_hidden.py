@@ -132,6 +132,10 @@ def consistent(g: Game, d: Game, seat: int) -> None:
             assert not Counter(g.known.get((viewer, s), ())) - rest
     if d.drawn is not None:
         assert d.turn is not None and is_playable(d, d.drawn)
+    if d.phase in ("discard_all_top", "discard_all_subset"):
+        # A09: the seat choosing under its Discard All holds a card of its colour.
+        assert d.turn is not None
+        assert any(c.colour is d.discard[-1].colour for c in d.hands[d.turn])
 
 
 def test_a_redeal_depends_on_nothing_the_seat_cannot_see() -> None:

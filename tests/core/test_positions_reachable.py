@@ -153,6 +153,17 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
         },
         "",
     ),
+    (
+        "a09_discard_all_choice_without_its_colour",
+        {
+            **_with(_base(), 0, hand=["R1", "R2", "B3"]),
+            "rules": {"preset": "no-mercy", "options": {"discard_all_mode": "choose_top_and_fire"}},
+            "phase": "discard_all_top",
+            "discard": ["R5", "GDA"],
+            "colour": "G",
+        },
+        "Discard All's colour",
+    ),
 ]
 
 

@@ -504,6 +504,14 @@ def _check_reachable(g: Game, chain_given: bool) -> None:
                 f"the 'drawn' card {drawn.code} does not match {top.code}: a card drawn to be "
                 "played was playable (NM-9, CL-5)"
             )
+    if (
+        phase in (DISCARD_ALL_TOP, DISCARD_ALL_SUBSET)
+        and turn is not None
+        and not any(c.colour is top.colour for c in g.hands[turn])
+    ):
+        raise NotationError(
+            f"phase {phase.value!r} needs a card of the Discard All's colour in hand (A09)"
+        )
     for (viewer, s), cards in g.known.items():
         if g.out[s] and cards:
             raise NotationError(

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from nomercy.core.base import seat_arg
+from nomercy.core.base import DISCARD_ALL_SUBSET, DISCARD_ALL_TOP, seat_arg
 from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, Kind, parse_card
 from nomercy.core.dealing import below
 from nomercy.core.errors import NotationError
@@ -445,6 +445,7 @@ class Redealer:
         "_drawer",
         "_free",
         "_gaps",
+        "_holds",
         "_pool",
         "_seat",
         "_tail",
@@ -511,6 +512,19 @@ class Redealer:
         self._free = [(s, need[s]) for s in keep if need[s] > 0 and s not in constrained]
         self._tail = len(game.set_aside)
         self._drawer = drawer
+        # A09: a seat choosing among its Discard All's colour holds a card of it (public).
+        holds: tuple[int, Colour] | None = None
+        colour = game.discard[-1].colour if game.discard else None
+        if (
+            game.phase in (DISCARD_ALL_TOP, DISCARD_ALL_SUBSET)
+            and turn is not None
+            and turn != seat
+            and colour is not None
+            and need[turn] > 0
+            and not any(c.colour is colour for c in keep[turn])
+        ):
+            holds = (turn, colour)
+        self._holds = holds
         self._pool = hidden
         self._gaps = gaps
         self._seat = seat
@@ -621,7 +635,30 @@ class Redealer:
                 found = order.next()
                 if found is not None:
                     hand.append(found)
+        if self._holds is not None:
+            self._hold(hands, order, queue)
         return queue
+
+    def _hold(self, hands: list[list[Card]], order: _Shuffle, queue: list[Card]) -> None:
+        """A09: the seat choosing under its Discard All holds a card of its colour: if the
+        deal gave it none, its last dealt card and the first unseen card of that colour (in
+        the shuffled order) change places."""
+        assert self._holds is not None
+        s, colour = self._holds
+        hand = hands[s]
+        if any(c.colour is colour for c in hand):
+            return
+        at = 0
+        while True:
+            if at == len(queue):
+                found = order.next()
+                if found is None:
+                    return  # no unseen card of that colour: the deal stays as it is
+                queue.append(found)
+            if queue[at].colour is colour:
+                hand[-1], queue[at] = queue[at], hand[-1]
+                return
+            at += 1
 
     def _deal(self, g: Game, rng: random.Random) -> Game:
         """Deal the unseen cards into ``g`` (a copy of the template) from ``rng``."""
@@ -835,10 +872,24 @@ def view_position(view: Mapping[str, Any]) -> dict[str, Any]:
         wd4 = {**wd4, "guilty": guilty}
     drawn = view["drawn"]
     turn = engine["turn"]
-    if drawn is None and view["phase"] == "play_drawn" and isinstance(turn, int):
+    phase = view["phase"]
+    top = parse_card(view["discard"][-1])
+    if isinstance(turn, int) and turn != seat and phase == "play_drawn" and drawn is None:
         # Another seat decides on a card it drew (NM-9): which one is hidden (redeal picks),
         # but it was playable, so the position holds an unseen one there.
-        drawn = _a_playable_drawn(view, rules, turn, hands, known, rest)
+        from nomercy.core.game import Game  # here: game imports this module
+
+        probe = Game(rules, [str(p["name"]) for p in players])
+        probe.discard = [top]
+        probe.colour = Colour(view["colour"]) if view["colour"] else None
+        drawn = _bring(view, turn, hands, known, rest, lambda c: is_playable(probe, c))
+    elif (
+        isinstance(turn, int)
+        and turn != seat
+        and phase in ("discard_all_top", "discard_all_subset")
+    ):
+        # A09: the seat choosing under its Discard All holds a card of its colour.
+        _bring(view, turn, hands, known, rest, lambda c: c.colour is top.colour)
     spec = view["rules"]
     position = {
         "rules": spec if spec.get("options") else spec["preset"],
@@ -877,34 +928,25 @@ def view_position(view: Mapping[str, Any]) -> dict[str, Any]:
     return position
 
 
-def _a_playable_drawn(
+def _bring(
     view: Mapping[str, Any],
-    rules: RuleSet,
     seat: int,
     hands: list[list[str]],
     known: Mapping[int, list[Card]],
     rest: list[str],
+    fits: Callable[[Card], bool],
 ) -> str | None:
-    """For :func:`view_position`: a card ``seat`` may have drawn to play (NM-9, CL-5), put
-    last in its hand (codes; each hand's first cards are the ones the view knows). The last
-    unseen card of the hand that matches the top card, else the first matching one of the
-    piles' cards (``rest``) or of the other hands' unseen ones, swapped in; ``None`` when the
-    hand holds only known cards."""
-    from nomercy.core.game import Game  # here: game imports this module
-
+    """For :func:`view_position`: put last in ``seat``'s hand (codes; each hand's first cards
+    are the ones the view knows) an unseen card that ``fits``: the last of its own, else the
+    first of the piles' cards (``rest``) or of the other hands' unseen ones, swapped in.
+    Returns it; ``None`` when the hand holds only known cards, its last card when no unseen
+    card fits."""
     hand = hands[seat]
     mine = len(known.get(seat, ()))
     if len(hand) <= mine:
         return None
-    probe = Game(rules, [str(p["name"]) for p in view["players"]])
-    probe.discard = [parse_card(view["discard"][-1])]
-    probe.colour = Colour(view["colour"]) if view["colour"] else None
-
-    def fits(code: str) -> bool:
-        return is_playable(probe, Card(code))
-
     for i in range(len(hand) - 1, mine - 1, -1):
-        if fits(hand[i]):
+        if fits(Card(hand[i])):
             hand.append(hand.pop(i))
             return hand[-1]
     places = [(rest, 0)] + [
@@ -912,7 +954,7 @@ def _a_playable_drawn(
     ]
     for place, start in places:
         for i in range(start, len(place)):
-            if fits(place[i]):
+            if fits(Card(place[i])):
                 place[i], hand[-1] = hand[-1], place[i]
                 return hand[-1]
     return hand[-1]
