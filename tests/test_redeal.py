@@ -62,8 +62,8 @@ def twin(g: Game, seat: int, rng: random.Random) -> Game:
     """A game that differs from ``g`` only in what ``seat`` cannot see (built independently).
 
     The other hands keep their sizes and the cards ``seat`` knows they hold; every other hidden
-    card is dealt again; the shuffle key changes; a Wild +4's guilt follows the new hand;
-    what other seats know is dropped (``seat`` cannot see it).
+    card is dealt again (another seat's drawn card too); the shuffle key changes; a Wild +4's
+    guilt follows the new hand; what other seats know is dropped (``seat`` cannot see it).
     """
     pos = g.to_position()
     pool: list[str] = list(pos["draw_pile"]) + list(pos["set_aside"])
@@ -76,16 +76,21 @@ def twin(g: Game, seat: int, rng: random.Random) -> Game:
         for c in g.known.get((seat, s), []):
             hand.remove(c.code)
             kept.append(c.code)
-        if g.drawn is not None and g.turn == s and g.drawn.code not in kept:
-            hand.remove(g.drawn.code)  # the drawn card stays: the phase needs it in hand
-            kept.append(g.drawn.code)
         keep[s] = kept
         pool.extend(hand)
     rng.shuffle(pool)
+    drawer = g.turn if g.drawn is not None and g.turn != seat else None
+    if drawer is not None:
+        # Another seat's drawn card is hidden too: any unseen card it may play (NM-9).
+        pos["drawn"] = next(
+            (c for c in pool if is_playable(g, Card(c)) and not g._restricted[Card(c).index]),
+            g.drawn.code,  # type: ignore[union-attr]
+        )
+        pool.remove(pos["drawn"])
     for s, player in enumerate(pos["players"]):
         if s != seat:
-            take = len(player["hand"]) - len(keep[s])
-            player["hand"] = keep[s] + pool[:take]
+            take = len(player["hand"]) - len(keep[s]) - (s == drawer)
+            player["hand"] = keep[s] + pool[:take] + ([pos["drawn"]] if s == drawer else [])
             del pool[:take]
     aside = len(pos["set_aside"])
     pos["set_aside"] = pool[:aside]
