@@ -2,7 +2,8 @@
 
 Two real games that differ only in cards hidden from one seat (the other hands apart from the
 cards the seat knows they hold, the card another seat drew and decides on, the draw and
-set-aside piles, the shuffle key, a Wild +4's guilt, what the other seats know) must look the
+set-aside piles, the shuffle key, a Wild +4's guilt, whether the last drawer held a playable
+card (A03), what the other seats know) must look the
 same to that seat (view, snapshot, legal ids) and give the same re-deals for the same key
 (``Game.redeal``, ``Redealer.sample``, ``sample_for_search``, ``deal``). The positions come
 from seeded random games under both presets and options that reach every phase, after swaps
@@ -108,6 +109,13 @@ def twin(g: Game, seat: int, rng: random.Random) -> Game:
     t.set_aside = pool[:aside]
     t._draw = pool[aside:]
     t.key = rng.getrandbits(63)
+    rules = g.rules
+    if not (g.phase == "play_drawn" and g.turn == seat) and rules.voluntary_draw not in (
+        "off",
+        rules.no_playable_action,
+    ):
+        # Whether the last drawer held a playable card (A03): hidden from the seat.
+        t._draw_mode = rng.choice([rules.voluntary_draw, rules.no_playable_action])
     t.known = {k: list(v) for k, v in g.known.items() if k[0] in (seat, -1)}
     t._about = None
     if g.wd4 is not None and g.wd4["seat"] != seat:

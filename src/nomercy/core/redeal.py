@@ -43,6 +43,7 @@ from nomercy.core.errors import NotationError
 from nomercy.core.events import Event
 from nomercy.core.legality import is_playable, wild_draw_allowed
 from nomercy.core.rules import RuleSet, make_rules
+from nomercy.core.views import public_draw_mode
 
 if TYPE_CHECKING:
     from nomercy.core.game import Game
@@ -476,6 +477,8 @@ class Redealer:
         t.hands = [list(game.hands[s]) if s == seat else keep[s] for s in range(game.n)]
         t._draw = []
         t.set_aside = []
+        # Whether the last drawer held a playable card is hidden (A03): the seat's reading.
+        t._draw_mode = public_draw_mode(game, seat)
         t.known = {k: list(v) for k, v in game.known.items() if k[0] in (seat, -1)}
         public = game.public_history(whole_game=True)
         t._public = list(public)
