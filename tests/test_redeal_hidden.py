@@ -149,7 +149,7 @@ def consistent(g: Game, d: Game, seat: int) -> None:
 def test_a_redeal_depends_on_nothing_the_seat_cannot_see() -> None:
     games = 4 * SOAK
     phases: Counter[str] = Counter()
-    checked = drawn_by_others = 0
+    checked = drawn_by_others = challenges = 0
     for players, preset, options in OPTION_SETS:
         for seed in range(games):
             rng = random.Random(seed)
@@ -174,6 +174,7 @@ def test_a_redeal_depends_on_nothing_the_seat_cannot_see() -> None:
                 assert ra.game_of(da).to_position() == rb.game_of(db).to_position()
                 phases[g.phase.value] += 1
                 checked += 1
+                challenges += g.wd4 is not None  # a classic Wild +4 awaiting a challenge (CL-8)
                 if g.drawn is not None and g.turn != seat:
                     drawn_by_others += 1
     assert checked > 2000 * SOAK
@@ -182,7 +183,7 @@ def test_a_redeal_depends_on_nothing_the_seat_cannot_see() -> None:
         "play", "play_drawn", "stack_or_absorb", "choose_colour", "roulette_colour",
         "discard_all_top", "discard_all_subset",
     }, phases  # fmt: skip
-    assert drawn_by_others > 50
+    assert drawn_by_others > 50 and challenges > 20
 
 
 def test_a_redeal_after_a_swap_pass_reveal_and_reshuffle_depends_on_nothing_hidden() -> None:
