@@ -430,6 +430,9 @@ class Redealer:
       apart from its gaps: the first unseen card it may play. The cards the seat knows it
       holds are never the drawn one (they were in the hand before the draw), whatever their
       codes;
+    - a seat choosing under its Discard All (A09) gets a card of its colour;
+    - the draw mode is the seat's reading of it (:func:`nomercy.core.views.public_draw_mode`:
+      whether another player who drew held a playable card is hidden);
     - the shuffle key comes from the generator, so later reshuffles differ too.
 
     The unseen cards are shuffled by a Fisher-Yates shuffle from the front, read as far as
