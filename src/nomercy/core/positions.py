@@ -513,10 +513,7 @@ def _check_reachable(g: Game, chain_given: bool) -> None:
             f"phase {phase.value!r} needs a card of the Discard All's colour in hand (A09)"
         )
     for (viewer, s), cards in g.known.items():
-        if g.out[s] and cards:
-            raise NotationError(
-                f"'known.{viewer},{s}': seat {s} is out, its hand set aside (NM-34)"
-            )
+        # (Cards known about an out seat are refused above: they are not in its empty hand.)
         if phase is PLAY_DRAWN and s == turn and cards:
             rest = list(g.hands[s])
             rest.remove(g.drawn)  # type: ignore[arg-type]
