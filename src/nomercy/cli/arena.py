@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from nomercy.arena.parallel import BACKENDS, ArenaError, default_jobs
 from nomercy.arena.runner import BotSpec, GameSetup
 from nomercy.bots import bot_names
+from nomercy.bots.levels import resolve_level
 from nomercy.bots.spec import check_preset, parse_bot_spec
 from nomercy.cli.common import (
     EXIT_FAILURE,
@@ -192,7 +193,7 @@ def _parse_bots(text: str, preset: str) -> list[BotSpec]:
         if not part.strip():
             raise UsageError(f"--bots {text!r} has an empty entry")
         try:
-            spec = parse_bot_spec(part)
+            spec = parse_bot_spec(resolve_level(part, preset))
             check_preset(spec.name, preset)  # before any game, not in a worker
             spec.build(0)  # unknown parameters fail here, not in a worker
         except ValueError as exc:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from nomercy.bots import Bot, bot_names, play_out
+from nomercy.bots.levels import LEVELS, level_label, resolve_level
 from nomercy.bots.spec import check_preset, parse_bot_spec
 from nomercy.cli.analyse import add_analyse_parser
 from nomercy.cli.arena import add_arena_commands
@@ -55,6 +56,9 @@ MAX_ACTIONS = 1_000_000
 
 
 # ---------------------------------------------------------------------- parser
+#: The levels with their No Mercy bots, for the --bots help (classic: docs/bots.md#levels).
+_LEVELS_HELP = ", ".join(level_label(level) for level in LEVELS)
+
 _MAIN_EPILOG = """\
 examples:
   nomercy play
@@ -87,6 +91,7 @@ gets the seed SEED*100+s. List the options with `nomercy rules`.
 _PLAY_EPILOG = """\
 examples:
   nomercy play                                   # you (seat 0) against 3 greedy bots
+  nomercy play --bots hard                       # 3 bots of level Hard (ismcts)
   nomercy play --players 3 --bots greedy,random --seat 1
   nomercy play --preset classic --players 5 --match
   nomercy play --option stack_threshold=running_total --speed 1.5
@@ -107,8 +112,10 @@ become the target of a stack, a penalty knocks you out) is marked with a warning
 
 A wild asks for its colour and a 7 for its target through the list's variants (one line per
 colour or seat). The log narrates every event with its rule id; cards you cannot see stay
-hidden. Bots call UNO but forget at --bot-uno-forget; catch them with 'catch SEAT'. Bots catch
-you too. Bot seat s gets the seed SEED*100+s. List the options with `nomercy rules`.
+hidden. Bots come by level (easy, medium, hard, expert: the strongest bot at the table) or
+by algorithm name (docs/bots.md#levels). Bots call UNO but forget at --bot-uno-forget; catch
+them with 'catch SEAT'. Bots catch you too. Bot seat s gets the seed SEED*100+s. List the
+options with `nomercy rules`.
 """
 
 _REPLAY_EPILOG = """\
@@ -174,8 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="greedy",
         metavar="LIST",
         help=(
-            "comma-separated bot per seat, or one bot for every seat, each NAME or "
-            "NAME:KEY=VALUE... (e.g. ismcts:iterations=200) "
+            "comma-separated bot per seat, or one bot for every seat, each a level "
+            f"({_LEVELS_HELP}) or NAME or NAME:KEY=VALUE... (e.g. ismcts:iterations=200) "
             f"(default: greedy; known: {', '.join(bot_names())})"
         ),
     )
@@ -253,7 +260,8 @@ def _add_play(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
         metavar="LIST",
         help=(
             "comma-separated bot per bot seat in seat order, or one bot for every bot seat, "
-            "each NAME or NAME:KEY=VALUE... (e.g. ismcts:iterations=200) "
+            f"each a level ({_LEVELS_HELP}) or NAME or NAME:KEY=VALUE... "
+            "(e.g. ismcts:iterations=200) "
             f"(default: greedy; known: {', '.join(bot_names())})"
         ),
     )
@@ -395,7 +403,7 @@ def _make_bots(spec: str, players: int, seed: int, preset: str) -> list[Bot]:
     if len(names) != players:
         raise UsageError(f"--bots lists {len(names)} bots for {players} players")
     try:
-        specs = [parse_bot_spec(name) for name in names]
+        specs = [parse_bot_spec(resolve_level(name, preset)) for name in names]
         for bot in specs:
             check_preset(bot.name, preset)
         return [bot.build(seed * 100 + s) for s, bot in enumerate(specs)]
