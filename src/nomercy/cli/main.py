@@ -48,6 +48,8 @@ from nomercy.core.events import Event
 from nomercy.core.game import Game, new_game
 from nomercy.core.records import GameRecord
 from nomercy.core.rules import OPTIONS, PRESETS, OptionSpec
+from nomercy.tables.table import PLAY_UNO_FORGET
+from nomercy.tables.wording import event_words
 
 __all__ = ["build_parser", "main"]
 
@@ -291,7 +293,7 @@ def _add_play(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
     play.add_argument(
         "--bot-uno-forget",
         type=float,
-        default=0.2,
+        default=PLAY_UNO_FORGET,
         metavar="RATE",
         help="how often a bot forgets to call UNO, 0 to 1 (default: %(default)s)",
     )
@@ -334,7 +336,7 @@ def _print_events(
     """Print the events' texts: in full, or as ``seat`` saw them (``Event.for_seat``)."""
     for event in events:
         text = event.text if seat is None else event.for_seat(seat).text
-        print(f"{indent}{text}", file=out)
+        print(f"{indent}{event_words(text)}", file=out)
 
 
 def _show_hand(game: Game, seat: int | None, before: list[str] | None, out: TextIO) -> list[str]:

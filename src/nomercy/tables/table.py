@@ -67,6 +67,9 @@ __all__ = [
 
 #: The seat kind written for a human seat in a record's ``result["table"]["seats"]``.
 HUMAN = "human"
+#: How often the terminal app's bots forget to call UNO unless told (``nomercy play
+#: --bot-uno-forget``): a human has someone to catch.
+PLAY_UNO_FORGET = 0.2
 
 
 def hint_seed(game_seed: int, move: int, seat: int) -> int:
