@@ -24,6 +24,7 @@ from nomercy.cli.common import (
     UsageError,
     add_rules_arguments,
     check_writable,
+    install_hint,
     parse_options,
 )
 from nomercy.cli.progress import progress_bar
@@ -159,7 +160,7 @@ def _need_arena_extra() -> None:
         import rich  # noqa: F401
     except ImportError as exc:
         raise UsageError(
-            f"this command needs the arena extra: pip install 'uno-no-mercy[arena]' ({exc})"
+            f"this command needs the arena extra: {install_hint('arena')} ({exc})"
         ) from None
 
 
@@ -180,7 +181,7 @@ def _check_run(args: argparse.Namespace) -> int:
             import ray  # noqa: F401
         except ImportError as exc:
             raise UsageError(
-                f"--backend ray needs the ray extra: pip install 'uno-no-mercy[ray]' ({exc})"
+                f"--backend ray needs the ray extra: {install_hint('ray')} ({exc})"
             ) from None
     elif args.address:
         raise UsageError("--address is only used with --backend ray")

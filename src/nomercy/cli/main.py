@@ -40,6 +40,7 @@ from nomercy.cli.common import (
     UsageError,
     add_rules_arguments,
     check_writable,
+    install_hint,
     parse_options,
 )
 from nomercy.core.actions import Action
@@ -248,7 +249,7 @@ def _add_play(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
         help="play against bots in the terminal (needs the tui extra)",
         description=(
             "Play No Mercy (or classic) against bots in a terminal app. "
-            "Install the app with: pip install 'uno-no-mercy[tui]'."
+            f"Install the app with: {install_hint('tui')}."
         ),
         epilog=_PLAY_EPILOG,
         formatter_class=raw,
@@ -468,7 +469,7 @@ def _play_config(args: argparse.Namespace) -> Any:
         from nomercy.tui.app import PlayConfig
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise UsageError(
-            f"the terminal app needs the tui extra: pip install 'uno-no-mercy[tui]' ({exc})"
+            f"the terminal app needs the tui extra: {install_hint('tui')} ({exc})"
         ) from None
     if not 0 <= args.speed < math.inf:  # NaN fails both comparisons
         raise UsageError(f"--speed must be a number >= 0, got {args.speed}")
