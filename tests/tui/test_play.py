@@ -1432,3 +1432,13 @@ def test_a_refused_typed_action_is_selected_so_retyping_replaces_it() -> None:
         assert entry.value == "pass"
 
     run(slow(table), script, size=SMALL)
+
+
+def test_the_log_names_each_bot_by_its_level_with_the_algorithm() -> None:
+    table = Table.new(4, bots=["hard", "easy", "random"], human=0, seed=2)
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        first = log_text(app).splitlines()[0]
+        assert first.endswith("bots: P1 Hard (ismcts), P2 Easy (greedy), P3 random"), first
+
+    run(slow(table), script)

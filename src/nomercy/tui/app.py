@@ -27,6 +27,7 @@ from textual.widgets import Footer, Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
+from nomercy.bots.levels import level_label, level_of
 from nomercy.core.actions import Action, CallUno, Draw, Play
 from nomercy.core.errors import NoMercyError
 from nomercy.core.events import Event, EventKind
@@ -88,6 +89,13 @@ class PlayConfig:
     resume_path: Path | None = None
     hint_iterations: int = DEFAULT_ITERATIONS
     hint_max_time: float = DEFAULT_MAX_TIME
+
+
+def bot_words(kind: str, preset: str) -> str:
+    """A bot seat's kind for people: its level with the algorithm (``Hard (ismcts)``), or its
+    registry name when no level plays it (``random``, ``ismcts:iterations=50``)."""
+    level = level_of(kind, preset)
+    return kind if level is None else level_label(level, preset)
 
 
 def play_command(table: Table, human: int) -> str:
@@ -451,7 +459,14 @@ class TableScreen(Screen[None]):
             f"{table.rules.preset}, {table.players} players, seed {table.seed}; you are seat "
             f"{self.human} ({table.names[self.human]})"
         )
-        self._log(intro)
+        # Each bot by its level, the algorithm shown (docs/bots.md#levels), or its name.
+        preset = table.rules.preset
+        bots = [
+            f"{table.names[s]} {bot_words(kind, preset)}"
+            for s, kind in enumerate(table.kinds)
+            if kind != HUMAN
+        ]
+        self._log(intro + (f"; bots: {', '.join(bots)}" if bots else ""))
         if table.moves:
             self._log(f"Resumed after {table.moves} actions")
             self._log_replayed()
