@@ -1442,3 +1442,69 @@ def test_the_log_names_each_bot_by_its_level_with_the_algorithm() -> None:
         assert first.endswith("bots: P1 Hard (ismcts), P2 Easy (greedy), P3 random"), first
 
     run(slow(table), script)
+
+
+# ---------------------------------------------------------------------- the rules (issue 45)
+def test_r_opens_the_rule_the_last_event_cites_and_rule_id_opens_any() -> None:
+    from nomercy.tables import rulebook
+    from nomercy.tui.app import RuleScreen
+
+    table = rigged(
+        {
+            "players": [{"hand": ["R1", "R2", "G5"]}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await pilot.press("enter")  # play R1 (the first move): the log cites NM-12
+        await until(pilot, lambda: "P0: play R1" in log_text(app))
+        cited = table_screen(app).last_cited()
+        assert "NM-12" in cited  # "P0 plays red 1 [NM-12]"
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, RuleScreen))
+        text = screen_text(app)
+        first = rulebook.rule(cited[0])
+        assert f"{first.id} · {first.title}" in text
+        assert "The rules the last event cites" in text
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, RuleScreen))
+        # Typed: a rule by id, and a card's rules.
+        await pilot.press("i", *"rule NM-30", "enter")
+        await until(pilot, lambda: isinstance(app.screen, RuleScreen))
+        assert "NM-30 · Wild Color Roulette" in screen_text(app)
+        assert "v names one of red, yellow, green or blue" in screen_text(app)
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, RuleScreen))
+        await pilot.press("i", *"rule g7", "enter")
+        await until(pilot, lambda: isinstance(app.screen, RuleScreen))
+        assert "green 7 (G7): what it does" in screen_text(app)
+        assert "NM-31 · 7" in screen_text(app)
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, RuleScreen))
+        # The help says how (r is not in the footer: an 80-column footer is full).
+        await pilot.press("question_mark")
+        await until(pilot, lambda: "r: the rules the last event cites" in screen_text(app))
+        await pilot.press("escape")
+        # An unknown id says so and keeps the box's text.
+        await pilot.press("i", *"rule NM-99", "enter")
+        await until(pilot, lambda: "no rule 'NM-99' in RULES.md" in screen_text(app), timeout=3)
+        assert not isinstance(app.screen, RuleScreen)
+
+    run(slow(table), script)
+
+
+def test_classic_cards_tell_classic_rules() -> None:
+    from nomercy.tui.app import RuleScreen
+
+    table = Table.new(2, bots=["greedy"], human=0, seed=3, rules="classic")
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await pilot.press("i", *"rule W+4", "enter")
+        await until(pilot, lambda: isinstance(app.screen, RuleScreen))
+        text = screen_text(app)
+        assert "CL-8 · Wild Draw Four challenge" in text and "NM-" not in text
+
+    run(slow(table), script)

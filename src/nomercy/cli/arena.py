@@ -320,6 +320,7 @@ def _standings_caption(result: Any) -> str:
 
 def _print_standings(result: Any, out: TextIO) -> None:
     from rich.console import Console
+    from rich.measure import Measurement
     from rich.table import Table
 
     setup = result.setup
@@ -332,9 +333,11 @@ def _print_standings(result: Any, out: TextIO) -> None:
         ),
         caption=_standings_caption(result),
     )
+    # The bot column is never cut: two policies of one module (policy:mypkg:ppo and
+    # policy:mypkg:selfplay) must stay apart. The console widens to the table instead.
+    table.add_column("#", justify="right")
+    table.add_column("bot", justify="left", no_wrap=True, overflow="fold")
     for header, justify in (
-        ("#", "right"),
-        ("bot", "left"),
         ("games", "right"),
         ("seats played", "right"),
         ("seats won", "right"),
@@ -361,7 +364,10 @@ def _print_standings(result: Any, out: TextIO) -> None:
             f"{s.sigma:.2f}",
             f"{s.ordinal:.2f}",
         )
-    Console(file=out, width=120).print(table)
+    console = Console(file=out, width=120)
+    wide = console.options.update_width(10_000)
+    needed = Measurement.get(console, wide, table).maximum
+    Console(file=out, width=max(120, needed)).print(table)
 
 
 # ---------------------------------------------------------------------- simulate

@@ -146,6 +146,30 @@ Set an option with `nomercy selfplay --option NAME=VALUE` (booleans: true/false)
 """
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: computed when asked (the writer's line imports numpy)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        from nomercy import __version__
+        from nomercy.core import build_description
+
+        lines = [f"{parser.prog} {__version__}", build_description()]
+        try:
+            import nomercy.encoding as encoding
+        except ImportError:
+            pass  # no RL extras: no observation writer to describe
+        else:
+            lines.append(f"observation writer: {encoding.WRITER_BUILD} ({encoding.WRITER_REASON})")
+        print("\n".join(lines))
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser for every subcommand."""
     raw = argparse.RawDescriptionHelpFormatter
@@ -155,14 +179,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_MAIN_EPILOG,
         formatter_class=raw,
     )
-    from nomercy import __version__
-    from nomercy.core import build_description
-
-    # The second line says whether the rules engine runs compiled (mypyc) or as pure Python.
+    # The second line says whether the rules engine runs compiled (mypyc) or as pure Python
+    # and why; the third, when the RL extras are installed, the same for the observation writer.
     parser.add_argument(
         "--version",
-        action="version",
-        version=f"%(prog)s {__version__}\n{build_description()}",
+        action=_VersionAction,
+        nargs=0,
         help="show the version and which build of the rules engine runs (compiled or pure)",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -3,10 +3,11 @@
 :meth:`Game.view <nomercy.core.game.Game.view>` (bots, tables, the coach, the web, the
 terminal app) and :meth:`Game.snapshot <nomercy.core.game.Game.snapshot>` (encoders that run
 every step, RL) are the public names. Both show a seat its own hand, every hand size, the
-discard pile and the public state, and never another hand or the draw pile's order (STYLE.md
-habit 8). A :class:`PlayerView` also carries the facts the shells would otherwise recompute
-from the rules (two-player rules in force, the next seat, the stack's floor, the UNO
-window): the engine derives them once, here, so no shell restates a rule.
+discard pile and the public state, and never another hand or the draw pile's order (one
+projection for hidden information, docs/contributing.md). A :class:`PlayerView` also carries
+the facts the shells would otherwise recompute from the rules (two-player rules in force, the
+next seat, the stack's floor, the UNO window): the engine derives them once, here, so no shell
+restates a rule.
 """
 
 from __future__ import annotations

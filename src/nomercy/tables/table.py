@@ -441,6 +441,21 @@ class Table:
             raise TableError("this table has no bot to play an away person's seat")
         self._away[seat] = away
 
+    def take_over(self, seat: int) -> None:
+        """A person takes ``seat`` over from its bot: from its next decision on, the seat is
+        theirs (a bot's answer being worked out now is dropped by the caller, which asks
+        :meth:`robot` before applying it). The game and its seeding are untouched.
+
+        Raises:
+            TableError: ``seat`` is already a person's.
+        """
+        if self.bots[seat] is None:
+            raise TableError(f"seat {seat} is a person's already")
+        self.bots[seat] = None
+        self._away[seat] = False
+        if isinstance(self.meta.get("seats"), list):
+            self.meta["seats"][seat] = HUMAN
+
     def robot(self, seat: int) -> bool:
         """Whether a bot plays ``seat`` now: a bot's seat, or a person's while away."""
         return self.bots[seat] is not None or self._away[seat]

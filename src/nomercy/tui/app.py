@@ -1,6 +1,6 @@
 """``nomercy play``: the terminal app (Textual) to play No Mercy or classic against bots.
 
-Shape (STYLE.md §3.5, habit 14): the :class:`TableScreen` owns a
+Shape (docs/contributing.md, "Interfaces are thin"): the :class:`TableScreen` owns a
 :class:`~nomercy.tables.Table`; its widgets only render the human seat's view (attributes
 down) and post messages up (:class:`ActionList.Chosen`); the screen submits actions to the
 table and paces the bots with timers (or runs them at once with ``fast``). No rule logic
@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
@@ -33,7 +33,7 @@ from nomercy.core.errors import NoMercyError
 from nomercy.core.events import Event, EventKind
 from nomercy.core.rules import RuleSet
 from nomercy.core.views import PlayerView
-from nomercy.tables import Table
+from nomercy.tables import Table, rulebook
 from nomercy.tables.advice import consequences, draw_refusal
 from nomercy.tables.coach import DEFAULT_ITERATIONS, DEFAULT_MAX_TIME, Coach, CoachError, Hint
 from nomercy.tables.table import HUMAN, PLAY_UNO_FORGET, HintRefusal
@@ -361,6 +361,8 @@ class HelpScreen(ModalScreen[None]):
             "  arrows + enter: play the highlighted move   d: draw or take the penalty\n"
             "  u: call UNO   i: type an action   escape: back to the list   q: quit   ?: help\n"
             "  h: the coach's hint (its move, its estimated chance to win, why; not played)\n"
+            "  r: the rules the last event cites; type 'rule NM-30' for a rule, 'rule R7' for\n"
+            "     what a card does\n"
         )
         text.append("\nColours\n", style="bold")
         text.append(f"  {COLOUR_LEGEND}\n")
@@ -377,6 +379,41 @@ class HelpScreen(ModalScreen[None]):
         text.append("\n[escape] close", style="dim")
         with Vertical(id="panel"):
             yield Static(text, id="help-text")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class RuleScreen(ModalScreen[None]):
+    """Rule texts from RULES.md (``nomercy.tables.rulebook``): those an event cited, a card's,
+    or one asked for by id (``rule NM-30`` in the typed box)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("r", "close", "Close", show=False),
+    ]
+
+    def __init__(self, ids: list[str], heading: str = "") -> None:
+        super().__init__()
+        self.ids = ids
+        self.heading = heading
+
+    def compose(self) -> ComposeResult:
+        text = Text()
+        if self.heading:
+            text.append(f"{self.heading}\n\n", style="bold")
+        for rid in self.ids:
+            found = rulebook.rule(rid)
+            title = f"{rid} · {found.title}" if found.title else rid
+            text.append(f"{title}\n", style="bold")
+            text.append(f"{found.section}\n", style="dim")
+            text.append(f"{found.plain}\n\n")
+        if not self.ids:
+            text.append("No rule is cited yet.\n\n")
+        text.append("All the rules: docs/RULES.md, or /rules on the web server.\n", style="dim")
+        text.append("[escape] close", style="dim")
+        with VerticalScroll(id="panel"):
+            yield Static(text, id="rule-text")
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -419,6 +456,8 @@ class TableScreen(Screen[None]):
         Binding("u", "uno", "Call UNO"),
         Binding("i", "type_action", "Type an action"),
         Binding("h", "hint", "Hint"),
+        # Listed in the help (?), not the footer: an 80-column footer has no room left.
+        Binding("r", "rules", "Rules", show=False),
         Binding("escape", "to_list", "Back to the list"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit_game", "Quit"),
@@ -662,6 +701,11 @@ class TableScreen(Screen[None]):
             message.input.value = ""
             self.action_help()
             return
+        if text and text.split(maxsplit=1)[0].lower() in ("rule", "rules"):
+            if self.show_rule(text.split(maxsplit=1)[1] if " " in text else ""):
+                message.input.value = ""
+                self.query_one(ActionList).focus()  # the keys work again once it closes
+            return
         if not text:  # enter on an empty box: back to the list
             self.query_one(ActionList).focus()
             return
@@ -744,6 +788,38 @@ class TableScreen(Screen[None]):
     def action_help(self) -> None:
         hand = self.table.view(self.human, history=False).hand
         self.app.push_screen(HelpScreen([c.code for c in hand], self.table.rules))
+
+    def last_cited(self) -> list[str]:
+        """The rule ids the newest log line that cites any cites (``[NM-30, A24]``)."""
+        for line in reversed(self.log_lines):
+            ids = rulebook.cited(line)
+            if ids:
+                return ids
+        return []
+
+    def action_rules(self) -> None:
+        """The rules the last event cited (r)."""
+        self.show_rule("")
+
+    def show_rule(self, what: str) -> bool:
+        """Show rule ``what`` (an id: ``NM-30``), a card's rules (``R7``), or with ``""`` the
+        rules the last event cited; ``False`` (and a message) when there is no such rule."""
+        what = what.strip()
+        heading = ""
+        try:
+            if not what:
+                ids, heading = self.last_cited(), "The rules the last event cites"
+            elif rulebook.RULE_ID.fullmatch(what.upper()):
+                ids = [rulebook.rule(what).id]
+            else:
+                ids = list(rulebook.card_rules(what.upper(), self.table.rules.preset))
+                heading = f"{card_words(what.upper())}: what it does"
+        except rulebook.UnknownRuleError as exc:
+            self._say(f"{exc}; or a card code (rule R7)")
+            return False
+        self._say("")
+        self.app.push_screen(RuleScreen(ids, heading))
+        return True
 
     def action_uno(self) -> None:
         legal = self.table.legal_actions(self.human)
@@ -944,7 +1020,8 @@ class NomercyApp(App[str]):
     #advice { height: auto; max-height: 4; padding: 0 1; display: none; }
     #message { height: auto; color: $error; padding: 0 1; display: none; }
     #hint { height: auto; color: $success; padding: 0 1; display: none; }
-    HandOverScreen, QuitScreen, VariantScreen, HelpScreen { align: center middle; }
+    HandOverScreen, QuitScreen, VariantScreen, HelpScreen, RuleScreen { align: center middle; }
+    RuleScreen #panel { max-height: 90%; }
     #variants { height: auto; max-height: 20; }
     #panel { width: 80%; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
     """

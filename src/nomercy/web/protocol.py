@@ -112,6 +112,7 @@ class ErrorCode(StrEnum):
     ROOM_FULL = "room_full"
     NAME_TAKEN = "name_taken"
     UNKNOWN_GAME = "unknown_game"
+    UNKNOWN_RULE = "unknown_rule"
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     BAD_HOST = "bad_host"

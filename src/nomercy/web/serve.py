@@ -149,6 +149,15 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         help="open connections from one client address at most; 0: no limit (default: %(default)s)",
     )
     limits.add_argument(
+        "--sockets-per-address",
+        type=int,
+        default=0,
+        metavar="N",
+        help="game WebSockets one client address may hold at once, counted on the address a "
+        "trusted proxy forwards (X-Forwarded-For); for a proxy that does not limit clients "
+        "itself; 0: no limit (default: %(default)s)",
+    )
+    limits.add_argument(
         "--room-connections",
         type=int,
         default=64,
@@ -187,6 +196,15 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         default=10.0,
         metavar="SECONDS",
         help="close a WebSocket that has not said hello within this time (default: %(default)s)",
+    )
+    limits.add_argument(
+        "--ws-ping",
+        type=float,
+        default=20.0,
+        metavar="SECONDS",
+        help="ping each WebSocket this often (a client that does not answer within 20 s is "
+        "closed); behind deploy/nginx.conf give 1, so that the proxy notices a frozen server "
+        "by its silence (default: %(default)s)",
     )
     coach = parser.add_argument_group("the coach (hints)")
     coach.add_argument(
@@ -277,11 +295,16 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
     ):
         if value < 1:
             return _fail(f"{flag} must be >= 1, got {value}")
-    if args.max_per_address < 0:
-        return _fail(f"--max-per-address must be >= 0, got {args.max_per_address}")
+    for flag, value in (
+        ("--max-per-address", args.max_per_address),
+        ("--sockets-per-address", args.sockets_per_address),
+    ):
+        if value < 0:
+            return _fail(f"{flag} must be >= 0, got {value}")
     for flag, seconds in (
         ("--header-timeout", args.header_timeout),
         ("--hello-timeout", args.hello_timeout),
+        ("--ws-ping", args.ws_ping),
     ):
         if seconds <= 0:
             return _fail(f"{flag} must be > 0, got {seconds}")
@@ -355,6 +378,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         hello_timeout=args.hello_timeout,
         body_timeout=args.header_timeout,
         room_connections=args.room_connections,
+        sockets_per_address=args.sockets_per_address,
         room_idle=args.room_idle,
         unjoined_idle=args.unjoined_room_idle,
         rooms_per_hour=args.rooms_per_hour,
@@ -388,7 +412,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
             # Idle kept-alive HTTP connections and the close handshake of a WebSocket whose
             # peer has gone quiet are bounded too.
             timeout_keep_alive=5,
-            ws_ping_interval=20.0,
+            ws_ping_interval=args.ws_ping,
             ws_ping_timeout=20.0,
             # No limit_concurrency: the guarded protocol closes surplus connections before
             # they are read (uvicorn's own limit answers a plain-text 503 once headers are in).
