@@ -52,6 +52,33 @@ def test_meta_lists_presets_every_option_bots_and_timers(client: TestClient) -> 
     assert meta["min_seats"] == 2 and meta["max_seats_by_preset"] == {"no-mercy": 6, "classic": 10}
 
 
+def test_bot_levels_are_offered_by_preset_and_a_room_seats_the_level_bot(
+    client: TestClient,
+) -> None:
+    from nomercy.bots.levels import LEVELS, algorithm, level_bot
+
+    meta = client.get("/api/meta").json()
+    for preset in PRESETS:
+        levels = meta["levels"][preset]
+        assert list(levels) == list(LEVELS)
+        assert levels == {lv: algorithm(level_bot(lv, preset)) for lv in LEVELS}
+        assert set(levels.values()) <= set(meta["bots"])  # each a bot the picker also lists
+    assert meta["levels"]["no-mercy"]["hard"] == "ismcts"
+    # A level is accepted (any case) and the room names the bot it plays here.
+    for preset in PRESETS:
+        room = create(client, preset=preset, bot="Hard")
+        summary = client.get(f"/api/rooms/{room['code']}").json()
+        assert summary["bot"] == level_bot("hard", preset)
+    room = create(client, bot="easy")
+    assert client.get(f"/api/rooms/{room['code']}").json()["bot"] == "greedy"
+    # Algorithm names are still accepted as they are.
+    room = create(client, bot="random")
+    assert client.get(f"/api/rooms/{room['code']}").json()["bot"] == "random"
+    r = client.post("/api/rooms", json={"host_name": "Ann", "bot": "grandmaster"})
+    assert r.status_code == 400 and r.json()["error"] == "bad_bot"
+    assert "a level: easy, medium, hard, expert" in r.json()["message"]
+
+
 def test_pages_are_served_with_a_strict_content_security_policy(
     tmp_path: Path,
 ) -> None:

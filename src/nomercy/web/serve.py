@@ -30,6 +30,11 @@ Protocol and security notes: docs/web.md, docs/web-protocol.md.
 """
 
 
+def _install(extra: str) -> str:
+    """How to install an extra (the package is not on PyPI: from a checkout)."""
+    return f"pip install '.[{extra}]' in a checkout of the repository (the package is not on PyPI)"
+
+
 def default_database() -> Path:
     """``$XDG_DATA_HOME/nomercy/server.sqlite3`` (``~/.local/share/nomercy/server.sqlite3``)."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
@@ -43,7 +48,7 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         help="serve the game to browsers over WebSockets (needs the web extra)",
         description=(
             "Run the web server: rooms for friends and bots, played in the browser. "
-            "Install it with: pip install 'uno-no-mercy[web]'."
+            f"Install it with: {_install('web')}."
         ),
         epilog=_EPILOG,
         formatter_class=formatter_class,
@@ -319,7 +324,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         from nomercy.web.rooms import ServerConfig
         from nomercy.web.store import DatabaseLock, StoreError, is_postgres_url, open_store
     except ImportError as exc:
-        return _fail(f"the web server needs the web extra: pip install 'uno-no-mercy[web]' ({exc})")
+        return _fail(f"the web server needs the web extra: {_install('web')} ({exc})")
     database: Path | str = Path(args.database) if args.database else default_database()
     lock: DatabaseLock | None = None
     shown_database = str(database)
@@ -328,9 +333,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         try:
             import psycopg  # noqa: F401
         except ImportError:
-            return _fail(
-                "a PostgreSQL database needs the web-pg extra: pip install 'uno-no-mercy[web-pg]'"
-            )
+            return _fail(f"a PostgreSQL database needs the web-pg extra: {_install('web-pg')}")
         from nomercy.web.postgres import redact
 
         shown_database = redact(args.database)
@@ -470,9 +473,7 @@ def db_command(args: argparse.Namespace, out: TextIO) -> int:
                 try:
                     from nomercy.web.postgres import migrate_postgres, redact
                 except ImportError:
-                    return _db_fail(
-                        "PostgreSQL needs the web-pg extra: pip install 'uno-no-mercy[web-pg]'"
-                    )
+                    return _db_fail(f"PostgreSQL needs the web-pg extra: {_install('web-pg')}")
                 before, after = migrate_postgres(args.database)
                 where = redact(args.database)
             else:
@@ -498,7 +499,7 @@ def db_command(args: argparse.Namespace, out: TextIO) -> int:
         try:
             from nomercy.web.postgres import copy_sqlite, redact
         except ImportError:
-            return _db_fail("PostgreSQL needs the web-pg extra: pip install 'uno-no-mercy[web-pg]'")
+            return _db_fail(f"PostgreSQL needs the web-pg extra: {_install('web-pg')}")
         lock = DatabaseLock(source)  # no server may write it during the copy
         try:
             counts = copy_sqlite(str(source), args.target)
