@@ -31,6 +31,7 @@ def _run(
     build: str = "pure",
     args: tuple[str, ...] = (),
     workers: str | None = None,
+    wheel: str | None = None,
 ) -> tuple[int, str, list[str]]:
     """Run scripts/check with stand-in tools; returns its exit status, output and the calls."""
     bin_dir = tmp_path / "bin"
@@ -48,6 +49,7 @@ def _run(
         "pytest": pytest_body,
         "python": python,
         "coverage": coverage,
+        "check-wheel": "exit 0",
     }
     for name, body in tools.items():
         path = bin_dir / name
@@ -60,10 +62,14 @@ def _run(
         "NOMERCY_CHROMIUM": shutil.which("true") or "/bin/true",
         # The check starts by deleting the coverage data: not the real run's.
         "COVERAGE_FILE": str(tmp_path / ".coverage"),
+        # The wheel step's stand-in (the real one builds and installs a wheel).
+        "NOMERCY_CHECK_WHEEL": str(bin_dir / "check-wheel"),
     }
     env.pop("NOMERCY_TEST_WORKERS", None)
     if workers is not None:
         env["NOMERCY_TEST_WORKERS"] = workers
+    if wheel is not None:
+        env["NOMERCY_CHECK_WHEEL"] = wheel
     proc = subprocess.run(
         ["bash", str(CHECK), *args],
         env=env,
@@ -104,7 +110,9 @@ def test_the_pure_pass_runs_after_a_failing_test_run_and_both_are_reported(
         _tool(calls, "coverage")[-1]
         == "coverage report --include=src/nomercy/core/* --skip-covered"
     )
-    assert calls[-1].startswith("coverage report")
+    assert calls[-2].startswith("coverage report")
+    # The compiled wheel is checked last, after a failing test run too.
+    assert calls[-1] == "check-wheel "
     assert "==> summary" in out
 
 
@@ -114,7 +122,8 @@ def test_a_lint_failure_does_not_stop_the_tests(tmp_path: Path) -> None:
     assert "FAILED  ruff check (exit 3" in out
     assert "ok      pytest (the pure core)" in out
     assert "skipped the pure-Python pass: the tests above ran on the pure-Python core" in out
-    assert [c.split()[0] for c in calls] == ["ruff", "ruff", "mypy", "pytest"] + ["coverage"] * 2
+    tools = ["ruff", "ruff", "mypy", "pytest", "coverage", "coverage", "check-wheel"]
+    assert [c.split()[0] for c in calls] == tools
 
 
 def test_core_coverage_below_the_bar_fails_the_check(tmp_path: Path) -> None:
@@ -129,14 +138,23 @@ def test_arguments_go_to_pytest_without_coverage(tmp_path: Path) -> None:
     code, out, calls = _run(tmp_path, args=("-k", "stack"), build="compiled", workers="0")
     assert code == 0, out
     assert _tool(calls, "pytest") == ["pytest -k stack"]
-    assert not _tool(calls, "coverage")
-    assert "skipped coverage (pytest arguments were given)" in out
+    assert not _tool(calls, "coverage") and not _tool(calls, "check-wheel")
+    assert "skipped coverage and the wheel check (pytest arguments were given)" in out
 
 
 def test_all_passing_exits_zero(tmp_path: Path) -> None:
     code, out, _ = _run(tmp_path, build="compiled")
     assert code == 0, out
-    assert out.count("ok      ") == 6
+    assert out.count("ok      ") == 7
+    assert "ok      the compiled wheel in a fresh venv" in out
+
+
+def test_the_wheel_check_can_be_skipped_and_says_so(tmp_path: Path) -> None:
+    # NOMERCY_CHECK_WHEEL=0 (offline, say): every other step runs; the summary says why.
+    code, out, calls = _run(tmp_path, build="compiled", wheel="0")
+    assert code == 0, out
+    assert not _tool(calls, "check-wheel")
+    assert "skipped the compiled wheel check (NOMERCY_CHECK_WHEEL=0)" in out
 
 
 def test_the_check_deletes_only_its_own_coverage_data(tmp_path: Path) -> None:
