@@ -49,7 +49,7 @@ def test_a_long_replay_is_fetched_a_page_at_a_time(
 ) -> None:
     base_url, game_id, moves = long_replay
     with urllib.request.urlopen(f"{base_url}/api/replays/{game_id}?format=record") as r:
-        record = GameRecord.loads(r.read())
+        record = GameRecord.loads(r.read().decode())
 
     def sizes_at(step: int) -> list[int]:
         game = record.start_game()

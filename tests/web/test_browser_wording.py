@@ -148,7 +148,9 @@ def test_the_sound_switch_and_the_reactions_show_without_an_emoji_font(
     page = ctx.new_page()
     errors = _Console(page)
     try:
-        NEXT_SEED["seed"] = 4
+        # Ann acts first and nobody moves before her (no timer): no picker can open over the
+        # page whatever the machine's speed (a bot's Colour Roulette would open one).
+        NEXT_SEED["seed"] = _seed_where(2, {}, lambda game: game.phase == "play")
         _room(page, base_url, seats=2)
         # The switch is drawn (an inline SVG), not an emoji that may be an empty box.
         sound = page.locator("#sound-btn")
