@@ -119,6 +119,8 @@ _NO_IDS: Final[list[int]] = []
 #: The events of a step with ``record_events`` off: ``_emit`` adds nothing to it (shared and
 #: never handed out: ``apply`` returns a new list).
 _NO_EVENTS: Final[list[Event]] = []
+#: Classic draws until playable only under the C04 house rule, which its events cite.
+_UNTIL_PLAYABLE_CLASSIC: Final = "C04"
 
 
 def _chain_text(chain: list[int], total: int) -> str:
@@ -213,6 +215,7 @@ class Game:
     def _setup_caches(self) -> None:
         """Per-rule-set lookup tables for the hot paths (legal actions)."""
         r = self.rules
+        facts = r.facts  # the rule facts, derived once per rule set (core/rules.py)
         self._classic = r.is_classic
         self._jump_in = r.classic_jump_in
         # Options read on every turn, draw or stack decision, as native fields.
@@ -220,21 +223,21 @@ class Game:
         self._eager_reshuffle = r.reshuffle_timing == "eager"  # NM-35
         self._no_two_player = self._classic and not r.two_player_rules  # A29
         self._two_player_initial = r.two_player_basis == "initial"  # A29
-        self._can_stack = not self._classic or r.classic_stacking  # NM-18, C04
-        self._stack_on_total = r.stack_threshold == "running_total"  # A04
+        self._can_stack = facts.can_stack  # NM-18, C04
+        self._stack_on_total = facts.stack_on_total  # A04
         self._stack_match = r.stack_requires_match  # A05
         self._deflect = r.stack_deflection == "skip_reverse_deflect"  # A07
-        self._mercy_limit = r.mercy_threshold if r.mercy_enabled else 0  # 0: Mercy off (NM-33)
-        self._immediate_mercy = r.mercy_enabled and r.mercy_timing == "immediate"
+        self._mercy_limit = facts.mercy_limit  # 0: Mercy off (NM-33)
+        self._immediate_mercy = facts.mercy_limit > 0 and not facts.mercy_deferred  # A14
         self._raise_on_exhaustion = r.exhaustion_fallback == "raise"
         self._last_card_ends = r.last_card_effect != "resolve_effects"  # A16
         self._colour_on_resolution = r.wild_colour_timing == "on_resolution"  # A18
-        self._deferred_mercy = r.mercy_enabled and r.mercy_timing != "immediate"
+        self._deferred_mercy = facts.mercy_deferred  # A14
         self._voluntary_draw = r.voluntary_draw  # A03
         self._no_playable_action = r.no_playable_action  # A02
         self._stack_mandatory = r.stack_mandatory and not self._classic  # A06
         self._must_play_drawn = r.drawn_card_must_be_played  # NM-9, CL-5
-        self._seven_zero = not self._classic or r.classic_seven_zero  # NM-29, NM-31, C04
+        self._seven_zero = facts.seven_zero  # NM-29, NM-31, C04
         self._pcache, self._base, self._special, self._restricted = tables(r)
         # Each seat's id -> action table (shared by every game of this size).
         self._acts = [seat_table(s, self.n) for s in range(self.n)]
@@ -1116,7 +1119,7 @@ class Game:
             )
             return False
         r = self.rules
-        seven_zero = not self._classic or r.classic_seven_zero
+        seven_zero = self._seven_zero
         exchanged = False
         # Who plays next (NM-22..NM-31, CL-6, A29): one rule, read by the view too. Here only
         # a Reverse reads the two-player test (a Draw Card went to _open_stack), so only it
@@ -1216,7 +1219,7 @@ class Game:
             why = f"direction reverses; {self.names[target]} is the target [NM-24]"
         else:
             why = f"{self.names[target]} must stack or draw [NM-16]"
-            if self._classic and not self.rules.classic_stacking:
+            if not self._can_stack:
                 why = f"{self.names[target]} must draw [CL-6]"
         self.turn = target
         self.phase = STACK_OR_ABSORB
@@ -1368,20 +1371,23 @@ class Game:
     def _emit_draw_knocked(self, seat: int, drawn: list[Card]) -> None:
         """NM-9 with an immediate Mercy check: the draw stopped at the limit."""
         name = self.names[seat]
+        rule = _UNTIL_PLAYABLE_CLASSIC if self._classic else "NM-9"
         self._emit(
             EK.DRAW,
             (
-                "{} draws {} looking for a playable card ({}) [NM-9]",
+                "{} draws {} looking for a playable card ({}) [{}]",
                 name,
                 len(drawn),
                 ", ".join(c.code for c in drawn),
+                rule,
             ),
             seat,
             {"cards": [c.code for c in drawn], "count": len(drawn)},
             public_text=(
-                "{} draws {} looking for a playable card [NM-9]",
+                "{} draws {} looking for a playable card [{}]",
                 name,
                 len(drawn),
+                rule,
             ),
         )
 
@@ -1390,23 +1396,26 @@ class Game:
         name = self.names[seat]
         codes = [c.code for c in drawn]
         must = "must play" if self.rules.drawn_card_must_be_played else "may play"
+        rule = _UNTIL_PLAYABLE_CLASSIC if self._classic else "NM-9"
         self._emit(
             EK.DRAW,
             (
-                "{} draws {} ({}) and {} {} [NM-9]",
+                "{} draws {} ({}) and {} {} [{}]",
                 name,
                 len(drawn),
                 ", ".join(codes),
                 must,
                 drawn[-1].name,
+                rule,
             ),
             seat,
             {"cards": codes, "count": len(drawn)},
             public_text=(
-                "{} draws {} until a playable card and {} it [NM-9]",
+                "{} draws {} until a playable card and {} it [{}]",
                 name,
                 len(drawn),
                 must,
+                rule,
             ),
         )
 
@@ -1625,7 +1634,7 @@ class Game:
 
     def _mercy_sweep(self, actor: int) -> None:
         """A14 end_of_action / end_of_turn: check every hand once the action is done."""
-        if not self.rules.mercy_enabled:
+        if not self._mercy_limit:
             return
         for s in range(self.n):
             if self.out[s] or not self._over_limit(s):

@@ -100,25 +100,20 @@ _COLOUR_IDS: Final[tuple[int, ...]] = tuple(COLOUR_BASE + i for i in range(len(C
 
 #: Per rule-set key (see tables()), flags by Card.index: the cards whose variants
 #: are never cached, and the wild draw cards restricted by A34 / CL-4.
-_CARD_SETS: Final[dict[tuple[bool, ...], tuple[list[bool], list[bool]]]] = {}
+_CARD_SETS: Final[dict[tuple[bool, bool, bool], tuple[list[bool], list[bool]]]] = {}
 
 
 def _card_sets(r: RuleSet) -> tuple[list[bool], list[bool]]:
-    seven_zero = not r.is_classic or r.classic_seven_zero
+    seven_zero = r.facts.seven_zero
     special = [c.kind is K_DISCARD_ALL or (seven_zero and c.number in (0, 7)) for c in ALL_CARDS]
+    # A34 restricts every wild draw card, classic's CL-4 only the Wild Draw Four.
+    restricted_kind = r.facts.wild_draw_restricted
     restricted = [
         bool(
-            c.is_wild
+            restricted_kind
+            and c.is_wild
             and c.draw_value
-            and (
-                (
-                    r.is_classic
-                    and c.kind is K_WILD_DRAW_FOUR
-                    and r.wd4_restriction
-                    and not r.wd4_challenge
-                )
-                or (not r.is_classic and r.wild_draw_restriction)
-            )
+            and (not r.is_classic or c.kind is K_WILD_DRAW_FOUR)
         )
         for c in ALL_CARDS
     ]
@@ -140,13 +135,8 @@ def tables(
     base = _VARIANTS.setdefault(
         (r.roulette_chooser, r.roulette_active_colour, r.wild_colour_timing), [None] * NUM_CARDS
     )
-    key = (
-        r.is_classic,
-        r.classic_seven_zero,
-        r.wd4_restriction,
-        r.wd4_challenge,
-        r.wild_draw_restriction,
-    )
+    facts = r.facts
+    key = (r.is_classic, facts.seven_zero, facts.wild_draw_restricted)
     sets = _CARD_SETS.get(key)
     if sets is None:
         sets = _CARD_SETS[key] = _card_sets(r)
@@ -351,7 +341,7 @@ def stack_floor_after(rules: RuleSet, total: int, card: Card) -> int:
     4
     """
     value = card.draw_value
-    return total + value if rules.stack_threshold == "running_total" else value
+    return rules.facts.stack_floor(total + value, value)
 
 
 #: Where :func:`aim_penalty` sends a Draw Card's penalty, by the rule the engine's event cites.

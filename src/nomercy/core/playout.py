@@ -126,9 +126,8 @@ def rule_constants(game: Game) -> tuple[int, bool]:
     """What :func:`heuristic_choice` reads of the rules, to read once per search: the Mercy
     limit (NM-33; never reached when the rule is off) and whether a 0 passes the hands
     (NM-29; classic only with C04)."""
-    rules = game.rules
-    mercy = rules.mercy_threshold if rules.mercy_enabled else _NO_MERCY
-    return mercy, not rules.is_classic or rules.classic_seven_zero
+    facts = game.rules.facts
+    return facts.mercy_limit or _NO_MERCY, facts.seven_zero
 
 
 def heuristic_action(game: Game, seat: int, actions: list[int], rng: random.Random) -> int:
@@ -504,9 +503,8 @@ def rewards(game: Game) -> list[float]:
     if game.is_over:
         winner = game.winner if game.winner is not None else game.hand_winner
         return [1.0 if s == winner else 0.0 for s in range(n)]
-    rules = game.rules
-    mercy = rules.mercy_enabled
-    threshold = rules.mercy_threshold
+    threshold = game.rules.facts.mercy_limit
+    mercy = threshold > 0
     out = game.out
     hands = game.hands
     strengths = [0.0] * n

@@ -104,7 +104,7 @@ def draw_shows_gap(rules: RuleSet) -> bool:
     >>> draw_shows_gap(make_rules("no-mercy")), draw_shows_gap(make_rules("classic"))
     (True, False)
     """
-    return rules.voluntary_draw == "off" and rules.no_playable_action != "draw_one_pass"
+    return rules.facts.draw_proves_gap
 
 
 def infer_gaps(
@@ -131,12 +131,8 @@ def infer_gaps(
     lacks: dict[int, set[Colour]] = {s: set() for s in range(n)}
     no_wild: set[int] = set()
     # A34 / CL-4 restrictions make some wilds unplayable, so a draw says nothing about them.
-    wild_always_playable = not (
-        (rules.is_classic and rules.wd4_restriction and not rules.wd4_challenge)
-        or (not rules.is_classic and rules.wild_draw_restriction)
-    )
-    infer = rules.voluntary_draw == "off"
-    mode = rules.no_playable_action
+    wild_always_playable = not rules.facts.wild_draw_restricted
+    infer = rules.facts.draw_proves_gap  # A02, A03, NM-9, CL-5
     colour: Colour | None = None
     walked = 1
     last_card: Card | None = None
@@ -210,11 +206,8 @@ def infer_gaps(
                 lacks[seat] = {colour}
                 if wild_always_playable:
                     no_wild.add(seat)
-                if mode == "draw_one_pass":
-                    clear(seat)  # the drawn card stays in hand whatever it is
-                else:
-                    drew = seat
-                    drew_count = int(data.get("count", 1))
+                drew = seat
+                drew_count = int(data.get("count", 1))
             else:
                 clear(seat)
         elif kind in ("absorb", "catch", "challenge"):

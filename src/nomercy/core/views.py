@@ -564,8 +564,8 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
     if seat is not None:
         viewer = seat_arg(game, seat)
     r = game.rules
-    mercy = r.mercy_enabled
-    threshold = r.mercy_threshold
+    threshold = r.facts.mercy_limit  # 0: no Mercy rule (NM-33)
+    mercy = threshold > 0
     hands = game.hands
     out = game.out
     called = game.uno_called

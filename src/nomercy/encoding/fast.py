@@ -147,7 +147,7 @@ def _mode(rules: RuleSet, events: bool) -> str:
         return "events"
     if not informative:
         return "none"
-    if rules.scoring_enabled or (rules.mercy_enabled and rules.mercy_timing != "immediate"):
+    if rules.scoring_enabled or rules.facts.mercy_deferred:
         # A new deal inside a step, or a Mercy check that knocks out a seat which received
         # nothing in that step: the public effects alone would not say what the events say.
         return "events"
@@ -193,7 +193,7 @@ class TableObserver:
         self.out_before = 0
         self.mode = _mode(rules, events)
         self.tracker = PublicTracker(rules, n)
-        self._threshold = rules.mercy_threshold if rules.mercy_enabled else 0
+        self._threshold = rules.facts.mercy_limit
         deck = build_deck(rules.deck_table())
         # Hand sizes, counts and the pile are at most the deck; a stack is at most the deck's
         # penalties, unless a reshuffle in mid-stack returns some (then _encode's slow path).

@@ -214,9 +214,9 @@ class ObservationEncoder:
             raise ValueError(f"observations cover 2-{MAX_PLAYERS} players, not {n}")
         self.rules = rules
         self.n = n
-        self._mercy = rules.mercy_enabled
+        self._mercy = rules.facts.mercy_limit > 0
         self.low, self.high = _bounds(rules)
-        self._threshold = rules.mercy_threshold if rules.mercy_enabled else 0
+        self._threshold = rules.facts.mercy_limit
         self._discard: list[Card] = []
         self._discard_counts = array("f", bytes(4 * _K))
         # Every vector starts as a copy of this one: zeros, but for the opponent slots that
@@ -407,7 +407,7 @@ def _bounds(rules: RuleSet) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.flo
     copies = np.array([table.get(code, 0) for code in ALL_CODES], dtype=np.float32)
     total = float(copies.sum())
     draw_total = float(sum(Card(code).draw_value * count for code, count in table.items()))
-    threshold = float(rules.mercy_threshold) if rules.mercy_enabled else 0.0
+    threshold = float(rules.facts.mercy_limit)
     low = np.zeros(OBS_SIZE, dtype=np.float32)
     high = np.ones(OBS_SIZE, dtype=np.float32)
     for name in ("hand", "discard"):
