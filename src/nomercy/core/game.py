@@ -280,7 +280,7 @@ class Game:
 
         The copy agrees with everything ``seat`` knows: its own hand, every hand size, the
         cards it knows others hold (``known``), the colours others publicly showed they lack
-        (:func:`nomercy.core.redeal.infer_gaps`), the discard pile and every public field; a
+        (:func:`nomercy.core.gaps.infer_gaps`), the discard pile and every public field; a
         classic Wild +4's ``guilty`` flag follows the new hand (CL-8), and the shuffle key is
         new. The result never depends on the hidden cards of this game, only on ``rng``. It
         keeps public knowledge only (no ``history``, ``start`` or ``seed``, public events in
