@@ -107,12 +107,12 @@ def diagnose(g: Game, action: Action) -> tuple[str, str]:
             return (
                 f"{card.name} matches neither the top card {g.top.name} nor the "
                 f"active colour ({colour})",
-                "CL-4" if g._classic else "NM-12",
+                "CL-4" if g.classic else "NM-12",
             )
         if not wild_draw_allowed(g, seat, card):
             return (
                 f"{card.name} may not be played while holding the active colour",
-                "CL-4" if g._classic else "A34",
+                "CL-4" if g.classic else "A34",
             )
     n = g.n
     options = [cast(Play, id_action(i, seat, n)) for i in variants(g, seat, card)]

@@ -161,10 +161,10 @@ def heuristic_choice(
     hands = game.hands
     hand = hands[seat]
     n = game.n
-    two = game._two_player()  # A29: the engine's test, not a count of its own
+    two = game.two_player()  # A29: the engine's test, not a count of its own
     phase = game.phase
     stacking = phase is STACK_OR_ABSORB
-    nxt = game._next(seat)  # the next seat each way (RULES.md §2)
+    nxt = game.next_active(seat)  # the next seat each way (RULES.md §2)
     prev = game.next_seat(seat, -game.direction)
     pending = game.pending_total if stacking else 0
     best_card: Card | None = None
@@ -322,7 +322,7 @@ def greedy_action(game: Game, seat: int, actions: list[int], rng: random.Random)
         c = cards_of[a]
         if c is not None and c not in cards:
             cards.append(c)
-    if len(cards) > 1 and game._two_player():
+    if len(cards) > 1 and game.two_player():
         # NM-24: with two players a Wild Reverse +4 comes back to its own player.
         kept = [c for c in cards if c.kind is not _WRD4]
         if kept:

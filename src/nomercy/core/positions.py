@@ -60,7 +60,7 @@ def to_position(game: Game) -> dict[str, Any]:
         "fill": "none",
         "phase": game.phase.value,
         "drawn": game.drawn.code if game.drawn else None,
-        "draw_mode": game._draw_mode,
+        "draw_mode": game.draw_mode,
         "uno_window": sorted(game.uno_window),
         "chain_wild": game.chain_wild,
         "wd4": game.wd4,
@@ -75,7 +75,7 @@ def to_position(game: Game) -> dict[str, Any]:
         "winner": game.winner,
         "total_cards": game.total_cards,
         "log": game.public_history(whole_game=True),
-        "hand_log_start": game._hand_start,
+        "hand_log_start": game.hand_start,
     }
 
 
@@ -160,8 +160,8 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
         if g.out[i] and g.hands[i]:
             # NM-34.1: a knocked-out hand is set aside, never held.
             raise NotationError(f"players[{i}] is out but holds cards: put them in 'set_aside'")
-    g._n_active = n - sum(g.out)
-    if g._n_active < 1:
+    g.n_active = n - sum(g.out)
+    if g.n_active < 1:
         raise NotationError("at least one player must be in the game")
     g.discard = cards(pos.get("discard"), "discard")
     draw_top_first = cards(pos.get("draw_pile", []), "draw_pile")
@@ -239,7 +239,7 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
     if phase is not OVER:
         if _seat_value(turn, "turn", n) is None or g.out[turn]:
             raise NotationError(f"'turn' must be an active seat, not {turn!r}")
-        if g._n_active < 2:
+        if g.n_active < 2:
             raise NotationError(
                 "only one player is in the game: the phase must be 'over' (NM-34.5)"
             )
@@ -268,7 +268,7 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
         raise NotationError(
             f"'draw_mode' must be one of {', '.join(_DRAW_MODES)}, not {draw_mode!r}"
         )
-    g._draw_mode = draw_mode
+    g.draw_mode = draw_mode
     window = pos.get("uno_window", [])
     if not isinstance(window, list):
         raise NotationError("'uno_window' must be a list of seats")
@@ -332,8 +332,8 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
         g.log = [Event.from_dict(dict(e)) for e in log]
     except ValueError as exc:  # EventKind refuses an unknown kind
         raise NotationError(f"'log': {exc}") from None
-    g._hand_start = _int_key(pos, "hand_log_start", 0)
-    if not 0 <= g._hand_start <= len(g.log):
+    g.hand_start = _int_key(pos, "hand_log_start", 0)
+    if not 0 <= g.hand_start <= len(g.log):
         raise NotationError(f"'hand_log_start' must be between 0 and {len(g.log)}")
     g.start = dict(pos)
     g.start.pop("log", None)
