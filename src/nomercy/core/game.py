@@ -135,10 +135,11 @@ class Game:
     Create one with :func:`new_game` or :meth:`from_position`.
 
     **The state contract.** The core's modules that work on a game (``legality``,
-    ``dealing``, ``positions``, ``views``, ``redeal``, ``diagnose``, ``playout``,
-    ``decisions``) read these named, typed fields and methods, never a ``_``-prefixed one;
-    the game's storage may change behind them (docs/architecture.md, "The state contract").
-    Compiled, each field is a native slot: reading one costs what a private read did.
+    ``dealing``, ``positions``, ``views``, ``redeal``, ``diagnose``, ``decisions``, and the
+    build's companions ``bots/playouts.py`` and ``encoding/fast.py``) read these named,
+    typed fields and methods, never a ``_``-prefixed one; the game's storage may change
+    behind them (docs/architecture.md, "The state contract"). Compiled, each field is a
+    native slot: reading one costs what a private read did.
 
     - Table and turn: ``rules``, ``n``, ``names``, ``hands`` (``list[list[Card]]``),
       ``out``, ``n_active`` (seats not knocked out), ``turn``, ``direction`` (1 or -1),
