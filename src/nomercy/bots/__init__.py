@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os as _os
 
-from nomercy import core as _core
+import nomercy.core as _core
 
 if _core.BUILD == "compiled":
     # The search's playouts (nomercy.bots.playouts) are compiled with the core, as a
