@@ -3,7 +3,13 @@
 Both sides play random games: at every step the seat to act picks uniformly
 from its legal actions with a ``random.Random(seed)``. One step is one call that
 advances the game (``Game.apply`` for us, ``UnoGame.step`` for RLCard); the
-time includes dealing each game. ``--path ids`` plays our games on the engine's id
+time includes dealing each game. RLCard's side reuses ONE ``UnoGame`` (and its one
+``RandomState``, reseeded per game) across games and deals each with ``init_game()``, as
+RLCard's own env does on every ``reset()``; ``--rlcard-game rebuilt`` times the old protocol
+(a new ``UnoGame`` and two generators per game, ~195 us of a ~48-step game, which made our
+ratios ~1.6x larger). Times are CPU time of the process that plays (``time.process_time``:
+on a loaded machine the wall clock also counts other programs' turns); ``--clock wall``
+measures wall time. ``--path ids`` plays our games on the engine's id
 path instead (``Game.step(choice(game.legal_ids()))`` with events off), ``--path both``
 times both paths as two sides; they play the same games (the ids come in the order of
 the actions). The sides are timed back to back in every
@@ -21,6 +27,7 @@ compare; games/s is shown for scale.
     python benchmarks/bench_engine.py --builds both   # our engine pure and compiled, side by side
     python benchmarks/bench_engine.py --builds both --path both   # four sides of ours
     python benchmarks/bench_engine.py --json > bench.json
+    python benchmarks/bench_engine.py --path ids --builds both --games 2000 --repeat 7
 
 Our engine runs on the build of ``nomercy.core`` that this interpreter picks (compiled by
 ``python -m nomercy.core.build`` unless ``NOMERCY_PURE=1``; the notes say which). With
@@ -54,6 +61,9 @@ OK, TRUNCATED, ABORTED = "ok", "truncated", "aborted"
 
 # Plays one game from a seed; returns (steps taken, OK | TRUNCATED | ABORTED).
 PlayFn = Callable[[int], tuple[int, str]]
+
+# The timer: CPU time of this process (the default), or wall time (--clock wall).
+CLOCKS: dict[str, Callable[[], float]] = {"cpu": time.process_time, "wall": time.perf_counter}
 
 
 @dataclass
@@ -133,16 +143,28 @@ def make_ours(players: int, path: str = "objects", key: str = "ours") -> Side:
     return Side(key, label, players, _version("uno-no-mercy", nomercy), play)
 
 
-def make_rlcard(players: int) -> Side:
+def make_rlcard(players: int, game_object: str = "reused") -> Side:
+    """RLCard's ``UnoGame``: one object dealt anew by ``init_game()`` per game, as RLCard's env
+    does (``reused``), or a new one with two new generators per game (``rebuilt``)."""
     import numpy as np
     from rlcard.games.uno.game import UnoGame
 
+    reused = UnoGame(allow_step_back=False, num_players=players)
+
+    def new_game(seed: int) -> Any:
+        if game_object == "rebuilt":
+            game = UnoGame(allow_step_back=False, num_players=players)
+            game.np_random = np.random.RandomState(seed)
+            return game
+        # The one RandomState reseeded in place: the same stream as a new one from `seed`.
+        reused.np_random.seed(seed)
+        return reused
+
     def play(seed: int) -> tuple[int, str]:
         choice = random.Random(seed).choice
-        game = UnoGame(allow_step_back=False, num_players=players)
-        # UnoGame builds an unseeded RandomState; seed it so every repetition
-        # replays the same deals, top-card colours and reshuffles.
-        game.np_random = np.random.RandomState(seed)
+        # Seeded per game so every repetition replays the same deals, top-card colours and
+        # reshuffles.
+        game = new_game(seed)
         game.init_game()
         steps = 0
         try:
@@ -157,15 +179,17 @@ def make_rlcard(players: int) -> Side:
             return steps, ABORTED
         return steps, OK
 
-    return Side("rlcard", "rlcard UnoGame (UNO)", players, _version("rlcard"), play)
+    label = f"rlcard UnoGame {game_object}"
+    return Side("rlcard", label, players, _version("rlcard"), play)
 
 
-def time_side(side: Side, seeds: range, rep: int) -> Run:
+def time_side(side: Side, seeds: range, rep: int, clock: str = "cpu") -> Run:
     if side.timer is not None:
         return side.timer(seeds, rep)
     play = side.play
+    now = CLOCKS[clock]
     truncated = aborted = steps = 0
-    start = time.perf_counter()
+    start = now()
     for seed in seeds:
         n, status = play(seed)
         steps += n
@@ -173,14 +197,15 @@ def time_side(side: Side, seeds: range, rep: int) -> Run:
             truncated += 1
         elif status == ABORTED:
             aborted += 1
-    seconds = time.perf_counter() - start
+    seconds = now() - start
     return Run(side.key, rep, len(seeds), steps, seconds, truncated, aborted)
 
 
-def make_build_side(build: str, players: int, path: str, key: str) -> Side:
+def make_build_side(build: str, players: int, path: str, key: str, clock: str = "cpu") -> Side:
     """Our engine on one build of nomercy.core ("pure" or "compiled"), in a child process."""
     request, info = start_worker(
-        build, [__file__, "--worker", "--players", str(players), "--path", path]
+        build,
+        [__file__, "--worker", "--players", str(players), "--path", path, "--clock", clock],
     )
 
     def ask(command: str, seeds: range) -> dict[str, Any]:
@@ -199,7 +224,7 @@ def make_build_side(build: str, players: int, path: str, key: str) -> Side:
     return Side(key, label, players, info["version"], play, timer)
 
 
-def worker(players: int, path: str) -> int:
+def worker(players: int, path: str, clock: str = "cpu") -> int:
     """Child of --builds: play and time what the parent asks on this process's core build."""
     import nomercy.core
 
@@ -218,7 +243,7 @@ def worker(players: int, path: str) -> int:
                 side.play(seed)
             print("{}", flush=True)
         else:
-            print(json.dumps(asdict(time_side(side, seeds, 0))), flush=True)
+            print(json.dumps(asdict(time_side(side, seeds, 0, clock))), flush=True)
     return 0
 
 
@@ -273,7 +298,10 @@ def print_table(result: dict[str, Any]) -> None:
         f"\nengine throughput, random play: {cfg['games']} games per side x "
         f"{cfg['repeat']} repetitions (medians), seeds {cfg['seed']}..{last_seed}"
     )
-    print(f"{result['python']} on {result['machine']}")
+    print(
+        f"{result['python']} on {result['machine']}; {cfg['clock']} clock; "
+        f"RLCard's UnoGame {cfg['rlcard_game']}"
+    )
     header = (
         f"{'side':<22} {'version':>8} {'seats':>5} {'steps/game':>10} "
         f"{'steps/s':>10} {'games/s':>9} {'steps/s range':>21} {'trunc':>5} {'abort':>5}"
@@ -331,6 +359,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             "(legal_ids/step, events off), or both as two sides"
         ),
     )
+    p.add_argument(
+        "--rlcard-game",
+        choices=["reused", "rebuilt"],
+        default="reused",
+        help=(
+            "RLCard's side: one UnoGame dealt by init_game() per game, as its env does "
+            "(reused, default), or a new UnoGame and generators per game (rebuilt)"
+        ),
+    )
+    p.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="cpu",
+        help="time each side by the CPU time of the process that plays (default) or wall time",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -342,7 +385,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.worker:
-        return worker(args.players, args.path)
+        return worker(args.players, args.path, args.clock)
     log = sys.stderr if args.json else sys.stdout
     notes: list[str] = []
     sides: list[Side] = []
@@ -357,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.only in ("both", "ours") and args.builds == "both":
         try:
             sides += [
-                make_build_side(b, args.players, p, key_of(b, p))
+                make_build_side(b, args.players, p, key_of(b, p), args.clock)
                 for b in ("pure", "compiled")
                 for p in paths
             ]
@@ -380,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"cannot import rlcard ({exc}); pip install -e '.[bench]'", file=sys.stderr)
             return 2
         wanted = args.rlcard_players or args.players
-        sides.append(make_rlcard(probe_rlcard_players(wanted, notes)))
+        sides.append(make_rlcard(probe_rlcard_players(wanted, notes), args.rlcard_game))
 
     seeds = range(args.seed, args.seed + args.games)
     warmup = range(args.seed, args.seed + min(20, args.games))
@@ -392,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
     for rep in range(args.repeat):
         order = sides if rep % 2 == 0 else sides[::-1]
         for side in order:
-            run = time_side(side, seeds, rep)
+            run = time_side(side, seeds, rep, args.clock)
             runs[side.key].append(run)
             print(
                 f"  rep {rep + 1}/{args.repeat} {side.key:<16} {run.steps:>9,} steps "
@@ -408,6 +451,8 @@ def main(argv: list[str] | None = None) -> int:
             "repeat": args.repeat,
             "seed": args.seed,
             "max_steps": MAX_STEPS,
+            "clock": args.clock,
+            "rlcard_game": args.rlcard_game,
         },
         "python": f"Python {platform.python_version()} ({platform.python_implementation()})",
         "machine": f"{platform.system()} {platform.machine()}",

@@ -12,7 +12,10 @@ The sides play the same number of four-player No Mercy games with random players
 - ``sim1``: :func:`nomercy.arena.simulate.run_simulation` with ``random`` bots and
   ``jobs=1``: derived seeds, a bot per seat, events off, the bots' choices as ids, and the
   per-hand statistics from the engine's counters (``Game.hand_tallies``);
-- ``sim2``: the same with ``jobs=2`` (worker processes, their start-up included).
+- ``sim2``: the same with ``jobs=2`` (worker processes, their start-up included);
+- ``rlcard`` (with ``--rlcard``): RLCard's ``UnoGame`` playing the same number of 4-player
+  random games, one object reused across games (``init_game()`` per game, as its env does;
+  ``bench_engine.make_rlcard``), the baseline of ``sim1/rlcard (cpu time)``.
 
 Steps are applied actions; each side's steps/s is its steps over its wall time (dealing
 included). The sides run back to back in every repetition, in a rotating order, and the
@@ -26,6 +29,7 @@ machine the CPU-time ratio ``sim1/raw (cpu time)`` is the steadier one.
     python benchmarks/bench_simulate.py                   # defaults: 3000 games, 5 repeats
     python benchmarks/bench_simulate.py --games 1000 --repeat 3 --json
     python benchmarks/bench_simulate.py --check           # exit 1 if a bar is missed
+    python benchmarks/bench_simulate.py --skip-plain --rlcard --games 2000 --repeat 7
 
 Needs the arena extra: ``pip install -e '.[arena]'``.
 """
@@ -134,6 +138,18 @@ def sim(jobs: int) -> Callable[[int, int], int]:
     return play
 
 
+def rlcard_side() -> Callable[[int, int], int]:
+    """RLCard's UnoGame reused across games (bench_engine.make_rlcard), as a side."""
+    from bench_engine import make_rlcard
+
+    side = make_rlcard(PLAYERS)
+
+    def play(games: int, seed: int) -> int:
+        return sum(side.play(seed + i)[0] for i in range(games))
+
+    return play
+
+
 def _children_cpu() -> float:
     """CPU seconds used by this process's finished child processes (the pool's workers)."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -146,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=5, help="repetitions (medians are reported)")
     p.add_argument("--seed", type=int, default=0, help="seed of the games")
     p.add_argument("--skip-plain", action="store_true", help="leave out the slow plain driver")
+    p.add_argument(
+        "--rlcard", action="store_true", help="add RLCard's UnoGame (reused) as a baseline"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--check", action="store_true", help="exit 1 if a bar is missed")
     args = p.parse_args(argv)
@@ -160,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     if not args.skip_plain:
         sides["plain"] = plain
+    if args.rlcard:
+        sides["rlcard"] = rlcard_side()
     for play in sides.values():  # warm-up: imports, caches, the first worker spawn
         play(min(20, args.games), args.seed)
     rates: dict[str, list[float]] = {k: [] for k in sides}
@@ -200,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     ratios["sim1/raw (cpu time)"] = cpu_median["sim1"] / cpu_median["raw"]
     # Work per CPU-second in sim2's workers against sim1's: 1.0 means splitting the games
     # costs nothing, so two idle cores would give about twice sim1's speed.
+    if "rlcard" in cpu_median:
+        for key in ("raw", "objects", "sim1"):
+            ratios[f"{key}/rlcard (cpu time)"] = cpu_median[key] / cpu_median["rlcard"]
     cpu_median["sim2 workers"] = statistics.median(worker_rates)
     ratios["sim2 workers/sim1 (cpu time)"] = cpu_median["sim2 workers"] / cpu_median["sim1"]
     result: dict[str, Any] = {

@@ -25,12 +25,15 @@ from typing import Any
 
 from setuptools import build_meta as _setuptools
 from setuptools.build_meta import *  # noqa: F403 (every hook not defined below)
+from setuptools.dist import Distribution
 
 _ROOT = Path(__file__).resolve().parents[1]
 _SRC = _ROOT / "src"
 _COMPILED = _SRC / "nomercy" / "core" / "_compiled"
 _ERROR_FILE = _COMPILED / "build-error.txt"
-_MYPY = "mypy>=1.10"
+# The mypy whose mypyc compiles the wheel's core: pinned, so every wheel is built against the
+# same librt.vecs header (ABI 1, API 1: it loads with librt 0.11 and later, see pyproject.toml).
+_MYPY = "mypy>=2.4.1,<2.5"
 
 
 def _mode() -> str:
@@ -108,7 +111,17 @@ def build_wheel(
     metadata_directory: str | None = None,
 ) -> str:
     _compile()
-    return _setuptools.build_wheel(wheel_directory, config_settings, metadata_directory)
+    if not (_COMPILED / "build.json").exists():
+        return _setuptools.build_wheel(wheel_directory, config_settings, metadata_directory)
+    # The compiled core's extensions are package data to setuptools, which would tag the wheel
+    # py3-none-any and let pip install it on any Python: a distribution with extension
+    # modules gets this interpreter's and platform's tag (cp311-cp311-linux_x86_64).
+    original = Distribution.has_ext_modules
+    Distribution.has_ext_modules = lambda self: True  # type: ignore[method-assign]
+    try:
+        return _setuptools.build_wheel(wheel_directory, config_settings, metadata_directory)
+    finally:
+        Distribution.has_ext_modules = original  # type: ignore[method-assign]
 
 
 def build_editable(

@@ -47,7 +47,8 @@ trap stop INT TERM EXIT
 nomercy db migrate "$url"
 for ((i = 0; i < servers; i++)); do
     port=$((first_port + i))
-    nomercy serve --host "$host" --port "$port" --database "$url" "$@" &
+    # --ws-ping 1: deploy/nginx.conf leaves a server silent for 3 s (a frozen one).
+    nomercy serve --host "$host" --port "$port" --database "$url" --ws-ping 1 "$@" &
     pids+=($!)
 done
 echo "run-local: ${servers} servers on ports ${first_port}-$((first_port + servers - 1)), database $url"

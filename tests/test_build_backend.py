@@ -63,7 +63,7 @@ def test_pyproject_uses_the_backend() -> None:
 def test_mypy_joins_the_build_requirements_only_when_compiling(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # (get_requires_for_build_* add "mypy>=1.10" to setuptools' list when this is true.)
+    # (get_requires_for_build_* add the pinned mypy to setuptools' list when this is true.)
     backend = _backend_copy(tmp_path)
     monkeypatch.setenv("CC", sys.executable)  # any executable passes for "a compiler"
     monkeypatch.setenv("NOMERCY_COMPILE", "0")
@@ -102,3 +102,50 @@ def test_without_a_compiler_the_install_is_pure_and_says_why(
     assert _version_line(tmp_path / "src") == (
         "core: pure (not compiled (python -m nomercy.core.build))"
     )
+
+
+def _wheel_of_a_copy(tmp_path: Path, *, compiled: bool) -> str:
+    """The backend's build_wheel on a copy of the project (NOMERCY_COMPILE=0: no mypyc run);
+    ``compiled`` leaves a manifest in core/_compiled as a compiled build would."""
+    copy = tmp_path / "project"
+    for name in ("pyproject.toml", "README.md", "MANIFEST.in"):
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, copy / name)
+    shutil.copytree(ROOT / "buildtools", copy / "buildtools")
+    shutil.copytree(
+        ROOT / "src",
+        copy / "src",
+        ignore=shutil.ignore_patterns("__pycache__", "_compiled", "*.egg-info"),
+    )
+    if compiled:
+        (copy / "src" / "nomercy" / "core" / "_compiled").mkdir()
+        (copy / "src" / "nomercy" / "core" / "_compiled" / "build.json").write_text("{}\n")
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    environ["NOMERCY_COMPILE"] = "0"
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.path.insert(0, 'buildtools'); import nomercy_backend as b; "
+            "print(b.build_wheel(sys.argv[1]))",
+            str(tmp_path / "dist"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=environ,
+        cwd=copy,
+        timeout=300,
+    )
+    return out.stdout.strip().splitlines()[-1]
+
+
+def test_a_wheel_with_the_compiled_core_is_tagged_for_its_python(tmp_path: Path) -> None:
+    """Extensions make a platform wheel (pip must not install it on another Python); without
+    them the wheel stays pure."""
+    import sysconfig
+
+    tag = f"cp{sys.version_info[0]}{sys.version_info[1]}"
+    platform = sysconfig.get_platform().replace("-", "_").replace(".", "_")
+    assert _wheel_of_a_copy(tmp_path / "a", compiled=True).endswith(f"-{tag}-{tag}-{platform}.whl")
+    assert _wheel_of_a_copy(tmp_path / "b", compiled=False).endswith("-py3-none-any.whl")

@@ -172,20 +172,175 @@ def test_the_search_playouts_follow_the_cores_build() -> None:
     assert ismcts.endswith(os.path.join("bots", "ismcts_bot.py"))
 
 
-def test_the_observation_writer_needs_the_librt_it_was_built_against(tmp_path: Path) -> None:
-    """The compiled writer loads only with the librt recorded in the build's manifest (its
-    extension refuses another); otherwise it runs as Python and the core stays compiled."""
+def _run(pythonpath: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``python ARGS`` in a fresh interpreter on ``pythonpath`` (NOMERCY_PURE cleared)."""
+    environ = {k: v for k, v in os.environ.items() if k != "NOMERCY_PURE"}
+    environ["PYTHONPATH"] = str(pythonpath)
+    environ.update(env)
+    return subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=environ,
+        cwd=pythonpath,
+        timeout=60,
+    )
+
+
+def _copy_of_the_build(tmp_path: Path) -> Path:
     if not _compiled_is_current():
         pytest.skip("the core is not compiled here: python -m nomercy.core.build")
     shutil.copytree(SRC / "nomercy", tmp_path / "nomercy", ignore=shutil.ignore_patterns("*.pyc"))
-    manifest = tmp_path / "nomercy" / "core" / "_compiled" / "build.json"
-    data = json.loads(manifest.read_text(encoding="utf-8"))
+    return tmp_path
+
+
+def test_the_manifest_records_what_the_build_needs_of_librt() -> None:
+    if not _compiled_is_current():
+        pytest.skip("the core is not compiled here: python -m nomercy.core.build")
+    data = json.loads(Path(core.COMPILED_DIR, "build.json").read_text(encoding="utf-8"))
     assert data["librt_version"] == importlib.metadata.version("librt")
-    data["librt_version"] = "0.0.0"
+    abi, api = data["librt_vecs_abi_api"]
+    assert abi == 1 and api >= 1
+    expected = f"mypyc {data['mypy_version']}, built with librt {data['librt_version']}"
+    assert expected == _probe()[1]  # a fresh interpreter: this one may run pure on purpose
+
+
+# A librt.vecs whose C API capsule claims other ABI/API versions than the installed one's: the
+# real extension's functions, so the pure writer (and a compiled one that accepts the claim)
+# still run on it. It shadows the installed module in the librt namespace package.
+_FAKE_VECS = """\
+import ctypes, importlib.machinery, importlib.util, os
+
+_real_path = os.environ["REAL_LIBRT_VECS"]
+_loader = importlib.machinery.ExtensionFileLoader(__name__, _real_path)
+_real = importlib.util.module_from_spec(
+    importlib.util.spec_from_file_location(__name__, _real_path, loader=_loader)
+)
+_loader.exec_module(_real)
+globals().update({k: v for k, v in vars(_real).items() if not k.startswith("__")})
+_get = ctypes.pythonapi.PyCapsule_GetPointer
+_get.restype, _get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+_new = ctypes.pythonapi.PyCapsule_New
+_new.restype, _new.argtypes = ctypes.py_object, [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+# The capsule keeps a pointer to its name: a buffer that lives as long as the module.
+_NAME = ctypes.create_string_buffer(b"librt.vecs._C_API")
+# abi_version, api_version, then the 9 pointers a header of API version 1 reads.
+_table = (ctypes.c_void_p * 11).from_buffer_copy(
+    (ctypes.c_void_p * 11).from_address(_get(_real._C_API, _NAME.value))
+)
+_VERSION = ctypes.CFUNCTYPE(ctypes.c_int)
+_abi = _VERSION(lambda: int(os.environ["FAKE_VECS_ABI"]))
+_api = _VERSION(lambda: int(os.environ["FAKE_VECS_API"]))
+_table[0] = ctypes.cast(_abi, ctypes.c_void_p).value
+_table[1] = ctypes.cast(_api, ctypes.c_void_p).value
+_C_API = _new(ctypes.addressof(_table), ctypes.addressof(_NAME), None)
+"""
+
+_WRITER_PROBE = (
+    "import warnings; warnings.simplefilter('default'); "
+    "import nomercy.core as c, nomercy.encoding as e, nomercy.encoding.fast as f; "
+    "print(c.BUILD); print(e.WRITER_BUILD); print(e.WRITER_REASON); print(f.__file__)"
+)
+
+
+@pytest.mark.parametrize(
+    ("abi", "api", "loads"),
+    [(1, 99, True), (2, 99, False), (1, 0, False)],
+    ids=["newer-api", "other-abi", "older-api"],
+)
+def test_the_compiled_writer_loads_with_any_librt_of_its_abi(
+    tmp_path: Path, abi: int, api: int, loads: bool
+) -> None:
+    """What a compiled extension really needs of librt: the vecs ABI version it was built for
+    and an API version at least as new (mypyc checks both as it loads), not the release the
+    manifest records. A refusal leaves the writer pure, the core compiled, and says so."""
+    root = _copy_of_the_build(tmp_path / "tree")
+    fake = tmp_path / "fake" / "librt"
+    fake.mkdir(parents=True)
+    (fake / "vecs.py").write_text(_FAKE_VECS, encoding="utf-8")
+    import librt.vecs
+
+    env = {
+        "PYTHONPATH": f"{tmp_path / 'fake'}{os.pathsep}{root}",
+        "REAL_LIBRT_VECS": str(librt.vecs.__file__),
+        "FAKE_VECS_ABI": str(abi),
+        "FAKE_VECS_API": str(api),
+    }
+    manifest = root / "nomercy" / "core" / "_compiled" / "build.json"
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    data["librt_version"] = "0.0.0"  # the release it was built beside does not matter
     manifest.write_text(json.dumps(data), encoding="utf-8")
-    build, fast_file, _ = _probe(tmp_path, script=_COMPANION_PROBE)
-    assert build == "compiled"
-    assert fast_file == str(tmp_path / "nomercy" / "encoding" / "fast.py")
+    out = _run(root, "-c", _WRITER_PROBE, **env)
+    core_build, writer_build, reason, fast_file = out.stdout.splitlines()
+    assert core_build == "compiled"
+    if loads:
+        assert (writer_build, reason) == ("compiled", "with the core")
+        assert fast_file.startswith(str(root / "nomercy" / "core" / "_compiled" / "encoding"))
+        assert "CompiledCoreWarning" not in out.stderr
+    else:
+        conflict = "ABI" if abi != 1 else "API"
+        assert writer_build == "pure"
+        assert reason.startswith("the compiled writer cannot load: ValueError: ")
+        assert f"{conflict} version conflict for librt.vecs" in reason
+        assert fast_file == str(root / "nomercy" / "encoding" / "fast.py")
+        assert "CompiledCoreWarning: nomercy: the observation writer" in out.stderr
+        version = _run(root, "-m", "nomercy", "--version", **env).stdout.splitlines()
+        assert version[1].startswith("core: compiled (")
+        assert version[2] == f"observation writer: pure ({reason})"
+
+
+_WARNING_PROBE = (
+    "import warnings; warnings.simplefilter('default'); "
+    "import nomercy.core as c, nomercy.core.game as g; "
+    "print(c.BUILD); print(c.BUILD_REASON); print(g.__file__)"
+)
+
+
+def test_a_core_that_cannot_load_runs_pure_and_says_so(tmp_path: Path) -> None:
+    """A damaged extension: the core notices at import, runs every module pure, warns."""
+    root = _copy_of_the_build(tmp_path)
+    compiled = root / "nomercy" / "core" / "_compiled"
+    next(compiled.glob("seeds.*")).write_bytes(b"not a shared library")
+    out = _run(root, "-c", _WARNING_PROBE)
+    build, reason, game_file = out.stdout.splitlines()
+    assert build == "pure" and reason.startswith("the compiled build cannot load: ImportError: ")
+    assert game_file == str(root / "nomercy" / "core" / "game.py")
+    assert "CompiledCoreWarning: nomercy: the rules engine (nomercy.core) runs as pure" in (
+        out.stderr
+    )
+    version = _run(root, "-m", "nomercy", "--version").stdout.splitlines()
+    assert version[1] == f"core: pure ({reason})"
+    # The pure build runs whole: every core module from the source.
+    play = _run(
+        root, "-c", "import nomercy; g = nomercy.new_game(3, seed=4); print(g.to_position())"
+    )
+    assert play.stdout.strip()
+
+
+def test_only_a_chosen_or_absent_build_is_quiet(tmp_path: Path) -> None:
+    """The warning comes whenever a build exists or was tried but does not run."""
+    root = _copy_of_the_build(tmp_path)
+    quiet = _run(root, "-c", _WARNING_PROBE, NOMERCY_PURE="1")
+    assert quiet.stdout.splitlines()[:2] == ["pure", "NOMERCY_PURE is set"]
+    assert "Warning" not in quiet.stderr
+    source = root / "nomercy" / "core" / "game.py"
+    source.write_text(source.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    stale = _run(root, "-c", _WARNING_PROBE)
+    assert "CompiledCoreWarning" in stale.stderr and "rebuild it" in stale.stderr
+    compiled = root / "nomercy" / "core" / "_compiled"
+    shutil.rmtree(compiled)
+    absent = _run(root, "-c", _WARNING_PROBE)
+    assert absent.stdout.splitlines()[:2] == ["pure", "not compiled (python -m nomercy.core.build)"]
+    assert "Warning" not in absent.stderr
+    compiled.mkdir()
+    (compiled / "build-error.txt").write_text("no C compiler ('cc' is not on PATH)\n")
+    failed = _run(root, "-c", _WARNING_PROBE)
+    assert (
+        failed.stdout.splitlines()[1]
+        == "not compiled at install: no C compiler ('cc' is not on PATH)"
+    )
+    assert "CompiledCoreWarning" in failed.stderr
 
 
 def test_nomercy_version_names_the_build() -> None:

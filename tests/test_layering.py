@@ -1,4 +1,4 @@
-"""The import-direction contract of STYLE.md §3.3: every layer imports only downward."""
+"""The import-direction contract (docs/architecture.md): every layer imports only downward."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ ALLOWED: dict[str, set[str]] = {
     "arena": {"core", "bots", "arena"},
     "tui": {"core", "bots", "tables", "tui"},
     "web": {"core", "bots", "tables", "web"},
-    "cli": {"core", "bots", "tables", "arena", "tui", "web", "cli"},
+    # encoding: `nomercy --version` names the observation writer's build (below bots).
+    "cli": {"core", "encoding", "bots", "tables", "arena", "tui", "web", "cli"},
 }
 
 

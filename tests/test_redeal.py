@@ -62,8 +62,8 @@ def twin(g: Game, seat: int, rng: random.Random) -> Game:
     """A game that differs from ``g`` only in what ``seat`` cannot see (built independently).
 
     The other hands keep their sizes and the cards ``seat`` knows they hold; every other hidden
-    card is dealt again; the shuffle key changes; a Wild +4's guilt follows the new hand;
-    what other seats know is dropped (``seat`` cannot see it).
+    card is dealt again (another seat's drawn card too); the shuffle key changes; a Wild +4's
+    guilt follows the new hand; what other seats know is dropped (``seat`` cannot see it).
     """
     pos = g.to_position()
     pool: list[str] = list(pos["draw_pile"]) + list(pos["set_aside"])
@@ -76,16 +76,21 @@ def twin(g: Game, seat: int, rng: random.Random) -> Game:
         for c in g.known.get((seat, s), []):
             hand.remove(c.code)
             kept.append(c.code)
-        if g.drawn is not None and g.turn == s and g.drawn.code not in kept:
-            hand.remove(g.drawn.code)  # the drawn card stays: the phase needs it in hand
-            kept.append(g.drawn.code)
         keep[s] = kept
         pool.extend(hand)
     rng.shuffle(pool)
+    drawer = g.turn if g.drawn is not None and g.turn != seat else None
+    if drawer is not None:
+        # Another seat's drawn card is hidden too: any unseen card it may play (NM-9).
+        pos["drawn"] = next(
+            (c for c in pool if is_playable(g, Card(c)) and not g.restricted_cards[Card(c).index]),
+            g.drawn.code,  # type: ignore[union-attr]
+        )
+        pool.remove(pos["drawn"])
     for s, player in enumerate(pos["players"]):
         if s != seat:
-            take = len(player["hand"]) - len(keep[s])
-            player["hand"] = keep[s] + pool[:take]
+            take = len(player["hand"]) - len(keep[s]) - (s == drawer)
+            player["hand"] = keep[s] + pool[:take] + ([pos["drawn"]] if s == drawer else [])
             del pool[:take]
     aside = len(pos["set_aside"])
     pos["set_aside"] = pool[:aside]
@@ -630,3 +635,51 @@ def test_with_cards_refuses_what_the_seat_cannot_have_held() -> None:
     assert only_0 in with_cards(g, 1, [only_0]).hands[1]  # unless it is not kept
     with pytest.raises(NoMercyError):
         with_cards(g, 7, [])
+
+
+# ---------------------------------------------------------------------- the drawn card
+def _drew_a_known_code(drawn: str) -> Game:
+    """Classic (CL-5): P1, known to P0 to hold an R5 (``known``), draws ``drawn`` on R3
+    and decides on it (phase ``play_drawn``)."""
+    g = Game.from_position(
+        {
+            "rules": "classic",
+            "players": [
+                {"hand": ["Y1", "Y2", "Y3"]},
+                {"hand": ["R5", "G1", "B2"]},
+                {"hand": ["G4", "G5", "B6"]},
+            ],
+            "turn": 1,
+            "discard": ["R3"],
+            "draw_pile": [drawn, "G9", "B9", "Y9", "R7", "R8"],
+            "known": {"0,1": ["R5"]},
+        }
+    )
+    g.apply("draw")
+    assert g.phase == "play_drawn" and g.drawn == Card(drawn)
+    return g
+
+
+@pytest.mark.parametrize("drawn", ["R5", "R7"])
+def test_cl5_a_drawn_card_of_a_known_code_stays_hidden(drawn: str) -> None:
+    # S0 (hands are private), NM-9 / CL-5: the card another seat drew is hidden, even when
+    # its code is one P0 knows P1 holds. Redeals and samples must not tell an R5 drawn from
+    # an R7 drawn, and the known R5 stays in the hand beside whatever is drawn.
+    g = _drew_a_known_code(drawn)
+    other = _drew_a_known_code("R7" if drawn == "R5" else "R5")
+    assert g.view(0) == other.view(0)
+    redealer = g.redealer(0)
+    seen: Counter[str] = Counter()
+    for k in range(60):
+        for d in (g.redeal(0, k), redealer.sample(k), redealer.sample_for_search(k)):
+            assert d.drawn is not None and is_playable(d, d.drawn)
+            rest = Counter(d.hands[1])
+            rest[d.drawn] -= 1
+            assert rest[Card("R5")] >= 1  # the known R5 is not the drawn card
+            if d.record_events:
+                check_consistent(g, d, 0)
+        seen[g.redeal(0, k).drawn.code] += 1  # type: ignore[union-attr]
+        assert _now(g.redeal(0, k)) == _now(other.redeal(0, k))
+        made = redealer.deal(k)
+        assert made.drawn == other.redealer(0).deal(k).drawn
+    assert len(seen) > 3  # the drawn card is any playable unseen card

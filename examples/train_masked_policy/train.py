@@ -6,7 +6,7 @@ set to a large negative number before the softmax), so the policy never picks on
 ``--minutes`` of training it plays ``--eval-games`` games against each of ``--opponents``
 (greedy choice among legal ids) and prints win rates with 95% confidence intervals.
 
-    .venv/bin/pip install torch==2.13.0        # CPU build; not part of any extra
+    pip install -e '.[rl-train]'        # PyTorch (torch==2.13.0, the CPU build) and more
     python examples/train_masked_policy/train.py --minutes 10
     python examples/train_masked_policy/train.py --load policy.pt --minutes 0 \
         --opponents random,greedy
@@ -22,11 +22,18 @@ import time
 from pathlib import Path
 
 import numpy as np
-import torch
-from torch import nn
+from masked_envs import make_envs, names, obs_scale  # beside this script: no torch needed
 
 from nomercy.bots.registry import BOTS
 from nomercy.rl import NUM_ACTIONS, OBS_SIZE, NoMercyEnv
+
+try:
+    import torch
+    from torch import nn
+except ImportError:  # pragma: no cover - depends on the install
+    raise SystemExit(
+        "train.py needs PyTorch: pip install -e '.[rl-train]' (torch==2.13.0, the CPU build)"
+    ) from None
 
 HIDDEN = 256
 
@@ -47,18 +54,6 @@ class Policy(nn.Module):
         h = self.body(obs / self.scale)
         logits = self.pi(h).masked_fill(~mask, -1e9)
         return logits, self.v(h).squeeze(-1)
-
-
-def obs_scale(env: NoMercyEnv) -> np.ndarray:
-    space = env.observation_space["observation"]
-    return np.maximum(np.abs(space.high), np.abs(space.low)).astype(np.float32)
-
-
-def make_envs(opponents: list[str], count: int, preset: str) -> list[NoMercyEnv]:
-    return [
-        NoMercyEnv([opponents[i % len(opponents)]], preset=preset, learner_seat=None)
-        for i in range(count)
-    ]
 
 
 def batch(obs: list[dict[str, np.ndarray]]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -199,16 +194,6 @@ def evaluate(
     rate = wins / games
     half = 1.96 * math.sqrt(rate * (1 - rate) / games)
     return {"opponent": opponent, "games": games, "wins": wins, "win_rate": rate, "ci95": half}
-
-
-def names(text: str) -> list[str]:
-    found = [t.strip() for t in text.split(",") if t.strip()]
-    unknown = [t for t in found if t not in BOTS]
-    if not found or unknown:
-        raise argparse.ArgumentTypeError(
-            f"unknown bot(s) {', '.join(unknown) or '(none)'}; valid: {', '.join(sorted(BOTS))}"
-        )
-    return found
 
 
 def main(argv: list[str] | None = None) -> int:

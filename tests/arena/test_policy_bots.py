@@ -26,6 +26,11 @@ def lowest(obs, mask):
     return int(np.flatnonzero(mask)[0])
 
 
+def highest(obs, mask):
+    """The highest legal id."""
+    return int(np.flatnonzero(mask)[-1])
+
+
 class Holder:
     policy = staticmethod(lowest)
 '''
@@ -82,3 +87,19 @@ def test_tournament_cli_takes_a_policy_and_a_bot_listed_three_times(
     assert standings["random"]["seats"] == 24
     assert data["config"]["bots"] == bots.split(",")
     assert all(lu.count("random") == 3 for lu in data["config"]["lineups"])
+
+
+def test_the_standings_table_tells_two_policies_of_one_module_apart(
+    policy_module: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The bot column once cut both to "policy:nm_t…" (issue 48): it is never cut now.
+    bots = f"policy:{policy_module}:lowest,policy:{policy_module}:highest,random"
+    argv = ["tournament", "--bots", bots, "--players", "2", "--games", "6", "--jobs", "1"]
+    code = main([*argv, "--quiet"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    rows = [line for line in out.splitlines() if "policy:" in line]
+    assert len(rows) == 2
+    assert any(f"policy:{policy_module}:lowest " in row for row in rows)
+    assert any(f"policy:{policy_module}:highest " in row for row in rows)
+    assert "…" not in out

@@ -346,7 +346,7 @@ def test_register_bot_adds_a_factory() -> None:
 
 
 def test_bots_import_only_the_core() -> None:
-    # STYLE.md §3.3: bots may import nomercy.core (and never the interfaces), and the
+    # The layering (docs/architecture.md): bots import nomercy.core (never the interfaces) and the
     # encoding of views as vectors and ids that the neural bot shares with the RL envs.
     package = Path(__file__).resolve().parents[2] / "src" / "nomercy" / "bots"
     for path in package.glob("*.py"):

@@ -243,7 +243,7 @@ def test_reason_stacking_passes_the_penalty_on() -> None:
     estimates = est(view, ("draw", 0.5), ("play R+2", 0.3))
     reason = reason_for(estimates[0].action, view, estimates)
     assert reason.kind == "absorb"
-    assert "30% with the red +2" in reason.text
+    assert "30% chance to win with the red +2" in reason.text
 
 
 def test_reason_a_stack_that_knocks_the_target_out() -> None:
@@ -368,3 +368,149 @@ def test_a_reason_about_one_card_says_card() -> None:
     reason = _fill("skip", {"card": "RS", "name": "P1", "size": 1})
     assert reason.text == "the red Skip skips P1, who holds only 1 card"
     assert _fill("skip", {"card": "RS", "name": "P1", "size": 11}).text.endswith("11 cards")
+
+
+# ------------------------------------------------- certain outcomes are exact (NM-33, NM-38)
+#: 18 cards and no Draw Card: nothing answers a +4 stack.
+_EIGHTEEN = [f"B{n}" for n in range(1, 10)] * 2
+
+
+def _facing_eight(players: int, extra: tuple[str, ...] = ()) -> Game:
+    """Seat 0 holds 18 cards (plus ``extra``) and faces a stack of 8: taking it reaches the
+    25-card Mercy limit (NM-33)."""
+    others = [{"hand": [f"Y{s}", f"G{s}", f"R{s}"]} for s in range(1, players)]
+    return Game.from_position(
+        {
+            "players": [{"hand": [*_EIGHTEEN, *extra]}, *others],
+            "turn": 0,
+            "discard": ["R5", "R+4"],
+            "pending": {"total": 8, "last": 4},
+        }
+    )
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("bot", ["ismcts", "puct"])
+def test_nm33_a_forced_knock_out_is_a_zero_chance(players: int, bot: str) -> None:
+    """The only move takes 8 cards up to the limit: the hint says 0%, whatever the search
+    samples (the puct network once read 4-5% into a knocked-out seat's observation)."""
+    g = _facing_eight(players)
+    (take,) = g.legal_actions(0)
+    assert coach_module.certain_chance(take, g.view(0)) == 0.0
+    for seed in (1, 2, 3):
+        coach = Coach(seed=seed, iterations=120, max_time=SLOW, bot=bot)
+        hint = coach.hint(g.view(0), g.legal_actions(0))
+        assert hint.action == take and hint.chance == 0.0
+        assert hint.line() == "draw (estimated chance to win: 0%): it is your only move"
+
+
+@pytest.mark.parametrize("bot", ["ismcts", "puct"])
+def test_nm33_taking_a_knock_out_rates_zero_beside_a_stack(bot: str) -> None:
+    """With a Wild +4 to stack, taking the 8 still knocks out for certain: exactly 0."""
+    g = _facing_eight(3, ("B+4",))
+    legal = g.legal_actions(0)
+    take = next(a for a in legal if isinstance(a, Draw))
+    coach = Coach(seed=1, iterations=200, max_time=SLOW, bot=bot)
+    estimates, _ = coach.estimates(g.view(0), legal, include=[take])
+    assert next(e for e in estimates if e.action == take).chance == 0.0
+    assert all(0.0 <= e.chance <= 1.0 for e in estimates)
+
+
+def test_nm33_drawing_at_one_below_the_limit_and_a_self_aimed_penalty_are_certain() -> None:
+    # 24 cards, nothing playable: the one card drawn reaches 25 (NM-33).
+    g = Game.from_position(
+        {
+            "players": [{"hand": [*_EIGHTEEN, "G1", "G2", "G3", "G4", "G5", "G6"]},
+                        {"hand": ["Y1", "Y2"]}],
+            "turn": 0,
+            "discard": ["R0"],
+        }
+    )  # fmt: skip
+    (draw,) = g.legal_actions(0)
+    assert coach_module.certain_chance(draw, g.view(0)) == 0.0
+    # A16 "resolve_effects": a last 7 swaps first, so its outcome is not fixed.
+    g = Game.from_position(
+        {
+            "rules": {"preset": "no-mercy", "options": {"last_card_effect": "resolve_effects"}},
+            "players": [{"hand": ["R7"]}, {"hand": ["Y1", "Y2"]}],
+            "turn": 0,
+            "discard": ["R5"],
+        }
+    )
+    assert all(coach_module.certain_chance(a, g.view(0)) is None for a in g.legal_actions(0))
+
+
+@pytest.mark.parametrize("preset", ["no-mercy", "classic"])
+@pytest.mark.parametrize("bot", ["ismcts", "puct"])
+def test_nm38_a_winning_last_card_is_a_certain_win(preset: str, bot: str) -> None:
+    """Playing the last card ends the hand (NM-38, A16 win_immediately, CL-10): 100%, beside
+    a Discard All that sheds the whole hand."""
+    g = Game.from_position(
+        {
+            "rules": {"preset": preset},
+            "players": [{"hand": ["R7"]}, {"hand": ["Y1", "Y2", "Y3"]}, {"hand": ["G1", "G2"]}],
+            "turn": 0,
+            "discard": ["R5"],
+        }
+    )
+    g.apply("0:uno")  # called in time: the play is the decision left
+    legal = g.legal_actions(0)
+    win = next(a for a in legal if isinstance(a, Play))
+    assert coach_module.certain_chance(win, g.view(0)) == 1.0
+    hint = Coach(seed=1, iterations=80, max_time=SLOW, bot=bot).hint(g.view(0), legal)
+    assert hint.action == win and hint.chance == 1.0
+    if preset == "no-mercy":  # a Discard All shedding every card left wins too (NM-27)
+        g = Game.from_position(
+            {
+                "players": [{"hand": ["RDA", "R1", "R2"]}, {"hand": ["Y1", "Y2", "Y3"]}],
+                "turn": 0,
+                "discard": ["R5"],
+            }
+        )
+        shed = next(a for a in g.legal_actions(0) if isinstance(a, Play) and a.card.code == "RDA")
+        assert coach_module.certain_chance(shed, g.view(0)) == 1.0
+        assert coach_module.certain_chance(parse_action("play R1", 0), g.view(0)) is None
+
+
+def test_cl8_the_accept_reason_says_what_its_figure_is() -> None:
+    """Taking the Wild +4's cards: the figure quoted is the chance to win after a challenge;
+    a challenge rated as high or higher is not called lower (``close``)."""
+    game = new_game(2, rules="classic", seed=30)
+    while not game.view(game.to_act).wd4_challengeable:
+        game.apply(str(game.legal_actions(game.to_act)[0]))
+    view = game.view(game.to_act)
+    estimates = est(view, ("draw", 0.24), ("challenge", 0.11))
+    reason = reason_for(estimates[0].action, view, estimates)
+    assert reason.kind == "accept"
+    assert reason.text == (
+        "take the cards: challenging rates lower (11% chance to win after a challenge) [CL-8]"
+    )
+    estimates = est(view, ("draw", 0.37), ("challenge", 0.43))
+    reason = reason_for(estimates[0].action, view, estimates)
+    assert reason.kind == "close"
+    assert reason.text == (
+        "the search tried it most; challenge rates about as well (43% against 37% chance to win)"
+    )
+    # The hint on the board, with either search, says one or the other, never a higher
+    # figure "lower".
+    for bot in ("ismcts", "puct"):
+        hint = Coach(seed=1, iterations=200, max_time=SLOW, bot=bot).hint(
+            view, game.legal_actions(game.to_act)
+        )
+        assert hint.reason.kind in ("accept", "close", "challenge")
+
+
+def test_no_comparison_calls_a_higher_figure_lower() -> None:
+    """Along played games, a reason that quotes the best other move's chance as lower quotes a
+    figure below the suggestion's."""
+    compared = {"absorb", "keep_drawn", "stop_discard", "draw", "accept", "best"}
+    checked = 0
+    for players in (2, 3):
+        for g, seat in positions("no-mercy", {}, players, seed=40 + players, every=2):
+            hint = small_coach(5).hint(json_view(g, seat), g.legal_actions(seat))
+            data = hint.reason.data
+            if hint.reason.kind in compared and data.get("alt_card"):
+                assert hint.chance is not None
+                assert data["alt_chance"] < round(100 * hint.chance)
+                checked += 1
+    assert checked >= 3

@@ -18,13 +18,16 @@ import argparse
 import gzip
 import hashlib
 import json
+import os
 import random
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import nomercy
+import nomercy.core
 from nomercy import Event, Game, RuleSetError
 from nomercy.core.actions import parse_action
 from nomercy.core.ids import action_id
@@ -120,32 +123,122 @@ def load() -> Iterator[dict[str, Any]]:
             yield json.loads(line)
 
 
+def _take(game: Game, text: str, path: str) -> list[Event]:
+    """Apply one recorded action on the object path or the id path; its events."""
+    if path == "ids":
+        action = parse_action(text, game.to_act)
+        before = len(game.log)
+        game.step(action_id(action, game.n), action.seat)
+        return game.log[before:]
+    return game.apply(text)
+
+
+def first_difference(entry: dict[str, Any], *, path: str = "objects") -> int | None:
+    """The first step (0 for the deal) whose digest differs from the recording, or ``None``."""
+    want = entry["digests"]
+    game = new(entry)
+    digest = start_digest(game)
+    if digest != want[:DIGEST_CHARS]:
+        return 0
+    for i, text in enumerate(entry["actions"], start=1):
+        digest = step_digest(digest, game, _take(game, text, path))
+        if digest != want[i * DIGEST_CHARS : (i + 1) * DIGEST_CHARS]:
+            return i
+    return None
+
+
+def step_text(entry: dict[str, Any], step: int, *, path: str = "objects") -> str:
+    """A playthrough of one step, as OpenSpiel's playthroughs show a game: the position
+    before, the action, the events it gave, and every position key it changed.
+
+    Step 0 is the deal (its opening events and position).
+    """
+    game = new(entry)
+    for text in entry["actions"][: max(step - 1, 0)]:
+        _take(game, text, path)
+    before = game.to_position()
+    if step == 0:
+        action, events, after = "(the deal)", game.opening_events, before
+    else:
+        action = entry["actions"][step - 1]
+        events = _take(game, action, path)
+        after = game.to_position()
+    lines = [f"step {step}: {action}", "events:"]
+    lines += [f"  {e.kind} seat={e.seat} {e.text!r} data={e.data}" for e in events] or ["  -"]
+    lines.append("position before:")
+    lines += [f"  {key} = {json.dumps(v)}" for key, v in sorted(before.items()) if key != "log"]
+    lines.append("changed by the step:")
+    changed = [
+        f"  {key}: {json.dumps(before.get(key))} -> {json.dumps(after.get(key))}"
+        for key in sorted(set(before) | set(after))
+        if key != "log" and before.get(key) != after.get(key)
+    ]
+    lines += changed or ["  (nothing)"]
+    return "\n".join(lines)
+
+
+def _other_build(entry: dict[str, Any], step: int, path: str) -> str:
+    """What the other build of the core (compiled or pure) says of the same step, run in a
+    child process because a process imports one build only."""
+    env = dict(os.environ)
+    if nomercy.core.BUILD == "compiled":
+        env["NOMERCY_PURE"] = "1"
+    else:
+        env.pop("NOMERCY_PURE", None)
+    job = json.dumps({"entry": entry, "step": step, "path": path})
+    result = subprocess.run(
+        [sys.executable, __file__, "--show-step"],
+        input=job,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    if result.returncode != 0:
+        return f"(the other build could not replay it: {result.stderr.strip()[-500:]})"
+    return result.stdout
+
+
 def check(entry: dict[str, Any], *, path: str = "objects") -> None:
     """Replay one entry; raise AssertionError at the first step whose digest differs.
 
     ``path="objects"`` applies each action's notation (``Game.apply``); ``path="ids"`` turns
     it into its id and takes the id path (``Game.step``), reading the step's events from the
     game's log, so both paths must give the same positions and the same events.
+
+    The error is a playthrough of the differing step (:func:`step_text`) and what the other
+    build of the core makes of that step, so a broken rule shows where and how it broke.
     """
-    want = entry["digests"]
-    game = new(entry)
-    digest = start_digest(game)
+    step = first_difference(entry, path=path)
+    if step is None:
+        return
     where = f"golden game seed={entry['seed']} {entry['preset']} {entry['players']} players"
-    assert digest == want[:DIGEST_CHARS], f"{where}: the deal differs"
-    for i, text in enumerate(entry["actions"], start=1):
-        if path == "ids":
-            action = parse_action(text, game.to_act)
-            before = len(game.log)
-            game.step(action_id(action, game.n), action.seat)
-            events = game.log[before:]
-        else:
-            events = game.apply(text)
-        digest = step_digest(digest, game, events)
-        got = want[i * DIGEST_CHARS : (i + 1) * DIGEST_CHARS]
-        assert digest == got, f"{where}: action {i} ({text!r}) gives a different game"
+    what = "the deal differs" if step == 0 else f"action {step} gives a different game"
+    other = _other_build(entry, step, path)
+    raise AssertionError(
+        f"{where} ({path} path, {nomercy.core.BUILD} core): {what}\n"
+        f"options: {json.dumps(entry['options'], sort_keys=True)}\n"
+        f"--- this build ({nomercy.core.BUILD}):\n{step_text(entry, step, path=path)}\n"
+        f"--- the other build:\n{other}"
+    )
+
+
+def _show_step() -> int:
+    """``--show-step``: read {entry, step, path} on stdin, print the build and its step."""
+    job = json.load(sys.stdin)
+    entry, step, path = job["entry"], job["step"], job["path"]
+    differs = first_difference(entry, path=path)
+    agrees = "differs from the recording" if differs == step else "matches the recording"
+    if differs is not None and differs < step:
+        agrees = f"already differs at step {differs}"
+    print(f"({nomercy.core.BUILD} core: this step {agrees})")
+    print(step_text(entry, step, path=path))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is None and sys.argv[1:] == ["--show-step"]:
+        return _show_step()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2400, help="seeds 0..N-1 (default 2400)")
     args = parser.parse_args(argv)

@@ -36,12 +36,20 @@ def test_a_legal_id_as_a_0d_array_or_numpy_integer_is_taken() -> None:
 
 @pytest.mark.parametrize("bad", [0.0, False, "0", np.array([0, 1]), np.array(0.0)])
 def test_an_id_that_is_not_an_integer_is_refused_for_its_type(bad: object) -> None:
-    env = gym.make("NoMercy-v0")
+    env = gym.make("NoMercy-v0", illegal_action="raise")
     env.reset(seed=3)
     game = env.unwrapped.game
     before = game.to_position()
     with pytest.raises(IllegalActionIdError, match="is not an action id: an integer"):
         env.step(bad)
+    assert game.to_position() == before
+    # The default ("penalize") refuses it too, saying why, and changes nothing.
+    env = gym.make("NoMercy-v0")
+    env.reset(seed=3)
+    game = env.unwrapped.game
+    before = game.to_position()
+    *_, info = env.step(bad)
+    assert info["illegal_action"] and "is not an action id: an integer" in info["reason"]
     assert game.to_position() == before
     aec = raw_env(num_players=2)
     aec.reset(seed=3)
@@ -122,7 +130,11 @@ def test_render_before_reset_says_to_reset() -> None:
 
 def test_the_vector_env_refuses_a_batch_with_an_illegal_id_before_any_table_moves() -> None:
     vec = gym.make_vec(
-        "NoMercy-v0", num_envs=4, vectorization_mode="vector_entry_point", obs_format="flat"
+        "NoMercy-v0",
+        num_envs=4,
+        vectorization_mode="vector_entry_point",
+        obs_format="flat",
+        illegal_action="raise",
     )
     _, info = vec.reset(seed=11)
     masks = info["action_mask"]

@@ -4,8 +4,9 @@ both presets (docs/rl.md, "Checkers").
 PettingZoo's ``api_test``, ``seed_test``, ``render_test``, ``max_cycles_test``,
 ``state_test``, ``parallel_api_test`` and ``parallel_seed_test``; Gymnasium's and SB3's
 ``check_env`` on ``NoMercyEnv`` and ``SelfPlayEnv``. Checkers that sample without a mask get
-legal ids from ``action_space.sample()`` (``LegalDiscrete``), so the default ``"raise"`` mode
-passes too.
+legal ids from ``action_space.sample()`` (``LegalDiscrete``), so ``"raise"`` mode passes too
+(but for check_env's one stale id, below). The checkers on every env's defaults:
+tests/rl/test_rl_defaults.py.
 """
 
 from __future__ import annotations

@@ -82,11 +82,16 @@ def test_every_registered_bot_can_be_an_opponent() -> None:
 
 
 def test_illegal_action_raises_and_penalize_replays() -> None:
-    env = NoMercyEnv(["random"])
+    env = NoMercyEnv(["random"], illegal_action="raise")
     obs, _ = env.reset(seed=5)
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
     with pytest.raises(IllegalActionIdError, match=rf"action id {illegal} \("):
         env.step(illegal)
+    # The default penalizes (so Gymnasium's check_env passes as the env comes) and says why.
+    env = NoMercyEnv(["random"])
+    env.reset(seed=5)
+    _, reward, _, _, info = env.step(illegal)
+    assert reward == -1.0 and info["illegal_action"] and f"action id {illegal} (" in info["reason"]
     env = NoMercyEnv(["random"], illegal_action="penalize", illegal_reward=-0.5)
     obs, _ = env.reset(seed=5)
     again, reward, term, trunc, info = env.step(illegal)

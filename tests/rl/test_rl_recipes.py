@@ -1,5 +1,6 @@
 """docs/rl.md's recipes run as written: the env blocks always, the training blocks when
-PyTorch and sb3-contrib are installed (skipped otherwise: CI has no PyTorch)."""
+PyTorch and sb3-contrib are installed (the rl-train extra; skipped otherwise, the reason
+printed: CI has no PyTorch)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,41 @@ def test_the_recipes_are_all_there() -> None:
 def test_recipe_env_side(name: str) -> None:
     namespace: dict[str, Any] = {"__name__": f"recipe_{name.replace('-', '_')}"}
     _run(_blocks()[name, "env"], namespace, name)
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_vector_recipe_runs_on_gymnasiums_vector_envs(mode: str) -> None:
+    # The docs: Gymnasium's own vector envs take autoreset_mode through vector_kwargs, and
+    # the recipe's loop runs on them unchanged.
+    code = _blocks()["vector-envs", "env"]
+    native = (
+        "    autoreset_mode=gym.vector.AutoresetMode.SAME_STEP,  # a keyword, as every option\n"
+    )
+    assert native in code
+    theirs = (
+        f'    vectorization_mode="{mode}",\n'
+        '    vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},\n'
+    )
+    namespace: dict[str, Any] = {"__name__": f"recipe_vector_{mode}"}
+    _run(code.replace(native, theirs), namespace, f"vector-envs ({mode})")
+    assert namespace["episodes"] >= 8
+
+
+def test_the_native_vector_env_takes_its_options_as_keywords_only() -> None:
+    import gymnasium as gym
+
+    import nomercy.rl  # noqa: F401
+
+    # What Gymnasium says when the sync form's vector_kwargs meet the native env.
+    with pytest.raises(gym.error.Error, match="only through kwargs"):
+        gym.make_vec(
+            "NoMercy-v0",
+            num_envs=2,
+            vector_kwargs={"autoreset_mode": gym.vector.AutoresetMode.SAME_STEP},
+        )
+    envs = gym.make_vec("NoMercy-v0", num_envs=2, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP)
+    assert type(envs).__name__ == "NoMercyVectorEnv"
+    assert envs.autoreset_mode is gym.vector.AutoresetMode.SAME_STEP
 
 
 @pytest.mark.parametrize("name", TRAINED)

@@ -199,3 +199,17 @@ def test_bot_only_table_plays_exactly_like_the_driver(seed: int) -> None:
     while table.bot_step() is not None:
         pass
     assert [str(a) for a in game.history] == [str(a) for a in reference.history]
+
+
+def test_a_person_takes_a_bot_seat_over_from_its_next_decision() -> None:
+    # Issue 45: a late friend plays a bot's seat; the game and its seeding do not change.
+    table = Table.new(3, bots=["greedy"], human=0, seed=4)
+    assert table.robot(1) and table.kinds == ["human", "greedy", "greedy"]
+    table.take_over(1)
+    assert not table.robot(1) and table.robot(2)
+    assert table.kinds == ["human", "human", "greedy"]
+    assert table.record().result["table"]["seats"] == ["human", "human", "greedy"]
+    with pytest.raises(TableError, match="seat 1 is a person's already"):
+        table.take_over(1)
+    with pytest.raises(TableError, match="seat 0 is a person's already"):
+        table.take_over(0)

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from nomercy import Game, GameRecord
 from nomercy.bots import make_bot
@@ -30,6 +31,7 @@ from nomercy.tui.app import (
     QuitScreen,
     TableScreen,
     VariantScreen,
+    play_command,
 )
 from nomercy.tui.render import action_groups, card_text, event_words
 
@@ -445,25 +447,34 @@ def test_nm33_knockout_shown_and_game_goes_on() -> None:
 
 
 def test_bots_move_one_at_a_time_at_the_set_speed() -> None:
+    """After the human's move the bots wait for a timer of the set speed, and each tick plays
+    one bot action. The ticks are fired by the test, not by the clock: the check holds
+    however slowly the machine runs (a real 1 s timer once fired before the presses landed)."""
     table = Table.new(3, bots=["greedy"], human=0, seed=1)
-    seen: list[int] = []
+    speed = 3600.0  # never fires during the test
 
     async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
         await pilot.press("enter", "enter")  # W+10, then its first colour
+        await pilot.pause()
         assert len(table.game.history) == 1  # the bots wait for their timer
-        for _ in range(400):
-            await pilot.pause(0.1)
+        screen = app.screen
+        assert isinstance(screen, TableScreen)
+        seen = [len(table.game.history)]
+        for _ in range(40):
+            timer = screen._timer
+            assert timer is not None and timer._interval == speed  # the set speed
+            screen._tick()  # what the timer does when it fires
+            await pilot.pause()
             seen.append(len(table.game.history))
             if table.game.to_act == 0:
                 break
         assert table.game.to_act == 0
         assert "P1: " in log_text(app)
+        # one bot action per tick: the count went up by one each time, never all at once
+        assert seen == list(range(seen[0], seen[0] + len(seen)))
+        assert len(seen) > 2
 
-    # A full second per bot move: the two key presses above must land before the first bot's
-    # timer fires, even on a loaded machine (at 0.5 s a slow press once let a bot move first).
-    run(PlayConfig(table=table, human=0, speed=1.0), script)
-    # one bot action per tick: the count went up in steps, not all at once
-    assert len(set(seen)) > 2
+    run(PlayConfig(table=table, human=0, speed=speed), script)
 
 
 def test_nm33_nm40_human_knocked_out_bots_finish_and_bonus_is_scored() -> None:
@@ -799,7 +810,9 @@ def test_cards_are_drawn_as_faces_and_the_notation_is_in_the_box_and_the_help() 
 
     async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
         text = screen_text(app)
-        top = text.split("i: type an action")[0]  # the table, the hand and the move list
+        first = str(action_groups(table.legal_actions(0))[0][0])
+        # the table, the hand and the move list (the typed box shows the notation)
+        top = text.split(f"{first}: the highlighted move")[0]
         for face in ["★ Skip Everyone", "✱ Colour Roulette", "♠ Discard All"]:
             assert face in top
         for face in ["✱ Wild Reverse +4", "♣ Skip", "♥ 7", "★ +2"]:
@@ -807,13 +820,12 @@ def test_cards_are_drawn_as_faces_and_the_notation_is_in_the_box_and_the_help() 
         for code in hand:  # no notation in the hand or the list
             assert f" {code} " not in top and f"{code}\n" not in top
         assert "♥ red  ★ yellow  ♣ green  ♠ blue  ✱ wild" in text
-        # the typed box shows the highlighted move's notation
-        first = str(action_groups(table.legal_actions(0))[0][0])
-        assert f"the highlighted move is: {first}" in text
+        # the typed box shows the highlighted move's notation, first
+        assert f"{first}: the highlighted move" in text
         await pilot.press("down")
         await pilot.pause()
         second = str(action_groups(table.legal_actions(0))[1][0])
-        assert f"the highlighted move is: {second}" in screen_text(app)
+        assert f"{second}: the highlighted move" in screen_text(app)
         # ? shows the notation of every card in the hand
         await pilot.press("question_mark")
         await pilot.pause()
@@ -1225,8 +1237,9 @@ def test_at_80x24_the_other_warned_moves_are_named() -> None:
         text = flat(screen_text(app))
         assert table_screen(app).query_one(ActionList).highlighted_group()[0].card.code == "R0"  # type: ignore[attr-defined]
         assert "⚠ play ♥ 0 : this 0 passes every hand on: you get P2's only card [NM-29]" in text
-        await pilot.press("down")  # another move highlighted: the 0 is still named
-        await until(pilot, lambda: "⚠ also on: play ♥ 0" in flat(screen_text(app)))
+        await pilot.press("down")  # another move highlighted: the 0 is still named, with why
+        await until(pilot, lambda: "⚠ also play ♥ 0" in flat(screen_text(app)))
+        assert "⚠ also play ♥ 0 : this 0 passes every hand on" in flat(screen_text(app))
         # one card, not "1 cards"
         assert "1 cards" not in text
 
@@ -1276,7 +1289,7 @@ def test_classic_wild_four_speaks_classic_and_highlights_taking_at_80x24() -> No
         assert table_screen(app).query_one(ActionList).highlighted_notation() == "draw"
         assert "draw: take the 4 cards" in text
         assert "if the challenge fails you draw 6 cards instead of 4 [CL-8]" in flat(list_text(app))
-        assert "⚠ also on: challenge the Wild +4" in text
+        assert "⚠ also challenge the Wild +4: if the challenge fails you draw 6" in text
         hand = len(table.game.hands[seat])
         await pilot.press("enter")
         await until(pilot, lambda: len(table.game.history) > 0)
@@ -1296,3 +1309,202 @@ def test_event_words_count_cards_in_english() -> None:
         == "P1 draws 3 cards until a playable one and may play it [NM-9]"
     )
     assert event_words("P1 plays red 7 [NM-6]") == "P1 plays red 7 [NM-6]"
+
+
+# ---------------------------------------------------------------------- wording (issue 45)
+def test_the_quit_message_gives_the_full_command_that_deals_the_game_again() -> None:
+    from nomercy.cli.main import _play_config
+
+    argv = ["play", "--fast", "--seed", "12", "--preset", "classic", "--players", "3"]
+    config = _play_config(build_parser().parse_args(argv))
+    dealt = config.table.game.to_position()
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await pilot.press("q", "n")
+        await pilot.pause()
+
+    app = run(config, script)
+    command = "nomercy play --seed 12 --preset classic --players 3"
+    assert f"`{command}` deals this game again" in str(app.return_value)
+    # The command deals the same game with the same seats: every flag that is not a default.
+    again = _play_config(build_parser().parse_args([*command.split()[1:], "--fast"]))
+    assert again.table.game.to_position() == dealt
+    assert again.table.kinds == config.table.kinds
+    argv = ["play", "--seed", "5", "--players", "3", "--bots", "hard,random", "--seat", "1",
+            "--match", "--option", "stack_threshold=running_total",
+            "--bot-uno-forget", "0.5"]  # fmt: skip
+    table = _play_config(build_parser().parse_args(argv)).table
+    assert play_command(table, 1) == (
+        "nomercy play --seed 5 --players 3 --match --option stack_threshold=running_total "
+        "--bots ismcts,random --seat 1 --bot-uno-forget 0.5"
+    )
+
+
+@pytest.mark.parametrize("preset", ["classic", "no-mercy"])
+def test_the_help_lists_this_game_s_cards_and_actions(preset: str) -> None:
+    from nomercy.tui.render import notation_help
+
+    table = Table.new(2, bots=["greedy"], human=0, rules=preset, seed=3)
+    cards, actions = notation_help(table.rules)
+    if preset == "classic":  # CL-1: no No Mercy cards; a Wild +4 may be challenged (CL-8)
+        for code in ("SE Skip Everyone", "DA Discard All", "W+6", "WCR", "+4,"):
+            assert code not in cards, code
+        assert "play W+4 G (a wild names its colour)" in actions
+        assert "challenge (a Wild +4)" in actions and "play R7 2" not in actions
+    else:
+        assert "SE Skip Everyone" in cards and "WCR Colour Roulette" in cards
+        assert "play W+6 G (a wild names its colour)" in actions
+        assert "play R7 2 (a 7 swaps with seat 2)" in actions and "challenge" not in actions
+    example = "play W+4 G" if preset == "classic" else "play W+6 G"
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await pilot.press("question_mark")
+        await until(pilot, lambda: "Card notation" in screen_text(app))
+        text = flat(screen_text(app))
+        assert example in text
+        assert ("W+6" in text) is (preset != "classic")
+
+    run(slow(table), script)
+
+
+def test_at_80x24_the_box_shows_the_highlighted_notation_whole() -> None:
+    table = rigged(
+        {
+            "players": [{"hand": ["W+6", "R1", "G5"]}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        for _ in range(3):
+            notation = table_screen(app).query_one(ActionList).highlighted_notation()
+            assert notation
+            await until(pilot, lambda n=notation: f"{n}: the highlighted" in screen_text(app))
+            await pilot.press("down")
+
+    run(slow(table), script, size=SMALL)
+
+
+def test_the_colour_picker_says_a_shared_warning_once() -> None:
+    """A Wild Reverse +4 with two players comes back to its player (NM-24) whatever colour it
+    names: the warning is said once above the four colours, not on each."""
+    table = rigged(
+        {
+            "players": [{"hand": ["WR+4", "R1", "G5"]}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["Y5"],
+        },
+        [None, "greedy"],
+    )
+    warning = "you become the target of its 4-card penalty unless you stack again"
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        groups = action_groups(table.legal_actions(0))
+        index = next(i for i, g in enumerate(groups) if str(g[0]).startswith("play WR+4"))
+        await pilot.press("escape", *["down"] * index, "enter")
+        await until(pilot, lambda: isinstance(app.screen, VariantScreen))
+        text = flat(screen_text(app))
+        assert text.count(warning) == 1, text
+        assert "Wild Reverse +4" in text
+
+    run(slow(table), script, size=SMALL)
+
+
+def test_a_refused_typed_action_is_selected_so_retyping_replaces_it() -> None:
+    table = rigged(
+        {
+            "players": [{"hand": ["R1", "R2", "G5"]}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await type_action(pilot, "play R99")
+        entry = table_screen(app).query_one("#entry", Input)
+        assert "Not allowed" in screen_text(app)
+        assert entry.value == "play R99" and entry.selected_text == "play R99"
+        await pilot.press("p", "a", "s", "s")  # typing replaces the selection
+        await pilot.pause()
+        assert entry.value == "pass"
+
+    run(slow(table), script, size=SMALL)
+
+
+def test_the_log_names_each_bot_by_its_level_with_the_algorithm() -> None:
+    table = Table.new(4, bots=["hard", "easy", "random"], human=0, seed=2)
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        first = log_text(app).splitlines()[0]
+        assert first.endswith("bots: P1 Hard (ismcts), P2 Easy (greedy), P3 random"), first
+
+    run(slow(table), script)
+
+
+# ---------------------------------------------------------------------- the rules (issue 45)
+def test_r_opens_the_rule_the_last_event_cites_and_rule_id_opens_any() -> None:
+    from nomercy.tables import rulebook
+    from nomercy.tui.app import RuleScreen
+
+    table = rigged(
+        {
+            "players": [{"hand": ["R1", "R2", "G5"]}, {"hand": ["B1", "B2", "B3"]}],
+            "turn": 0,
+            "discard": ["R5"],
+        },
+        [None, "greedy"],
+    )
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await pilot.press("enter")  # play R1 (the first move): the log cites NM-12
+        await until(pilot, lambda: "P0: play R1" in log_text(app))
+        cited = table_screen(app).last_cited()
+        assert "NM-12" in cited  # "P0 plays red 1 [NM-12]"
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, RuleScreen))
+        text = screen_text(app)
+        first = rulebook.rule(cited[0])
+        assert f"{first.id} · {first.title}" in text
+        assert "The rules the last event cites" in text
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, RuleScreen))
+        # Typed: a rule by id, and a card's rules.
+        await pilot.press("i", *"rule NM-30", "enter")
+        await until(pilot, lambda: isinstance(app.screen, RuleScreen))
+        assert "NM-30 · Wild Color Roulette" in screen_text(app)
+        assert "v names one of red, yellow, green or blue" in screen_text(app)
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, RuleScreen))
+        await pilot.press("i", *"rule g7", "enter")
+        await until(pilot, lambda: isinstance(app.screen, RuleScreen))
+        assert "green 7 (G7): what it does" in screen_text(app)
+        assert "NM-31 · 7" in screen_text(app)
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, RuleScreen))
+        # The help says how (r is not in the footer: an 80-column footer is full).
+        await pilot.press("question_mark")
+        await until(pilot, lambda: "r: the rules the last event cites" in screen_text(app))
+        await pilot.press("escape")
+        # An unknown id says so and keeps the box's text.
+        await pilot.press("i", *"rule NM-99", "enter")
+        await until(pilot, lambda: "no rule 'NM-99' in RULES.md" in screen_text(app), timeout=3)
+        assert not isinstance(app.screen, RuleScreen)
+
+    run(slow(table), script)
+
+
+def test_classic_cards_tell_classic_rules() -> None:
+    from nomercy.tui.app import RuleScreen
+
+    table = Table.new(2, bots=["greedy"], human=0, seed=3, rules="classic")
+
+    async def script(app: NomercyApp, pilot: Pilot[Any]) -> None:
+        await pilot.press("i", *"rule W+4", "enter")
+        await until(pilot, lambda: isinstance(app.screen, RuleScreen))
+        text = screen_text(app)
+        assert "CL-8 · Wild Draw Four challenge" in text and "NM-" not in text
+
+    run(slow(table), script)

@@ -61,8 +61,11 @@ def _free_port() -> int:
 class PgCluster:
     """A running private cluster; :meth:`database` makes a fresh database and returns its URL."""
 
-    def __init__(self, bin_dir: Path) -> None:
+    def __init__(self, bin_dir: Path, *, durable: bool = False) -> None:
         self.bin = bin_dir
+        #: Whether a commit is on disk when it returns (``synchronous_commit``): a test that
+        #: crashes the server (:meth:`halt`) needs it, or acknowledged commits are lost.
+        self.durable = durable
         self.root = Path(tempfile.mkdtemp(prefix="nomercy-pg-"))
         self.root.chmod(0o755)
         self.data = self.root / "data"
@@ -104,7 +107,8 @@ class PgCluster:
     def _start(self) -> None:
         options = (
             f"-p {self.port} -k {self.sockets} -c listen_addresses=127.0.0.1 -c fsync=off "
-            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
+            f"-c synchronous_commit={'on' if self.durable else 'off'} -c full_page_writes=off "
+            "-c max_connections=300"
         )
         self._run(
             str(self.bin / "pg_ctl"), "-D", str(self.data), "-o", options, "-l", str(self.log),
@@ -147,6 +151,15 @@ class PgCluster:
         name = url.rsplit("/", 1)[1]
         with contextlib.suppress(psycopg.Error), psycopg.connect(self.url, autocommit=True) as db:
             db.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'.encode())
+
+    def halt(self) -> None:
+        """Stop the server at once (``pg_ctl -m immediate``: as if it crashed), keeping its
+        data; :meth:`resume` starts it again on the same port."""
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
+
+    def resume(self) -> None:
+        """Start the server again after :meth:`halt` (same port, same databases)."""
+        self._start()
 
     def stop(self) -> None:
         """Stop the server and remove its directory (idempotent)."""

@@ -124,3 +124,36 @@ def test_a_name_typed_before_the_lobby_script_runs_is_kept(
         for route in held:
             route.abort()
         ctx.close()
+
+
+def test_the_bot_picker_offers_levels_with_their_bots_by_preset(
+    base_url: str,  # noqa: F811
+    browser: Browser,  # noqa: F811
+) -> None:
+    """Levels first, each naming the bot it plays at the chosen preset, then the algorithms;
+    a level chosen makes a room whose bots are that level's (issue 45)."""
+    from nomercy.bots.levels import LEVELS, algorithm, level_bot
+
+    ctx = _context(browser)
+    page = ctx.new_page()
+    try:
+        page.goto(base_url + "/")
+        groups = page.locator("#bot optgroup")
+        expect(groups).to_have_count(2)
+        for preset in ("classic", "no-mercy"):
+            page.select_option("#preset", preset)
+            labels = groups.nth(0).locator("option").all_inner_texts()
+            assert labels == [
+                f"{lv.capitalize()} ({algorithm(level_bot(lv, preset))})" for lv in LEVELS
+            ]
+        assert "random" in groups.nth(1).locator("option").all_inner_texts()
+        assert page.input_value("#bot") == "medium"  # the default: Medium
+        page.fill("#host-name", "Pia")
+        page.select_option("#bot", "hard")
+        page.click("#create-btn")
+        page.wait_for_url(re.compile(r"/r/[A-Z0-9]+"))
+        code = page.url.split("/r/")[1].split("#")[0]
+        room = page.request.get(f"{base_url}/api/rooms/{code}").json()
+        assert room["bot"] == level_bot("hard", "no-mercy")
+    finally:
+        ctx.close()

@@ -52,6 +52,33 @@ def test_meta_lists_presets_every_option_bots_and_timers(client: TestClient) -> 
     assert meta["min_seats"] == 2 and meta["max_seats_by_preset"] == {"no-mercy": 6, "classic": 10}
 
 
+def test_bot_levels_are_offered_by_preset_and_a_room_seats_the_level_bot(
+    client: TestClient,
+) -> None:
+    from nomercy.bots.levels import LEVELS, algorithm, level_bot
+
+    meta = client.get("/api/meta").json()
+    for preset in PRESETS:
+        levels = meta["levels"][preset]
+        assert list(levels) == list(LEVELS)
+        assert levels == {lv: algorithm(level_bot(lv, preset)) for lv in LEVELS}
+        assert set(levels.values()) <= set(meta["bots"])  # each a bot the picker also lists
+    assert meta["levels"]["no-mercy"]["hard"] == "ismcts"
+    # A level is accepted (any case) and the room names the bot it plays here.
+    for preset in PRESETS:
+        room = create(client, preset=preset, bot="Hard")
+        summary = client.get(f"/api/rooms/{room['code']}").json()
+        assert summary["bot"] == level_bot("hard", preset)
+    room = create(client, bot="easy")
+    assert client.get(f"/api/rooms/{room['code']}").json()["bot"] == "greedy"
+    # Algorithm names are still accepted as they are.
+    room = create(client, bot="random")
+    assert client.get(f"/api/rooms/{room['code']}").json()["bot"] == "random"
+    r = client.post("/api/rooms", json={"host_name": "Ann", "bot": "grandmaster"})
+    assert r.status_code == 400 and r.json()["error"] == "bad_bot"
+    assert "a level: easy, medium, hard, expert" in r.json()["message"]
+
+
 def test_pages_are_served_with_a_strict_content_security_policy(
     tmp_path: Path,
 ) -> None:
@@ -202,15 +229,24 @@ def test_join_errors(client: TestClient) -> None:
     assert client.get("/api/rooms/NOSUCHROOM").status_code == 404
 
 
-def test_join_after_the_start_is_refused(client: TestClient) -> None:
+def test_join_after_the_start_takes_a_bot_seat_unless_the_host_closed_it(
+    client: TestClient,
+) -> None:
     created = create(client, seats=3)
     code = created["code"]
     with client.websocket_connect(f"/ws/{code}") as ws:
         ws.send_json({"type": "hello", "token": created["token"]})
         assert ws.receive_json()["type"] == "welcome"
+        ws.send_json({"type": "late_join", "on": False})
+        assert receive_until(ws, "room")["room"]["late_join"] is False
         ws.send_json({"type": "start"})
+        receive_until(ws, "state")
         r = client.post(f"/api/rooms/{code}/join", json={"name": "Late"})
         assert r.status_code == 409 and r.json()["error"] == "already_started"
+        ws.send_json({"type": "late_join", "on": True})
+        assert receive_until(ws, "room")["room"]["late_join"] is True
+        r = client.post(f"/api/rooms/{code}/join", json={"name": "Late"})
+        assert r.status_code == 200 and r.json()["seat"] == 1
 
 
 # ---------------------------------------------------------------------- WebSocket basics
@@ -252,8 +288,16 @@ def test_websocket_hello_start_and_play_a_whole_game_against_bots(
     room = client.get(f"/api/rooms/{code}").json()
     assert room["started"] is False and room["finished_games"] == [game_id]
     replay = client.get(f"/api/replays/{game_id}").json()
-    assert len(replay["steps"]) == moves and replay["seats"] == ["human", "random", "random"]
-    assert replay["steps"][-1]["frame"]["phase"] == "over"
+    assert replay["steps_total"] == moves and replay["seats"] == ["human", "random", "random"]
+    # The first page comes with the head; the others a page at a time.
+    steps = replay["steps"]
+    assert replay["from"] == 0 and len(steps) == min(moves, replay["page"])
+    while len(steps) < moves:
+        page = client.get(f"/api/replays/{game_id}?from={len(steps)}").json()
+        assert page["from"] == len(steps) and page["steps_total"] == moves
+        assert 0 < len(page["steps"]) <= replay["page"]
+        steps += page["steps"]
+    assert len(steps) == moves and steps[-1]["frame"]["phase"] == "over"
     assert all(len(h) == n for h, n in zip(replay["start_frame"]["hands"], [7, 7, 7], strict=True))
     text = client.get(f"/api/replays/{game_id}?format=record").text
     record = GameRecord.loads(text)

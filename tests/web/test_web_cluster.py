@@ -494,3 +494,50 @@ def test_a_rolling_restart_loses_no_game(tmp_path: Path, pg_database: str, soak:
         assert {e["code"] for e in person.errors} <= {"not_your_turn", "illegal"}, person.errors
     for log in logs:
         assert "Traceback" not in log.read_text(), log.read_text()
+
+
+def test_a_late_friend_on_another_server_takes_over_a_bot(tmp_path: Path, pg_database: str) -> None:
+    # Issue 45: the join goes to the room's owner; the table hears of it on every server, and
+    # the newcomer plays the bot's seat through the server they are on.
+    with servers(tmp_path, pg_database, 2) as (one, two):
+        created = one.create(seats=3, bot="greedy", host_name="Ann")
+        code = created["code"]
+
+        async def main() -> tuple[Player, dict[str, Any]]:
+            ann = await Player.join(one.port, code, created["token"], 0)
+            watcher = await Player.join(two.port, code, None, None)
+            await ann.ws.send(json.dumps({"type": "start"}))
+            while ann.last is None:
+                await ann.recv()
+            joined = await asyncio.to_thread(
+                request, two.port, f"/api/rooms/{code}/join", {"name": "Carol"}
+            )
+            assert joined.status == 200 and joined.body["seat"] == 1, joined.body
+            taken = None
+            while taken is None:
+                msg = await watcher.recv()
+                if msg["type"] == "seat_taken":
+                    taken = msg
+            carol = await Player.join(two.port, code, joined.body["token"], 1)
+            stop = asyncio.Event()
+            await asyncio.wait_for(asyncio.gather(ann.play(stop), carol.play(stop)), GAME_LIMIT)
+            for p in (ann, carol, watcher):
+                await p.ws.close()
+            return carol, taken
+
+        carol, taken = asyncio.run(main())
+        assert taken == {
+            "type": "seat_taken",
+            "seat": 1,
+            "name": "Carol",
+            "was": "Bot 1",
+            "playing": True,
+        }
+        last = carol.last
+        assert last is not None and last["view"]["phase"] == "over"
+        assert last["room"]["seats"][1]["kind"] == "human"
+        # Carol's own moves were played: states after her actions name her seat as the mover.
+        assert any(s["last"] and s["last"]["seat"] == 1 for s in carol.states)
+        assert not [e for e in carol.errors if e["code"] not in ("not_your_turn", "illegal")]
+        for srv in (one, two):
+            assert "Traceback" not in srv.log_text(), srv.log_text()

@@ -131,6 +131,16 @@ def test_compose_file_runs_servers_a_proxy_and_postgres_with_a_volume() -> None:
         assert args.handler.__name__ in ("serve", "db_command")
     caddy = (ROOT / "deploy" / "Caddyfile").read_text()
     assert "dynamic a" in caddy and "name web" in caddy and "health_uri /readyz" in caddy
+    # Caddy limits no client: the servers keep a per-address cap (issue 43).
+    web = [str(c) for c in services["web"]["command"]]
+    assert int(web[web.index("--sockets-per-address") + 1]) > 0
+    if shutil.which("caddy"):
+        result = subprocess.run(
+            ["caddy", "validate", "--config", str(ROOT / "deploy" / "Caddyfile"),
+             "--adapter", "caddyfile"],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr[-2000:]
 
 
 @pytest.mark.no_store
@@ -153,8 +163,11 @@ def test_dockerfile_runs_the_server_as_a_user_with_a_health_check() -> None:
 def test_the_nginx_recipe_forwards_websocket_upgrades() -> None:
     text = (ROOT / "deploy" / "nginx.conf").read_text()
     for needed in ("proxy_set_header Upgrade $http_upgrade", "proxy_http_version 1.1",
-                   "proxy_set_header Host $host", "X-Forwarded-For"):  # fmt: skip
+                   "proxy_set_header Host $host", "X-Forwarded-For",
+                   "limit_conn nomercy_conn", "limit_req zone=nomercy_req",
+                   "limit_req zone=nomercy_ws"):  # fmt: skip
         assert needed in text
+    # tests/web/test_web_proxy.py runs it for real (and fails under CI without nginx).
     if shutil.which("nginx"):
         result = subprocess.run(
             ["nginx", "-t", "-c", str(ROOT / "deploy" / "nginx.conf"), "-p", tempfile.gettempdir()],

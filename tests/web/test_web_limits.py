@@ -13,6 +13,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from clocks import ManualClock
 from webharness import Closed, Server, WsClient, run
 
@@ -304,3 +305,26 @@ async def reply(ws: WsClient) -> dict[str, Any]:
         msg = await ws.recv()
         if msg["type"] in ("welcome", "error"):
             return msg
+
+
+def test_game_sockets_are_capped_per_forwarded_address(tmp_path: Path) -> None:
+    # Behind a proxy that limits nobody (compose.yaml's Caddy) every socket comes from the
+    # proxy; the server counts the address it is forwarded (the ASGI client) instead.
+    async def main() -> None:
+        async with Server(tmp_path / "db", sockets_per_address=3) as server:
+            codes = [(await server.create())["code"] for _ in range(2)]
+            held = [await server.ws(codes[n % 2], address="127.0.0.3") for n in range(3)]
+            for ws in held:
+                await ws.hello()
+            refused = await server.ws(codes[1], address="127.0.0.3")
+            error = await refused.error()
+            assert error["code"] == "rate_limited" and "3 game connections" in error["message"]
+            with pytest.raises(Closed) as closed:
+                await refused.recv()
+            assert closed.value.code == 1013
+            # Another address has its own count; a socket closed frees its place.
+            await (await server.ws(codes[0], address=VICTIM)).hello()
+            await held[0].close()
+            await (await server.ws(codes[0], address="127.0.0.3")).hello()
+
+    run(main)

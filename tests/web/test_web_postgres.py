@@ -104,7 +104,7 @@ def test_db_copy_moves_rooms_and_replays_over(
     async def cloud() -> None:
         async with Server(pg_database) as server:
             room = await server.lobby.find(code)
-            assert room is not None and room.finished == [game_id]
+            assert room is not None and list(room.finished) == [game_id]
             r = await server.http.get(f"/api/replays/{game_id}?format=record")
             assert r.status_code == 200 and r.json()["actions"] == actions
 

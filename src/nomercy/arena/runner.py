@@ -259,13 +259,18 @@ def play_game(setup: GameSetup, lineup: Sequence[BotSpec], index: int) -> GameRe
     game = setup.new_game(index)
     seeds = bot_seeds(setup.seed, index, len(lineup))
     bots = [spec.build(seed) for spec, seed in zip(lineup, seeds, strict=True)]
-    # Events only when a bot reads the history (the statistics come from game.tally).
-    game.record_events = any(view_mode(bot) == "full" for bot in bots)
+    # Bots that follow the public events as the RL environments do (policy bots: their
+    # observation's opp_void, docs/rl.md) are told each action's.
+    observers = [bot for bot in bots if callable(getattr(bot, "observe_public", None))]
+    # Events only when a bot reads them (the statistics come from game.tally).
+    game.record_events = bool(observers) or any(view_mode(bot) == "full" for bot in bots)
     choosers = [_id_chooser(bot) for bot in bots]
     # What isinstance(bot, OutOfTurnBot) checks (as the Driver does), without its cost.
     oot = any(callable(getattr(bot, "choose_out_of_turn", None)) for bot in bots)
     limit = setup.max_actions
-    if None not in choosers and not oot:
+    if observers:
+        _play_observed(game, bots, choosers, oot, observers, limit, index)
+    elif None not in choosers and not oot:
         _play_ids(game, cast("list[IdChooser]", choosers), limit, index)
     else:
         _play_mixed(game, bots, choosers, oot, limit, index)
@@ -294,6 +299,43 @@ def _play_ids(game: Game, choosers: list[IdChooser], limit: int, index: int) -> 
         if game.phase is over:
             return
         step(choosers[game.turn](legal_ids()))  # type: ignore[index]  # not over: an int
+    if game.phase is not over:
+        raise RuntimeError(f"game {index} did not end within {limit} actions")
+
+
+def _play_observed(
+    game: Game,
+    bots: list[Bot],
+    choosers: list[IdChooser | None],
+    oot: bool,
+    observers: list[Any],
+    limit: int,
+    index: int,
+) -> None:
+    """:func:`_play_mixed`, telling each of ``observers`` the deal and then every action's
+    public facts: its events, the active colour and the phase before it, the phase after
+    (what :class:`~nomercy.encoding.observations.PublicTracker` reads; each event is read in
+    its public form, ``event.for_seat(None)``)."""
+    for bot in observers:
+        bot.start_public(game.rules, game.n, game.opening_events, game.phase._value_)
+    next_action = Driver(bots).next_action
+    possible = game.out_of_turn_possible
+    over = Phase.OVER
+    for _ in itertools.repeat(None, limit):
+        if game.phase is over:
+            return
+        colour = game.colour
+        phase = game.phase._value_
+        start = len(game.log)
+        choose = choosers[game.turn]  # type: ignore[index]  # not over: an int
+        if choose is not None and not (oot and possible()):
+            game.step(choose(game.legal_ids()))
+        else:
+            game.apply(next_action(game))
+        events = game.log[start:]
+        before = colour._value_ if colour is not None else None
+        for bot in observers:
+            bot.observe_public(events, colour=before, phase=phase, next_phase=game.phase._value_)
     if game.phase is not over:
         raise RuntimeError(f"game {index} did not end within {limit} actions")
 

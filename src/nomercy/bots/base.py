@@ -1,7 +1,7 @@
 """The bot protocol: a bot chooses one action from a seat's view and its legal actions.
 
 A bot sees only what its seat may see: the :class:`~nomercy.core.views.PlayerView` from
-``Game.view(seat)`` and the list from ``Game.legal_actions(seat)`` (STYLE.md habit 8, one
+``Game.view(seat)`` and the list from ``Game.legal_actions(seat)`` (docs/contributing.md: one
 projection for hidden information). It never receives the :class:`~nomercy.core.game.Game`.
 Randomness comes from a private ``random.Random(seed)`` owned by the bot, never from the
 global ``random`` module.

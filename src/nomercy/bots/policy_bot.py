@@ -22,10 +22,16 @@ import numpy as np
 import numpy.typing as npt
 
 from nomercy.core.actions import Action
+from nomercy.core.events import Event
 from nomercy.core.rules import RuleSet
 from nomercy.core.views import PlayerView
 from nomercy.encoding.actions import NUM_ACTIONS, fast_ids
-from nomercy.encoding.observations import FLAT_BOUNDS, ObservationEncoder, flat_scale
+from nomercy.encoding.observations import (
+    FLAT_BOUNDS,
+    ObservationEncoder,
+    PublicTracker,
+    flat_scale,
+)
 
 __all__ = ["Policy", "PolicyBot", "PolicyFn", "as_policy", "load_target"]
 
@@ -46,20 +52,37 @@ class PolicyFn:
         obs_format: the observation format the policy was built for (``"flat"`` or
             ``"dict"``); :func:`evaluate` and :class:`~nomercy.rl.SelfPlayEnv` give it that.
         name: a label for reports.
+        flat_bounds: the ``"flat"`` scaling it was trained with (``"fixed"`` or ``"rules"``):
+            :func:`evaluate`, :class:`~nomercy.rl.SelfPlayEnv` and :class:`PolicyBot` scale
+            its flat observations so.
     """
 
     def __init__(
-        self, fn: Callable[[Obs, npt.NDArray[np.int8]], int], obs_format: str, name: str
+        self,
+        fn: Callable[[Obs, npt.NDArray[np.int8]], int],
+        obs_format: str,
+        name: str,
+        flat_bounds: str = "fixed",
     ) -> None:
+        if flat_bounds not in FLAT_BOUNDS:
+            raise ValueError(f"flat_bounds must be 'fixed' or 'rules', not {flat_bounds!r}")
         self._fn = fn
         self.obs_format = obs_format
         self.name = name
+        self.flat_bounds = flat_bounds
 
     def __call__(self, obs: Obs, mask: npt.NDArray[np.int8]) -> int:
         return int(self._fn(obs, mask))
 
     def __repr__(self) -> str:
-        return f"PolicyFn({self.name}, obs_format={self.obs_format!r})"
+        return (
+            f"PolicyFn({self.name}, obs_format={self.obs_format!r}, "
+            f"flat_bounds={self.flat_bounds!r})"
+        )
+
+    def with_flat_bounds(self, flat_bounds: str) -> PolicyFn:
+        """The same policy, marked as trained with ``flat_bounds``."""
+        return PolicyFn(self._fn, self.obs_format, self.name, flat_bounds)
 
 
 def _masked_pick(
@@ -106,6 +129,7 @@ def as_policy(
     seed: int | None = None,
     frozen: bool = False,
     obs_format: str | None = None,
+    flat_bounds: str | None = None,
 ) -> PolicyFn:
     """``policy`` as a :class:`PolicyFn` ``(obs, mask) -> id``.
 
@@ -122,10 +146,26 @@ def as_policy(
             snapshot of the learner).
         obs_format: the format a plain callable expects (default ``"flat"``); for SB3 it is
             read from the model's observation space.
+        flat_bounds: the ``"flat"`` scaling the policy was trained with (``"fixed"``, the
+            environments' default, or ``"rules"``), carried with it (:attr:`PolicyFn.flat_bounds`)
+            so that :func:`~nomercy.rl.evaluate` and tournaments scale its observations as
+            training did; ``None`` keeps a :class:`PolicyFn`'s own, else ``"fixed"``.
 
     SB3 and torch policies are run on the CPU under ``torch.no_grad()``; the mask is applied to
     the logits, so a policy trained without masking still plays legal ids only.
     """
+    if flat_bounds is not None and flat_bounds not in FLAT_BOUNDS:
+        raise ValueError(f"flat_bounds must be 'fixed' or 'rules', not {flat_bounds!r}")
+    fn = _as_policy(policy, deterministic, seed, frozen, obs_format)
+    if flat_bounds is not None and flat_bounds != fn.flat_bounds:
+        fn = fn.with_flat_bounds(flat_bounds)
+    return fn
+
+
+def _as_policy(
+    policy: Any, deterministic: bool, seed: int | None, frozen: bool, obs_format: str | None
+) -> PolicyFn:
+    """:func:`as_policy` but for ``flat_bounds``."""
     rng = None if deterministic else np.random.default_rng(seed)
     if isinstance(policy, PolicyFn):
         return policy if not frozen else copy.deepcopy(policy)
@@ -237,12 +277,18 @@ class PolicyBot:
         deterministic: play the legal id with the largest logit (default) or sample.
         flat_bounds: the ``"flat"`` scaling the policy was trained with (``"fixed"``, the
             environments' default, or ``"rules"``); ``policy:M:A:flat_bounds=rules``.
+            ``None`` (default): the policy's own (:attr:`PolicyFn.flat_bounds`, ``"fixed"``
+            unless :func:`as_policy` was told otherwise).
 
     The policy gets the observation the RL environments give (``obs_format`` of the policy:
     the scaled flat vector, or the Dict with the mask), built from the seat's view, and the
-    mask of the seat's legal actions. One entry differs from the environments': ``opp_void``
-    (which colours each opponent could not play) comes from the env's event tracker, which a
-    view does not carry, so it is 0 here (as for the ``neural`` bot).
+    mask of the seat's legal actions. ``opp_void`` (which colours each opponent could not
+    play) comes from a :class:`~nomercy.encoding.observations.PublicTracker` fed the table's
+    public events, as in the environments, when whoever runs the game reports them
+    (:meth:`start_public`, then :meth:`observe_public` after every action): the arena does
+    (tournaments, simulations), so a policy there sees exactly the observations of
+    :func:`nomercy.rl.evaluate`. A game that does not report them (a bot driven by
+    ``nomercy.bots.driver`` alone) leaves ``opp_void`` 0, as for the ``neural`` bots.
 
     Raises:
         ValueError: neither or both of ``target`` and ``policy``, or a target that does not
@@ -259,22 +305,43 @@ class PolicyBot:
         target: str | None = None,
         policy: Any = None,
         deterministic: bool = True,
-        flat_bounds: str = "fixed",
+        flat_bounds: str | None = None,
     ) -> None:
-        if flat_bounds not in FLAT_BOUNDS:
+        if flat_bounds is not None and flat_bounds not in FLAT_BOUNDS:
             raise ValueError(f"flat_bounds must be 'fixed' or 'rules', not {flat_bounds!r}")
-        self.flat_bounds = flat_bounds
         if (target is None) == (policy is None):
             raise ValueError("a policy bot needs a target (MODULE:ATTR) or a policy, not both")
         obj = load_target(target) if target is not None else policy
         self.seed = seed
         self.target = target
-        self.policy = as_policy(obj, deterministic=deterministic, seed=seed)
+        self.policy = as_policy(
+            obj, deterministic=deterministic, seed=seed, flat_bounds=flat_bounds
+        )
+        self.flat_bounds = self.policy.flat_bounds
         self._encoders: dict[tuple[RuleSet, int], tuple[ObservationEncoder, npt.NDArray[Any]]] = {}
+        self._tracker: PublicTracker | None = None
+        self._tracked: tuple[RuleSet, int] | None = None
 
     def __repr__(self) -> str:
         return f"PolicyBot({self.target or self.policy.name!r}, seed={self.seed})"
 
+    # ------------------------------------------------------------------ public history
+    def start_public(self, rules: RuleSet, n: int, opening: list[Event], phase: str) -> None:
+        """A new game of ``n`` seats under ``rules``: its deal's events (``opening_events``)
+        and the phase after the deal. Only public facts are read (``event.for_seat(None)``)."""
+        self._tracker = PublicTracker(rules, n)
+        self._tracked = (rules, n)
+        self._tracker.update(opening, colour=None, phase="play", next_phase=phase)
+
+    def observe_public(
+        self, events: list[Event], *, colour: str | None, phase: str, next_phase: str
+    ) -> None:
+        """One action's events, with the active colour (its value, ``None`` before one is
+        named) and the phase before it and the phase after: what every seat saw."""
+        if self._tracker is not None:
+            self._tracker.update(events, colour=colour, phase=phase, next_phase=next_phase)
+
+    # ------------------------------------------------------------------ playing
     def _encoder(self, view: PlayerView) -> tuple[ObservationEncoder, npt.NDArray[Any]]:
         key = (view.rules, len(view.players))
         found = self._encoders.get(key)
@@ -293,7 +360,8 @@ class PolicyBot:
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         mask[list(ids)] = 1
         encoder, scale = self._encoder(view)
-        vector = encoder.encode(view)
+        tracked = self._tracker is not None and self._tracked == (view.rules, len(view.players))
+        vector = encoder.encode(view, self._tracker.void if tracked else None)  # type: ignore[union-attr]
         obs: Any = (
             vector * scale
             if self.policy.obs_format == "flat"

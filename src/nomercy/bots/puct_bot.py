@@ -243,7 +243,10 @@ class PUCTBot(ISMCTSBot):
                         ps = [p / mass for p in ps]
                     node.priors = dict(zip([base + a for a in actions], ps, strict=True))
                     node.fpu = wins[0] - reduction
-                    values = [wins[(s - seat) % n] for s in range(n)]
+                    # A knocked-out seat cannot win the hand (NM-33): its value is 0, whatever
+                    # the network reads into its observation.
+                    gone = game.out
+                    values = [0.0 if gone[s] else wins[(s - seat) % n] for s in range(n)]
                     if mix:
                         rolled = playout(game, rng, depth, True, mercy, zero)
                         values = [

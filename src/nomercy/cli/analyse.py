@@ -268,7 +268,10 @@ def run_analyse(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError(f"{args.record}: {exc}") from None
     game = record.start_game()
     name = game.names[args.seat]
-    worst = sorted((d for d in decisions if d.loss > 0), key=lambda d: (-d.loss, d.index))
+    # Only moves that cost something as shown (a loss that rounds to 0 points is no cost).
+    worst = sorted(
+        (d for d in decisions if round(100 * d.loss) > 0), key=lambda d: (-d.loss, d.index)
+    )
     worst = worst[: args.top]
     if args.json:
         data = {
@@ -298,9 +301,7 @@ def run_analyse(args: argparse.Namespace, out: TextIO) -> int:
         file=out,
     )
     if not worst:
-        print(
-            "no decision lost estimated winning chance: every move played was the coach's", file=out
-        )
+        print("no decision lost a percentage point of estimated winning chance", file=out)
         return 0
     print(file=out)
     rows = [("action", "hand", "played", "est.", "better", "est.", "loss")]

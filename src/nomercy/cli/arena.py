@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from nomercy.arena.parallel import BACKENDS, ArenaError, default_jobs
 from nomercy.arena.runner import BotSpec, GameSetup
 from nomercy.bots import bot_names
+from nomercy.bots.levels import resolve_level
 from nomercy.bots.spec import check_preset, parse_bot_spec
 from nomercy.cli.common import (
     EXIT_FAILURE,
@@ -23,6 +24,7 @@ from nomercy.cli.common import (
     UsageError,
     add_rules_arguments,
     check_writable,
+    install_hint,
     parse_options,
 )
 from nomercy.cli.progress import progress_bar
@@ -158,7 +160,7 @@ def _need_arena_extra() -> None:
         import rich  # noqa: F401
     except ImportError as exc:
         raise UsageError(
-            f"this command needs the arena extra: pip install 'uno-no-mercy[arena]' ({exc})"
+            f"this command needs the arena extra: {install_hint('arena')} ({exc})"
         ) from None
 
 
@@ -179,7 +181,7 @@ def _check_run(args: argparse.Namespace) -> int:
             import ray  # noqa: F401
         except ImportError as exc:
             raise UsageError(
-                f"--backend ray needs the ray extra: pip install 'uno-no-mercy[ray]' ({exc})"
+                f"--backend ray needs the ray extra: {install_hint('ray')} ({exc})"
             ) from None
     elif args.address:
         raise UsageError("--address is only used with --backend ray")
@@ -192,7 +194,7 @@ def _parse_bots(text: str, preset: str) -> list[BotSpec]:
         if not part.strip():
             raise UsageError(f"--bots {text!r} has an empty entry")
         try:
-            spec = parse_bot_spec(part)
+            spec = parse_bot_spec(resolve_level(part, preset))
             check_preset(spec.name, preset)  # before any game, not in a worker
             spec.build(0)  # unknown parameters fail here, not in a worker
         except ValueError as exc:
@@ -318,6 +320,7 @@ def _standings_caption(result: Any) -> str:
 
 def _print_standings(result: Any, out: TextIO) -> None:
     from rich.console import Console
+    from rich.measure import Measurement
     from rich.table import Table
 
     setup = result.setup
@@ -330,9 +333,11 @@ def _print_standings(result: Any, out: TextIO) -> None:
         ),
         caption=_standings_caption(result),
     )
+    # The bot column is never cut: two policies of one module (policy:mypkg:ppo and
+    # policy:mypkg:selfplay) must stay apart. The console widens to the table instead.
+    table.add_column("#", justify="right")
+    table.add_column("bot", justify="left", no_wrap=True, overflow="fold")
     for header, justify in (
-        ("#", "right"),
-        ("bot", "left"),
         ("games", "right"),
         ("seats played", "right"),
         ("seats won", "right"),
@@ -359,7 +364,10 @@ def _print_standings(result: Any, out: TextIO) -> None:
             f"{s.sigma:.2f}",
             f"{s.ordinal:.2f}",
         )
-    Console(file=out, width=120).print(table)
+    console = Console(file=out, width=120)
+    wide = console.options.update_width(10_000)
+    needed = Measurement.get(console, wide, table).maximum
+    Console(file=out, width=max(120, needed)).print(table)
 
 
 # ---------------------------------------------------------------------- simulate

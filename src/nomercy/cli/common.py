@@ -31,6 +31,16 @@ class UsageError(Exception):
     """A user error: reported on one line, exit status 2."""
 
 
+def install_hint(extra: str) -> str:
+    """How to install an extra: from a checkout of the repository, since the package is not
+    on PyPI.
+
+    >>> install_hint("tui")
+    "pip install '.[tui]' in a checkout of the repository (the package is not on PyPI)"
+    """
+    return f"pip install '.[{extra}]' in a checkout of the repository (the package is not on PyPI)"
+
+
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     """--preset and --option, shared by the commands that start a game."""
     parser.add_argument(

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from nomercy.bots import Bot, bot_names, play_out
+from nomercy.bots.levels import LEVELS, level_label, resolve_level
 from nomercy.bots.spec import check_preset, parse_bot_spec
 from nomercy.cli.analyse import add_analyse_parser
 from nomercy.cli.arena import add_arena_commands
@@ -39,6 +40,7 @@ from nomercy.cli.common import (
     UsageError,
     add_rules_arguments,
     check_writable,
+    install_hint,
     parse_options,
 )
 from nomercy.core.actions import Action
@@ -47,6 +49,8 @@ from nomercy.core.events import Event
 from nomercy.core.game import Game, new_game
 from nomercy.core.records import GameRecord
 from nomercy.core.rules import OPTIONS, PRESETS, OptionSpec
+from nomercy.tables.table import PLAY_UNO_FORGET
+from nomercy.tables.wording import event_words
 
 __all__ = ["build_parser", "main"]
 
@@ -55,6 +59,9 @@ MAX_ACTIONS = 1_000_000
 
 
 # ---------------------------------------------------------------------- parser
+#: The levels with their No Mercy bots, for the --bots help (classic: docs/bots.md#levels).
+_LEVELS_HELP = ", ".join(level_label(level) for level in LEVELS)
+
 _MAIN_EPILOG = """\
 examples:
   nomercy play
@@ -87,6 +94,7 @@ gets the seed SEED*100+s. List the options with `nomercy rules`.
 _PLAY_EPILOG = """\
 examples:
   nomercy play                                   # you (seat 0) against 3 greedy bots
+  nomercy play --bots hard                       # 3 bots of level Hard (ismcts)
   nomercy play --players 3 --bots greedy,random --seat 1
   nomercy play --preset classic --players 5 --match
   nomercy play --option stack_threshold=running_total --speed 1.5
@@ -107,8 +115,10 @@ become the target of a stack, a penalty knocks you out) is marked with a warning
 
 A wild asks for its colour and a 7 for its target through the list's variants (one line per
 colour or seat). The log narrates every event with its rule id; cards you cannot see stay
-hidden. Bots call UNO but forget at --bot-uno-forget; catch them with 'catch SEAT'. Bots catch
-you too. Bot seat s gets the seed SEED*100+s. List the options with `nomercy rules`.
+hidden. Bots come by level (easy, medium, hard, expert: the strongest bot at the table) or
+by algorithm name (docs/bots.md#levels). Bots call UNO but forget at --bot-uno-forget; catch
+them with 'catch SEAT'. Bots catch you too. Bot seat s gets the seed SEED*100+s. List the
+options with `nomercy rules`.
 """
 
 _REPLAY_EPILOG = """\
@@ -136,6 +146,30 @@ Set an option with `nomercy selfplay --option NAME=VALUE` (booleans: true/false)
 """
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: computed when asked (the writer's line imports numpy)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        from nomercy import __version__
+        from nomercy.core import build_description
+
+        lines = [f"{parser.prog} {__version__}", build_description()]
+        try:
+            import nomercy.encoding as encoding
+        except ImportError:
+            pass  # no RL extras: no observation writer to describe
+        else:
+            lines.append(f"observation writer: {encoding.WRITER_BUILD} ({encoding.WRITER_REASON})")
+        print("\n".join(lines))
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser for every subcommand."""
     raw = argparse.RawDescriptionHelpFormatter
@@ -145,14 +179,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_MAIN_EPILOG,
         formatter_class=raw,
     )
-    from nomercy import __version__
-    from nomercy.core import build_description
-
-    # The second line says whether the rules engine runs compiled (mypyc) or as pure Python.
+    # The second line says whether the rules engine runs compiled (mypyc) or as pure Python
+    # and why; the third, when the RL extras are installed, the same for the observation writer.
     parser.add_argument(
         "--version",
-        action="version",
-        version=f"%(prog)s {__version__}\n{build_description()}",
+        action=_VersionAction,
+        nargs=0,
         help="show the version and which build of the rules engine runs (compiled or pure)",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -174,8 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="greedy",
         metavar="LIST",
         help=(
-            "comma-separated bot per seat, or one bot for every seat, each NAME or "
-            "NAME:KEY=VALUE... (e.g. ismcts:iterations=200) "
+            "comma-separated bot per seat, or one bot for every seat, each a level "
+            f"({_LEVELS_HELP}) or NAME or NAME:KEY=VALUE... (e.g. ismcts:iterations=200) "
             f"(default: greedy; known: {', '.join(bot_names())})"
         ),
     )
@@ -239,7 +271,7 @@ def _add_play(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
         help="play against bots in the terminal (needs the tui extra)",
         description=(
             "Play No Mercy (or classic) against bots in a terminal app. "
-            "Install the app with: pip install 'uno-no-mercy[tui]'."
+            f"Install the app with: {install_hint('tui')}."
         ),
         epilog=_PLAY_EPILOG,
         formatter_class=raw,
@@ -253,7 +285,8 @@ def _add_play(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
         metavar="LIST",
         help=(
             "comma-separated bot per bot seat in seat order, or one bot for every bot seat, "
-            "each NAME or NAME:KEY=VALUE... (e.g. ismcts:iterations=200) "
+            f"each a level ({_LEVELS_HELP}) or NAME or NAME:KEY=VALUE... "
+            "(e.g. ismcts:iterations=200) "
             f"(default: greedy; known: {', '.join(bot_names())})"
         ),
     )
@@ -283,7 +316,7 @@ def _add_play(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
     play.add_argument(
         "--bot-uno-forget",
         type=float,
-        default=0.2,
+        default=PLAY_UNO_FORGET,
         metavar="RATE",
         help="how often a bot forgets to call UNO, 0 to 1 (default: %(default)s)",
     )
@@ -326,7 +359,7 @@ def _print_events(
     """Print the events' texts: in full, or as ``seat`` saw them (``Event.for_seat``)."""
     for event in events:
         text = event.text if seat is None else event.for_seat(seat).text
-        print(f"{indent}{text}", file=out)
+        print(f"{indent}{event_words(text)}", file=out)
 
 
 def _show_hand(game: Game, seat: int | None, before: list[str] | None, out: TextIO) -> list[str]:
@@ -395,7 +428,7 @@ def _make_bots(spec: str, players: int, seed: int, preset: str) -> list[Bot]:
     if len(names) != players:
         raise UsageError(f"--bots lists {len(names)} bots for {players} players")
     try:
-        specs = [parse_bot_spec(name) for name in names]
+        specs = [parse_bot_spec(resolve_level(name, preset)) for name in names]
         for bot in specs:
             check_preset(bot.name, preset)
         return [bot.build(seed * 100 + s) for s, bot in enumerate(specs)]
@@ -458,7 +491,7 @@ def _play_config(args: argparse.Namespace) -> Any:
         from nomercy.tui.app import PlayConfig
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise UsageError(
-            f"the terminal app needs the tui extra: pip install 'uno-no-mercy[tui]' ({exc})"
+            f"the terminal app needs the tui extra: {install_hint('tui')} ({exc})"
         ) from None
     if not 0 <= args.speed < math.inf:  # NaN fails both comparisons
         raise UsageError(f"--speed must be a number >= 0, got {args.speed}")

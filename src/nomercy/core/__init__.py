@@ -8,13 +8,22 @@ were built from exactly the current source for this Python, unless ``NOMERCY_PUR
 anything but ``""`` or ``"0"``. They keep the modules' own names (``nomercy.core.game``, ...),
 so ``Card``, pickles and records are the same either way. :data:`BUILD` and
 :data:`BUILD_REASON` say which build runs and why.
+
+A compiled build never loses its speed silently: when one was made (or tried at install) but
+cannot run here (built from other source or for another Python, partial, failed at install,
+or its extensions refuse to load, e.g. an incompatible ``librt``), the core runs as pure
+Python and says so with a :class:`CompiledCoreWarning` at import and in ``nomercy --version``.
+``NOMERCY_PURE=1`` chooses the pure build on purpose, without the warning.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import os
+import sys
+import warnings
 from importlib.machinery import EXTENSION_SUFFIXES
 
 __all__ = [
@@ -22,9 +31,11 @@ __all__ = [
     "BUILD_REASON",
     "COMPANION_FILES",
     "COMPILED_DIR",
+    "CompiledCoreWarning",
     "build_description",
     "compiled_module_files",
     "source_digest",
+    "warn_lost_speed",
 ]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -70,10 +81,20 @@ def source_digest() -> str:
     return digest.hexdigest()
 
 
+class CompiledCoreWarning(RuntimeWarning):
+    """A compiled build of the core (or of a companion) exists but cannot run here, so the
+    pure-Python one runs instead, about three times slower."""
+
+
+# The reasons for a pure build that are no loss: chosen on purpose, or never compiled.
+_PURE_ON_PURPOSE = "NOMERCY_PURE is set"
+_NEVER_COMPILED = "not compiled (python -m nomercy.core.build)"
+
+
 def _choose() -> tuple[str, str]:
     """Return ``(build, reason)``; ``build`` is ``"compiled"`` or ``"pure"``."""
     if os.environ.get("NOMERCY_PURE", "") not in ("", "0"):
-        return "pure", "NOMERCY_PURE is set"
+        return "pure", _PURE_ON_PURPOSE
     try:
         with open(_MANIFEST, encoding="utf-8") as handle:
             manifest = json.load(handle)
@@ -84,7 +105,7 @@ def _choose() -> tuple[str, str]:
             with open(_INSTALL_ERROR, encoding="utf-8") as handle:
                 lines = handle.read().strip().splitlines() or ["no reason given"]
         except OSError:
-            return "pure", "not compiled (python -m nomercy.core.build)"
+            return "pure", _NEVER_COMPILED
         more = f" (more in {_INSTALL_ERROR})" if len(lines) > 1 else ""
         return "pure", f"not compiled at install: {lines[0]}{more}"
     except (OSError, ValueError) as exc:
@@ -106,17 +127,60 @@ def _choose() -> tuple[str, str]:
         return "pure", "the compiled build does not cover every module: rebuild it"
     if manifest.get("source_sha256") != source_digest():
         return "pure", "the source changed since it was compiled: rebuild it"
-    return "compiled", f"mypyc {manifest.get('mypy_version', '?')}"
+    librt = manifest.get("librt_version")
+    return "compiled", f"mypyc {manifest.get('mypy_version', '?')}" + (
+        f", built with librt {librt}" if librt else ""
+    )
 
 
-BUILD, BUILD_REASON = _choose()
-if BUILD == "compiled":
+def _load_compiled() -> str | None:
+    """Import every compiled module now; ``None``, or why one refused to load.
+
+    An extension checks what it links against as it loads: a module using ``librt`` refuses
+    a ``librt`` whose ABI version differs from the one it was compiled for, or whose API
+    version is older (mypyc's ``import_librt_*``); a damaged file does not load at all. Found
+    here, at import, the core can still run as pure Python.
+    """
+    before = set(sys.modules)
     # The extensions carry the modules' real names, so putting their directory first makes
     # ``import nomercy.core.game`` load the compiled one; every module of the core then comes
     # from the same build (the compiled modules call each other natively).
     __path__.insert(0, COMPILED_DIR)
+    try:
+        for name in compiled_module_files():
+            importlib.import_module(f"{__name__}.{name[:-3]}")
+    except Exception as exc:  # any failure to load means: not this build
+        __path__.remove(COMPILED_DIR)
+        # Forget every module this attempt imported, the pure ones too (they may hold the
+        # compiled classes): the pure build then imports afresh.
+        # Their attributes on this package too: ``from nomercy.core import game`` reads them.
+        for module in set(sys.modules) - before:
+            if module.startswith(f"{__name__}."):
+                del sys.modules[module]
+                globals().pop(module.rpartition(".")[2], None)
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 def build_description() -> str:
     """One line for ``nomercy --version``: which build runs and why."""
     return f"core: {BUILD} ({BUILD_REASON})"
+
+
+def warn_lost_speed(what: str, reason: str) -> None:
+    """Warn (:class:`CompiledCoreWarning`) that a compiled build runs as pure Python."""
+    warnings.warn(
+        f"nomercy: {what} runs as pure Python, about 3x slower: {reason} "
+        "(set NOMERCY_PURE=1 to choose the pure build without this warning)",
+        CompiledCoreWarning,
+        stacklevel=3,
+    )
+
+
+BUILD, BUILD_REASON = _choose()
+if BUILD == "compiled":
+    _failure = _load_compiled()
+    if _failure is not None:
+        BUILD, BUILD_REASON = "pure", f"the compiled build cannot load: {_failure}"
+if BUILD == "pure" and BUILD_REASON not in (_PURE_ON_PURPOSE, _NEVER_COMPILED):
+    warn_lost_speed("the rules engine (nomercy.core)", BUILD_REASON)

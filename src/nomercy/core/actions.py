@@ -30,9 +30,6 @@ class Action:
 
     seat: int
 
-    def _prefix(self) -> str:
-        return ""
-
 
 @dataclass(frozen=True, slots=True)
 class Play(Action):

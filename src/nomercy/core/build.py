@@ -23,6 +23,7 @@ import argparse
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -51,6 +52,21 @@ setup(
     script_args=["build_ext", "--inplace"],
 )
 """
+
+
+def _vecs_versions() -> list[int] | None:
+    """``[ABI, API]`` versions of ``librt.vecs`` in the header mypyc compiles against (None
+    if this mypyc lays its files out otherwise)."""
+    spec = importlib.util.find_spec("mypyc")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    header = Path(spec.submodule_search_locations[0], "lib-rt", "vecs", "librt_vecs.h")
+    try:
+        text = header.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    found = dict(re.findall(r"#define LIBRT_VECS_(ABI|API)_VERSION (\d+)", text))
+    return [int(found["ABI"]), int(found["API"])] if len(found) == 2 else None
 
 
 def build(*, quiet: bool = False) -> list[Path]:
@@ -148,9 +164,13 @@ def build(*, quiet: bool = False) -> list[Path]:
                     "modules": [name[:-3] for name in files],
                     "companions": list(COMPANION_FILES),
                     "mypy_version": version("mypy"),
-                    # The companions use librt.vecs, mypyc's runtime library; their
-                    # extensions load only with the version they were built against.
+                    # The companions use librt.vecs, mypyc's runtime library. Their
+                    # extensions load with any librt whose vecs ABI version equals, and
+                    # whose API version is at least, those of mypyc's header they were
+                    # compiled with (recorded here); the librt installed at build time is
+                    # for the record.
                     "librt_version": version("librt"),
+                    "librt_vecs_abi_api": _vecs_versions(),
                 },
                 indent=2,
             )

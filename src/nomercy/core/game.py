@@ -1,7 +1,7 @@
 """The rules engine: a :class:`Game` holds the whole state of a game and applies actions.
 
 The state is mutable for speed (the shape python-chess's ``Board`` and OpenSpiel's ``clone()``
-take, see STYLE.md's amendment) with a cheap :meth:`Game.copy`. :meth:`Game.apply` checks an
+take; docs/architecture.md) with a cheap :meth:`Game.copy`. :meth:`Game.apply` checks an
 action against :meth:`Game.legal_actions` *before* it changes anything, so an illegal action
 leaves the game untouched, and it returns the :class:`~nomercy.core.events.Event` list that
 explains what happened, citing RULES.md ids.

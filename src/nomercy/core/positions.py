@@ -19,8 +19,14 @@ from nomercy.core.base import (
     DISCARD_ALL_SUBSET,
     DISCARD_ALL_TOP,
     K_DISCARD_ALL,
+    K_REVERSE,
+    K_SKIP,
+    K_WILD_COLOUR_ROULETTE,
+    K_WILD_DRAW_FOUR,
     OVER,
+    PLAY,
     PLAY_DRAWN,
+    ROULETTE_COLOUR,
     STACK_OR_ABSORB,
     Phase,
     check_deal,
@@ -28,6 +34,7 @@ from nomercy.core.base import (
 from nomercy.core.cards import Card, Colour, parse_card, parse_colour
 from nomercy.core.errors import NoMercyError, NotationError
 from nomercy.core.events import Event
+from nomercy.core.legality import is_playable
 from nomercy.core.rules import OPTIONS, RuleSet, make_rules
 
 if TYPE_CHECKING:
@@ -212,6 +219,7 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
             f"'phase' must be one of {', '.join(p.value for p in Phase)}, not {phase_value!r}"
         ) from None
     pending = pos.get("pending")
+    chain_given = False  # whether the position lists the stack's Draw Cards
     if pending:
         if not isinstance(pending, Mapping):
             raise NotationError("'pending' must be null or an object with 'total', 'last'")
@@ -220,6 +228,7 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
         if g.pending_last > g.pending_total:
             raise NotationError("'pending.last' must not exceed 'pending.total'")
         chain = pending.get("chain")
+        chain_given = bool(chain)
         if chain is not None and not isinstance(chain, list):
             raise NotationError("'pending.chain' must be a list of Draw Card values")
         g.pending_chain = (
@@ -335,10 +344,186 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
     g.hand_start = _int_key(pos, "hand_log_start", 0)
     if not 0 <= g.hand_start <= len(g.log):
         raise NotationError(f"'hand_log_start' must be between 0 and {len(g.log)}")
+    _check_reachable(g, chain_given)
     g.start = dict(pos)
     g.start.pop("log", None)
     g.start.pop("history", None)
     return g
+
+
+def _check_reachable(g: Game, chain_given: bool) -> None:
+    """Refuse a well-formed position the engine cannot reach (NotationError naming it).
+
+    Each check is a fact the engine's transitions keep (random-play scans of both presets
+    under random options, tests/core/test_positions_reachable.py); what play does reach
+    stays legal: an empty hand handed over by a last-card 7 or 0 (A16), a hand over the
+    Mercy limit on its own turn under a deferred check (A14), ``chain_wild`` and ``resume``
+    left over after their stack or colour choice.
+    """
+    rules = g.rules
+    n = g.n
+    phase = g.phase
+    over = phase is OVER
+    top = g.discard[-1]
+    turn = g.turn
+    if any(score < 0 for score in g.scores):
+        raise NotationError(f"'scores' must not be negative, not {g.scores} (NM-40, CL-13)")
+    if over:
+        if g.winner is None:
+            raise NotationError("phase 'over' needs the 'winner' (NM-38)")
+    else:
+        if g.winner is not None or g.hand_winner is not None:
+            raise NotationError(
+                "'winner' and 'hand_winner' are set when a hand ends: the phase is 'over' (NM-38)"
+            )
+    if g.set_aside and not any(g.out):
+        raise NotationError(
+            "'set_aside' holds the hands of knocked-out players: nobody is out (NM-34)"
+        )
+    limit = g.rules.facts.mercy_limit
+    for s in range(n):
+        size = len(g.hands[s])
+        if g.uno_called[s] and size > 1:
+            raise NotationError(
+                f"players[{s}] has called UNO holding {size} cards: a call is for one card (NM-37)"
+            )
+        if s in g.uno_window and (size != 1 or g.uno_called[s]):
+            raise NotationError(
+                f"'uno_window' lists seat {s}, which holds {size} card(s)"
+                f"{' and has called UNO' if g.uno_called[s] else ''}: only a one-card hand that "
+                "has not called may be caught (NM-37)"
+            )
+        if over or g.out[s]:
+            continue
+        if (
+            limit
+            and size > limit
+            and not (
+                rules.mercy_timing != "immediate" and s == turn and phase is not STACK_OR_ABSORB
+            )
+        ):
+            # A14: only a deferred check leaves the seat to act over the limit until its
+            # action ends; anyone else would be out already. A hand exactly at the limit is
+            # accepted alone (a scenario's next Mercy check knocks it out).
+            raise NotationError(
+                f"players[{s}] holds {size} cards, over the Mercy limit {limit}: "
+                "it would be out (NM-33)"
+            )
+        if (
+            not size
+            and s != g.pending_win
+            and not (rules.last_card_effect == "resolve_effects" and g.seven_zero)
+        ):
+            # Only a last card whose effect still resolves (pending_win), or a last-card 7 or
+            # 0 handing the empty hand over (A16 resolve_effects, NM-29, NM-31), leaves an
+            # active player without cards.
+            raise NotationError(
+                f"players[{s}] holds no cards but is in the game: the hand would be over "
+                "(NM-38), or name it in 'pending_win'"
+            )
+    active = [s for s in range(n) if not g.out[s]]
+    if limit and not over and all(len(g.hands[s]) >= limit for s in active):
+        raise NotationError(
+            f"every player in the game holds at least the Mercy limit {limit}: all would be "
+            "out (NM-33)"
+        )
+    if phase is STACK_OR_ABSORB:
+        values = {Card(code).draw_value for code, k in rules.deck_table().items() if k}
+        if chain_given:
+            chain = g.pending_chain
+            text = "[" + ", ".join(map(str, chain)) + "]"
+            for v in chain:
+                if v not in values:
+                    raise NotationError(
+                        f"'pending.chain' {text}: {v} is no Draw Card value of the deck (NM-15)"
+                    )
+            if sum(chain) != g.pending_total or chain[-1] != g.pending_last:
+                raise NotationError(
+                    f"'pending.chain' {text} does not add up to total {g.pending_total} with "
+                    f"last {g.pending_last} (NM-16)"
+                )
+        elif g.pending_last not in values:
+            raise NotationError(
+                f"'pending.last' {g.pending_last} is no Draw Card value of the deck (NM-15)"
+            )
+        if not g.can_stack and (len(g.pending_chain) > 1 or g.pending_total != g.pending_last):
+            raise NotationError(
+                "a stack of several Draw Cards needs stacking (classic_stacking, C04)"
+            )
+    if g.wd4 is not None and top.kind is not K_WILD_DRAW_FOUR:
+        raise NotationError(
+            f"'wd4' waits for a challenge of the Wild +4 on top, not {top.code} (CL-8)"
+        )
+    if phase is ROULETTE_COLOUR and top.kind is not K_WILD_COLOUR_ROULETTE:
+        raise NotationError(
+            f"phase 'roulette_colour' needs a Colour Roulette on top, not {top.code} (NM-30)"
+        )
+    if g.roulette_colour is not None and phase not in (ROULETTE_COLOUR, OVER):
+        raise NotationError(
+            "'roulette_colour' is named for a Roulette's reveal: phase 'roulette_colour' (A21)"
+        )
+    if phase is CHOOSE_COLOUR and not (
+        top.is_wild or (top.draw_value and rules.wild_colour_timing == "on_resolution")
+    ):
+        # CL-3: the opening Wild; A18: the wild of a resolved stack (a Draw Card on top of it).
+        raise NotationError(
+            f"phase 'choose_colour' needs a wild on top, not {top.code} (CL-3, A18)"
+        )
+    if (
+        not over
+        and g.colour is not None
+        and top.colour is not None
+        and g.colour is not top.colour
+        and not (
+            rules.chain_colour_source == "last_wild_named"
+            and (top.draw_value or (g.deflect and top.kind in (K_SKIP, K_REVERSE)))
+        )
+    ):
+        # NM-11: a coloured card sets its colour; A18 last_wild_named keeps a wild's colour
+        # under the cards stacked on it.
+        raise NotationError(
+            f"'colour' {g.colour.value} under {top.code}: a coloured top card sets its "
+            "colour (NM-11)"
+        )
+    if g.pending_win is not None and not over:
+        if phase in (PLAY, PLAY_DRAWN, DISCARD_ALL_TOP, DISCARD_ALL_SUBSET):
+            raise NotationError(
+                f"'pending_win' is a last card whose effect still resolves: not in phase "
+                f"{phase.value!r} (A16, A17)"
+            )
+        if g.out[g.pending_win] or g.hands[g.pending_win]:
+            raise NotationError(
+                f"'pending_win' names seat {g.pending_win}, which must be in the game with no "
+                "cards (A16, A17)"
+            )
+    if phase is PLAY_DRAWN and turn is not None:
+        drawn = g.drawn
+        assert drawn is not None
+        if not is_playable(g, drawn):
+            raise NotationError(
+                f"the 'drawn' card {drawn.code} does not match {top.code}: a card drawn to be "
+                "played was playable (NM-9, CL-5)"
+            )
+    if (
+        phase in (DISCARD_ALL_TOP, DISCARD_ALL_SUBSET)
+        and turn is not None
+        and not any(c.colour is top.colour for c in g.hands[turn])
+    ):
+        raise NotationError(
+            f"phase {phase.value!r} needs a card of the Discard All's colour in hand (A09)"
+        )
+    for (viewer, s), cards in g.known.items():
+        # (Cards known about an out seat are refused above: they are not in its empty hand.)
+        if phase is PLAY_DRAWN and s == turn and cards:
+            rest = list(g.hands[s])
+            rest.remove(g.drawn)  # type: ignore[arg-type]
+            for c in cards:
+                if c not in rest:
+                    raise NotationError(
+                        f"'known.{viewer},{s}' lists the card seat {s} just drew: known cards "
+                        "were in the hand before the draw (NM-9)"
+                    )
+                rest.remove(c)
 
 
 #: Every value ``draw_mode`` may hold: how the last draw was made (A02, A03, CL-5).

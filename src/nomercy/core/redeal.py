@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from nomercy.core.base import seat_arg
+from nomercy.core.base import DISCARD_ALL_SUBSET, DISCARD_ALL_TOP, seat_arg
 from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, parse_card
 from nomercy.core.dealing import below
 from nomercy.core.errors import NotationError
@@ -38,6 +38,7 @@ from nomercy.core.events import Event
 from nomercy.core.gaps import Gaps, draw_shows_gap, infer_gaps
 from nomercy.core.legality import is_playable, wild_draw_allowed
 from nomercy.core.rules import make_rules
+from nomercy.core.views import public_draw_mode
 
 if TYPE_CHECKING:
     from nomercy.core.game import Game
@@ -228,8 +229,13 @@ class Redealer:
       with their sizes; the discard pile and every public field are unchanged;
     - a classic Wild +4 awaiting a challenge (CL-8) gets the ``guilty`` flag its accused's
       new hand implies (unless the seat itself is the accused);
-    - if another seat is deciding on a card it drew (NM-9), that card is drawn for it apart
-      from its gaps: the first unseen card it may play;
+    - if another seat is deciding on a card it drew (NM-9, CL-5), that card is drawn for it
+      apart from its gaps: the first unseen card it may play. The cards the seat knows it
+      holds are never the drawn one (they were in the hand before the draw), whatever their
+      codes;
+    - a seat choosing under its Discard All (A09) gets a card of its colour;
+    - the draw mode is the seat's reading of it (:func:`nomercy.core.views.public_draw_mode`:
+      whether another player who drew held a playable card is hidden);
     - the shuffle key comes from the generator, so later reshuffles differ too.
 
     The unseen cards are shuffled by a Fisher-Yates shuffle from the front, read as far as
@@ -244,9 +250,9 @@ class Redealer:
     __slots__ = (
         "_constrained",
         "_drawer",
-        "_drawn_known",
         "_free",
         "_gaps",
+        "_holds",
         "_pool",
         "_seat",
         "_tail",
@@ -277,6 +283,8 @@ class Redealer:
         t.hands = [list(game.hands[s]) if s == seat else keep[s] for s in range(game.n)]
         t._draw = []
         t.set_aside = []
+        # Whether the last drawer held a playable card is hidden (A03): the seat's reading.
+        t.draw_mode = public_draw_mode(game, seat)
         t.known = {k: list(v) for k, v in game.known.items() if k[0] in (seat, -1)}
         public = game.public_history(whole_game=True)
         t._public = list(public)
@@ -293,11 +301,18 @@ class Redealer:
         drawer = -1
         turn = game.turn
         if game.drawn is not None and turn is not None and turn != seat:
-            if game.drawn not in keep[turn]:
-                # Another seat decides on the card it drew (NM-9): which card is hidden, but
-                # it was playable, so each deal draws it apart from the gaps (see sample).
-                drawer = turn
-                need[turn] -= 1
+            # Another seat decides on the card it drew (NM-9, CL-5): which card is hidden, but
+            # it was playable, so each deal draws it apart from the gaps (see sample). Never
+            # one of the cards this seat knows it holds: those were in the hand before the
+            # draw, so a drawn card of the same code is another copy (asking whether it is
+            # one of them would read the hidden card).
+            if need[turn] < 1:
+                raise ValueError(
+                    f"seat {turn} decides on a drawn card, but seat {seat} knows every card of "
+                    "its hand: a known card cannot be the one drawn after it"
+                )
+            drawer = turn
+            need[turn] -= 1
             t.drawn = None
         constrained = [s for s in keep if need[s] > 0 and (gaps.lacks.get(s) or s in gaps.no_wild)]
         # The most constrained seats choose first, so the constraints hold whenever they can.
@@ -306,7 +321,19 @@ class Redealer:
         self._free = [(s, need[s]) for s in keep if need[s] > 0 and s not in constrained]
         self._tail = len(game.set_aside)
         self._drawer = drawer
-        self._drawn_known = game.drawn if drawer < 0 and turn != seat else None
+        # A09: a seat choosing among its Discard All's colour holds a card of it (public).
+        holds: tuple[int, Colour] | None = None
+        colour = game.discard[-1].colour if game.discard else None
+        if (
+            game.phase in (DISCARD_ALL_TOP, DISCARD_ALL_SUBSET)
+            and turn is not None
+            and turn != seat
+            and colour is not None
+            and need[turn] > 0
+            and not any(c.colour is colour for c in keep[turn])
+        ):
+            holds = (turn, colour)
+        self._holds = holds
         self._pool = hidden
         self._gaps = gaps
         self._seat = seat
@@ -359,8 +386,7 @@ class Redealer:
         hands = [list(h) for h in t.hands]
         order = _Shuffle(self._pool, rng)
         queue = self._place(hands, order)
-        drawn = self._drawn_known if self._drawn_known is not None else t.drawn
-        return Deal(hands, drawn, t.turn, None, order, queue)
+        return Deal(hands, t.drawn, t.turn, None, order, queue)
 
     def game_of(self, deal: Deal) -> Game:
         """The game of a :meth:`deal` of this redealer: a new one each time, all equal (the
@@ -418,7 +444,30 @@ class Redealer:
                 found = order.next()
                 if found is not None:
                     hand.append(found)
+        if self._holds is not None:
+            self._hold(hands, order, queue)
         return queue
+
+    def _hold(self, hands: list[list[Card]], order: _Shuffle, queue: list[Card]) -> None:
+        """A09: the seat choosing under its Discard All holds a card of its colour: if the
+        deal gave it none, its last dealt card and the first unseen card of that colour (in
+        the shuffled order) change places."""
+        assert self._holds is not None
+        s, colour = self._holds
+        hand = hands[s]
+        if any(c.colour is colour for c in hand):
+            return
+        at = 0
+        while True:
+            if at == len(queue):
+                found = order.next()
+                if found is None:
+                    return  # no unseen card of that colour: the deal stays as it is
+                queue.append(found)
+            if queue[at].colour is colour:
+                hand[-1], queue[at] = queue[at], hand[-1]
+                return
+            at += 1
 
     def _deal(self, g: Game, rng: random.Random) -> Game:
         """Deal the unseen cards into ``g`` (a copy of the template) from ``rng``."""
@@ -444,18 +493,39 @@ class Redealer:
                         break
                     hand.pop()
                 at += 1
-            if pick < 0:  # nothing fits: any card, so the phase stays valid
-                pick = 0
-                hand.append(queue[0])
-            g.drawn = queue.pop(pick)
+            if pick < 0:
+                g.drawn = self._drawn_from_hands(g, queue)
+            else:
+                g.drawn = queue.pop(pick)
         queue.extend(order.finish())
         return self._finish(g, queue, rng.getrandbits(63))
+
+    def _drawn_from_hands(self, g: Game, queue: list[Card]) -> Card:
+        """The drawer's card when no card left in ``queue`` (every unseen card not dealt,
+        at least one) may be played: the hands took every playable one. The first playable
+        card dealt to a hand (the drawer's own included) becomes the drawn one, the first
+        card left takes its place (the gaps give way, as when too few cards fit them); if
+        no unseen card is playable at all, the first card left, so the phase stays valid."""
+        drawer = self._drawer
+        hand = g.hands[drawer]
+        template = self._template.hands
+        for s in range(g.n):
+            if s == self._seat:
+                continue
+            dealt = g.hands[s]
+            for i in range(len(template[s]), len(dealt)):  # not the cards it is known to hold
+                c = dealt[i]
+                if is_playable(g, c) and wild_draw_allowed(g, drawer, c):
+                    dealt[i] = queue.pop(0)
+                    hand.append(c)
+                    return c
+        c = queue.pop(0)
+        hand.append(c)
+        return c
 
     def _finish(self, g: Game, rest: list[Card], key: int) -> Game:
         """The rest of a deal into ``g``: the drawn card, the piles from the cards no hand
         took (``rest``, in shuffled order), the key, the Wild +4's guilt."""
-        if self._drawer < 0 and self._drawn_known is not None:
-            g.drawn = self._drawn_known
         tail = self._tail
         end = len(rest) - tail
         g._draw = rest[:end]
@@ -611,9 +681,24 @@ def view_position(view: Mapping[str, Any]) -> dict[str, Any]:
         wd4 = {**wd4, "guilty": guilty}
     drawn = view["drawn"]
     turn = engine["turn"]
-    if drawn is None and view["phase"] == "play_drawn" and isinstance(turn, int) and hands[turn]:
-        # Another seat decides on a card it drew (NM-9): which one is hidden; redeal picks.
-        drawn = hands[turn][-1]
+    phase = view["phase"]
+    top = parse_card(view["discard"][-1])
+    if isinstance(turn, int) and turn != seat and phase == "play_drawn" and drawn is None:
+        # Another seat decides on a card it drew (NM-9): which one is hidden (redeal picks),
+        # but it was playable, so the position holds an unseen one there.
+        from nomercy.core.game import Game  # here: game imports this module
+
+        probe = Game(rules, [str(p["name"]) for p in players])
+        probe.discard = [top]
+        probe.colour = Colour(view["colour"]) if view["colour"] else None
+        drawn = _bring(view, turn, hands, known, rest, lambda c: is_playable(probe, c))
+    elif (
+        isinstance(turn, int)
+        and turn != seat
+        and phase in ("discard_all_top", "discard_all_subset")
+    ):
+        # A09: the seat choosing under its Discard All holds a card of its colour.
+        _bring(view, turn, hands, known, rest, lambda c: c.colour is top.colour)
     spec = view["rules"]
     position = {
         "rules": spec if spec.get("options") else spec["preset"],
@@ -650,3 +735,35 @@ def view_position(view: Mapping[str, Any]) -> dict[str, Any]:
         "hand_log_start": 0,
     }
     return position
+
+
+def _bring(
+    view: Mapping[str, Any],
+    seat: int,
+    hands: list[list[str]],
+    known: Mapping[int, list[Card]],
+    rest: list[str],
+    fits: Callable[[Card], bool],
+) -> str | None:
+    """For :func:`view_position`: put last in ``seat``'s hand (codes; each hand's first cards
+    are the ones the view knows) an unseen card that ``fits``: the last of its own, else the
+    first of the piles' cards (``rest``) or of the other hands' unseen ones, swapped in.
+    Returns it; ``None`` when the hand holds only known cards, its last card when no unseen
+    card fits."""
+    hand = hands[seat]
+    mine = len(known.get(seat, ()))
+    if len(hand) <= mine:
+        return None
+    for i in range(len(hand) - 1, mine - 1, -1):
+        if fits(Card(hand[i])):
+            hand.append(hand.pop(i))
+            return hand[-1]
+    places = [(rest, 0)] + [
+        (h, len(known.get(s, ()))) for s, h in enumerate(hands) if s not in (seat, view["seat"])
+    ]
+    for place, start in places:
+        for i in range(start, len(place)):
+            if fits(Card(place[i])):
+                place[i], hand[-1] = hand[-1], place[i]
+                return hand[-1]
+    return hand[-1]

@@ -3,10 +3,11 @@
 :meth:`Game.view <nomercy.core.game.Game.view>` (bots, tables, the coach, the web, the
 terminal app) and :meth:`Game.snapshot <nomercy.core.game.Game.snapshot>` (encoders that run
 every step, RL) are the public names. Both show a seat its own hand, every hand size, the
-discard pile and the public state, and never another hand or the draw pile's order (STYLE.md
-habit 8). A :class:`PlayerView` also carries the facts the shells would otherwise recompute
-from the rules (two-player rules in force, the next seat, the stack's floor, the UNO
-window): the engine derives them once, here, so no shell restates a rule.
+discard pile and the public state, and never another hand or the draw pile's order (one
+projection for hidden information, docs/contributing.md). A :class:`PlayerView` also carries
+the facts the shells would otherwise recompute from the rules (two-player rules in force, the
+next seat, the stack's floor, the UNO window): the engine derives them once, here, so no shell
+restates a rule.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from nomercy.core.base import (
     DISCARD_ALL_SUBSET,
     K_WILD_COLOUR_ROULETTE,
     OVER,
+    PLAY_DRAWN,
     STACK_OR_ABSORB,
     Phase,
     seat_arg,
@@ -600,7 +602,7 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
         events = tuple([e.for_seat(None) for e in game.log[game.hand_start :]])
     notes = (
         turn,
-        game.draw_mode,
+        public_draw_mode(game, viewer),
         game.chain_wild,
         game.pending_win,
         game.resume,
@@ -687,3 +689,21 @@ def snapshot(game: Game, seat: object) -> Snapshot:
             game.discard,
         ),
     )
+
+
+def public_draw_mode(game: Game, viewer: int) -> str:
+    """How the last draw was made (A02, A03, CL-5), as far as ``viewer`` (-1: everyone) may
+    know it: what the view's bookkeeping shows and a re-deal keeps.
+
+    The engine draws by ``voluntary_draw`` when the player held a playable card and by
+    ``no_playable_action`` otherwise, so the mode tells whether a hidden hand could play.
+    The seat deciding on its drawn card knows it; when both options agree (or a voluntary
+    draw is off) everyone does; otherwise the others read ``no_playable_action``.
+    """
+    rules = game.rules
+    if (game.phase is PLAY_DRAWN and game.turn == viewer) or rules.voluntary_draw in (
+        "off",
+        rules.no_playable_action,
+    ):
+        return game.draw_mode
+    return rules.no_playable_action

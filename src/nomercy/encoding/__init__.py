@@ -30,27 +30,26 @@ except ImportError as _exc:  # pragma: no cover - depends on the install
         "pip install 'uno-no-mercy[rl]' (or the neural extra)"
     ) from _exc
 
-import json as _json
 import os as _os
-from importlib.metadata import PackageNotFoundError as _NotFound
-from importlib.metadata import version as _version
+import sys as _sys
 
 from nomercy import core as _core
 
-
-def _librt_matches() -> bool:
-    """Whether the installed librt is the one the compiled writer was built against (its
-    extension refuses to load with another)."""
-    try:
-        with open(_os.path.join(_core.COMPILED_DIR, "build.json"), encoding="utf-8") as handle:
-            built = _json.load(handle).get("librt_version")
-        return built is not None and built == _version("librt")
-    except (OSError, ValueError, _NotFound):
-        return False
-
-
-if _core.BUILD == "compiled" and _librt_matches():
+#: Which build the observation writer (:mod:`nomercy.encoding.fast`) runs, and why.
+WRITER_BUILD, WRITER_REASON = _core.BUILD, "with the core"
+if _core.BUILD == "compiled":
     # The companions' extensions carry their modules' names; the rest of the package has
-    # none there and loads from this directory as usual. With another librt than the
-    # build's, the writer runs as Python (the same vectors, slower).
-    __path__.insert(0, _os.path.join(_core.COMPILED_DIR, "encoding"))
+    # none there and loads from this directory as usual.
+    _compiled = _os.path.join(_core.COMPILED_DIR, "encoding")
+    __path__.insert(0, _compiled)
+    try:
+        # Loaded now, so a writer that cannot load is known at import: its extension refuses
+        # a librt with another ABI version, or an older API version, than it was compiled
+        # for (any librt >= 0.11 with the same ABI does; core/build.py records the versions).
+        from nomercy.encoding import fast as _fast  # noqa: F401
+    except Exception as _exc:  # any failure to load means: the Python writer
+        __path__.remove(_compiled)
+        _sys.modules.pop("nomercy.encoding.fast", None)
+        WRITER_BUILD = "pure"
+        WRITER_REASON = f"the compiled writer cannot load: {type(_exc).__name__}: {_exc}"
+        _core.warn_lost_speed("the observation writer (nomercy.encoding.fast)", WRITER_REASON)

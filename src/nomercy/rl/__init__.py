@@ -72,7 +72,14 @@ __all__ = [
 
 
 def _register() -> None:
-    """Register ``NoMercy-v0`` with Gymnasium (once)."""
+    """Register ``NoMercy-v0`` and ``NoMercySelfPlay-v0`` with Gymnasium (once).
+
+    Without Gymnasium's ``OrderEnforcing`` and ``PassiveEnvChecker`` wrappers, so
+    ``gym.make("NoMercy-v0").action_masks()`` works (Gymnasium 1.x wrappers forward no
+    attributes): the envs refuse to step or render before ``reset()`` themselves, and the
+    suite runs ``check_env`` on them (tests/rl/test_rl_checkers.py).
+    ``gym.make(..., disable_env_checker=False)`` still adds the checker.
+    """
     from gymnasium.envs.registration import register, registry
 
     if "NoMercy-v0" not in registry:
@@ -80,9 +87,16 @@ def _register() -> None:
             id="NoMercy-v0",
             entry_point="nomercy.rl.gymnasium_env:NoMercyEnv",
             vector_entry_point="nomercy.rl.vector_env:NoMercyVectorEnv",
+            order_enforce=False,
+            disable_env_checker=True,
         )
     if "NoMercySelfPlay-v0" not in registry:
-        register(id="NoMercySelfPlay-v0", entry_point="nomercy.rl.selfplay_env:SelfPlayEnv")
+        register(
+            id="NoMercySelfPlay-v0",
+            entry_point="nomercy.rl.selfplay_env:SelfPlayEnv",
+            order_enforce=False,
+            disable_env_checker=True,
+        )
 
 
 _register()

@@ -131,18 +131,6 @@ def flat_observation_space(encoder: ObservationEncoder, bounds: str = "fixed") -
     return spaces.Box(low, high, (OBS_SIZE,), np.float32)
 
 
-def legal_id_map(game: Game, seat: int) -> dict[int, Action]:
-    """Legal ids of ``seat`` (the seat to act) mapped to the engine's own action objects."""
-    return dict(zip(game.legal_ids(seat), game.legal_actions(seat), strict=True))
-
-
-def mask_of(ids: Mapping[int, Action]) -> npt.NDArray[np.int8]:
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    if ids:
-        mask[list(ids)] = 1
-    return mask
-
-
 def mask_of_ids(ids: list[int]) -> npt.NDArray[np.int8]:
     """A 0/1 ``int8`` mask of ``NUM_ACTIONS`` entries with 1 at each of ``ids``."""
     buf = bytearray(NUM_ACTIONS)  # a few ids: cheaper than numpy fancy indexing
@@ -433,6 +421,46 @@ class LegalDiscrete(spaces.Discrete):
 
 def _plain_discrete(n: int, start: int) -> spaces.Discrete:
     return spaces.Discrete(n, start=start)
+
+
+class LegalMultiDiscrete(spaces.MultiDiscrete):
+    """``MultiDiscrete([469] * N)``, the vector env's action space, whose ``sample()`` without
+    a mask draws one legal id per table, as :class:`LegalDiscrete` does for one env.
+
+    ``masks()`` gives the tables' masks, ``(N, 469)``; a table with no legal id (it has just
+    ended and the next step resets it, whatever its action) gets an id drawn from the whole
+    space. ``sample(mask)`` and ``sample(probability=...)`` are Gymnasium's own. Pickled or
+    copied on its own it becomes a plain ``MultiDiscrete``.
+    """
+
+    def __init__(
+        self,
+        n: int,
+        num_envs: int,
+        masks: Callable[[], npt.NDArray[np.int8]] | None = None,
+        seed: int | np.random.Generator | None = None,
+    ) -> None:
+        super().__init__(np.full(num_envs, n, dtype=np.int64), seed=seed)
+        self.masks = masks
+
+    def sample(  # type: ignore[override]
+        self,
+        mask: tuple[npt.NDArray[np.int8], ...] | None = None,
+        probability: tuple[npt.NDArray[np.float64], ...] | None = None,
+    ) -> npt.NDArray[np.int64]:
+        if mask is None and probability is None and self.masks is not None:
+            rows = self.masks()
+            everything = np.ones(rows.shape[1], dtype=np.int8)
+            mask = tuple(row if row.any() else everything for row in rows)
+        return super().sample(mask, probability)  # type: ignore[arg-type]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # As LegalDiscrete: the mask source is a bound method of the vector env.
+        return (_plain_multi_discrete, (self.nvec.tolist(),))
+
+
+def _plain_multi_discrete(nvec: list[int]) -> spaces.MultiDiscrete:
+    return spaces.MultiDiscrete(nvec)
 
 
 REWARDS = ("win_loss", "points")

@@ -62,8 +62,12 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             ``"greedy"``, ...), one per opponent seat in seat order after the learner.
         preset, options: the rules (as :func:`nomercy.new_game`).
         learner_seat: the learner's seat, or ``None`` to draw it at every reset.
-        illegal_action: ``"raise"`` (default) or ``"penalize"`` (reward ``illegal_reward``,
-            nothing changes, the learner acts again; ``info["illegal_action"]`` is ``True``).
+        illegal_action: ``"penalize"`` (default: reward ``illegal_reward``, nothing changes,
+            the learner acts again; ``info["illegal_action"]`` is ``True`` and
+            ``info["reason"]`` says why) or ``"raise"`` (:class:`IllegalActionIdError`).
+            ``"penalize"`` is the default so that Gymnasium's ``check_env`` passes as the env
+            comes: its determinism check samples an id *before* ``reset(seed=123)``, legal
+            in the state it was drawn in, not necessarily in the new deal.
         max_steps: truncate after this many learner actions, illegal ones included
             (``None``: never).
         reward, points_scale, knockout_bonus: the reward scheme, as
@@ -81,7 +85,8 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
 
     Observations are ``{"observation": vector, "action_mask": int8 mask}`` as in the PettingZoo
     env, or the scaled vector alone with ``obs_format="flat"``; :meth:`action_masks` gives the
-    mask alone (through ``gym.make``'s wrappers: ``env.get_wrapper_attr("action_masks")()``).
+    mask alone (``gym.make("NoMercy-v0")`` returns the env itself, registered without
+    wrappers; through a wrapper: ``env.get_wrapper_attr("action_masks")()``).
     Reward (``"win_loss"``): +1 when the learner wins, −1 when another seat wins or the
     learner is knocked out (the episode ends there), else 0. When the episode ends ``info``
     holds the outcome (winner, knock-outs, hand sizes, points, episode length).
@@ -108,7 +113,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         preset: str = "no-mercy",
         options: Mapping[str, Any] | None = None,
         learner_seat: int | None = 0,
-        illegal_action: str = "raise",
+        illegal_action: str = "penalize",
         illegal_reward: float = -1.0,
         max_steps: int | None = None,
         render_mode: str | None = None,

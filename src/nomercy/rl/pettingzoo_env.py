@@ -16,13 +16,13 @@ NM-37; classic jump-ins, C04) follow ``out_of_turn``:
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+from pettingzoo.utils.conversions import parallel_to_aec, turn_based_aec_to_parallel
 
 from nomercy.core.game import Game, new_game
 from nomercy.core.ids import ID_KIND, K_CATCH, K_UNO
@@ -568,20 +568,50 @@ class raw_env(AECEnv[str, Obs, int]):
         """Nothing to release."""
 
 
-def env(**kwargs: Any) -> raw_env:
-    """The environment (same arguments as :class:`raw_env`).
+@overload
+def env(*, max_cycles: None = None, **kwargs: Any) -> raw_env: ...
+
+
+@overload
+def env(*, max_cycles: int, **kwargs: Any) -> AECEnv[str, Obs, int]: ...
+
+
+def env(*, max_cycles: int | None = None, **kwargs: Any) -> AECEnv[str, Obs, int]:
+    """The environment (same arguments as :class:`raw_env`, plus ``max_cycles``).
 
     No PettingZoo wrapper is added: :class:`raw_env` already refuses to step or observe
     before ``reset()``, clips nothing (illegal ids raise or are penalised, see
     ``illegal_action``), and ``OrderEnforcingWrapper``'s attribute forwarding costs 10-15%
     of a random-play step. Wrap it yourself if you want PettingZoo's wrappers.
+
+    ``max_cycles`` counts cycles as PettingZoo means them, each live agent acting once per
+    cycle (``max_cycles_test``): in this turn-based game that is :func:`parallel_env`, where
+    a cycle is one game step, seen as an AEC env through PettingZoo's ``parallel_to_aec``:
+    every live agent is selected once per cycle, the one to act's action is played and the
+    others' are ignored, and every agent is truncated after ``max_cycles`` cycles. Without
+    it (the default) the env is :class:`raw_env`, whose ``max_steps`` counts its steps.
     """
-    return raw_env(**kwargs)
+    if max_cycles is None:
+        return raw_env(**kwargs)
+    return parallel_to_aec(parallel_env(max_cycles=max_cycles, **kwargs))
 
 
-def parallel_env(**kwargs: Any) -> ParallelEnv[str, Obs, int]:
+def parallel_env(*, max_cycles: int | None = None, **kwargs: Any) -> ParallelEnv[str, Obs, int]:
     """The environment as a PettingZoo ``ParallelEnv`` (same arguments as :class:`raw_env`):
     PettingZoo's ``turn_based_aec_to_parallel``, so one parallel step is one game step. Every
     live agent gets an action; only the one to act (the one whose mask is not all zeros) is
-    used. ``state()`` and ``state_space`` are the AEC env's."""
+    used. ``state()`` and ``state_space`` are the AEC env's. ``max_cycles`` (PettingZoo's
+    name) truncates every agent after that many parallel steps: ``max_steps`` by its other
+    name (give one of the two)."""
+    if max_cycles is not None:
+        if kwargs.get("max_steps") is not None:
+            raise ValueError("give max_cycles or max_steps, not both (here they are one limit)")
+        kwargs["max_steps"] = _check_max_cycles(max_cycles)
     return turn_based_aec_to_parallel(raw_env(**kwargs))
+
+
+def _check_max_cycles(max_cycles: int) -> int:
+    """A positive number of cycles."""
+    if isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1:
+        raise ValueError(f"max_cycles must be a positive integer or None, not {max_cycles!r}")
+    return max_cycles

@@ -25,6 +25,7 @@ def evaluate(
     preset: str = "no-mercy",
     options: Mapping[str, Any] | None = None,
     deterministic: bool = True,
+    flat_bounds: str | None = None,
 ) -> dict[str, Any]:
     """Play ``policy`` against ``opponents`` and report its win rate with a Wilson interval.
 
@@ -38,6 +39,14 @@ def evaluate(
         seed: the first game's seed (the bots' seeds derive from it too).
         preset, options: the rules.
         deterministic: the policy plays its largest logit (``False``: it samples).
+        flat_bounds: the ``"flat"`` scaling the policy was trained with (``"fixed"`` or
+            ``"rules"``); ``None`` (default): the one it carries
+            (:attr:`~nomercy.bots.policy_bot.PolicyFn.flat_bounds`, ``"fixed"`` unless
+            :func:`as_policy` was told otherwise).
+
+    The policy sees the observations of the environments (the learner's seat of
+    :class:`~nomercy.rl.SelfPlayEnv`), ``opp_void`` included; a tournament's
+    ``policy:MODULE:ATTR`` bot sees the same ones for the same game.
 
     Returns:
         ``{"wins", "games", "win_rate", "low", "high", "players", "opponents", "preset",
@@ -47,7 +56,7 @@ def evaluate(
     """
     from nomercy.rl.selfplay_env import SelfPlayEnv
 
-    fn = as_policy(policy, deterministic=deterministic, seed=seed)
+    fn = as_policy(policy, deterministic=deterministic, seed=seed, flat_bounds=flat_bounds)
     if isinstance(opponents, str):
         opponents = [opponents] * (players - 1)
     opponents = list(opponents)
@@ -63,6 +72,10 @@ def evaluate(
             options=options,
             learner_seat=seat,
             obs_format=fn.obs_format,
+            flat_bounds=fn.flat_bounds,
+            # A policy's answer is checked against the mask (as_policy): an illegal id here
+            # is a bug to report, never a step to penalise.
+            illegal_action="raise",
         )
         for seat in range(players)
     }

@@ -25,6 +25,7 @@ from nomercy.bots.driver import NO_VIEW, view_mode
 from nomercy.bots.registry import make_bot
 from nomercy.core.actions import Action
 from nomercy.encoding.actions import NUM_ACTIONS, PASS_ID, fast_id
+from nomercy.encoding.observations import flat_scale
 from nomercy.rl._common import (
     LegalDiscrete,
     check_learner_seat,
@@ -72,8 +73,9 @@ class SelfPlayEnv(gym.Env[Obs, np.int64]):
         obs_format: ``"flat"`` (default: the scaled vector, a ``Box``, as ``MlpPolicy``
             takes) or ``"dict"``; the mask is in ``info["action_mask"]`` and
             :meth:`action_masks` either way.
-        illegal_action, illegal_reward: as :class:`nomercy.rl.raw_env`; an illegal id in
-            ``"penalize"`` mode costs ``illegal_reward`` and counts as a step.
+        illegal_action, illegal_reward: as :class:`nomercy.rl.NoMercyEnv` (``"penalize"`` by
+            default, so Gymnasium's ``check_env`` passes; ``"raise"`` on request); an illegal
+            id in ``"penalize"`` mode costs ``illegal_reward`` and counts as a step.
         max_steps: truncate after this many learner steps (``None``: never).
         out_of_turn: as :class:`nomercy.rl.raw_env`; bots answer offered chances through
             ``choose_out_of_turn`` (a bot without it lets them go).
@@ -102,7 +104,7 @@ class SelfPlayEnv(gym.Env[Obs, np.int64]):
         options: Mapping[str, Any] | None = None,
         learner_seat: int | None = None,
         obs_format: str = "flat",
-        illegal_action: str = "raise",
+        illegal_action: str = "penalize",
         illegal_reward: float = -1.0,
         max_steps: int | None = None,
         out_of_turn: str = "to_act",
@@ -145,6 +147,7 @@ class SelfPlayEnv(gym.Env[Obs, np.int64]):
         self.observation_space: spaces.Space[Any] = self.aec.observation_space("player_0")
         self.action_space: spaces.Space[Any] = LegalDiscrete(NUM_ACTIONS, self.action_masks)
         self.snapshots: list[PolicyFn] = []
+        self._scales: dict[str, npt.NDArray[np.float32]] = {}  # opponents' flat scalings
         self.seat = 0
         self._agent = "player_0"
         self._players: dict[int, Any] = {}
@@ -163,7 +166,11 @@ class SelfPlayEnv(gym.Env[Obs, np.int64]):
         SB3 model or its ``.policy``, a torch module, a callable) to the pool that ``"self"``
         seats play from; it samples its moves from its masked softmax."""
         seed = int(self.np_random.integers(0, 2**31))
-        self.snapshots.append(as_policy(policy, deterministic=False, frozen=True, seed=seed))
+        # The learner was trained on this env's scaling: its snapshots carry it.
+        snapshot = as_policy(
+            policy, deterministic=False, frozen=True, seed=seed, flat_bounds=self.aec.flat_bounds
+        )
+        self.snapshots.append(snapshot)
         del self.snapshots[: -self.pool_size]
 
     def _draw_self(self) -> PolicyFn | None:
@@ -283,7 +290,7 @@ class SelfPlayEnv(gym.Env[Obs, np.int64]):
             legal = np.flatnonzero(mask)
             return int(legal[int(self.np_random.integers(0, len(legal)))])
         if isinstance(player, PolicyFn):
-            return player(self._obs_for(agent, player.obs_format, mask), mask)
+            return player(self._obs_for(agent, player, mask), mask)
         return self._bot_id(player, seat)
 
     def _bot_id(self, bot: Bot, seat: int) -> int:
@@ -305,14 +312,19 @@ class SelfPlayEnv(gym.Env[Obs, np.int64]):
             raise RuntimeError(f"bot {bot.name!r} chose illegal {action}")
         return fast_id(action, self.n)
 
-    def _obs_for(self, agent: str, fmt: str, mask: npt.NDArray[np.int8]) -> Obs:
+    def _obs_for(self, agent: str, policy: PolicyFn, mask: npt.NDArray[np.int8]) -> Obs:
+        """``agent``'s observation in ``policy``'s format and flat scaling."""
         env = self.aec
-        if fmt == env.obs_format:
+        fmt = policy.obs_format
+        if fmt == env.obs_format and (fmt == "dict" or policy.flat_bounds == env.flat_bounds):
             return env.observe(agent)
         vector = env.raw_vector(agent)
         if fmt == "dict":
             return {"observation": vector, "action_mask": mask}
-        return vector * env.flat_scale
+        scale = self._scales.get(policy.flat_bounds)
+        if scale is None:
+            scale = self._scales[policy.flat_bounds] = flat_scale(env._encoder, policy.flat_bounds)
+        return vector * scale
 
     def _observe(self) -> Obs:
         return self.aec.observe(self._agent)

@@ -25,7 +25,12 @@ from gymnasium.vector.utils import batch_space
 
 from nomercy.encoding.actions import NUM_ACTIONS
 from nomercy.encoding.observations import OBS_SIZE
-from nomercy.rl._common import IllegalActionIdError, check_seed, explain_illegal
+from nomercy.rl._common import (
+    IllegalActionIdError,
+    LegalMultiDiscrete,
+    check_seed,
+    explain_illegal,
+)
 from nomercy.rl.gymnasium_env import NoMercyEnv
 
 __all__ = ["NoMercyVectorEnv"]
@@ -49,7 +54,9 @@ class NoMercyVectorEnv(VectorEnv):
 
     Observations are the single env's, batched: a ``(num_envs, OBS_SIZE)`` array for
     ``obs_format="flat"`` (the masks in ``info["action_mask"]`` and :meth:`action_masks`), a
-    dict of ``(num_envs, ...)`` arrays otherwise. Actions: one id per table.
+    dict of ``(num_envs, ...)`` arrays otherwise. Actions: one id per table;
+    ``action_space.sample()`` without a mask draws a legal one for every table
+    (:class:`~nomercy.rl._common.LegalMultiDiscrete`).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (read by Gymnasium)
@@ -87,7 +94,8 @@ class NoMercyVectorEnv(VectorEnv):
         self.single_observation_space = first.observation_space
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
-        self.action_space = batch_space(self.single_action_space, num_envs)
+        # sample() without a mask draws a legal id per table (LegalMultiDiscrete).
+        self.action_space = LegalMultiDiscrete(NUM_ACTIONS, num_envs, self.action_masks)
         self._raw = np.zeros((num_envs, OBS_SIZE), dtype=np.float32)
         # The flat format's scaled vectors have their own array; the dict format's are raw.
         self._vectors = np.zeros_like(self._raw) if self._flat else self._raw

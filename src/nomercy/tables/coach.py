@@ -55,6 +55,7 @@ __all__ = [
     "Hint",
     "Reason",
     "calibrated",
+    "certain_chance",
     "reason_for",
 ]
 
@@ -103,8 +104,8 @@ REASONS: dict[str, str] = {
         "it knocks them out"
     ),
     "absorb": (
-        "take the {total} cards now: stacking rates lower ({alt_chance}% with {alt_card}), "
-        "the penalty would likely come back bigger"
+        "take the {total} cards now: stacking rates lower ({alt_chance}% chance to win with "
+        "{alt_card}), the penalty would likely come back bigger"
     ),
     "attack": "{card} makes {name} ({size} cards) draw {value}",
     "attack_knockout": (
@@ -126,14 +127,22 @@ REASONS: dict[str, str] = {
     "roulette_colour": (
         "name {colour}: {count} of the unseen cards are {colour}, so the reveal should stop soon"
     ),
-    "keep_drawn": "keep the drawn card: playing it rates lower ({alt_chance}%)",
-    "stop_discard": "stop here: discarding more rates lower ({alt_chance}%)",
-    "draw": "draw: the best play rates lower ({alt_chance}% with {alt_card})",
+    "keep_drawn": "keep the drawn card: playing it rates lower ({alt_chance}% chance to win)",
+    "stop_discard": "stop here: discarding more rates lower ({alt_chance}% chance to win)",
+    "draw": "draw: the best play rates lower ({alt_chance}% chance to win with {alt_card})",
     "challenge": (
         "challenge the Wild +4: {name} likely held a {colour} card, the colour it replaced"
     ),
-    "accept": "take the cards: a challenge likely fails ({alt_chance}%)",
-    "best": "the search rates it best: {chance}% against {alt_chance}% for {alt_card}",
+    "accept": (
+        "take the cards: challenging rates lower ({alt_chance}% chance to win after a challenge)"
+    ),
+    "best": (
+        "the search rates it best: {chance}% chance to win against {alt_chance}% for {alt_card}"
+    ),
+    "close": (
+        "the search tried it most; {alt_card} rates about as well ({alt_chance}% against "
+        "{chance}% chance to win)"
+    ),
 }
 
 
@@ -290,6 +299,8 @@ class Coach:
             ranked = [
                 Estimate(e.action, calibrated(e.chance, classic, seats), e.visits) for e in ranked
             ]
+        # A certain outcome is shown exactly, never as a sampled figure.
+        ranked = [_exact(e, view) for e in ranked]
         return ranked, bot.last_iterations
 
     def hint(self, view: PlayerView, legal: Sequence[Action], *, seed: int | None = None) -> Hint:
@@ -341,6 +352,42 @@ def _ranked(stats: list[ActionStats]) -> list[Estimate]:
     """Best first: the most visited (the search's choice), then the better mean."""
     ordered = sorted(stats, key=lambda s: (-s.visits, -s.mean))
     return [Estimate(s.action, s.mean, s.visits) for s in ordered]
+
+
+#: The consequences (tables/advice.py) that knock the player out for certain (NM-33).
+_KNOCKS_OUT = frozenset({"absorb_knocks_out", "draw_knocks_out", "self_target_knocks_out"})
+
+
+def certain_chance(action: Action, view: PlayerView) -> float | None:
+    """The chance to win the hand after ``action`` when the rules fix it, whatever the
+    hidden cards: 0 for a move that knocks the player out (NM-33: taking a penalty or drawing
+    up to the Mercy limit, a self-aimed penalty it cannot pass on), 1 for a play that empties
+    the hand and wins at once (NM-38; A16 ``win_immediately``, or a card without a penalty
+    when the last card's effect is not resolved first). ``None`` otherwise.
+
+    >>> from nomercy import Game
+    >>> g = Game.from_position({"players": [{"hand": ["R5"]}, {"hand": ["B1", "B2"]}],
+    ...     "turn": 0, "discard": ["R1"]})
+    >>> certain_chance(g.legal_actions(0)[0], g.view(0))
+    1.0
+    """
+    if any(a.kind in _KNOCKS_OUT for a in consequences(action, view)):
+        return 0.0
+    if isinstance(action, Play) and view.seat is not None:
+        card = action.card
+        if len(view.cards_shed(card)) >= len(view.hand):
+            effect = view.rules.last_card_effect
+            if effect == "win_immediately" or (effect != "resolve_effects" and not card.draw_value):
+                return 1.0
+    return None
+
+
+def _exact(estimate: Estimate, view: PlayerView) -> Estimate:
+    """``estimate`` with its chance made exact when the rules fix it (:func:`certain_chance`)."""
+    sure = certain_chance(estimate.action, view)
+    if sure is None or sure == estimate.chance:
+        return estimate
+    return Estimate(estimate.action, sure, estimate.visits)
 
 
 def _pct(chance: float) -> int:
@@ -456,15 +503,16 @@ def _reason(action: Action, view: PlayerView, estimates: Sequence[Estimate]) -> 
         alt = _alternative(estimates, action, lambda a: isinstance(a, Play))
         if phase is Phase.STACK_OR_ABSORB and pending is not None:
             if any(isinstance(e.action, Challenge) for e in estimates):
-                return _fill("accept", _alt_data(_alternative(estimates, action)), ("CL-8",))
-            data = {"total": pending.total, **_alt_data(alt)}
-            return _fill("absorb", data, ("NM-17",))
-        return _fill("draw", _alt_data(alt or _alternative(estimates, action)), ("NM-9",))
+                alt = _alternative(estimates, action)
+                return _compared("accept", {}, ("CL-8",), chosen, alt)
+            return _compared("absorb", {"total": pending.total}, ("NM-17",), chosen, alt)
+        alt = alt or _alternative(estimates, action)
+        return _compared("draw", {}, ("NM-9",), chosen, alt)
     if isinstance(action, Pass):
         alt = _alternative(estimates, action)
         if phase is Phase.DISCARD_ALL_TOP or phase is Phase.DISCARD_ALL_SUBSET:
-            return _fill("stop_discard", _alt_data(alt), ("A09",))
-        return _fill("keep_drawn", _alt_data(alt), ("NM-9",))
+            return _compared("stop_discard", {}, ("A09",), chosen, alt)
+        return _compared("keep_drawn", {}, ("NM-9",), chosen, alt)
     if isinstance(action, ChooseColour):
         colour = action.colour
         if phase is Phase.ROULETTE_COLOUR:
@@ -485,9 +533,24 @@ def _reason(action: Action, view: PlayerView, estimates: Sequence[Estimate]) -> 
 
 
 def _best(action: Action, estimates: Sequence[Estimate], chosen: Estimate | None) -> Reason:
-    data = {"chance": _pct(chosen.chance) if chosen else 0}
-    data.update(_alt_data(_alternative(estimates, action)))
-    return _fill("best", data)
+    return _compared("best", {}, (), chosen, _alternative(estimates, action))
+
+
+def _compared(
+    kind: str,
+    data: dict[str, Any],
+    rules: tuple[str, ...],
+    chosen: Estimate | None,
+    alt: Estimate | None,
+) -> Reason:
+    """A reason that compares the move with the best other one, ``alt``: ``kind`` when the
+    move rates higher; ``close`` when ``alt`` rates as high or higher (the search's choice is
+    its most tried move, whose mean can trail a less tried one's), so the text never says
+    "rates lower" of a higher figure."""
+    data = {**data, "chance": _pct(chosen.chance) if chosen else 0, **_alt_data(alt)}
+    if chosen is not None and alt is not None and _pct(alt.chance) >= _pct(chosen.chance):
+        return _fill("close", data)
+    return _fill(kind, data, rules)
 
 
 def _play_reason(

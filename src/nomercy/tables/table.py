@@ -41,6 +41,7 @@ from enum import StrEnum
 from typing import Any
 
 from nomercy.bots import Bot, OutOfTurnBot
+from nomercy.bots.levels import resolve_level
 from nomercy.bots.spec import BotSpec, check_preset, parse_bot_spec
 from nomercy.core.actions import Action, CallUno, Catch, Draw, Pass, Play, parse_action
 from nomercy.core.decisions import Decision, decision_order
@@ -66,6 +67,9 @@ __all__ = [
 
 #: The seat kind written for a human seat in a record's ``result["table"]["seats"]``.
 HUMAN = "human"
+#: How often the terminal app's bots forget to call UNO unless told (``nomercy play
+#: --bot-uno-forget``): a human has someone to catch.
+PLAY_UNO_FORGET = 0.2
 
 
 def hint_seed(game_seed: int, move: int, seat: int) -> int:
@@ -322,7 +326,8 @@ class Table:
     ) -> Table:
         """A new game with one human seat (or none) and the named bots in the other seats.
 
-        ``bots`` lists one registry name per bot seat in seat order; a single name fills every
+        ``bots`` lists one registry name or level (``easy`` ... ``expert``,
+        :mod:`nomercy.bots.levels`) per bot seat in seat order; a single name fills every
         bot seat. Each bot decides each move afresh, seeded by :func:`bot_seed` (as the web's
         bots); its UNO forgetting is seeded ``seed * 100 + s + 50`` for seat ``s``.
 
@@ -355,6 +360,9 @@ class Table:
         """The table of ``game`` with ``kinds`` seated (a new table's and a resumed one's),
         each bot checked against the preset (``rlcard-rule`` plays classic only)."""
         seated: list[Bot | None] = []
+        # A level (easy ... expert) plays its bot for this preset; the table and its record
+        # name that bot, so a saved game replays with it.
+        kinds = [k if k == HUMAN else resolve_level(k, game.rules.preset) for k in kinds]
         for seat, kind in enumerate(kinds):
             if kind == HUMAN:
                 seated.append(None)
@@ -432,6 +440,21 @@ class Table:
         if away and self.stand_in is None:
             raise TableError("this table has no bot to play an away person's seat")
         self._away[seat] = away
+
+    def take_over(self, seat: int) -> None:
+        """A person takes ``seat`` over from its bot: from its next decision on, the seat is
+        theirs (a bot's answer being worked out now is dropped by the caller, which asks
+        :meth:`robot` before applying it). The game and its seeding are untouched.
+
+        Raises:
+            TableError: ``seat`` is already a person's.
+        """
+        if self.bots[seat] is None:
+            raise TableError(f"seat {seat} is a person's already")
+        self.bots[seat] = None
+        self._away[seat] = False
+        if isinstance(self.meta.get("seats"), list):
+            self.meta["seats"][seat] = HUMAN
 
     def robot(self, seat: int) -> bool:
         """Whether a bot plays ``seat`` now: a bot's seat, or a person's while away."""

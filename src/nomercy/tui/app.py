@@ -1,6 +1,6 @@
 """``nomercy play``: the terminal app (Textual) to play No Mercy or classic against bots.
 
-Shape (STYLE.md §3.5, habit 14): the :class:`TableScreen` owns a
+Shape (docs/contributing.md, "Interfaces are thin"): the :class:`TableScreen` owns a
 :class:`~nomercy.tables.Table`; its widgets only render the human seat's view (attributes
 down) and post messages up (:class:`ActionList.Chosen`); the screen submits actions to the
 table and paces the bots with timers (or runs them at once with ``fast``). No rule logic
@@ -9,6 +9,8 @@ lives in the widgets: legality, errors and event texts all come from the engine.
 
 from __future__ import annotations
 
+import json
+import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +19,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
@@ -25,14 +27,16 @@ from textual.widgets import Footer, Input, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
+from nomercy.bots.levels import level_label, level_of
 from nomercy.core.actions import Action, CallUno, Draw, Play
 from nomercy.core.errors import NoMercyError
 from nomercy.core.events import Event, EventKind
+from nomercy.core.rules import RuleSet
 from nomercy.core.views import PlayerView
-from nomercy.tables import Table
+from nomercy.tables import Table, rulebook
 from nomercy.tables.advice import consequences, draw_refusal
 from nomercy.tables.coach import DEFAULT_ITERATIONS, DEFAULT_MAX_TIME, Coach, CoachError, Hint
-from nomercy.tables.table import HintRefusal
+from nomercy.tables.table import HUMAN, PLAY_UNO_FORGET, HintRefusal
 from nomercy.tui.render import (
     COLOUR_LEGEND,
     HandSummary,
@@ -44,6 +48,7 @@ from nomercy.tui.render import (
     group_label,
     hand_summary,
     hand_text,
+    notation_help,
     players_text,
     status_text,
 )
@@ -57,6 +62,7 @@ __all__ = [
     "QuitScreen",
     "TableScreen",
     "VariantScreen",
+    "play_command",
 ]
 
 
@@ -83,6 +89,44 @@ class PlayConfig:
     resume_path: Path | None = None
     hint_iterations: int = DEFAULT_ITERATIONS
     hint_max_time: float = DEFAULT_MAX_TIME
+
+
+def bot_words(kind: str, preset: str) -> str:
+    """A bot seat's kind for people: its level with the algorithm (``Hard (ismcts)``), or its
+    registry name when no level plays it (``random``, ``ismcts:iterations=50``)."""
+    level = level_of(kind, preset)
+    return kind if level is None else level_label(level, preset)
+
+
+def play_command(table: Table, human: int) -> str:
+    """The ``nomercy play`` command that deals ``table``'s game again, with the same seats:
+    its seed, and every flag that is not the default (the preset, the players, the rule
+    options, ``--match``, the bots, the human's seat, the bots' UNO forgetting).
+
+    >>> play_command(Table.new(3, bots=["greedy"], rules="classic", seed=12), 0)
+    'nomercy play --seed 12 --preset classic --players 3 --bot-uno-forget 0'
+    """
+    rules = table.rules
+    parts = ["nomercy", "play", "--seed", str(table.seed)]
+    if rules.preset != "no-mercy":
+        parts += ["--preset", rules.preset]
+    if table.players != 4:
+        parts += ["--players", str(table.players)]
+    for name, value in sorted(rules.given.items()):
+        if name == "scoring_enabled" and value is True:
+            parts.append("--match")
+            continue
+        shown = json.dumps(value) if isinstance(value, (bool, dict, list)) else str(value)
+        parts += ["--option", f"{name}={shown}"]
+    bots = [kind for kind in table.kinds if kind != HUMAN]
+    if bots and bots != ["greedy"] * len(bots):
+        parts += ["--bots", bots[0] if len(set(bots)) == 1 else ",".join(bots)]
+    if human != 0:
+        parts += ["--seat", str(human)]
+    forget = table.meta.get("bot_uno_forget", PLAY_UNO_FORGET)
+    if bots and forget != PLAY_UNO_FORGET:
+        parts += ["--bot-uno-forget", f"{forget:g}"]
+    return " ".join(shlex.quote(p) for p in parts)
 
 
 # ---------------------------------------------------------------------- widgets
@@ -273,9 +317,17 @@ class VariantScreen(ModalScreen[Action | None]):
         self.view = view
 
     def compose(self) -> ComposeResult:
+        view = self.view
+        warnings = [[a.text for a in consequences(v, view)] for v in self.variants]
+        # A warning every variant shares (a Wild +4 coming back, whatever colour it names)
+        # is said once above the list; a variant's own warnings stay on its line.
+        shared = warnings[0] if warnings and all(w == warnings[0] for w in warnings) else []
         with Vertical(id="panel"):
             yield Static("Choose (enter), or escape to go back:", markup=False)
-            yield OptionList(*[action_label(a, self.view) for a in self.variants], id="variants")
+            if shared:
+                yield Static(Text("⚠ " + "; ".join(shared), style="bold yellow"), id="shared")
+            labels = [action_label(v, view, warn=not shared) for v in self.variants]
+            yield OptionList(*labels, id="variants")
 
     def on_mount(self) -> None:
         options = self.query_one("#variants", OptionList)
@@ -298,9 +350,10 @@ class HelpScreen(ModalScreen[None]):
         Binding("question_mark", "close", "Close", show=False),
     ]
 
-    def __init__(self, hand: list[str]) -> None:
+    def __init__(self, hand: list[str], rules: RuleSet) -> None:
         super().__init__()
         self.hand = hand
+        self.rules = rules
 
     def compose(self) -> ComposeResult:
         text = Text("Keys\n", style="bold")
@@ -308,29 +361,59 @@ class HelpScreen(ModalScreen[None]):
             "  arrows + enter: play the highlighted move   d: draw or take the penalty\n"
             "  u: call UNO   i: type an action   escape: back to the list   q: quit   ?: help\n"
             "  h: the coach's hint (its move, its estimated chance to win, why; not played)\n"
+            "  r: the rules the last event cites; type 'rule NM-30' for a rule, 'rule R7' for\n"
+            "     what a card does\n"
         )
         text.append("\nColours\n", style="bold")
         text.append(f"  {COLOUR_LEGEND}\n")
+        cards, actions = notation_help(self.rules)  # this game's deck and actions
         text.append("\nCard notation (for the typed box)\n", style="bold")
-        text.append(
-            "  colour letter R Y G B + face: 0-9, S Skip, R Reverse, +2, +4, SE Skip Everyone,\n"
-            "  DA Discard All; wilds: W, W+4, W+6, W+10, WR+4 Wild Reverse +4, WCR Colour "
-            "Roulette\n"
-        )
+        text.append(cards + "\n")
         if self.hand:
             text.append("  Your hand: ")
             text.append(", ".join(card_words(c) for c in sorted(set(self.hand))))
             text.append("\n")
         text.append("\nActions\n", style="bold")
-        text.append(
-            "  play R7 · play W+6 G (a wild names its colour) · play R7 2 (a 7 swaps with seat"
-            " 2)\n  play G3 uno (play and call UNO) · draw · pass · colour G · uno · catch 2 ·"
-            " challenge\n"
-        )
+        text.append(actions + "\n")
         text.append("  The highlighted move's notation is shown in the typed box.\n")
         text.append("\n[escape] close", style="dim")
         with Vertical(id="panel"):
             yield Static(text, id="help-text")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class RuleScreen(ModalScreen[None]):
+    """Rule texts from RULES.md (``nomercy.tables.rulebook``): those an event cited, a card's,
+    or one asked for by id (``rule NM-30`` in the typed box)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("r", "close", "Close", show=False),
+    ]
+
+    def __init__(self, ids: list[str], heading: str = "") -> None:
+        super().__init__()
+        self.ids = ids
+        self.heading = heading
+
+    def compose(self) -> ComposeResult:
+        text = Text()
+        if self.heading:
+            text.append(f"{self.heading}\n\n", style="bold")
+        for rid in self.ids:
+            found = rulebook.rule(rid)
+            title = f"{rid} · {found.title}" if found.title else rid
+            text.append(f"{title}\n", style="bold")
+            text.append(f"{found.section}\n", style="dim")
+            text.append(f"{found.plain}\n\n")
+        if not self.ids:
+            text.append("No rule is cited yet.\n\n")
+        text.append("All the rules: docs/RULES.md, or /rules on the web server.\n", style="dim")
+        text.append("[escape] close", style="dim")
+        with VerticalScroll(id="panel"):
+            yield Static(text, id="rule-text")
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -373,6 +456,8 @@ class TableScreen(Screen[None]):
         Binding("u", "uno", "Call UNO"),
         Binding("i", "type_action", "Type an action"),
         Binding("h", "hint", "Hint"),
+        # Listed in the help (?), not the footer: an 80-column footer has no room left.
+        Binding("r", "rules", "Rules", show=False),
         Binding("escape", "to_list", "Back to the list"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit_game", "Quit"),
@@ -413,7 +498,14 @@ class TableScreen(Screen[None]):
             f"{table.rules.preset}, {table.players} players, seed {table.seed}; you are seat "
             f"{self.human} ({table.names[self.human]})"
         )
-        self._log(intro)
+        # Each bot by its level, the algorithm shown (docs/bots.md#levels), or its name.
+        preset = table.rules.preset
+        bots = [
+            f"{table.names[s]} {bot_words(kind, preset)}"
+            for s, kind in enumerate(table.kinds)
+            if kind != HUMAN
+        ]
+        self._log(intro + (f"; bots: {', '.join(bots)}" if bots else ""))
         if table.moves:
             self._log(f"Resumed after {table.moves} actions")
             self._log_replayed()
@@ -461,8 +553,9 @@ class TableScreen(Screen[None]):
 
     @staticmethod
     def _placeholder(notation: str | None) -> str:
+        # The notation first: at 80 columns the box shows about 70 characters.
         hint = "i: type an action in notation (? for help)"
-        return f"{hint}; the highlighted move is: {notation}" if notation else hint
+        return f"{notation}: the highlighted move · {hint}" if notation else hint
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         if isinstance(event.option_list, ActionList):
@@ -608,6 +701,11 @@ class TableScreen(Screen[None]):
             message.input.value = ""
             self.action_help()
             return
+        if text and text.split(maxsplit=1)[0].lower() in ("rule", "rules"):
+            if self.show_rule(text.split(maxsplit=1)[1] if " " in text else ""):
+                message.input.value = ""
+                self.query_one(ActionList).focus()  # the keys work again once it closes
+            return
         if not text:  # enter on an empty box: back to the list
             self.query_one(ActionList).focus()
             return
@@ -615,6 +713,9 @@ class TableScreen(Screen[None]):
             message.input.value = ""
             # Back to the list, so the keys (d, u, q, enter) work again at once.
             self.query_one(ActionList).focus()
+        else:
+            # Refused: the text stays to be corrected, selected, so typing replaces it.
+            message.input.select_all()
 
     def action_draw(self) -> None:
         legal = self.table.legal_actions(self.human)
@@ -686,7 +787,39 @@ class TableScreen(Screen[None]):
 
     def action_help(self) -> None:
         hand = self.table.view(self.human, history=False).hand
-        self.app.push_screen(HelpScreen([c.code for c in hand]))
+        self.app.push_screen(HelpScreen([c.code for c in hand], self.table.rules))
+
+    def last_cited(self) -> list[str]:
+        """The rule ids the newest log line that cites any cites (``[NM-30, A24]``)."""
+        for line in reversed(self.log_lines):
+            ids = rulebook.cited(line)
+            if ids:
+                return ids
+        return []
+
+    def action_rules(self) -> None:
+        """The rules the last event cited (r)."""
+        self.show_rule("")
+
+    def show_rule(self, what: str) -> bool:
+        """Show rule ``what`` (an id: ``NM-30``), a card's rules (``R7``), or with ``""`` the
+        rules the last event cited; ``False`` (and a message) when there is no such rule."""
+        what = what.strip()
+        heading = ""
+        try:
+            if not what:
+                ids, heading = self.last_cited(), "The rules the last event cites"
+            elif rulebook.RULE_ID.fullmatch(what.upper()):
+                ids = [rulebook.rule(what).id]
+            else:
+                ids = list(rulebook.card_rules(what.upper(), self.table.rules.preset))
+                heading = f"{card_words(what.upper())}: what it does"
+        except rulebook.UnknownRuleError as exc:
+            self._say(f"{exc}; or a card code (rule R7)")
+            return False
+        self._say("")
+        self.app.push_screen(RuleScreen(ids, heading))
+        return True
 
     def action_uno(self) -> None:
         legal = self.table.legal_actions(self.human)
@@ -751,7 +884,7 @@ class TableScreen(Screen[None]):
 
     def _seed_note(self) -> str:
         seed = self.table.seed
-        return f"seed {seed}: `nomercy play --seed {seed}` deals this game again"
+        return f"seed {seed}: `{play_command(self.table, self.human)}` deals this game again"
 
     def action_quit_game(self) -> None:
         if self.table.is_over:
@@ -802,15 +935,18 @@ def advice_text(highlighted: list[Action], groups: list[list[Action]], view: Pla
         text.append("⚠ ", style="bold yellow")
         text.append_text(_entry_name(highlighted, view))
         text.append(": " + "; ".join(mine), style="bold yellow")
-    others = [g for g in groups if g != highlighted and _warnings_of(g, view)]
-    if others:
-        if mine:
+    for group in groups:
+        if group == highlighted:
+            continue
+        theirs = _warnings_of(group, view)
+        if not theirs:
+            continue
+        # Each other move with what it warns of, not only its name.
+        if text.plain:
             text.append("\n")
-        text.append("⚠ also on: ", style="yellow")
-        for i, group in enumerate(others):
-            if i:
-                text.append(", ")
-            text.append_text(_entry_name(group, view))
+        text.append("⚠ also ", style="yellow")
+        text.append_text(_entry_name(group, view))
+        text.append(": " + "; ".join(theirs), style="yellow")
     return text
 
 
@@ -884,7 +1020,8 @@ class NomercyApp(App[str]):
     #advice { height: auto; max-height: 4; padding: 0 1; display: none; }
     #message { height: auto; color: $error; padding: 0 1; display: none; }
     #hint { height: auto; color: $success; padding: 0 1; display: none; }
-    HandOverScreen, QuitScreen, VariantScreen, HelpScreen { align: center middle; }
+    HandOverScreen, QuitScreen, VariantScreen, HelpScreen, RuleScreen { align: center middle; }
+    RuleScreen #panel { max-height: 90%; }
     #variants { height: auto; max-height: 20; }
     #panel { width: 80%; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
     """

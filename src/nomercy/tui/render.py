@@ -10,7 +10,6 @@ No rule logic here: what is legal comes from the engine and a move's consequence
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,8 +28,10 @@ from nomercy.core.actions import (
 from nomercy.core.base import Phase
 from nomercy.core.cards import Card, parse_card
 from nomercy.core.events import Event, EventKind
+from nomercy.core.rules import RuleSet
 from nomercy.core.views import PlayerView, SeatInfo, Stack
 from nomercy.tables.advice import Advice, consequences
+from nomercy.tables.wording import event_words
 
 __all__ = [
     "COLOUR_LEGEND",
@@ -47,6 +48,7 @@ __all__ = [
     "group_label",
     "hand_summary",
     "hand_text",
+    "notation_help",
     "pending_text",
     "phase_words",
     "players_text",
@@ -141,24 +143,54 @@ def hand_text(
     return text
 
 
-_DRAWS_UNTIL = re.compile(r"draws (\d+) until a playable card and (must|may) play it")
+#: The coloured faces in the help, in this order, with their words.
+_FACE_HELP = (("S", "Skip"), ("R", "Reverse"), ("+2", "+2"), ("+4", "+4"), ("SE", "Skip Everyone"),
+              ("DA", "Discard All"))  # fmt: skip
 
 
-def event_words(text: str) -> str:
-    """An event's text for the log, its counts read as English: "draws 1 until a playable card"
-    becomes "draws 1 card, a playable one", "draws 3 until ..." "draws 3 cards until ...".
+def notation_help(rules: RuleSet) -> tuple[str, str]:
+    """The help's card and action notation for ``rules``: the codes of the cards its deck
+    holds (classic: no Skip Everyone, Discard All or Wild +6) and the actions it has (a wild
+    of this deck in the example; the 7's target only where 7 swaps, NM-31 or C04; a
+    challenge only where a Wild +4 may be challenged, CL-8), each one line for the help's
+    panel to wrap.
 
-    The engine's own text stays as it is (the golden corpus pins it, and the web client reads
-    it); this is only how the terminal words it.
+    >>> from nomercy.core.rules import make_rules
+    >>> cards, actions = notation_help(make_rules("classic"))
+    >>> print(cards)
+      colour letter R Y G B + face: 0-9, S Skip, R Reverse, +2; wilds: W, W+4
+    >>> "play W+4 G" in actions, "challenge" in actions, "play R7 2" in actions
+    (True, True, False)
     """
+    deck = rules.deck_table()
+    faces = {code[1:] for code in deck if not code.startswith("W")}
+    named = [f"{face} {word}" if face != word else face for face, word in _FACE_HELP
+             if face in faces]  # fmt: skip
+    wilds = sorted(
+        (c for c in deck if c.startswith("W")), key=lambda c: (parse_card(c).draw_value, len(c))
+    )
+    wild_words = [code if parse_card(code).name in ("Wild", f"Wild {code[1:]}") else
+                  f"{code} {parse_card(code).name}" for code in wilds]  # fmt: skip
+    cards = _wrapped(
+        f"colour letter R Y G B + face: 0-9, {', '.join(named)}; wilds: {', '.join(wild_words)}"
+    )
+    example = next((w for w in ("W+6", "W+4", "W") if w in deck), wilds[0] if wilds else "W")
+    actions = [
+        "play R7",
+        f"play {example} G (a wild names its colour)",
+        "play G3 uno (and call UNO)",
+    ]
+    if rules.facts.seven_zero:  # NM-31, C04: 7-0 in force
+        actions.append("play R7 2 (a 7 swaps with seat 2)")
+    actions += ["draw", "pass", "colour G", "uno", "catch 2"]
+    if rules.is_classic and rules.wd4_challenge:
+        actions.append("challenge (a Wild +4)")
+    return cards, _wrapped(" · ".join(actions))
 
-    def words(m: re.Match[str]) -> str:
-        n, verb = m.group(1), m.group(2)
-        if n == "1":
-            return f"draws 1 card, a playable one, and {verb} play it"
-        return f"draws {n} cards until a playable one and {verb} play it"
 
-    return _DRAWS_UNTIL.sub(words, text)
+def _wrapped(text: str) -> str:
+    """``text`` indented two columns (the help's panel wraps it to its width)."""
+    return "  " + text
 
 
 def pending_text(pending: Stack | None) -> str:

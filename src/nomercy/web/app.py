@@ -37,6 +37,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from nomercy.core.rules import OPTIONS
+from nomercy.tables import rulebook
+from nomercy.web.connections import address_key
 from nomercy.web.guard import AllowedHosts
 from nomercy.web.protocol import (
     HARD_MAX_BYTES,
@@ -315,6 +318,43 @@ def _form_error_page(
     return HTMLResponse(page, status_code=status, headers={**_PAGE_HEADERS, **(headers or {})})
 
 
+def _replay_query(params: Any, page: int) -> tuple[str, int | None, int]:
+    """``GET /api/replays/{id}``'s query: the format, ``from`` (``None``: the whole head and
+    the first page) and ``count`` (at most ``page``, the default)."""
+    kind = params.get("format", "json")
+    if kind not in ("json", "record"):
+        raise ProtocolError(
+            ErrorCode.BAD_REQUEST,
+            f"format {kind[:20]!r} is not a replay format: json (default) or record",
+        )
+
+    def number(name: str, default: int | None, low: int, high: int) -> int | None:
+        text = params.get(name)
+        if text is None:
+            return default
+        if not (text.isascii() and text.isdigit() and len(text) <= 9) or not (
+            low <= int(text) <= high
+        ):
+            raise ProtocolError(
+                ErrorCode.BAD_REQUEST, f"{name} must be a whole number from {low} to {high}"
+            )
+        return int(text)
+
+    start = number("from", None, 0, 10**9)
+    count = number("count", page, 1, page)
+    assert count is not None
+    return kind, start, count
+
+
+def _options_by_rule() -> dict[str, list[str]]:
+    """Rule id -> the names of the rule options it introduces (``A24`` -> ``mercy_timing``...)."""
+    found: dict[str, list[str]] = {}
+    for spec in OPTIONS:
+        for rid in rulebook.cited(spec.rule):
+            found.setdefault(rid, []).append(spec.name)
+    return found
+
+
 def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starlette:
     """The web server's ASGI app for ``config`` (its lobby is ``app.state.lobby``)."""
     lobby = Lobby(config)
@@ -335,6 +375,32 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
 
     async def replay_page(request: Request) -> Response:
         return page("replay.html")
+
+    async def rules_page(request: Request) -> Response:
+        return page("rules.html")
+
+    async def help_page(request: Request) -> Response:
+        # The rules are the help a newcomer needs; the table's ? lists its keys.
+        return RedirectResponse("/rules", status_code=303)
+
+    async def api_rules(request: Request) -> Response:
+        # RULES.md by id, and which rules say what each card does (nomercy.tables.rulebook).
+        return JSONResponse(
+            {
+                "rules": [rulebook.rule(rid).to_json() for rid in rulebook.rule_ids()],
+                "cards": rulebook.card_rules_table(),
+                # The options each rule id names (their explanations are translated).
+                "options": _options_by_rule(),
+            },
+            headers={"Cache-Control": "public, max-age=3600"},
+        )
+
+    async def api_rule(request: Request) -> Response:
+        try:
+            found = rulebook.rule(request.path_params["rule_id"])
+        except rulebook.UnknownRuleError as exc:
+            return _error(ProtocolError(ErrorCode.UNKNOWN_RULE, str(exc), 404))
+        return JSONResponse(found.to_json(), headers={"Cache-Control": "public, max-age=3600"})
 
     async def api_meta(request: Request) -> Response:
         return JSONResponse(meta(config.timers))
@@ -430,26 +496,35 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
         return JSONResponse(body, status_code=200 if ready else 503)
 
     async def api_replay(request: Request) -> Response:
-        kind = request.query_params.get("format", "json")
-        if kind not in ("json", "record"):
-            return _error(
-                ProtocolError(
-                    ErrorCode.BAD_REQUEST,
-                    f"format {kind[:20]!r} is not a replay format: json (default) or record",
-                )
-            )
+        # Each request: one token of the address's replay budget, then bytes kept by the
+        # lobby's replay cache (built once in a worker thread), a page of steps at most.
+        game_id = request.path_params["game_id"]
         try:
-            data, text = await lobby.replay(request.path_params["game_id"])
+            kind, start, count = _replay_query(request.query_params, config.replay_page)
+            if not lobby.replay_allowed(_address(request)):
+                rate = config.replays_per_address
+                raise ProtocolError(
+                    ErrorCode.RATE_LIMITED,
+                    f"at most {rate:g} replay requests a second from one address",
+                    429,
+                    retry_after=1.0 / rate,
+                )
+            replay = await lobby.replay(game_id)
+            if start is not None and start > len(replay.steps):
+                raise ProtocolError(
+                    ErrorCode.BAD_REQUEST,
+                    f"from={start} is past the game's {len(replay.steps)} steps",
+                )
         except ProtocolError as exc:
             return _error(exc)
         if kind == "record":
-            game_id = request.path_params["game_id"]
             return Response(
-                text + "\n",
+                replay.record,
                 media_type="application/json",
                 headers={"Content-Disposition": f'attachment; filename="nomercy-{game_id}.json"'},
             )
-        return JSONResponse(data)
+        body = replay.first() if start is None else replay.page(start, count)
+        return Response(body, media_type="application/json")
 
     async def game_socket(ws: WebSocket) -> None:
         if not _same_origin(ws.headers):
@@ -469,6 +544,25 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
             await ws.send_text(json.dumps(error.to_message()))
             await ws.close(code=4404)
             return
+        key = address_key(ws.client.host) if ws.client else None
+        if not lobby.sockets.open(key):
+            # One address holds at most sockets_per_address game sockets here (counted on
+            # the forwarded address: behind a proxy whose sockets all come from one address).
+            error = ProtocolError(
+                ErrorCode.RATE_LIMITED,
+                f"your address has {config.sockets_per_address} game connections open here, "
+                "the most it may; close one and try again",
+            )
+            await ws.send_text(json.dumps(error.to_message()))
+            await ws.close(code=1013)
+            return
+        try:
+            await _game_socket(ws, room)
+        finally:
+            lobby.sockets.close(key)
+
+    async def _game_socket(ws: WebSocket, room: Room) -> None:
+        """A greeted-or-not game socket in ``room``, counted against its address."""
         if room.all_sockets() >= config.room_connections:
             error = ProtocolError(
                 ErrorCode.ROOM_CROWDED,
@@ -639,6 +733,10 @@ def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starle
         Route("/", index),
         Route("/r/{code}", room_page),
         Route("/replay/{game_id}", replay_page),
+        Route("/rules", rules_page),
+        Route("/help", help_page),
+        Route("/api/rules", api_rules),
+        Route("/api/rules/{rule_id}", api_rule),
         Route("/rooms", form_create, methods=["POST"]),
         Route("/api/meta", api_meta),
         Route("/healthz", healthz),

@@ -18,7 +18,12 @@ Every server of the service listens on one ``LISTEN``/``NOTIFY`` channel
   joins on a server that does not own the room are forwarded to the owner as a ``fwd`` notice;
   its answer (``re``) comes back the same way. A join sends only the new token's hash.
 - **Presence.** Each server announces who is connected to each room through it (``here``),
-  so summaries and grace periods count every server's connections.
+  so summaries and grace periods count every server's connections. Presence is a fact, not a
+  guess (issue 43): a server whose notices' connection comes back (a database outage)
+  announces its clients again and asks the others to; and an owner hands a person's seat to
+  the bot only once every live server has said who it has in the room since the owner last
+  could have missed it (since it took the room over, or since its own notices came back):
+  until then it asks (``who``), and every server answers for the room, if only "nobody".
 - **Rooms follow their clients.** When every client of a room has been connected through
   other servers for ``HANDOVER_DELAY`` seconds, its owner releases it with a ``take`` notice
   to the server holding most of them, which claims it at once. With a proxy that routes by
@@ -93,6 +98,10 @@ class Cluster:
         self._claim_now = asyncio.Event()
         self._alive: set[str] = {self.id}
         self._beat_at = 0.0  # time.monotonic() of the last heartbeat that worked
+        #: time.monotonic() when this server's notices' connection last came up (its
+        #: knowledge of the others' presence starts there), and whether it is up now.
+        self.listen_at = 0.0
+        self.listening = False
         self._stopping = False
         self._handing: set[str] = set()  # rooms being handed to another server
         # Requests and answers between servers go out on a connection of their own, at once
@@ -194,12 +203,19 @@ class Cluster:
             try:
                 async with conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
+                    self.listen_at = time.monotonic()
+                    self.listening = True
                     self._listening.set()
                     if not first:
-                        # Notices may have been missed while disconnected: reload every copy.
+                        # Notices may have been missed while disconnected: reload every copy,
+                        # and say again who is here (the others may have missed that), and
+                        # ask them to (this server may have missed theirs).
                         for room in list(self.lobby.rooms.values()):
                             if not room.owned:
                                 self._spawn(self.lobby.resync(room))
+                            if room.sockets:
+                                room.announce()
+                        self.send(self.encode("who", "", {}))
                     first = False
                     mine = f'"s":"{self.id}"'
                     while not self._stopping:
@@ -213,6 +229,7 @@ class Cluster:
                                 log.exception("a notice failed: %.200s", notice.payload)
                     return
             except psycopg.Error as exc:
+                self.listening = False
                 if self._stopping:
                     return
                 log.warning("lost the notices' connection: %s", exc)
@@ -237,9 +254,7 @@ class Cluster:
                 self._spawn(self._take(code))
             return
         if kind == "who":  # a server started (or loaded ``code``): say who is here
-            for room in self.lobby.rooms.values():
-                if room.sockets and code in ("", room.code):
-                    room.announce()
+            self._who(code)
             return
         if kind == "bye":
             self._alive.discard(sender)
@@ -263,6 +278,35 @@ class Cluster:
             _here(target, sender, message)
             return
         target.receive(message)
+
+    def _who(self, code: str) -> None:
+        """Answer ``who``: announce the rooms with connections here (``code`` empty), or
+        room ``code``, even when nobody is here (a fact the owner waits for before it calls
+        a person away: ``presence_settled``)."""
+        if code == "":
+            for room in self.lobby.rooms.values():
+                if room.sockets:
+                    room.announce()
+            return
+        loaded = self.lobby.rooms.get(code)
+        if loaded is not None:
+            loaded.announce()
+        else:
+            self.send(self.encode("here", code, {"seats": [], "spec": 0, "socks": 0}))
+
+    def presence_settled(self, room: Room) -> bool:
+        """Whether this server knows who is connected to ``room`` on every live server: its
+        notices' connection is up, and each other live server has announced its connections
+        to the room since this server took the room over or last reconnected (before that,
+        an announcement may have been missed)."""
+        if not self.listening:
+            return False
+        since = max(self.listen_at, room.adopted_at)
+        return all(room.heard.get(s, -1.0) >= since for s in self._alive if s != self.id)
+
+    def ask_presence(self, room: Room) -> None:
+        """Ask every server who is connected to ``room`` through it (each answers ``here``)."""
+        self.send(self.encode("who", room.code, {}))
 
     def _answered(self, request: int, answer: dict[str, Any]) -> None:
         """The owner's answer to a request this server forwarded (``re``, or the move)."""
@@ -334,6 +378,7 @@ class Cluster:
             lobby.rooms[code] = room
         async with room.lock:
             changed = room.restore(state, game, game_id)
+            room.adopted_at = time.monotonic()  # presence heard before may be stale
             room.owned = True
             room._notices.clear()
             room._presence()
@@ -556,6 +601,7 @@ async def _end(task: asyncio.Task[Any]) -> None:
 def _here(room: Room, server: str, message: dict[str, Any]) -> None:
     """A ``here`` notice: who is connected to ``room`` through ``server``."""
     entry = (frozenset(message["seats"]), int(message["spec"]), int(message["socks"]))
+    room.heard[server] = time.monotonic()
     if entry[2] == 0:
         room.remote.pop(server, None)
     else:

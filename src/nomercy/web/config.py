@@ -63,11 +63,19 @@ class ServerConfig:
         send_bytes: bytes queued for one connection before it counts as stuck and is closed.
         hellos_per_address: ``hello`` messages per second one client address (an IPv6 /64)
             may send across all its connections, with bursts of ``hello_burst`` (0: no limit).
+        replays_per_address / replay_burst: ``GET /api/replays`` requests per second one client
+            address may make, with bursts of ``replay_burst`` (0: no limit); more get 429.
+        replay_cache_bytes: bytes of finished games' replays kept encoded (least recently
+            used out first); a replay bigger than this is built for each request.
+        replay_page: steps one replay answer carries at most (the rest: ``?from=``).
         hello_timeout: seconds a new WebSocket has to say ``hello`` before it is closed.
         body_timeout: seconds a request's body may take to arrive once its headers have; a
             slower one is answered 408 (``bad_request``) and its connection closed, so a
             stalled upload cannot hold a connection (``--header-timeout`` sets both).
         room_connections: WebSockets one room holds at most (seats and spectators).
+        sockets_per_address: game WebSockets one client address (an IPv6 /64) holds at once
+            on this server, counted on the address the proxy forwards (0: no limit); for a
+            proxy that does not limit connections per client (compose.yaml's Caddy).
         room_idle: seconds a room with no connection and no move is kept open (0: for ever);
             then it is closed (its finished games stay, as replays).
         unjoined_idle: the same for a room nobody but its host ever joined and that never
@@ -101,9 +109,14 @@ class ServerConfig:
     send_bytes: int = 1 << 20
     hellos_per_address: float = 10.0
     hello_burst: float = 60.0
+    replays_per_address: float = 4.0
+    replay_burst: float = 20.0
+    replay_cache_bytes: int = 64 << 20
+    replay_page: int = 100
     hello_timeout: float = 10.0
     body_timeout: float = 10.0
     room_connections: int = 64
+    sockets_per_address: int = 0
     room_idle: float = 7 * 86400.0
     unjoined_idle: float = 600.0
     rooms_per_hour: int = 60

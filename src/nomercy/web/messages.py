@@ -35,8 +35,10 @@ __all__ = [
     "hint",
     "history",
     "pong",
-    "replay",
+    "replay_head",
+    "replay_step",
     "room",
+    "seat_taken",
     "state",
     "view_json",
     "welcome",
@@ -119,6 +121,13 @@ def hint(game_id: str | None, move: int, seat: int, data: Mapping[str, Any]) -> 
     return {"type": "hint", "game_id": game_id, "move": move, "seat": seat, "hint": dict(data)}
 
 
+def seat_taken(seat: int, name: str, was: str | None, playing: bool) -> dict[str, Any]:
+    """A ``seat_taken`` message, to the whole table: ``name`` takes over ``seat`` from its bot
+    (``was``: the bot's name at the table); ``playing``: during a game, from the seat's next
+    decision on (otherwise from the next game)."""
+    return {"type": "seat_taken", "seat": seat, "name": name, "was": was, "playing": playing}
+
+
 def pong() -> dict[str, Any]:
     """The answer to ``ping``."""
     return {"type": "pong"}
@@ -139,23 +148,29 @@ def frame(game: Game) -> dict[str, Any]:
     return data
 
 
-def replay(game_id: str, room_code: str, record: GameRecord) -> dict[str, Any]:
-    """``GET /api/replays/{id}``: a finished game, step by step, every hand shown."""
-    game = record.start_game()
-    opening = [e.to_dict() for e in game.opening_events] if record.start is None else []
-    start = frame(game)
-    steps = []
-    for text in record.actions:
-        events = game.apply(text)
-        action = game.history[-1]
-        steps.append(
-            {
-                "action": str(action),
-                "seat": action.seat,
-                "events": [e.to_dict() for e in events],
-                "frame": frame(game),
-            }
-        )
+def replay_step(game: Game, events: Sequence[Event]) -> dict[str, Any]:
+    """One step of a replay: the action ``game`` just applied, its uncensored events and the
+    frame after it."""
+    action = game.history[-1]
+    return {
+        "action": str(action),
+        "seat": action.seat,
+        "events": [e.to_dict() for e in events],
+        "frame": frame(game),
+    }
+
+
+def replay_head(
+    game_id: str,
+    room_code: str,
+    record: GameRecord,
+    game: Game,
+    opening: Sequence[Mapping[str, Any]],
+    start_frame: Mapping[str, Any],
+    page: int,
+) -> dict[str, Any]:
+    """``GET /api/replays/{id}`` without its steps: ``game`` is the finished game (after every
+    action of ``record``), ``page`` the most steps one answer carries."""
     table = record.result.get("table") if isinstance(record.result, dict) else None
     return {
         "id": game_id,
@@ -166,8 +181,9 @@ def replay(game_id: str, room_code: str, record: GameRecord) -> dict[str, Any]:
         "rules": game.rules.to_json(),
         "names": list(game.names),
         "seats": table.get("seats") if isinstance(table, dict) else None,
-        "opening": opening,
-        "start_frame": start,
-        "steps": steps,
+        "opening": list(opening),
+        "start_frame": dict(start_frame),
+        "steps_total": len(record.actions),
+        "page": page,
         "result": {"winner": game.winner, "scores": list(game.scores), "over": game.is_over},
     }

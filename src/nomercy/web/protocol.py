@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from nomercy.bots import BOTS
+from nomercy.bots.levels import LEVELS, algorithm, level_bot, resolve_level
 from nomercy.core.errors import NoMercyError
 from nomercy.core.game import new_game
 from nomercy.core.rules import OPTIONS, PRESETS, RuleSet, make_rules
@@ -111,6 +112,7 @@ class ErrorCode(StrEnum):
     ROOM_FULL = "room_full"
     NAME_TAKEN = "name_taken"
     UNKNOWN_GAME = "unknown_game"
+    UNKNOWN_RULE = "unknown_rule"
     NOT_FOUND = "not_found"
     METHOD_NOT_ALLOWED = "method_not_allowed"
     BAD_HOST = "bad_host"
@@ -456,9 +458,14 @@ def parse_room_request(body: Any, timers: tuple[int, ...]) -> RoomSettings:
             f"{preset!r} (NM-1, A30: the option max_players raises the limit up to 10)",
         )
     bot = body.get("bot", "greedy")
+    if isinstance(bot, str):
+        # A level (easy ... expert) seats its bot for this preset: the room names the bot.
+        bot = resolve_level(bot, preset)
     if not isinstance(bot, str) or bot not in BOTS:
         raise ProtocolError(
-            ErrorCode.BAD_BOT, f"unknown bot {bot!r}; valid bots: {', '.join(sorted(BOTS))}"
+            ErrorCode.BAD_BOT,
+            f"unknown bot {bot!r}; valid bots: {', '.join(sorted(BOTS))}, or a level: "
+            f"{', '.join(LEVELS)}",
         )
     timer = body.get("timer", 0)
     if isinstance(timer, bool) or not isinstance(timer, int) or timer not in timers:
@@ -498,6 +505,8 @@ def meta(timers: tuple[int, ...]) -> dict[str, Any]:
         "presets": list(PRESETS),
         "options": options,
         "bots": sorted(BOTS),
+        # Each level's bot by preset (the lobby offers levels first, the algorithm shown).
+        "levels": {p: {lv: algorithm(level_bot(lv, p)) for lv in LEVELS} for p in PRESETS},
         "timers": list(timers),
         "modes": list(MODES),
         "languages": list(LANGUAGES),

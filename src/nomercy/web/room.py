@@ -97,6 +97,11 @@ HELLO_EVERY = 0.5
 #: newest; the client asks for older ones with ``history`` messages, ``HISTORY_PAGE`` at a time.
 HELLO_HISTORY = 60
 HISTORY_PAGE = 100
+#: Seconds between asking the other servers who is here, while a grace period has run out but
+#: some live server has not said yet (``Room._away``).
+PRESENCE_WAIT = 0.5
+#: Finished games a room summary lists (the newest; the others stay replays by their ids).
+FINISHED_KEPT = 20
 #: Seconds a bot or the timer waits before retrying a move the database refused.
 RETRY_PAUSE = 0.25
 
@@ -140,6 +145,9 @@ class Room:
         self.mode = row.mode
         self.hints = row.hints
         self.reactions = Reactions()  # quick reactions and the host's switch (reactions.py)
+        #: Whether a person with the invite link may take over a bot's seat once the game has
+        #: started (the host's switch; in memory like reactions': a restart opens it again).
+        self.late_join = True
         # Hints computed in this game, by (move, seat): asking again costs no search.
         self._hint_cache: dict[tuple[str | None, int, int], dict[str, Any]] = {}
         self.seats = [SeatState(s.seat, s.name, s.kind, s.bot, s.token_hash) for s in row.seat_rows]
@@ -147,7 +155,8 @@ class Room:
         #: seats were when it started (``_seat_table``).
         self.table: Table | None = None
         self.game_id: str | None = None
-        self.finished: list[str] = []
+        #: The newest finished games' ids (the summary carries them: bounded, issue 43).
+        self.finished: collections.deque[str] = collections.deque(maxlen=FINISHED_KEPT)
         self.games_played = 0
         self.conns: set[Connection] = set()
         self.lock = asyncio.Lock()
@@ -178,6 +187,10 @@ class Room:
         #: Each other server's connections to this room: (seats connected, spectators,
         #: sockets), from their presence notices.
         self.remote: dict[str, tuple[frozenset[int], int, int]] = {}
+        #: When each other server last announced its connections here (``time.monotonic()``),
+        #: and when this server took the room over: ``Cluster.presence_settled``.
+        self.heard: dict[str, float] = {}
+        self.adopted_at = 0.0
         #: Actions forwarded to the owner, by seat: when they arrived (timings).
         self.forwarded: dict[int, float] = {}
         #: The server thought to own the room (a copy's; ``None``: look it up).
@@ -245,6 +258,7 @@ class Room:
             "bot": self.bot,
             "hints": self.hints,
             "reactions": self.reactions.on,
+            "late_join": self.late_join,
             "host": 0,
             "started": self.started,
             "game_id": self.game_id if self.started else None,
@@ -435,12 +449,12 @@ class Room:
             async with self.lock:
                 self.hello(conn, token)
             return
-        kinds = ("start", "action", "remove", "hint", "history", "react", "reactions")
+        kinds = ("start", "action", "remove", "hint", "history", "react", "reactions", "late_join")
         if kind not in kinds:
             raise ProtocolError(
                 ErrorCode.UNKNOWN_TYPE,
-                f"unknown message type {kind[:40]!r}; "
-                "expected hello, start, action, remove, hint, history, react, reactions or ping",
+                f"unknown message type {kind[:40]!r}; expected hello, start, action, remove, "
+                "hint, history, react, reactions, late_join or ping",
             )
         if not conn.greeted:
             raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first (with your seat token)")
@@ -479,9 +493,9 @@ class Room:
     async def request(
         self, seat: int | None, data: dict[str, Any], arrived: float | None = None
     ) -> None:
-        """A checked ``start``, ``action``, ``remove``, ``react`` or ``reactions`` request from
-        ``seat`` (``None``: a spectator), from a connection here or one another server forwarded.
-        The room must be this server's.
+        """A checked ``start``, ``action``, ``remove``, ``react``, ``reactions`` or ``late_join``
+        request from ``seat`` (``None``: a spectator), from a connection here or one another
+        server forwarded. The room must be this server's.
 
         Raises:
             ProtocolError: the request is refused; nothing changed.
@@ -489,6 +503,9 @@ class Room:
         kind = data["type"]
         if kind in ("react", "reactions"):
             self.reactions.handle(self, seat, data)
+            return
+        if kind == "late_join":
+            self.switch_late_join(seat, data.get("on"))
             return
         if kind == "start":
             async with self.lock:
@@ -573,13 +590,51 @@ class Room:
         log.info("room %s: the host removed seat %d", self.code, seat)
         self.set_seat(freed)
 
+    def switch_late_join(self, seat: int | None, on: Any) -> None:
+        """The host (seat 0) lets late friends take over bots' seats, or keeps them out.
+
+        Raises:
+            ProtocolError: not the host, or ``on`` is not a boolean.
+        """
+        if seat != 0:
+            raise ProtocolError(ErrorCode.NOT_HOST, "only the host opens or closes late joining")
+        if not isinstance(on, bool):
+            raise ProtocolError(ErrorCode.MALFORMED, "'on' must be true or false")
+        if on != self.late_join:
+            self.late_join = on
+            self.publish("late_join", on=on)
+            self.broadcast_room()
+
+    def seat_to_take(self) -> SeatState | None:
+        """The seat a late friend takes: the lowest open seat before a game; else, when the
+        host allows it, the lowest bot's seat still in the hand (any bot's between games)."""
+        if not self.started:
+            for s in self.seats:
+                if s.kind == OPEN:
+                    return s
+        if not self.late_join:
+            return None
+        game = self.game
+        bots = [s for s in self.seats if s.kind == BOT]
+        if self.started and game is not None:
+            bots = [s for s in bots if not game.out[s.seat]] or bots
+        return bots[0] if bots else None
+
     def set_seat(self, new: SeatState, away: bool = False) -> None:
         """Give a seat its new holder (``away``: its person is away, at the game's table); a
-        person who lost it (removed by the host) watches."""
+        person who lost it (removed by the host) watches; a person who takes over a bot's seat
+        plays it from its next decision on."""
         s = self.seats[new.seat]
         removed = s.kind == HUMAN and new.token_hash != s.token_hash
+        taken = s.kind == BOT and new.kind == HUMAN
         name, conns = s.name, list(s.conns)
         s.name, s.kind, s.bot, s.token_hash = new.name, new.kind, new.bot, new.token_hash
+        table = self.table
+        if taken and table is not None and table.bots[s.seat] is not None:
+            table.take_over(s.seat)
+            if self.owned:
+                self._presence()  # the newcomer has the grace period to connect
+                self._reschedule_timer()
         self._set_away(s.seat, away)
         if s.kind == HUMAN and s.seat != 0:
             self.joined = True
@@ -1054,6 +1109,12 @@ class Room:
     async def _away(self, seat: int) -> None:
         try:
             await self.config.clock.sleep(self.config.grace)
+            cluster = self.lobby.cluster
+            while cluster is not None and self.owned and not cluster.presence_settled(self):
+                # A person connected to any server is never handed to the bot (issue 43):
+                # wait until every live server has said who it has here.
+                cluster.ask_presence(self)
+                await self.config.clock.sleep(PRESENCE_WAIT)
             async with self.lock:
                 s = self.seats[seat]
                 self._grace.pop(seat, None)
@@ -1251,6 +1312,9 @@ class Room:
         elif kind == "reactions":
             self.reactions.on = bool(message["on"])
             self.broadcast_room()
+        elif kind == "late_join":
+            self.late_join = bool(message["on"])
+            self.broadcast_room()
         elif kind == "closed":
             self.lobby.rooms.pop(self.code, None)
             self.closed = True
@@ -1265,7 +1329,7 @@ class Room:
             s = self.seats[row.seat]
             if s.token_hash != row.token_hash or s.kind != row.kind:
                 self.set_seat(SeatState(row.seat, row.name, row.kind, row.bot, row.token_hash))
-        self.finished = list(state.finished)
+        self.finished = collections.deque(state.finished, maxlen=FINISHED_KEPT)
         self.games_played = state.games
         self.joined = self.joined or state.games > 0
         if changed:

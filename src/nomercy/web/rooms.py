@@ -35,6 +35,7 @@ from nomercy.web.protocol import (
     check_option_bounds,
     same_name,
 )
+from nomercy.web.replays import Replay, ReplayCache
 from nomercy.web.room import (
     BOT,
     HELLO_EVERY,
@@ -68,6 +69,7 @@ __all__ = [
     "OPEN",
     "RETRY_PAUSE",
     "SUMMARY_DELAY",
+    "AddressBudgets",
     "BotQuestion",
     "Connection",
     "Delivery",
@@ -78,6 +80,7 @@ __all__ = [
     "RoomState",
     "SeatState",
     "ServerConfig",
+    "SocketCount",
     "StoreUnavailable",
     "Writer",
     "address_key",
@@ -132,6 +135,63 @@ class HourlyLimit:
             del self._times[key]
 
 
+class AddressBudgets:
+    """A token bucket per client address key (``address_key``): ``burst`` requests at once,
+    ``rate`` a second sustained (``rate`` 0: no limit). Buckets that have refilled are
+    forgotten (:meth:`forget`), so quiet addresses cost no memory."""
+
+    def __init__(self, burst: float, rate: float, clock: Callable[[], float]) -> None:
+        self.burst = burst
+        self.rate = rate
+        self.clock = clock
+        self._buckets: dict[str, TokenBucket] = {}
+
+    def take(self, key: str | None) -> bool:
+        """Spend one of ``key``'s tokens, if it has one (no key: always)."""
+        if key is None or self.rate <= 0:
+            return True
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = TokenBucket(self.burst, self.rate, self.clock)
+        return bucket.take()
+
+    def forget(self, now: float) -> None:
+        """Drop the buckets that have refilled (their addresses are quiet)."""
+        self._buckets = {
+            k: b
+            for k, b in self._buckets.items()
+            if b.tokens + (now - b.stamp) * b.rate < b.capacity
+        }
+
+
+class SocketCount:
+    """Open game sockets per client address key, ``limit`` at most each (0: no limit)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._open: dict[str, int] = {}
+
+    def open(self, key: str | None) -> bool:
+        """Count one more socket for ``key``, unless it holds ``limit`` already."""
+        if key is None or self.limit <= 0:
+            return True
+        held = self._open.get(key, 0)
+        if held >= self.limit:
+            return False
+        self._open[key] = held + 1
+        return True
+
+    def close(self, key: str | None) -> None:
+        """One of ``key``'s sockets closed (after an :meth:`open` that counted it)."""
+        if key is None or self.limit <= 0:
+            return
+        held = self._open.get(key, 0) - 1
+        if held > 0:
+            self._open[key] = held
+        else:
+            self._open.pop(key, None)
+
+
 class Lobby:
     """Every room of the server, the database, and the replays of finished games.
 
@@ -145,7 +205,6 @@ class Lobby:
         self.config = config
         self.rooms: dict[str, Room] = {}
         self._store: StoreBase | None = None
-        self._replays: dict[str, dict[str, Any]] = {}
         # One thread uses the database: writes wait there for another process's lock, not
         # in the event loop, and in order.
         self._writer: Writer | None = None
@@ -160,7 +219,17 @@ class Lobby:
         #: The event loop's stalls (flood detection does not count them against clients).
         self.watch = LoopWatch()
         #: Hellos per client address (``ServerConfig.hellos_per_address``).
-        self._hellos: dict[str, TokenBucket] = {}
+        self._hellos = AddressBudgets(
+            config.hello_burst, config.hellos_per_address, config.clock.monotonic
+        )
+        #: Replay requests per client address (``ServerConfig.replays_per_address``).
+        self._replay_budgets = AddressBudgets(
+            config.replay_burst, config.replays_per_address, config.clock.monotonic
+        )
+        #: Game sockets per client address (``ServerConfig.sockets_per_address``).
+        self.sockets = SocketCount(config.sockets_per_address)
+        #: Finished games' replays, built off the event loop and kept as bytes.
+        self.replays = ReplayCache(config.replay_cache_bytes, config.replay_page)
         #: This server's id (leases, notices).
         self.server_id = secrets.token_hex(6)
         #: The other servers of a shared (PostgreSQL) database; ``None`` with SQLite.
@@ -350,29 +419,18 @@ class Lobby:
                     if idle > 0 and now - room.active >= idle:
                         await self.expire(room)
             self.creations.forget(now)
-            self._forget_hellos(now)
+            self._hellos.forget(now)
+            self._replay_budgets.forget(now)
 
     def hello_allowed(self, address: str | None) -> bool:
         """Spend one of ``address``'s hellos (its key, see ``address_key``), if it has one.
         One budget for all the address's connections: opening more connections does not buy
         more hellos (each is answered with a whole state)."""
-        rate = self.config.hellos_per_address
-        if address is None or rate <= 0:
-            return True
-        bucket = self._hellos.get(address)
-        if bucket is None:
-            bucket = self._hellos[address] = TokenBucket(
-                self.config.hello_burst, rate, self.config.clock.monotonic
-            )
-        return bucket.take()
+        return self._hellos.take(address)
 
-    def _forget_hellos(self, now: float) -> None:
-        """Drop the hello budgets that have refilled (their addresses are quiet)."""
-        self._hellos = {
-            k: b
-            for k, b in self._hellos.items()
-            if b.tokens + (now - b.stamp) * b.rate < b.capacity
-        }
+    def replay_allowed(self, address: str | None) -> bool:
+        """Spend one of ``address``'s replay requests (``ServerConfig.replays_per_address``)."""
+        return self._replay_budgets.take(address_key(address) if address is not None else None)
 
     def idle_limit(self, room: Room) -> float:
         """Seconds ``room`` may stay idle (0: for ever)."""
@@ -489,11 +547,13 @@ class Lobby:
         )
 
     async def join(self, code: str, name: Any) -> tuple[int, str]:
-        """Take the lowest open seat of a room that has not started; returns seat and token.
+        """Take a seat: the lowest open one before the game; once it has started (or every
+        seat is held), a bot's seat when the host lets late friends in
+        (:meth:`Room.seat_to_take`). Returns the seat and its token.
 
         Raises:
-            ProtocolError: unknown room (404), full, started or name taken (409), bad name
-                (400).
+            ProtocolError: unknown room (404), full, started with late joining closed, or
+                name taken (409), bad name (400).
             StoreUnavailable: the database refused it.
         """
         room = await self.find(code)
@@ -510,26 +570,30 @@ class Lobby:
         return seat, token
 
     async def seat_person(self, room: Room, name: str, token_hash: str) -> int:
-        """Give a checked ``name`` the lowest open seat of ``room`` (this server's), held by
-        the token whose hash is ``token_hash``; returns the seat.
+        """Give a checked ``name`` a seat of ``room`` (this server's; :meth:`Room.seat_to_take`),
+        held by the token whose hash is ``token_hash``; returns the seat. Taking over a bot's
+        seat is announced to the table (a ``seat_taken`` message).
 
         Raises:
-            ProtocolError: full, started or name taken (409).
+            ProtocolError: full, started with late joining closed, or name taken (409).
             StoreUnavailable: the database refused it.
         """
         async with room.lock:
-            if room.started:
-                raise ProtocolError(
-                    ErrorCode.ALREADY_STARTED, "the game has started: watch as a spectator", 409
-                )
-            open_seats = [s for s in room.seats if s.kind == OPEN]
-            if not open_seats:
+            seat = room.seat_to_take()
+            if seat is None:
+                if room.started and not room.late_join:
+                    raise ProtocolError(
+                        ErrorCode.ALREADY_STARTED,
+                        "the game has started and the host keeps late joiners out: "
+                        "watch as a spectator",
+                        409,
+                    )
                 raise ProtocolError(ErrorCode.ROOM_FULL, "every seat is taken", 409)
             if any(s.kind == HUMAN and s.name and same_name(s.name, name) for s in room.seats):
                 raise ProtocolError(
                     ErrorCode.NAME_TAKEN, f"someone in this room is already called {name}", 409
                 )
-            seat = open_seats[0]
+            was = seat.name if seat.kind == BOT else None
             taken = SeatState(seat.seat, name, HUMAN, None, token_hash)
             await self.write(
                 functools.partial(
@@ -540,30 +604,29 @@ class Lobby:
                 ),
                 retry_for=self.config.action_retry,
             )
-            seat.kind, seat.name, seat.token_hash = HUMAN, name, token_hash
+            room.set_seat(taken)
             room.active = self.config.clock.monotonic()
             room.joined = True
+            if was is not None:
+                log.info("room %s: %s takes over seat %d from a bot", room.code, name, seat.seat)
+                room.send_all(messages.seat_taken(seat.seat, name, was, room.started))
             room.broadcast_room()
             return seat.seat
 
     # ------------------------------------------------------------------ replays
-    async def replay(self, game_id: str) -> tuple[dict[str, Any], str]:
-        """A finished game's replay (docs/web-protocol.md) and its record text.
+    async def replay(self, game_id: str) -> Replay:
+        """A finished game's replay (docs/web-protocol.md), built in a worker thread the first
+        time and kept as bytes (:mod:`~nomercy.web.replays`).
 
         Raises:
             ProtocolError: ``unknown_game`` (404): no such game, or it is still being played.
             StoreUnavailable: the database cannot be read.
         """
-        row = await self.write(self.store.load_game, game_id, retry_for=0.0)
-        if row is None or row.status != "finished":
+
+        async def load() -> GameRow | None:
+            return await self.write(self.store.load_game, game_id, retry_for=0.0)
+
+        replay = await self.replays.get(game_id, load)
+        if replay is None:
             raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no finished game {game_id!r}", 404)
-        record = row.record
-        cached = self._replays.get(game_id)
-        if cached is None:
-            # Replaying a long game rebuilds it move by move: in a worker thread, never in the
-            # event loop.
-            cached = await asyncio.to_thread(messages.replay, row.id, row.room, record)
-            self._replays[game_id] = cached
-            if len(self._replays) > 64:
-                self._replays.pop(next(iter(self._replays)))
-        return cached, await asyncio.to_thread(record.dumps)
+        return replay

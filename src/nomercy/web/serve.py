@@ -30,6 +30,11 @@ Protocol and security notes: docs/web.md, docs/web-protocol.md.
 """
 
 
+def _install(extra: str) -> str:
+    """How to install an extra (the package is not on PyPI: from a checkout)."""
+    return f"pip install '.[{extra}]' in a checkout of the repository (the package is not on PyPI)"
+
+
 def default_database() -> Path:
     """``$XDG_DATA_HOME/nomercy/server.sqlite3`` (``~/.local/share/nomercy/server.sqlite3``)."""
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
@@ -43,7 +48,7 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         help="serve the game to browsers over WebSockets (needs the web extra)",
         description=(
             "Run the web server: rooms for friends and bots, played in the browser. "
-            "Install it with: pip install 'uno-no-mercy[web]'."
+            f"Install it with: {_install('web')}."
         ),
         epilog=_EPILOG,
         formatter_class=formatter_class,
@@ -144,6 +149,15 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         help="open connections from one client address at most; 0: no limit (default: %(default)s)",
     )
     limits.add_argument(
+        "--sockets-per-address",
+        type=int,
+        default=0,
+        metavar="N",
+        help="game WebSockets one client address may hold at once, counted on the address a "
+        "trusted proxy forwards (X-Forwarded-For); for a proxy that does not limit clients "
+        "itself; 0: no limit (default: %(default)s)",
+    )
+    limits.add_argument(
         "--room-connections",
         type=int,
         default=64,
@@ -182,6 +196,15 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         default=10.0,
         metavar="SECONDS",
         help="close a WebSocket that has not said hello within this time (default: %(default)s)",
+    )
+    limits.add_argument(
+        "--ws-ping",
+        type=float,
+        default=20.0,
+        metavar="SECONDS",
+        help="ping each WebSocket this often (a client that does not answer within 20 s is "
+        "closed); behind deploy/nginx.conf give 1, so that the proxy notices a frozen server "
+        "by its silence (default: %(default)s)",
     )
     coach = parser.add_argument_group("the coach (hints)")
     coach.add_argument(
@@ -272,11 +295,16 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
     ):
         if value < 1:
             return _fail(f"{flag} must be >= 1, got {value}")
-    if args.max_per_address < 0:
-        return _fail(f"--max-per-address must be >= 0, got {args.max_per_address}")
+    for flag, value in (
+        ("--max-per-address", args.max_per_address),
+        ("--sockets-per-address", args.sockets_per_address),
+    ):
+        if value < 0:
+            return _fail(f"{flag} must be >= 0, got {value}")
     for flag, seconds in (
         ("--header-timeout", args.header_timeout),
         ("--hello-timeout", args.hello_timeout),
+        ("--ws-ping", args.ws_ping),
     ):
         if seconds <= 0:
             return _fail(f"{flag} must be > 0, got {seconds}")
@@ -296,7 +324,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         from nomercy.web.rooms import ServerConfig
         from nomercy.web.store import DatabaseLock, StoreError, is_postgres_url, open_store
     except ImportError as exc:
-        return _fail(f"the web server needs the web extra: pip install 'uno-no-mercy[web]' ({exc})")
+        return _fail(f"the web server needs the web extra: {_install('web')} ({exc})")
     database: Path | str = Path(args.database) if args.database else default_database()
     lock: DatabaseLock | None = None
     shown_database = str(database)
@@ -305,9 +333,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         try:
             import psycopg  # noqa: F401
         except ImportError:
-            return _fail(
-                "a PostgreSQL database needs the web-pg extra: pip install 'uno-no-mercy[web-pg]'"
-            )
+            return _fail(f"a PostgreSQL database needs the web-pg extra: {_install('web-pg')}")
         from nomercy.web.postgres import redact
 
         shown_database = redact(args.database)
@@ -352,6 +378,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         hello_timeout=args.hello_timeout,
         body_timeout=args.header_timeout,
         room_connections=args.room_connections,
+        sockets_per_address=args.sockets_per_address,
         room_idle=args.room_idle,
         unjoined_idle=args.unjoined_room_idle,
         rooms_per_hour=args.rooms_per_hour,
@@ -385,7 +412,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
             # Idle kept-alive HTTP connections and the close handshake of a WebSocket whose
             # peer has gone quiet are bounded too.
             timeout_keep_alive=5,
-            ws_ping_interval=20.0,
+            ws_ping_interval=args.ws_ping,
             ws_ping_timeout=20.0,
             # No limit_concurrency: the guarded protocol closes surplus connections before
             # they are read (uvicorn's own limit answers a plain-text 503 once headers are in).
@@ -446,9 +473,7 @@ def db_command(args: argparse.Namespace, out: TextIO) -> int:
                 try:
                     from nomercy.web.postgres import migrate_postgres, redact
                 except ImportError:
-                    return _db_fail(
-                        "PostgreSQL needs the web-pg extra: pip install 'uno-no-mercy[web-pg]'"
-                    )
+                    return _db_fail(f"PostgreSQL needs the web-pg extra: {_install('web-pg')}")
                 before, after = migrate_postgres(args.database)
                 where = redact(args.database)
             else:
@@ -474,7 +499,7 @@ def db_command(args: argparse.Namespace, out: TextIO) -> int:
         try:
             from nomercy.web.postgres import copy_sqlite, redact
         except ImportError:
-            return _db_fail("PostgreSQL needs the web-pg extra: pip install 'uno-no-mercy[web-pg]'")
+            return _db_fail(f"PostgreSQL needs the web-pg extra: {_install('web-pg')}")
         lock = DatabaseLock(source)  # no server may write it during the copy
         try:
             counts = copy_sqlite(str(source), args.target)

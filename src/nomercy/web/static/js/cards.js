@@ -93,11 +93,14 @@ export function cardElement(code, opts = {}) {
   return el;
 }
 
-/** A face-down card (the back). */
+/** A face-down card (the back): "NM" for No Mercy's deck; classic's (`opts.preset`) shows
+ * the four colours' shapes instead (the project's own art, no brand). */
 export function cardBack(opts = {}) {
   const el = document.createElement("div");
-  el.className = `card back${opts.small ? " small" : ""}`;
-  el.innerHTML = '<span class="back-mark" aria-hidden="true">NM</span>';
+  const classic = opts.preset === "classic";
+  el.className = `card back${classic ? " classic" : ""}${opts.small ? " small" : ""}`;
+  const mark = classic ? COLOURS.map((c) => shapeSvg(c, `shape c-${c}`)).join("") : "NM";
+  el.innerHTML = `<span class="back-mark" aria-hidden="true">${mark}</span>`;
   return el;
 }
 

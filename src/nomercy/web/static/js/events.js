@@ -77,6 +77,9 @@ export function variantKey(ev) {
       return "ev.draw";
     case "pass":
       return text.includes("Discard All") ? "ev.pass.discard_all" : "ev.pass";
+    case "discard_all":
+      // One card buried reads in the singular ("1 more red card ...; its effect").
+      return Array.isArray(d.cards) && d.cards.length === 1 ? "ev.discard_all.one" : "ev.discard_all";
     case "deflect":
       return text.includes("sends the penalty back") ? "ev.deflect.back" : "ev.deflect";
     case "choose_colour":
@@ -230,16 +233,46 @@ export function eventParams(ev, names) {
   return p;
 }
 
-/** The event in the UI language: {text, rules}. */
-export function translateEvent(ev, names) {
+/**
+ * The engine's English as the table words it: the engine keeps its text (the golden corpus pins
+ * it) and says "card(s)"; the page says "1 more red card ...; its effect is ignored" or "3 more
+ * red cards", and a classic penalty without its "last +N".
+ */
+export function engineWords(text) {
+  // Classic has no stacking by value (CL-7): "Penalty 4, last +4: Bob must draw" is "Bob must
+  // draw 4".
+  const classic = String(text).match(/^Penalty (\d+), last \+\d+: (.+) must draw$/);
+  if (classic) return `${classic[2]} must draw ${classic[1]}`;
+  return String(text).replace(/\b(\d+) more (\w+) card\(s\)(.*?); their effects are ignored/, (m, n, colour, rest) =>
+    n === "1" ? `1 more ${colour} card${rest}; its effect is ignored` : `${n} more ${colour} cards${rest}; their effects are ignored`,
+  );
+}
+
+/** The engine's English with each seat's dealt name (`dealt`, the game's) replaced by the name
+ * it goes by now (`names`: a late friend who took over a bot's seat). */
+function renamed(text, names, dealt) {
+  let out = text;
+  (dealt || []).forEach((old, s) => {
+    const now = names?.[s];
+    if (!old || !now || now === old) return;
+    const escaped = old.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    out = out.replace(new RegExp(`(?<![\\w])${escaped}(?![\\w])`, "g"), now);
+  });
+  return out;
+}
+
+/** The event in the UI language: {text, rules}; `dealt`: the names the game was dealt with,
+ * when a seat now goes by another (see renamed). */
+export function translateEvent(ev, names, dealt = null) {
   const rules = ruleIds(ev.text);
-  if (lang() === "en") return { text: stripRules(ev.text), rules };
+  const english = () => renamed(engineWords(stripRules(ev.text)), names, dealt);
+  if (lang() === "en") return { text: english(), rules };
   const key = variantKey(ev);
-  if (!has(key)) return { text: stripRules(ev.text), rules };
+  if (!has(key)) return { text: english(), rules };
   const params = eventParams(ev, names);
   const out = t(key, params);
   // A placeholder left unfilled means the data lacked something: use the English.
-  if (/\{\w+\}/.test(out)) return { text: stripRules(ev.text), rules };
+  if (/\{\w+\}/.test(out)) return { text: english(), rules };
   return { text: out, rules };
 }
 

@@ -26,6 +26,24 @@ function fillSelect(select, items, label) {
   select.replaceChildren(...items.map((v) => el("option", { value: String(v), text: label(v) })));
 }
 
+// The bot picker: the levels first, each with the algorithm it plays at this preset (for
+// those who care), then every algorithm by name. A level is sent as such; the server seats
+// its bot for the room's preset.
+function fillBots(select, preset) {
+  const keep = select.value;
+  const levels = meta.levels?.[preset] ?? {};
+  const levelOptions = Object.entries(levels).map(([level, bot]) =>
+    el("option", { value: level, text: t("lobby.bot_level", { level: t(`level.${level}`), bot }) }),
+  );
+  const algorithms = meta.bots.map((b) => el("option", { value: b, text: b }));
+  select.replaceChildren(
+    el("optgroup", { label: t("lobby.bot_levels") }, ...levelOptions),
+    el("optgroup", { label: t("lobby.bot_algorithms") }, ...algorithms),
+  );
+  select.value = keep || "medium";
+  if (!select.value) select.value = "medium";
+}
+
 function presetLabel(p) {
   return t(`preset.${p}`);
 }
@@ -177,6 +195,7 @@ function relabel() {
   fillSelect(f.preset, meta.presets, presetLabel);
   fillSelect(f.timer, meta.timers, timerLabel);
   [f.preset.value, f.timer.value] = keep;
+  fillBots(f.bot, f.preset.value);
   renderOptions(); // keeps the values chosen so far
   updateChanged();
 }
@@ -195,11 +214,10 @@ async function main() {
   }
   const f = document.getElementById("create-form");
   fillSelect(f.preset, meta.presets, presetLabel);
-  fillSelect(f.bot, meta.bots, (b) => b);
+  fillBots(f.bot, f.preset.value);
   fillSelect(f.timer, meta.timers, timerLabel);
   f.seats.min = String(meta.min_seats);
   f.seats.max = String(meta.max_seats);
-  if (meta.bots.includes("heuristic")) f.bot.value = "heuristic";
   const limitSeats = () => {
     const max = meta.max_seats_by_preset?.[f.preset.value] ?? meta.max_seats;
     f.seats.max = String(max);
@@ -208,6 +226,7 @@ async function main() {
   limitSeats();
   f.preset.addEventListener("change", () => {
     limitSeats();
+    fillBots(f.bot, f.preset.value); // a level's bot depends on the preset
     // A new preset brings its own defaults.
     document.getElementById("options-list").replaceChildren();
     renderOptions();

@@ -10,6 +10,11 @@ const $ = (id) => document.getElementById(id);
 const gameId = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "");
 let R = null;
 let step = 0; // 0: the deal; k: after the k-th action
+// The steps fetched so far (a long game comes a page at a time: docs/web-protocol.md), and the
+// page requests made, by their first step.
+let S = [];
+const pages = new Map();
+let slide = null;
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -23,17 +28,31 @@ function el(tag, attrs = {}, ...children) {
 }
 
 function frameAt(i) {
-  return i === 0 ? R.start_frame : R.steps[i - 1].frame;
+  return i === 0 ? R.start_frame : S[i - 1].frame;
+}
+
+// The first step of the page that holds step i's action (step 0, the deal: the first page).
+const pageStart = (i) => (i === 0 ? 0 : Math.floor((i - 1) / R.page) * R.page);
+
+function loadPage(start) {
+  if (!pages.has(start)) {
+    const request = api(`/api/replays/${encodeURIComponent(gameId)}?from=${start}&count=${R.page}`).then((data) => {
+      data.steps.forEach((s, k) => { S[start + k] = s; });
+    });
+    request.catch(() => pages.delete(start)); // asked again on the next step there
+    pages.set(start, request);
+  }
+  return pages.get(start);
 }
 
 function render() {
-  const total = R.steps.length;
+  const total = R.steps_total;
   const f = frameAt(step);
   const names = R.names;
   $("slider").max = String(total);
   $("slider").value = String(step);
   $("step-label").textContent = step === 0 ? t("replay.start") : t("replay.step", { n: step, total });
-  $("step-action").textContent = step === 0 ? "—" : `${names[R.steps[step - 1].seat] ?? ""}: ${R.steps[step - 1].action}`;
+  $("step-action").textContent = step === 0 ? "—" : `${names[S[step - 1].seat] ?? ""}: ${S[step - 1].action}`;
   $("prev-btn").disabled = $("first-btn").disabled = step === 0;
   $("next-btn").disabled = $("last-btn").disabled = step === total;
   $("top-card").replaceChildren(f.top ? cardElement(f.top) : el("div", { class: "card empty" }));
@@ -77,11 +96,13 @@ function render() {
     log.append(li);
     return li;
   };
-  for (const ev of R.opening || []) add(ev, step === 0);
+  // The log holds the current page's steps up to this one (a long game is not sent whole).
+  const first = pageStart(step);
+  if (first === 0) for (const ev of R.opening || []) add(ev, step === 0);
   let last = null;
-  for (let i = 0; i < step; i++) {
-    log.append(el("li", { class: "replay-step small muted", text: `${i + 1}. ${names[R.steps[i].seat] ?? ""}: ${R.steps[i].action}` }));
-    for (const ev of R.steps[i].events) last = add(ev, i === step - 1);
+  for (let i = first; i < step; i++) {
+    log.append(el("li", { class: "replay-step small muted", text: `${i + 1}. ${names[S[i].seat] ?? ""}: ${S[i].action}` }));
+    for (const ev of S[i].events) last = add(ev, i === step - 1);
   }
   // Scroll the log itself to the current step: scrollIntoView would scroll the page too (on a
   // phone the log lies below the controls, and the Next button went off screen on every step).
@@ -93,8 +114,20 @@ function render() {
   }
 }
 
-function go(i) {
-  step = Math.max(0, Math.min(R.steps.length, i));
+async function go(i) {
+  step = Math.max(0, Math.min(R.steps_total, i));
+  const start = pageStart(step);
+  if (step > 0 && S[step - 1] === undefined) {
+    try {
+      await loadPage(start);
+    } catch (err) {
+      $("notice").textContent = errorText(err.code, err.message);
+      $("notice").hidden = false;
+      return;
+    }
+    if (pageStart(step) !== start) return; // moved on meanwhile: that step renders
+  }
+  $("notice").hidden = true;
   render();
 }
 
@@ -109,6 +142,8 @@ async function main() {
     $("notice").hidden = false;
     return;
   }
+  S = new Array(R.steps_total);
+  R.steps.forEach((s, k) => { S[k] = s; });
   $("replay").hidden = false;
   $("seed").textContent = String(R.seed);
   const res = R.result || R.record?.result || {};
@@ -121,14 +156,20 @@ async function main() {
   $("first-btn").addEventListener("click", () => go(0));
   $("prev-btn").addEventListener("click", () => go(step - 1));
   $("next-btn").addEventListener("click", () => go(step + 1));
-  $("last-btn").addEventListener("click", () => go(R.steps.length));
-  $("slider").addEventListener("input", () => go(Number($("slider").value)));
+  $("last-btn").addEventListener("click", () => go(R.steps_total));
+  $("slider").addEventListener("input", () => {
+    // Dragging across a long game asks for the page where it stops, not for every page.
+    const target = Number($("slider").value);
+    clearTimeout(slide);
+    if (target === 0 || S[target - 1] !== undefined) go(target);
+    else slide = setTimeout(() => go(target), 200);
+  });
   document.addEventListener("keydown", (e) => {
     if (e.target.closest("input, select")) return;
     if (e.key === "ArrowRight") go(step + 1);
     else if (e.key === "ArrowLeft") go(step - 1);
     else if (e.key === "Home") go(0);
-    else if (e.key === "End") go(R.steps.length);
+    else if (e.key === "End") go(R.steps_total);
   });
   onLangChange(render);
   render();

@@ -6,10 +6,53 @@ import { bump, cue, flipIn, flyFrom, setSound, soundOn } from "./feel.js";
 import { translateEvent } from "./events.js";
 import { parseLegal } from "./legal.js";
 import { applyDom, has, initI18n, mountLanguagePicker, onLangChange, optionLabel, optionValue, t } from "./i18n.js";
+import { cardRuleIds, closeRules, loadRules, openRules, ruleNodes, watchRuleClicks } from "./rulebook.js";
 
 const $ = (id) => document.getElementById(id);
 /** The quick reactions (web/reactions.py REACTIONS), each with the emoji the table shows. */
 const REACTIONS = { thumbs_up: "👍", laugh: "😂", wow: "😮", ouch: "😬", clap: "👏", good_game: "🤝" };
+/** The sound switch's icons, drawn here so they show without an emoji font (a speaker with
+ * waves: on; crossed out: off). */
+const SPEAKER = '<path d="M3 9h4l5-4v14l-5-4H3z"/>';
+const SOUND_ICONS = {
+  on: `<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false" fill="currentColor">${SPEAKER}<path d="M15 8.5a5 5 0 0 1 0 7M17.5 6a8.5 8.5 0 0 1 0 12" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"/></svg>`,
+  off: `<svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false" fill="currentColor">${SPEAKER}<path d="M15.5 9.5l5 5m0-5l-5 5" stroke="currentColor" stroke-width="2" stroke-linecap="round"/></svg>`,
+};
+
+/**
+ * Whether this system draws the reactions' emoji in colour. Without an emoji font 👍 is an
+ * empty box, so the reactions then show their names instead (checked once, on a canvas: an
+ * emoji font paints coloured pixels, a missing or monochrome glyph grey ones).
+ */
+function colourEmoji() {
+  try {
+    const canvas = document.createElement("canvas");
+    canvas.width = canvas.height = 32;
+    const g = canvas.getContext("2d", { willReadFrequently: true });
+    g.textBaseline = "top";
+    g.font = "24px sans-serif";
+    for (const emoji of Object.values(REACTIONS)) {
+      g.clearRect(0, 0, 32, 32);
+      g.fillStyle = "#000";
+      g.fillText(emoji, 0, 0);
+      const px = g.getImageData(0, 0, 32, 32).data;
+      let coloured = false;
+      for (let i = 0; i < px.length && !coloured; i += 4) coloured = px[i + 3] > 0 && (px[i] !== px[i + 1] || px[i + 1] !== px[i + 2]);
+      if (!coloured) return false;
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+const EMOJI = colourEmoji();
+document.documentElement.dataset.emoji = EMOJI ? "1" : "0";
+
+/** How a reaction shows: its emoji, or its name where the system has no emoji font. */
+function reactionFace(key) {
+  return EMOJI ? REACTIONS[key] : t(`react.${key}`);
+}
+
 /** Seconds between two reactions of a seat (the server's REACTION_EVERY). */
 const REACTION_EVERY = 2;
 // The protocol version this client speaks (docs/web-protocol.md "Protocol version").
@@ -80,8 +123,10 @@ function adviceText(a) {
   const data = { ...(a.data || {}) };
   if (data.colour) data.colour = colourWord(data.colour);
   const rules = a.rules && a.rules.length ? ` [${a.rules.join(", ")}]` : "";
-  // A template for one card where the count is one ("you get P1's only card").
-  const key = data.size === 1 && has(`advice.${a.kind}_one`) ? `advice.${a.kind}_one` : `advice.${a.kind}`;
+  // A template for one card where the count is one ("you get P1's only card", "your other
+  // red card").
+  const one = data.size === 1 || data.count === 1;
+  const key = one && has(`advice.${a.kind}_one`) ? `advice.${a.kind}_one` : `advice.${a.kind}`;
   return has(key) ? oneCard(t(key, data)) + rules : a.text;
 }
 
@@ -105,7 +150,7 @@ function actionText(text) {
     let out = cardName(words[1]);
     for (const w of words.slice(2)) {
       if (/^[RYGB]$/.test(w)) out += ` → ${colourWord(w)}`;
-      else if (/^\d+$/.test(w)) out += ` ⇄ ${S.view?.players?.[Number(w)]?.name ?? w}`;
+      else if (/^\d+$/.test(w)) out += ` ⇄ ${names()[Number(w)] ?? w}`;
       else if (w === "uno") out += ` + ${t("table.uno")}`;
     }
     return out;
@@ -114,7 +159,7 @@ function actionText(text) {
   if (verb === "pass") return t(S.view?.phase === "discard_all_top" ? "table.keep_da" : S.view?.phase === "discard_all_subset" ? "table.stop_da" : "table.keep");
   if (verb === "colour") return `${t("picker.colour")}: ${colourWord(words[1])}`;
   if (verb === "uno") return t("table.uno_now");
-  if (verb === "catch") return t("table.catch", { name: S.view?.players?.[Number(words[1])]?.name ?? words[1] });
+  if (verb === "catch") return t("table.catch", { name: (S.view ? names()[Number(words[1])] : null) ?? words[1] });
   if (verb === "challenge") return t("table.challenge");
   return text;
 }
@@ -136,8 +181,15 @@ function notice(text) {
 }
 
 function names() {
-  if (S.view) return S.view.players.map((p) => p.name);
+  if (S.view) return S.view.players.map((p) => seatName(p.seat, p.name));
   return (S.room?.seats || []).map((s) => s.name || `P${s.seat}`);
+}
+
+/** A seat's name at the table: the game's, or the person who took the seat over from its bot
+ * during the game (the game keeps the name it was dealt with: its record does). */
+function seatName(seat, dealt) {
+  const s = S.room?.seats?.[seat];
+  return s && s.kind === "human" && s.name ? s.name : dealt;
 }
 
 function show(id, on) {
@@ -243,6 +295,9 @@ function onMessage(msg) {
     case "reaction":
       showReaction(msg);
       break;
+    case "seat_taken":
+      onSeatTaken(msg);
+      break;
     case "pong":
       break;
     default:
@@ -290,7 +345,44 @@ function setRoom(room) {
   $("room-code").textContent = room.code || code;
   document.title = `${room.name || room.code} · ${t("app.title")}`;
   renderLobby();
+  renderLateJoin();
   if (S.view && S.seat !== null) renderReactions(); // the host may have switched them
+  // A seat that changed hands (a late friend took over a bot's) shows its new name.
+  const sig = room.seats.map((x) => `${x.kind}:${x.name}`).join("|");
+  if (S.view && S.seatSig !== undefined && sig !== S.seatSig) renderTable();
+  S.seatSig = sig;
+}
+
+/** The host's switch for late friends (in the lobby and by the log); others see nothing. */
+function renderLateJoin() {
+  const host = S.seat !== null && S.seat === S.room?.host;
+  const on = S.room?.late_join !== false;
+  for (const row of document.querySelectorAll(".late-join")) {
+    row.hidden = !host;
+    row.querySelector(".late-text").textContent = t(on ? "room.late_on" : "room.late_off");
+    const b = row.querySelector(".late-switch");
+    b.textContent = t(on ? "room.late_close" : "room.late_open");
+    b.onclick = () => send({ type: "late_join", on: !on });
+  }
+}
+
+/** A late friend took over a bot's seat: everyone is told, in a toast and in the log. */
+function onSeatTaken(msg) {
+  const text = t(msg.playing ? "room.taken_over" : "room.taken_next", { name: msg.name, was: msg.was || `P${msg.seat}` });
+  toast(text, "info", "seat-taken");
+  if (S.view) {
+    S.log.push({ kind: "seat_taken", text, seat: msg.seat, local: true });
+    renderLog();
+  }
+}
+
+/** The bot's seat a late friend would take (the server's choice: the lowest bot still in the
+ * hand), or null. */
+function lateSeat(room) {
+  if (!room || room.late_join === false) return null;
+  const bots = room.seats.filter((s) => s.kind === "bot");
+  const live = bots.filter((s) => !S.view?.players?.[s.seat]?.out);
+  return (live.length ? live : bots)[0] || null;
 }
 
 function renderLobby() {
@@ -355,11 +447,22 @@ function showJoin() {
   show("lobby-panel", false);
   show("join-panel", true);
   const room = S.room;
-  // Seats are fixed once a game has started, also after it ended; spectators are welcome.
+  // Once a game has started the open seats are bots': a late friend takes over one of them
+  // when the host allows it; otherwise they watch.
   const started = room?.started || (room?.finished_games || []).length > 0;
-  const full = room && !room.seats.some((seat) => seat.kind === "open");
-  $("join-info").textContent = started ? t("room.started_info") : full ? t("err.room_full") : t("room.join_info");
-  $("join-form").hidden = Boolean(started || full);
+  const open = room && room.seats.some((seat) => seat.kind === "open");
+  const late = !open || started ? lateSeat(room) : null;
+  const closed = started && !late && room?.late_join === false;
+  $("join-info").textContent = late
+    ? t("room.late_info", { name: late.name || `P${late.seat}` })
+    : closed
+      ? t("room.late_closed")
+      : started
+        ? t("room.started_info")
+        : !open
+          ? t("err.room_full")
+          : t("room.join_info");
+  $("join-form").hidden = !late && Boolean(started || !open);
   if (!$("join-name").value) $("join-name").value = lastName();
 }
 
@@ -534,7 +637,7 @@ function renderSound() {
   const on = soundOn();
   const b = $("sound-btn");
   b.setAttribute("aria-pressed", on ? "true" : "false");
-  b.querySelector("span").textContent = on ? "🔊" : "🔇";
+  b.querySelector("span").innerHTML = SOUND_ICONS[on ? "on" : "off"];
   b.title = t(on ? "sound.on" : "sound.off");
   b.setAttribute("aria-label", b.title);
 }
@@ -549,12 +652,14 @@ function toggleSound() {
 function renderReactions() {
   const bar = $("reactions");
   if (!bar.childElementCount) {
-    for (const [key, emoji] of Object.entries(REACTIONS)) {
-      bar.append(el("button", { type: "button", class: "react", "data-reaction": key, text: emoji, onclick: () => react(key) }));
+    for (const key of Object.keys(REACTIONS)) {
+      bar.append(el("button", { type: "button", class: "react", "data-reaction": key, onclick: () => react(key) }));
     }
   }
   for (const b of bar.querySelectorAll("button")) {
     const name = t(`react.${b.dataset.reaction}`);
+    b.textContent = reactionFace(b.dataset.reaction);
+    b.classList.toggle("words", !EMOJI);
     b.title = name;
     b.setAttribute("aria-label", name);
     b.disabled = Boolean(S.reactWait);
@@ -597,7 +702,7 @@ function placeBubbles() {
   for (const [seat, { reaction }] of S.bubbles || []) {
     const box = seat === S.seat ? $("me").querySelector(".me-head") : $("opponents").querySelector(`.player[data-seat="${seat}"] .pname`);
     if (!box) continue;
-    const name = S.view.players?.[seat]?.name ?? `P${seat}`;
+    const name = names()[seat] ?? `P${seat}`;
     box.append(
       el("span", {
         class: "reaction-bubble",
@@ -605,7 +710,7 @@ function placeBubbles() {
         "data-seat": seat,
         "data-reaction": reaction,
         "aria-label": t("react.said", { name, reaction: t(`react.${reaction}`) }),
-        text: REACTIONS[reaction],
+        text: reactionFace(reaction),
       }),
     );
   }
@@ -628,7 +733,7 @@ function renderTable() {
   for (const s of order) opp.append(playerPanel(players[s], A));
   placeBubbles();
   // Centre.
-  $("draw-back").replaceChildren(cardBack());
+  $("draw-back").replaceChildren(cardBack({ preset: v.rules?.preset }));
   $("pile-size").textContent = t("table.pile", { n: v.draw_pile_size });
   $("draw-pile-btn").disabled = !A.draw;
   const top = v.top ? cardElement(v.top) : el("div", { class: "card empty" });
@@ -636,6 +741,14 @@ function renderTable() {
   const pileSize = (v.discard || []).length;
   if (S.lastPile !== undefined && (v.top !== S.lastTop || pileSize !== S.lastPile)) top.classList.add("landed");
   [S.lastTop, S.lastPile] = [v.top, pileSize];
+  if (v.top) {
+    // The card on the pile tells what it does when tapped (players and spectators alike).
+    top.setAttribute("role", "button");
+    top.tabIndex = 0;
+    top.title = t("rules.card", { card: cardName(v.top) });
+    top.addEventListener("click", () => showCardRules(v.top));
+    top.addEventListener("keydown", (e) => (e.key === "Enter" || e.key === " ") && (e.preventDefault(), showCardRules(v.top)));
+  }
   $("top-card").replaceChildren(top);
   const ac = $("active-colour");
   ac.replaceChildren();
@@ -653,7 +766,10 @@ function renderTable() {
     pend.hidden = false;
     const links = v.pending.chain || [];
     const chain = links.length > 1 ? links.map((x) => `+${x}`).join(" ") : "";
-    pend.textContent = t("table.pending", { total: v.pending.total, last: v.pending.last }) + (chain ? ` (${chain})` : "");
+    // Classic has no stacking by value (CL-7): what is pending is a number of cards to draw.
+    pend.textContent = stacking()
+      ? t("table.pending", { total: v.pending.total, last: v.pending.last }) + (chain ? ` (${chain})` : "")
+      : t("table.pending_classic", { total: v.pending.total });
   } else pend.hidden = true;
   renderTimer();
   // Prompt.
@@ -664,26 +780,36 @@ function renderTable() {
   // Our seat.
   const meBox = $("me");
   meBox.hidden = S.seat === null;
-  // A spectator is told so where a player's hand would be.
+  // A spectator is told so where a player's hand would be, and offered a bot's seat when the
+  // host lets late friends in.
   $("watching").hidden = S.seat !== null;
+  $("late-take-btn").hidden = !(S.seat === null && v.phase !== "over" && lateSeat(S.room));
   if (S.seat === null) {
     $("advice").hidden = true;
     $("hint").hidden = true;
   }
   if (S.seat !== null) {
     const me = players[S.seat];
-    const bits = [`${me.name} (${t("room.you")})`, cardsText(me.hand_size)];
+    const bits = [`${seatName(S.seat, me.name)} (${t("room.you")})`, cardsText(me.hand_size)];
     if (me.mercy_distance !== null && me.mercy_distance !== undefined) bits.push(t("table.mercy", { n: me.mercy_distance }));
     if (me.out) bits.push(t("table.out"));
     if (me.uno) bits.push(t("table.uno_called"));
-    if (v.score_target && (v.scores || []).some((x) => x)) bits.push(t("table.score", { n: v.scores[S.seat] }));
+    if (matchScores()) bits.push(t("table.score_of", { n: v.scores[S.seat], target: v.score_target }));
     $("me-info").textContent = bits.join(" · ");
     meBox.classList.toggle("turn", myTurn());
     renderHand();
     renderControls();
     renderReactions();
-    keepDecisionInView();
   }
+  measureStrip();
+  if (S.seat !== null) keepDecisionInView();
+}
+
+/** Whether the seats show their match scores: only in a match (a single hand is not scored:
+ * its points would read as unexplained numbers), once someone has scored. */
+function matchScores() {
+  const v = S.view;
+  return S.room?.mode === "match" && Boolean(v?.score_target) && (v.scores || []).some((x) => x);
 }
 
 /** The moment the seat decides in (a new one after every action of anyone). */
@@ -704,25 +830,40 @@ function keepDecisionInView(force = false) {
   const boxes = ["prompt", "advice", "hint"].map($).filter((b) => !b.hidden);
   const top = Math.min(...boxes.map((b) => b.getBoundingClientRect().top));
   const bottom = Math.max(...boxes.map((b) => b.getBoundingClientRect().bottom));
-  if (top >= 0 && bottom <= window.innerHeight) return;
-  // The prompt at the top of the screen, the warnings and the hand below it.
+  if (top >= 0 && bottom <= visibleBottom()) return;
+  // The prompt at the top of the screen, the warnings below it, the hand in its strip.
   window.scrollBy({ top: top - 8, behavior: "instant" });
+}
+
+/** Where the page's visible part ends: the top of the hand's strip when it is pinned to the
+ * bottom of the window (a phone; a desktop whose table is taller than the window). */
+function visibleBottom() {
+  const me = $("me");
+  if (me.hidden || getComputedStyle(me).position === "static") return window.innerHeight;
+  return Math.min(window.innerHeight, me.getBoundingClientRect().top);
+}
+
+/** The page keeps room below its last line for the strip pinned over it (CSS --me-h). */
+function measureStrip() {
+  const me = $("me");
+  const h = me.hidden || getComputedStyle(me).position !== "fixed" ? 0 : Math.ceil(me.getBoundingClientRect().height);
+  document.documentElement.style.setProperty("--me-h", `${h}px`);
 }
 
 function playerPanel(p, A) {
   const v = S.view;
   const turn = v.to_act === p.seat;
   const box = el("div", { class: `player${turn ? " turn" : ""}${p.out ? " out" : ""}`, "data-seat": p.seat });
-  const head = el("div", { class: "pname" }, el("span", { class: "name", text: p.name }));
+  const head = el("div", { class: "pname" }, el("span", { class: "name", text: seatName(p.seat, p.name) }));
   if (turn) head.append(el("span", { class: "badge turn-badge", text: t("table.to_act") }));
   if (v.dealer === p.seat) head.append(el("span", { class: "badge", title: t("table.dealer"), text: "D" }));
   box.append(head);
   const fan = el("div", { class: "fan", "aria-hidden": "true" });
-  for (let i = 0; i < Math.min(p.hand_size, 12); i++) fan.append(cardBack({ small: true }));
+  for (let i = 0; i < Math.min(p.hand_size, 12); i++) fan.append(cardBack({ small: true, preset: v.rules?.preset }));
   box.append(fan);
   const info = [cardsText(p.hand_size)];
   if (p.mercy_distance !== null && p.mercy_distance !== undefined && !p.out) info.push(t("table.mercy", { n: p.mercy_distance }));
-  if (v.score_target && (v.scores || []).some((x) => x)) info.push(t("table.score", { n: v.scores[p.seat] }));
+  if (matchScores()) info.push(t("table.score_of", { n: v.scores[p.seat], target: v.score_target }));
   box.append(el("div", { class: `pinfo${p.mercy_distance !== null && p.mercy_distance <= 5 ? " danger" : ""}`, text: info.join(" · ") }));
   if (p.out) box.append(el("div", { class: "badge out", text: t("table.out") }));
   if (p.uno) box.append(el("div", { class: "badge uno", text: t("table.uno_called") }));
@@ -739,7 +880,7 @@ function playerPanel(p, A) {
         type: "button",
         class: "catch",
         "data-catch": p.seat,
-        text: t("table.catch", { name: p.name }),
+        text: t("table.catch", { name: seatName(p.seat, p.name) }),
         onclick: () => act(A.catches.get(p.seat)),
       }),
     );
@@ -750,8 +891,8 @@ function playerPanel(p, A) {
 
 function promptText() {
   const v = S.view;
-  if (v.phase === "over") return v.winner !== null && v.winner !== undefined ? t("prompt.over", { name: v.players[v.winner].name }) : t("prompt.over_plain");
-  const who = v.to_act === null || v.to_act === undefined ? "" : v.players[v.to_act].name;
+  if (v.phase === "over") return v.winner !== null && v.winner !== undefined ? t("prompt.over", { name: names()[v.winner] }) : t("prompt.over_plain");
+  const who = v.to_act === null || v.to_act === undefined ? "" : names()[v.to_act];
   if (!myTurn()) {
     if (v.phase === "roulette_colour") return t("prompt.roulette_other", { name: who });
     if (v.phase === "stack_or_absorb") {
@@ -797,6 +938,10 @@ function renderHand() {
     const first = cards.findIndex((c) => A.plays.has(c));
     if (first >= 0 && !A.plays.has(cards[S.selected])) S.selected = first;
   }
+  // Redrawing keeps the strip where the player scrolled it (emptying it would reset it).
+  const scrolled = hand.scrollLeft;
+  const fresh = S.stripFor !== key;
+  S.stripFor = key;
   hand.replaceChildren();
   cards.forEach((c, i) => {
     const legal = A.plays.has(c);
@@ -816,12 +961,62 @@ function renderHand() {
       b.title += `\n⚠ ${warn.map(adviceText).join("\n⚠ ")}`;
       b.setAttribute("aria-label", `${cardName(c)}. ⚠ ${warn.map(adviceText).join(". ")}`);
     }
-    b.addEventListener("click", () => {
+    b.addEventListener("click", (e) => {
+      if (S.infoShown === b) {
+        // The click that ends a long press only closes the press: the card is not played.
+        S.infoShown = null;
+        e.preventDefault();
+        return;
+      }
       S.selected = i;
       playCard(c);
     });
+    cardInfoOn(b, c);
     hand.append(b);
   });
+  hand.scrollLeft = scrolled;
+  // A new decision shows the chosen (first playable) card inside the strip.
+  if (fresh) showInStrip(hand.children[S.selected]);
+}
+
+/** A card's own info: a long press (touch), a right click or the I key opens the rules that
+ * say what it does. */
+function cardInfoOn(node, code) {
+  node.addEventListener("contextmenu", (e) => {
+    e.preventDefault();
+    showCardRules(code);
+  });
+  node.addEventListener("pointerdown", (e) => {
+    if (e.pointerType !== "touch") return;
+    clearTimeout(S.pressTimer);
+    S.pressTimer = setTimeout(() => {
+      S.infoShown = node;
+      showCardRules(code);
+    }, 550);
+  });
+  for (const end of ["pointerup", "pointercancel", "pointerleave"]) node.addEventListener(end, () => clearTimeout(S.pressTimer));
+}
+
+/** The rules of card `code` under this table's rules, in the rule dialog. */
+async function showCardRules(code) {
+  const preset = S.view?.rules?.preset || S.room?.preset || "no-mercy";
+  let ids = [];
+  try {
+    ids = cardRuleIds(await loadRules(), code, preset);
+  } catch {
+    ids = [];
+  }
+  openRules(ids, cardName(code));
+}
+
+/** Scroll the hand's strip, and only the strip, so that `card` lies wholly inside it. */
+function showInStrip(card) {
+  const hand = $("hand");
+  if (!card || hand.scrollWidth <= hand.clientWidth) return;
+  const box = hand.getBoundingClientRect();
+  const r = card.getBoundingClientRect();
+  if (r.left < box.left) hand.scrollLeft -= box.left - r.left + 8;
+  else if (r.right > box.right) hand.scrollLeft += r.right - box.right + 8;
 }
 
 function renderControls() {
@@ -888,9 +1083,12 @@ function onHint(msg) {
   }
   S.hint = msg;
   renderHint();
-  // The answer below the fold (a phone) is brought up, the page otherwise left where it is.
+  // The answer below the fold (or under the hand's strip) is brought up, the page otherwise
+  // left where it is.
   const box = $("hint").getBoundingClientRect();
-  if (box.bottom > window.innerHeight || box.top < 0) $("hint").scrollIntoView({ block: "nearest", behavior: "instant" });
+  const bottom = visibleBottom();
+  if (box.top < 0) window.scrollBy({ top: box.top - 8, behavior: "instant" });
+  else if (box.bottom > bottom) window.scrollBy({ top: Math.min(box.top - 8, box.bottom - bottom + 8), behavior: "instant" });
 }
 
 /** The coach's hint under the prompt: the move, its estimated chance, why, the other moves. */
@@ -912,7 +1110,7 @@ function renderHint() {
   }
   const head = el("div", {}, el("strong", { text: `${t("coach.title")}: ` }), el("span", { class: "hint-move", "data-action": h.action, text: actionText(h.action) }));
   if (h.chance !== null && h.chance !== undefined) head.append(" · ", el("span", { class: "hint-chance", text: t("coach.chance", { n: Math.round(100 * h.chance) }) }));
-  box.append(head, el("div", { class: "hint-reason", text: reasonText(h.reason) }));
+  box.append(head, el("div", { class: "hint-reason" }, ...ruleNodes(reasonText(h.reason))));
   const others = (h.estimates || []).filter((e) => e.action !== h.action).slice(0, 3);
   if (others.length) {
     const list = others.map((e) => `${actionText(e.action)} ${Math.round(100 * e.chance)}%`).join(" · ");
@@ -943,7 +1141,7 @@ function renderAdvice() {
   if (A.challenge) for (const a of adviceFor([A.challenge])) items.push([t("table.challenge"), a]);
   for (const [card, plays] of A.plays) for (const a of adviceFor(plays.map((p) => p.text))) items.push([cardName(card), a]);
   for (const [what, a] of items) {
-    box.append(el("li", { class: `advice-${a.kind}` }, el("strong", { text: `⚠ ${what}: ` }), adviceText(a)));
+    box.append(el("li", { class: `advice-${a.kind}` }, el("strong", { text: `⚠ ${what}: ` }), ...ruleNodes(adviceText(a))));
   }
   box.hidden = !items.length;
 }
@@ -1006,7 +1204,7 @@ function pickTarget(targets) {
         key: [String(i + 1)],
         node: el(
           "button",
-          { type: "button", class: "pick-target", "data-target": s, text: `${p.name} · ${cardsText(p.hand_size)}` },
+          { type: "button", class: "pick-target", "data-target": s, text: `${names()[s]} · ${cardsText(p.hand_size)}` },
           ...adviceFor(S.legal.filter((x) => new RegExp(`^play \\S+ ${s}( |$)`).test(x))).map((a) => el("span", { class: "warn-text", text: ` ⚠ ${adviceText(a)}` })),
           el("kbd", { text: String(i + 1) }),
         ),
@@ -1062,7 +1260,7 @@ function renderTimer() {
   const now = Date.now() / 1000 + (S.clockOffset ?? 0);
   const left = Math.max(0, Math.min(tm.seconds || Infinity, Math.ceil(tm.deadline - now)));
   box.hidden = false;
-  const who = S.view?.players?.[tm.seat]?.name ?? "";
+  const who = names()[tm.seat] ?? "";
   box.textContent = t("table.timer", { name: who, n: left });
   box.classList.toggle("low", left <= 5);
   for (const p of document.querySelectorAll("[data-timer]")) p.textContent = `⏱ ${left}s`;
@@ -1073,6 +1271,7 @@ setInterval(() => S.view && renderTimer(), 250);
 function renderLog(keepScroll = false) {
   const list = $("log");
   const nm = names();
+  const dealt = S.view ? S.view.players.map((p) => p.name) : null;
   const below = list.scrollHeight - list.scrollTop;
   list.replaceChildren();
   if (S.logFrom > 0) {
@@ -1081,9 +1280,10 @@ function renderLog(keepScroll = false) {
     list.append(el("li", { class: "ev ev-older" }, more));
   }
   for (const ev of S.log) {
-    const { text, rules } = translateEvent(ev, nm);
+    // A line of this page's own (a seat taken over) is already in words.
+    const { text, rules } = ev.local ? { text: ev.text, rules: "" } : translateEvent(ev, nm, dealt);
     const li = el("li", { class: `ev ev-${ev.kind}` }, el("span", { class: "etext", text }));
-    if (rules) li.append(" ", el("span", { class: "rule", text: rules }));
+    if (rules) li.append(" ", el("span", { class: "rule" }, ...ruleNodes(rules)));
     list.append(li);
   }
   list.scrollTop = keepScroll ? list.scrollHeight - below : list.scrollHeight;
@@ -1139,8 +1339,8 @@ function showHandEnd(ev) {
   body.append(table);
   if (scored) {
     // The engine's own breakdown (cards per opponent, knock-out bonus), translated.
-    const { text, rules } = translateEvent(ev, nm);
-    body.append(el("p", { class: "breakdown" }, text, rules ? " " : "", rules ? el("span", { class: "rule", text: rules }) : null));
+    const { text, rules } = translateEvent(ev, nm, v.players?.map((p) => p.name));
+    body.append(el("p", { class: "breakdown" }, text, rules ? " " : "", rules ? el("span", { class: "rule" }, ...ruleNodes(rules)) : null));
     if (ev.points === undefined) body.append(el("p", { text: t("end.lowest") }));
   }
   const matchOver = v.phase === "over";
@@ -1166,6 +1366,10 @@ function showHandEnd(ev) {
 function onKey(e) {
   if (e.target.closest("input, select, textarea") || e.ctrlKey || e.metaKey || e.altKey) return;
   const k = e.key;
+  if (!$("rule").hidden) {
+    if (k === "Escape") closeRules();
+    return;
+  }
   if (!$("help").hidden) {
     if (k === "Escape" || k === "?") show("help", false);
     return;
@@ -1187,6 +1391,12 @@ function onKey(e) {
   }
   if (k === "m" || k === "M") {
     toggleSound();
+    return;
+  }
+  if ((k === "i" || k === "I") && S.view) {
+    // The chosen card's rules (a spectator: the card on the pile's).
+    const card = S.seat !== null ? handCards()[S.selected] : S.view.top;
+    if (card) showCardRules(card);
     return;
   }
   if (!S.view || S.seat === null) return;
@@ -1227,7 +1437,9 @@ function onKey(e) {
 }
 
 function focusSelected() {
-  $("hand").querySelector(".selected")?.focus();
+  const card = $("hand").querySelector(".selected");
+  showInStrip(card);
+  card?.focus({ preventScroll: true });
 }
 
 // ------------------------------------------------------------------ start
@@ -1269,6 +1481,11 @@ async function main() {
     toast(t("room.copied"), "info");
   });
   $("start-btn").addEventListener("click", () => send({ type: "start" }));
+  $("late-take-btn").addEventListener("click", () => {
+    S.joining = true;
+    showJoin();
+    $("watch-btn").hidden = true; // already watching
+  });
   $("take-seat-btn").addEventListener("click", () => {
     S.joining = true;
     showJoin();
@@ -1288,6 +1505,10 @@ async function main() {
   $("reactions-switch").addEventListener("click", () => send({ type: "reactions", on: S.room?.reactions === false }));
   $("help-close").addEventListener("click", () => show("help", false));
   document.addEventListener("keydown", onKey);
+  watchRuleClicks();
+  // The strip's height changes with its buttons and the window (a phone turned sideways).
+  new ResizeObserver(measureStrip).observe($("me"));
+  window.addEventListener("resize", measureStrip);
   $("room-code").textContent = code;
   try {
     setRoom(await api(`/api/rooms/${encodeURIComponent(code)}`));

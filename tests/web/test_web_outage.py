@@ -1,0 +1,181 @@
+"""Presence survives a database outage (issue 43): PostgreSQL stopped in immediate mode (as if
+it crashed) during games whose people are spread over three servers, and started again after
+the servers' leases have run out. Whichever server takes a room over, it hands nobody
+connected to any server to the bot: it waits until every live server has said again who it has
+in the room. No move is lost or doubled, and each game plays to its end.
+
+A private cluster (not the session's: this test stops it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pgcluster import PgCluster, find_bin_dir
+from realserver import request
+from test_web_cluster import (
+    GAME_LIMIT,
+    Player,
+    record_of,
+    room_with_two_people,
+    servers,
+)
+from websockets.exceptions import ConnectionClosed
+
+from nomercy.core.records import GameRecord
+
+pytestmark = pytest.mark.postgres
+
+#: Seconds the database is down: past the servers' lease (3 s), so every room is orphaned and
+#: taken over when it comes back.
+OUTAGE = 5.0
+#: The grace period the servers run with: a person wrongly thought away would be handed to the
+#: bot this soon after a takeover.
+GRACE = "1"
+
+
+@pytest.fixture
+def private_cluster() -> Any:
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        message = "PostgreSQL's server (initdb, pg_ctl) is not installed"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    # Durable commits: a crash loses no move the servers were told was stored.
+    cluster = PgCluster(bin_dir, durable=True)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+async def _play(player: Player, paused: asyncio.Event, moved: dict[str, int]) -> None:
+    """Act whenever it is this seat's turn (not while ``paused``) until the game is over;
+    ``moved`` keeps the latest move seen, by game."""
+    acted_at = -1
+    while True:
+        state = player.last
+        if state is not None:
+            moved[state["game_id"]] = state["move"]
+            if state["view"]["phase"] == "over":
+                return
+            mine = state["view"]["to_act"] == player.seat and state["legal"]
+            if mine and not paused.is_set() and state["move"] != acted_at:
+                acted_at = state["move"]
+                await player.ws.send(json.dumps({"type": "action", "action": state["legal"][0]}))
+        try:
+            msg = await player.recv(0.5)
+        except TimeoutError:
+            if not paused.is_set():
+                acted_at = -1  # an action lost with the database: send it again
+            continue
+        if msg["type"] == "error":
+            # While the database is down a move is refused (nothing changed: sent again);
+            # a bot's catch, or the game's end, may make an action stale. Nothing else is.
+            assert msg["code"] in (
+                "unavailable",
+                "not_your_turn",
+                "illegal",
+                "not_started",
+                "knocked_out",
+            ), msg
+            acted_at = -1
+
+
+def agrees_with_record(player: Player, record: GameRecord, game_id: str) -> None:
+    """No move doubled or lost: the moves the player saw go up one at a time, each as the
+    record has it, except where a state reloaded from the database (a server that missed
+    notices while the database was down: ``last`` is null) carries it past several; and the
+    hand in every state is the one the record gives the seat at that move."""
+    states = [s for s in player.states if s["game_id"] == game_id]
+    previous, reloaded = 0, False
+    for state in states:
+        move = state["move"]
+        if state["last"] is None:
+            assert move >= previous, (move, previous)
+        else:
+            assert move == previous + 1 or (reloaded and move > previous), (move, previous)
+            assert record.actions[move - 1] == state["last"]["action"], move
+        previous, reloaded = move, state["last"] is None
+    game = record.start_game()
+    by_move = {s["move"]: s for s in states}
+    for index, text in enumerate([*record.actions, None]):
+        state = by_move.get(index)
+        if state is not None:
+            assert state["view"]["hand"] == [c.code for c in game.hands[player.seat]], index
+        if text is not None:
+            game.apply(text)
+
+
+def _away_seen(player: Player) -> list[int]:
+    """Seats a person holds that any summary this player saw called away."""
+    return [
+        s["seat"]
+        for state in player.states
+        for s in (state.get("room") or {}).get("seats", [])
+        if s["kind"] == "human" and s["away"]
+    ]
+
+
+def test_a_database_outage_hands_no_connected_person_to_the_bot(
+    tmp_path: Path, private_cluster: PgCluster
+) -> None:
+    url = private_cluster.database()
+    with servers(tmp_path, url, 3, "--grace", GRACE) as srvs:
+        rooms = [
+            room_with_two_people(srvs[i], srvs[(i + 1) % 3], srvs[(i + 2) % 3]) for i in range(3)
+        ]
+
+        async def main() -> list[tuple[list[Player], str]]:
+            people: list[list[Player]] = []
+            for i, room in enumerate(rooms):
+                ann = await Player.join(srvs[(i + 1) % 3].port, room["code"], room["tokens"][0], 0)
+                bob = await Player.join(srvs[(i + 2) % 3].port, room["code"], room["tokens"][1], 1)
+                await ann.ws.send(json.dumps({"type": "start"}))
+                people.append([ann, bob])
+            paused = asyncio.Event()
+            moved: dict[str, int] = {}
+            tasks = [
+                asyncio.ensure_future(_play(p, paused, moved)) for pair in people for p in pair
+            ]
+            # Some moves in every game, then the database crashes mid-game.
+            deadline = time.monotonic() + GAME_LIMIT
+            while len(moved) < 3 or min(moved.values()) < 6:
+                assert time.monotonic() < deadline, moved
+                await asyncio.sleep(0.05)
+            paused.set()
+            await asyncio.to_thread(private_cluster.halt)
+            await asyncio.sleep(OUTAGE)
+            await asyncio.to_thread(private_cluster.resume)
+            paused.clear()
+            await asyncio.wait_for(asyncio.gather(*tasks), GAME_LIMIT)
+            games = []
+            for pair in people:
+                last = pair[0].last
+                assert last is not None and last["view"]["phase"] == "over"
+                games.append((pair, last["game_id"]))
+                for p in pair:
+                    with contextlib.suppress(ConnectionClosed):
+                        await p.ws.close()
+            return games
+
+        games = asyncio.run(main())
+        logs = "".join(s.log_text() for s in srvs)
+        assert "the bot plays it" not in logs, logs[-4000:]
+        assert "Traceback" not in logs, logs[-4000:]
+        ready = [request(s.port, "/readyz").status for s in srvs]
+        assert ready == [200, 200, 200]
+        for players, game_id in games:
+            record = record_of(srvs[0].port, game_id)
+            assert record.replay().is_over
+            for p in players:
+                assert _away_seen(p) == [], p.seat
+                agrees_with_record(p, record, game_id)
