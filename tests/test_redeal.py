@@ -83,7 +83,7 @@ def twin(g: Game, seat: int, rng: random.Random) -> Game:
     if drawer is not None:
         # Another seat's drawn card is hidden too: any unseen card it may play (NM-9).
         pos["drawn"] = next(
-            (c for c in pool if is_playable(g, Card(c)) and not g._restricted[Card(c).index]),
+            (c for c in pool if is_playable(g, Card(c)) and not g.restricted_cards[Card(c).index]),
             g.drawn.code,  # type: ignore[union-attr]
         )
         pool.remove(pos["drawn"])
@@ -255,8 +255,8 @@ def test_a_search_copy_copies_every_field_copy_copies() -> None:
     # past and the caches, and shared only where Game.copy shares it too (a field it
     # changes in play never is). Fails when a field is added to Game but not to
     # Game.search_copy.
-    past = {"log", "_public", "_hand_start", "warnings", "history", "start", "seed"}
-    caches = {"record_events", "_events", "_lseat", "_lids", "_legal", "_mark", "_epoch"}
+    past = {"log", "_public", "hand_start", "warnings", "history", "start", "seed"}
+    caches = {"record_events", "_events", "_lseat", "_lids", "_legal", "card_marks", "mark_epoch"}
     caches |= {"_about", "_about_of", "opening_events"}
     for g in states(4, "no-mercy", {"scoring_enabled": True}, 9, every=11):
         fields, plain, search = _fields(g), _fields(g.copy()), _fields(g.search_copy())

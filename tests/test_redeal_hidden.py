@@ -94,7 +94,7 @@ def twin(g: Game, seat: int, rng: random.Random) -> Game:
         # the real one: whether it may be played depends on the rest of the hand).
         real = g.drawn
         assert real is not None
-        fits = [c for c in pool if is_playable(g, c) and not g._restricted[c.index]]
+        fits = [c for c in pool if is_playable(g, c) and not g.restricted_cards[c.index]]
         t.drawn = fits[0] if fits else real
         pool.remove(t.drawn)
     for s, kept in keep.items():
@@ -115,7 +115,7 @@ def twin(g: Game, seat: int, rng: random.Random) -> Game:
         rules.no_playable_action,
     ):
         # Whether the last drawer held a playable card (A03): hidden from the seat.
-        t._draw_mode = rng.choice([rules.voluntary_draw, rules.no_playable_action])
+        t.draw_mode = rng.choice([rules.voluntary_draw, rules.no_playable_action])
     t.known = {k: list(v) for k, v in g.known.items() if k[0] in (seat, -1)}
     t._about = None
     if g.wd4 is not None and g.wd4["seat"] != seat:

@@ -13,8 +13,8 @@ from botkit import json_view, play_checked, reshuffle_secrets
 from nomercy import Game, PlayerView, new_game
 from nomercy.bots import Bot, ISMCTSBot, determinize, ismcts_bot, make_bot, next_action, play_out
 from nomercy.bots.ismcts_bot import ROLLOUTS
+from nomercy.bots.playouts import one_per_card, prune_ids
 from nomercy.core.ids import ID_CARD, NUM_IDS, id_action
-from nomercy.core.playout import one_per_card, prune_ids
 from nomercy.core.redeal import Deal, Redealer
 
 
@@ -380,7 +380,7 @@ def test_id_pruning_is_the_action_pruning() -> None:
 
 
 def test_legal_ids_list_each_cards_plays_together() -> None:
-    # The rollout policy and one-play-per-card (nomercy.core.playout) read a card's plays as
+    # The rollout policy and one-play-per-card (nomercy.bots.playouts) read a card's plays as
     # one run of ids: the engine lists each card once, then its variants.
     rng = random.Random(9)
     runs = 0

@@ -1,7 +1,8 @@
 """``opp_void`` (``PublicTracker``) against the core's reading of the same history
 (``nomercy.core.redeal.infer_gaps``, which the bots and the re-deal use).
 
-They are not one rule yet, because they answer different questions: the tracker's flag says
+Both live in ``nomercy.core.gaps`` and read ``RuleSet.facts.draw_proves_gap``, but they
+answer different questions: the tracker's flag says
 a seat holds *no* card of a colour (a flagged colour is never in the hand), the core's gaps
 say which colours are missing from the part of the hand the viewer has not seen (what a
 re-deal must respect). So the core's gaps may name a colour the seat holds: a card it drew

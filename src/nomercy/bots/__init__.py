@@ -11,6 +11,15 @@ True
 
 from __future__ import annotations
 
+import os as _os
+
+import nomercy.core as _core
+
+if _core.BUILD == "compiled":
+    # The search's playouts (nomercy.bots.playouts) are compiled with the core, as a
+    # companion of its build (nomercy.core.COMPANION_FILES); the other bots load from here.
+    __path__.insert(0, _os.path.join(_core.COMPILED_DIR, "bots"))
+
 from nomercy.bots.base import Bot, OutOfTurnBot
 from nomercy.bots.determinize import sample_game, sample_position
 from nomercy.bots.driver import next_action, play_out

@@ -552,7 +552,7 @@ class HeuristicBot:
             score += _ROULETTE * gain - 6.0  # a wild: worth keeping for a colour change
         elif kind is Kind.WILD:
             score -= 8.0
-        seven_zero = not ctx.rules.is_classic or ctx.rules.classic_seven_zero
+        seven_zero = ctx.rules.facts.seven_zero
         if seven_zero and card.number == 7 and any(v.target is not None for v in variants):
             # NM-31: we give ``rest`` away and receive the target's hand.
             target = self._swap_target(ctx, variants)

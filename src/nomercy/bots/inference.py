@@ -31,13 +31,13 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from nomercy.bots.playouts import decision
 from nomercy.core.actions import Action
 from nomercy.core.cards import Card
 from nomercy.core.errors import NoMercyError
 from nomercy.core.events import Event, EventKind
 from nomercy.core.game import Game
 from nomercy.core.ids import ID_CARD, ID_KIND, K_CATCH, K_UNO, id_action
-from nomercy.core.playout import decision
 from nomercy.core.redeal import with_cards
 from nomercy.core.views import PlayerView
 

@@ -18,7 +18,7 @@ One tree is grown over the searching seat's information set. Each iteration:
    statistics are from the point of view of the seat that chose the action leading to it.
 3. **Expand** one untried legal action.
 4. **Roll out** with a cheap version of the heuristic bot that acts on the determinized game
-   directly (``rollout="heuristic"``, :func:`~nomercy.core.playout.heuristic_action`: shed
+   directly (``rollout="heuristic"``, :func:`~nomercy.bots.playouts.heuristic_action`: shed
    many cards, keep Draw Cards for defence unless the victim holds no answer in this deal,
    knock out when it can, swap only for a smaller hand, answer a stack with the smallest
    Draw Card), or with
@@ -32,7 +32,7 @@ Below the root the search runs on the engine's id path (:mod:`nomercy.core.ids`)
 are keyed by the acting seat and the action's id (:func:`_edge`), determinized games are
 stepped with ``Game.step(id, seat)`` with events off, and the rollout policies
 (:data:`ROLLOUTS`) choose among ``Game.legal_ids(seat)``; no action or event object is built
-there. The rollouts and the tree's pruning run in :mod:`nomercy.core.playout`, compiled with
+there. The rollouts and the tree's pruning run in :mod:`nomercy.bots.playouts`, compiled with
 the engine. The search draws from its generator exactly as it did on action objects, so a
 seed makes the same choices.
 
@@ -53,17 +53,17 @@ from typing import NamedTuple
 
 from nomercy.bots.determinize import PRIORS, search_sampler
 from nomercy.bots.heuristic_bot import HeuristicBot
-from nomercy.core.actions import Action, CallUno, Catch, Play
-from nomercy.core.dealing import randbelow
-from nomercy.core.game import Game
-from nomercy.core.ids import NUM_IDS, action_id
-from nomercy.core.playout import (
+from nomercy.bots.playouts import (
     decision,
     greedy_action,
     heuristic_action,
     playout,
     rule_constants,
 )
+from nomercy.core.actions import Action, CallUno, Catch, Play
+from nomercy.core.dealing import randbelow
+from nomercy.core.game import Game
+from nomercy.core.ids import NUM_IDS, action_id
 from nomercy.core.views import PlayerView
 
 __all__ = ["CLASSIC_ITERATIONS", "DEFAULT_ITERATIONS", "ROLLOUTS", "ActionStats", "ISMCTSBot"]
@@ -350,7 +350,7 @@ class ISMCTSBot:
         return most_visited(root, candidates, n)
 
     def _rollout(self, game: Game, rng: random.Random, mercy: int, zero: bool) -> list[float]:
-        """Play on with the rollout policy (:func:`~nomercy.core.playout.playout`); the
+        """Play on with the rollout policy (:func:`~nomercy.bots.playouts.playout`); the
         reward of each seat."""
         return playout(game, rng, self.rollout_depth, self._heuristic, mercy, zero)
 
@@ -382,7 +382,7 @@ def _is_jump(action: Action) -> bool:
 
 def _prune(actions: list[Action]) -> list[Action]:
     """Drop catches and plays dominated by the same play with the UNO call (the root's
-    action objects; :func:`~nomercy.core.playout.prune_ids` is the same rule on the ids of
+    action objects; :func:`~nomercy.bots.playouts.prune_ids` is the same rule on the ids of
     the search)."""
     with_uno = {(a.card, a.colour, a.target) for a in actions if isinstance(a, Play) and a.uno}
     out: list[Action] = []
@@ -397,9 +397,9 @@ def _prune(actions: list[Action]) -> list[Action]:
 
 #: Rollout policies by name, on the id path: ``policy(game, seat, ids, rng)`` returns one of
 #: ``ids`` (``game.legal_ids(seat)``): ``heuristic``
-#: (:func:`~nomercy.core.playout.heuristic_action`, the default) and ``greedy``
-#: (:func:`~nomercy.core.playout.greedy_action`, a random playable card with a sensible
-#: variant). Both live in the compiled core (:mod:`nomercy.core.playout`).
+#: (:func:`~nomercy.bots.playouts.heuristic_action`, the default) and ``greedy``
+#: (:func:`~nomercy.bots.playouts.greedy_action`, a random playable card with a sensible
+#: variant). Both live in the compiled core (:mod:`nomercy.bots.playouts`).
 ROLLOUTS: dict[str, Callable[[Game, int, list[int], random.Random], int]] = {
     "heuristic": heuristic_action,
     "greedy": greedy_action,

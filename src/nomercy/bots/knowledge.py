@@ -16,7 +16,7 @@
   the gap speaks about the cards of the hand nobody has seen.
 
 Classic rules allow drawing with a playable card (CL-5), so a draw proves nothing there and
-the core's :func:`~nomercy.core.redeal.infer_gaps` (and so :func:`read_view`) reads no gap.
+the core's :func:`~nomercy.core.gaps.infer_gaps` (and so :func:`read_view`) reads no gap.
 The search's deals read one anyway (:func:`view_gaps`, used by
 :func:`nomercy.bots.determinize.redealer_for`): they assume that a player draws on its turn
 only when it must, as RLCard's agent, ``greedy`` and ``heuristic`` mostly do (``random``
@@ -38,7 +38,7 @@ from typing import NamedTuple
 from nomercy.core.base import Phase
 from nomercy.core.cards import COLOURS, Card, Colour, Kind, parse_card
 from nomercy.core.events import EventKind
-from nomercy.core.redeal import Gaps, infer_gaps
+from nomercy.core.gaps import Gaps, infer_gaps
 from nomercy.core.rules import RuleSet
 from nomercy.core.views import PlayerView
 
@@ -139,7 +139,7 @@ def _gap_rules(rules: RuleSet) -> RuleSet:
 def view_gaps(view: PlayerView, rules: RuleSet | None = None) -> Gaps:
     """The colour gaps of every seat in ``view``'s hand (see the module docstring).
 
-    :func:`~nomercy.core.redeal.infer_gaps` on the view's public history, with classic rules
+    :func:`~nomercy.core.gaps.infer_gaps` on the view's public history, with classic rules
     read as if every draw on a turn were forced (CL-5: bots draw only when they must).
     """
     rules = view.rules if rules is None else rules
@@ -154,7 +154,7 @@ def _deciding(view: PlayerView) -> int | None:
 
 
 def _track(k: Knowledge, view: PlayerView) -> None:
-    """Read the gaps from the hand's public history (:func:`nomercy.core.redeal.infer_gaps`)."""
+    """Read the gaps from the hand's public history (:func:`nomercy.core.gaps.infer_gaps`)."""
     gaps = infer_gaps(k.rules, len(view.players), view.history, view.direction, _deciding(view))
     lacks, no_wild = gaps.lacks, gaps.no_wild
     me = k.seat

@@ -37,11 +37,11 @@ from nomercy.bots.determinize import search_sampler
 from nomercy.bots.inference import Evidence, PlayReader, deal_weights
 from nomercy.bots.ismcts_bot import ISMCTSBot, _Node, most_visited
 from nomercy.bots.neural_features import OBS_SIZE, FeatureEncoder
+from nomercy.bots.playouts import decision, playout, rewards, rule_constants
 from nomercy.bots.pvnet import PVNet, load_pvnet
 from nomercy.core.actions import Action
 from nomercy.core.game import Game
 from nomercy.core.ids import NUM_IDS, action_id
-from nomercy.core.playout import decision, playout, rewards, rule_constants
 from nomercy.core.rules import RuleSet
 from nomercy.core.views import PlayerView
 from nomercy.encoding.fast import TableObserver

@@ -82,8 +82,9 @@ def seat_arg(game: Game, seat: object) -> int:
 
 def check_deal(rules: RuleSet) -> None:
     """NM-2 / NM-33: a deal must leave every player under the Mercy limit."""
-    if rules.mercy_enabled and rules.hand_size >= rules.mercy_threshold:
+    limit = rules.facts.mercy_limit
+    if limit and rules.hand_size >= limit:
         raise RuleSetError(
             f"hand_size {rules.hand_size} would deal every player at or over mercy_threshold "
-            f"{rules.mercy_threshold}: the hand size must be below it (NM-2, NM-33)"
+            f"{limit}: the hand size must be below it (NM-2, NM-33)"
         )

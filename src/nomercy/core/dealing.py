@@ -213,7 +213,7 @@ def deal(g: Game, *, choose_dealer: bool = False) -> None:
         )
     g.hands = [[] for _ in range(n)]
     g.out = [False] * n
-    g._n_active = n
+    g.n_active = n
     g.uno_called = [False] * n
     g.uno_window = set()
     g.set_aside = []
@@ -232,7 +232,7 @@ def deal(g: Game, *, choose_dealer: bool = False) -> None:
     g.discard = []
     g.turn = (g.dealer + 1) % n
     g.phase = PLAY
-    g._hand_start = len(g.log) + len(g._events)
+    g.hand_start = len(g.log) + len(g._events)
     g._emit(
         EK.DEAL,
         (
@@ -276,21 +276,21 @@ def flip(g: Game) -> None:
     name = "NM-4"
     # The flip only ever turns up cards of the pile left after the deal (flipped cards
     # return to it at a reshuffle), so without a card that may start it would never end.
-    if g._classic and r.start_card_effects:
+    if g.classic and r.start_card_effects:
         can_start = any(c.kind is not K_WILD_DRAW_FOUR for c in g._draw)
     else:
         can_start = any(c.is_number for c in g._draw)
     if not can_start:
         raise RuleSetError(
             f"no card left after dealing {r.hand_size} cards to {g.n} players can start "
-            f"the discard pile ({'CL-3' if g._classic and r.start_card_effects else name}"
+            f"the discard pile ({'CL-3' if g.classic and r.start_card_effects else name}"
             f": the {len(g._draw)} left are all action or wild cards); deal fewer cards"
         )
     while True:
         if not g._draw:
             g._reshuffle()
         card = g._draw.pop()
-        if g._classic and r.start_card_effects:
+        if g.classic and r.start_card_effects:
             if card.kind is K_WILD_DRAW_FOUR:
                 g._draw.append(card)
                 g._shuffle(g._draw)

@@ -87,15 +87,13 @@ def diagnose(g: Game, action: Action) -> tuple[str, str]:
         assert g.drawn is not None
         return f"only the drawn card {g.drawn.code} may be played", "NM-9"
     if phase is STACK_OR_ABSORB:
-        if g._classic and not g.rules.classic_stacking:
+        if not g.rules.facts.can_stack:
             return "no stacking in classic: take the penalty with 'draw'", "CL-7"
         if not card.draw_value:
             return f"only a Draw Card may answer a pending penalty, not {card.name}", "NM-19"
         if g.pending_win is not None:
             return "a last-card penalty cannot be stacked", "A17"
-        threshold = (
-            g.pending_total if g.rules.stack_threshold == "running_total" else g.pending_last
-        )
+        threshold = g.rules.facts.stack_floor(g.pending_total, g.pending_last)
         if card.draw_value < threshold:
             return (
                 f"{card.name} (+{card.draw_value}) is below the last card's +{threshold}",
@@ -109,12 +107,12 @@ def diagnose(g: Game, action: Action) -> tuple[str, str]:
             return (
                 f"{card.name} matches neither the top card {g.top.name} nor the "
                 f"active colour ({colour})",
-                "CL-4" if g._classic else "NM-12",
+                "CL-4" if g.classic else "NM-12",
             )
         if not wild_draw_allowed(g, seat, card):
             return (
                 f"{card.name} may not be played while holding the active colour",
-                "CL-4" if g._classic else "A34",
+                "CL-4" if g.classic else "A34",
             )
     n = g.n
     options = [cast(Play, id_action(i, seat, n)) for i in variants(g, seat, card)]

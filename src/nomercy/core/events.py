@@ -5,6 +5,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Final, cast
 
+from nomercy.core.rules import CLASSIC_RULE_IDS
+
 __all__ = ["Event", "EventKind", "Text"]
 
 
@@ -77,18 +79,8 @@ class EventKind(StrEnum):
 
 
 #: Classic cites its own rules (RULES.md §5) where a shared event text cites a No Mercy one:
-#: the deal, UNO, reshuffles, and the house rules of C04 (7-0, stacking, draw until playable).
-_CLASSIC_IDS: Final = {
-    "NM-2": "CL-2",
-    "NM-37": "CL-9",
-    "NM-35": "CL-11",
-    "A13": "CL-11",
-    "NM-9": "C04",
-    "NM-16": "C04",
-    "NM-29": "C04",
-    "NM-31": "C04",
-    "A17": "C07",
-}
+#: the one map, :data:`nomercy.core.rules.CLASSIC_RULE_IDS` (the coach reads it too).
+_CLASSIC_IDS: Final = CLASSIC_RULE_IDS
 
 #: A text, or a ``str.format`` template followed by its arguments, formatted when first read.
 Text = str | tuple[Any, ...]

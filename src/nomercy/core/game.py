@@ -119,6 +119,8 @@ _NO_IDS: Final[list[int]] = []
 #: The events of a step with ``record_events`` off: ``_emit`` adds nothing to it (shared and
 #: never handed out: ``apply`` returns a new list).
 _NO_EVENTS: Final[list[Event]] = []
+#: Classic draws until playable only under the C04 house rule, which its events cite.
+_UNTIL_PLAYABLE_CLASSIC: Final = "C04"
 
 
 def _chain_text(chain: list[int], total: int) -> str:
@@ -131,6 +133,35 @@ class Game:
     """A game of No Mercy or classic: one hand, or a match of hands when scoring is on.
 
     Create one with :func:`new_game` or :meth:`from_position`.
+
+    **The state contract.** The core's modules that work on a game (``legality``,
+    ``dealing``, ``positions``, ``views``, ``redeal``, ``diagnose``, ``decisions``, and the
+    build's companions ``bots/playouts.py`` and ``encoding/fast.py``) read these named,
+    typed fields and methods, never a ``_``-prefixed one; the game's storage may change
+    behind them (docs/architecture.md, "The state contract"). Compiled, each field is a
+    native slot: reading one costs what a private read did.
+
+    - Table and turn: ``rules``, ``n``, ``names``, ``hands`` (``list[list[Card]]``),
+      ``out``, ``n_active`` (seats not knocked out), ``turn``, ``direction`` (1 or -1),
+      ``phase``, ``drawn``, ``draw_mode`` (how the seat now deciding on ``drawn`` drew,
+      A02/A03), ``dealer``, ``key`` (the shuffle key).
+    - Piles and penalties: ``discard`` (top last), ``colour``, ``set_aside``,
+      ``pending_total``, ``pending_last``, ``pending_chain``, ``chain_wild``, ``pending_win``,
+      ``wd4``, ``resume``, ``roulette_colour``.
+    - UNO and knowledge: ``uno_called``, ``uno_window``, ``known``.
+    - Scores and record: ``scores``, ``hand_number``, ``hand_winner``, ``winner``, ``log``,
+      ``hand_start`` (where the current hand's events start in ``log``), ``history``,
+      ``start``, ``seed``, ``tally``, ``hand_tallies``, ``record_events``.
+    - The rule set's facts as native fields (from :attr:`RuleSet.facts
+      <nomercy.core.rules.RuleSet.facts>` and the options, set once): ``classic``,
+      ``seven_zero``, ``can_stack``, ``stack_on_total``, ``stack_match`` (A05),
+      ``stack_mandatory`` (A06), ``deflect`` (A07), ``may_draw`` (A03), ``must_play_drawn``,
+      ``last_card_ends`` (A16), ``colour_on_resolution`` (A18), ``jump_in`` (C04).
+    - Legality's per-rule-set tables and scratch (``legality.tables``): ``playable_table``,
+      ``plain_variants``, ``special_cards``, ``restricted_cards``, ``card_marks``,
+      ``mark_epoch``.
+    - Derived: :meth:`two_player` (A29), :meth:`next_active` (the next active seat),
+      :attr:`draw_size`.
 
     >>> g = new_game(3, seed=1)
     >>> g.to_act
@@ -184,7 +215,7 @@ class Game:
         self._about_of: dict[tuple[int, int], list[Card]] | None = None
         self.log: list[Event] = []  # every event so far; views censor them per seat
         self._public: list[dict[str, Any]] = []  # public dicts of log, built lazily
-        self._hand_start = 0  # index in log of the current hand's deal
+        self.hand_start = 0  # index in log of the current hand's deal
         self.warnings: list[str] = []
         self.total_cards = 0
         self.history: list[Action] = []
@@ -199,10 +230,10 @@ class Game:
         self._lseat = -1
         self._lids: list[int] = _NO_IDS
         self._legal: dict[int, list[int]] = {}
-        self._mark = [0] * NUM_CARDS  # per Card.index: the epoch it was last seen in
-        self._epoch = 0
-        self._n_active = self.n
-        self._draw_mode = "draw_until_playable"
+        self.card_marks = [0] * NUM_CARDS  # per Card.index: the epoch it was last seen in
+        self.mark_epoch = 0
+        self.n_active = self.n
+        self.draw_mode = "draw_until_playable"
         self.opening_events: list[Event] = []
         # Statistics kept with events on or off (nomercy.core.tally): this hand's counters,
         # and the finished hands' records in order.
@@ -213,29 +244,32 @@ class Game:
     def _setup_caches(self) -> None:
         """Per-rule-set lookup tables for the hot paths (legal actions)."""
         r = self.rules
-        self._classic = r.is_classic
-        self._jump_in = r.classic_jump_in
+        facts = r.facts  # the rule facts, derived once per rule set (core/rules.py)
+        self.classic = r.is_classic
+        self.jump_in = r.classic_jump_in
         # Options read on every turn, draw or stack decision, as native fields.
-        self._may_draw = r.voluntary_draw != "off"  # A03: drawing with a playable card
+        self.may_draw = r.voluntary_draw != "off"  # A03: drawing with a playable card
         self._eager_reshuffle = r.reshuffle_timing == "eager"  # NM-35
-        self._no_two_player = self._classic and not r.two_player_rules  # A29
+        self._no_two_player = self.classic and not r.two_player_rules  # A29
         self._two_player_initial = r.two_player_basis == "initial"  # A29
-        self._can_stack = not self._classic or r.classic_stacking  # NM-18, C04
-        self._stack_on_total = r.stack_threshold == "running_total"  # A04
-        self._stack_match = r.stack_requires_match  # A05
-        self._deflect = r.stack_deflection == "skip_reverse_deflect"  # A07
-        self._mercy_limit = r.mercy_threshold if r.mercy_enabled else 0  # 0: Mercy off (NM-33)
-        self._immediate_mercy = r.mercy_enabled and r.mercy_timing == "immediate"
+        self.can_stack = facts.can_stack  # NM-18, C04
+        self.stack_on_total = facts.stack_on_total  # A04
+        self.stack_match = r.stack_requires_match  # A05
+        self.deflect = r.stack_deflection == "skip_reverse_deflect"  # A07
+        self._mercy_limit = facts.mercy_limit  # 0: Mercy off (NM-33)
+        self._immediate_mercy = facts.mercy_limit > 0 and not facts.mercy_deferred  # A14
         self._raise_on_exhaustion = r.exhaustion_fallback == "raise"
-        self._last_card_ends = r.last_card_effect != "resolve_effects"  # A16
-        self._colour_on_resolution = r.wild_colour_timing == "on_resolution"  # A18
-        self._deferred_mercy = r.mercy_enabled and r.mercy_timing != "immediate"
+        self.last_card_ends = r.last_card_effect != "resolve_effects"  # A16
+        self.colour_on_resolution = r.wild_colour_timing == "on_resolution"  # A18
+        self._deferred_mercy = facts.mercy_deferred  # A14
         self._voluntary_draw = r.voluntary_draw  # A03
         self._no_playable_action = r.no_playable_action  # A02
-        self._stack_mandatory = r.stack_mandatory and not self._classic  # A06
-        self._must_play_drawn = r.drawn_card_must_be_played  # NM-9, CL-5
-        self._seven_zero = not self._classic or r.classic_seven_zero  # NM-29, NM-31, C04
-        self._pcache, self._base, self._special, self._restricted = tables(r)
+        self.stack_mandatory = r.stack_mandatory and not self.classic  # A06
+        self.must_play_drawn = r.drawn_card_must_be_played  # NM-9, CL-5
+        self.seven_zero = facts.seven_zero  # NM-29, NM-31, C04
+        self.playable_table, self.plain_variants, self.special_cards, self.restricted_cards = (
+            tables(r)
+        )
         # Each seat's id -> action table (shared by every game of this size).
         self._acts = [seat_table(s, self.n) for s in range(self.n)]
 
@@ -263,10 +297,10 @@ class Game:
         d["_lseat"] = -1
         d["_lids"] = _NO_IDS
         d["_legal"] = {}
-        d["_mark"] = [0] * NUM_CARDS
+        d["card_marks"] = [0] * NUM_CARDS
         d["_about"] = None
         d["_about_of"] = None
-        d["_epoch"] = 0
+        d["mark_epoch"] = 0
         d["tally"] = self.tally.copy()
         _set_fields(g, d)
         return g
@@ -277,7 +311,7 @@ class Game:
 
         The copy agrees with everything ``seat`` knows: its own hand, every hand size, the
         cards it knows others hold (``known``), the colours others publicly showed they lack
-        (:func:`nomercy.core.redeal.infer_gaps`), the discard pile and every public field; a
+        (:func:`nomercy.core.gaps.infer_gaps`), the discard pile and every public field; a
         classic Wild +4's ``guilty`` flag follows the new hand (CL-8), and the shuffle key is
         new. The result never depends on the hidden cards of this game, only on ``rng``. It
         keeps public knowledge only (no ``history``, ``start`` or ``seed``, public events in
@@ -401,8 +435,9 @@ class Game:
             ) from None
         return q
 
-    def _next(self, seat: int) -> int:
-        """:meth:`next_seat` in the current direction for the engine's own (int) seats."""
+    def next_active(self, seat: int) -> int:
+        """:meth:`next_seat` in the current direction for the engine's own (int) seats: the
+        first seat after ``seat`` not knocked out (RULES.md §2 next)."""
         n = self.n
         d = self.direction
         out = self.out
@@ -470,7 +505,7 @@ class Game:
         """Whether a seat other than the one to act may have an action now: a one-card hand
         without an UNO call (its call, or a catch of it, NM-37) or classic jump-ins (C04).
         When ``False``, only the seat to act has legal actions (a fast test for drivers)."""
-        if self._jump_in:
+        if self.jump_in:
             return True
         called = self.uno_called
         for s, hand in enumerate(self.hands):  # noqa: SIM110 (a loop: no generator per call)
@@ -650,7 +685,7 @@ class Game:
                     data if data is not None else {},
                     bool(public_text),
                     public_text,
-                    self._classic,
+                    self.classic,
                 )
             )
 
@@ -705,13 +740,13 @@ class Game:
             self._challenge(seat)
 
     # ------------------------------------------------------------------ helpers
-    def _two_player(self) -> bool:
+    def two_player(self) -> bool:
         """A29: whether the 2-player rules apply now."""
         if self._no_two_player:
             return False
         if self._two_player_initial:
             return self.n == 2
-        return self._n_active == 2
+        return self.n_active == 2
 
     def _shuffle(self, cards: list[Card]) -> None:
         shuffle_as_random(cards, random.Random(self.key))
@@ -873,7 +908,7 @@ class Game:
         self.discard.append(card)
         name = self.names[seat]
         r = self.rules
-        if self.wd4 is None and card.kind is K_WILD_DRAW_FOUR and self._classic and r.wd4_challenge:
+        if self.wd4 is None and card.kind is K_WILD_DRAW_FOUR and self.classic and r.wd4_challenge:
             # CL-8: remember whether the play was honest, for a challenge.
             guilty = any(c.colour is self.colour for c in hand)
             self.wd4 = {
@@ -894,9 +929,9 @@ class Game:
                 self.colour = card.colour
         elif colour is not None and card.kind is not K_WILD_COLOUR_ROULETTE:
             self.colour = colour
-        elif card.draw_value and self._colour_on_resolution and not hand:
+        elif card.draw_value and self.colour_on_resolution and not hand:
             pass
-        elif card.draw_value and self._colour_on_resolution:
+        elif card.draw_value and self.colour_on_resolution:
             self.colour = None
         if card.is_wild and card.draw_value:
             self.chain_wild = seat
@@ -909,7 +944,7 @@ class Game:
                     "stacks" if stacking else "plays",
                     card.name,
                     "" if colour is None else ", naming " + colour.word,
-                    "CL-4" if self._classic else "NM-18" if stacking else "NM-12",
+                    "CL-4" if self.classic else "NM-18" if stacking else "NM-12",
                 ),
                 seat,
                 {"card": card.code, "colour": colour.value if colour else None},
@@ -982,7 +1017,7 @@ class Game:
     def _finish_discard_all(self, seat: int) -> None:
         self.colour = self.discard[-1].colour
         self.phase = PLAY
-        self.turn = self._next(seat)
+        self.turn = self.next_active(seat)
         self._open_uno(seat)
 
     def _discard_all_top(
@@ -999,12 +1034,12 @@ class Game:
     def _pass(self, seat: int) -> None:
         if self.phase is PLAY_DRAWN:
             self.drawn = None
-            rule = "CL-5" if self._classic else "NM-9"
+            rule = "CL-5" if self.classic else "NM-9"
             self._emit(
                 EK.PASS, ("{} keeps the drawn card and passes [{}]", self.names[seat], rule), seat
             )
             self.phase = PLAY
-            self.turn = self._next(seat)
+            self.turn = self.next_active(seat)
         else:  # a Discard All choice ends
             if self.phase is DISCARD_ALL_TOP:
                 self._bury(
@@ -1038,7 +1073,7 @@ class Game:
         chain = [*self.pending_chain, card.draw_value]
         # NM-24: a Wild Reverse +4 still reverses; the next seat in the new direction draws.
         target, self.direction, _ = aim_penalty(
-            self.rules, card, seat, self.direction, self.out, self._two_player(), True, True
+            self.rules, card, seat, self.direction, self.out, self.two_player(), True, True
         )
         self._clear_pending()
         r = self.rules
@@ -1116,12 +1151,12 @@ class Game:
             )
             return False
         r = self.rules
-        seven_zero = not self._classic or r.classic_seven_zero
+        seven_zero = self.seven_zero
         exchanged = False
         # Who plays next (NM-22..NM-31, CL-6, A29): one rule, read by the view too. Here only
         # a Reverse reads the two-player test (a Draw Card went to _open_stack), so only it
         # pays for the call.
-        two = kind is K_REVERSE and self._two_player()
+        two = kind is K_REVERSE and self.two_player()
         turn, self.direction = turn_after_play(r, card, seat, self.direction, self.out, two, False)
         if kind is K_NUMBER:
             if seven_zero and card.number == 7 and target is not None:
@@ -1132,12 +1167,12 @@ class Game:
                 exchanged = True
             self.turn = turn
         elif kind is K_SKIP:
-            skipped = self._next(seat)
+            skipped = self.next_active(seat)
             self.turn = turn
-            rule = "CL-6" if self._classic else "NM-23"
+            rule = "CL-6" if self.classic else "NM-23"
             self._emit(EK.SKIP, ("{} is skipped [{}]", self.names[skipped], rule), skipped)
         elif kind is K_REVERSE:
-            rule = "CL-12" if self._classic else "NM-25"
+            rule = "CL-12" if self.classic else "NM-25"
             self.turn = turn
             if turn == seat:
                 self._emit(
@@ -1151,7 +1186,7 @@ class Game:
                     (
                         "Direction reverses; {} is next [{}]",
                         self.names[self.turn],
-                        "CL-6" if self._classic else "NM-25",
+                        "CL-6" if self.classic else "NM-25",
                     ),
                     seat,
                 )
@@ -1199,7 +1234,7 @@ class Game:
     def _open_stack(self, seat: int, card: Card) -> None:
         """NM-16 / NM-24 / NM-28: a Draw Card opens or extends the pending penalty."""
         value = card.draw_value
-        two = self._two_player()
+        two = self.two_player()
         prior = self.pending_total
         self.pending_total += value
         self.pending_last = value
@@ -1216,7 +1251,7 @@ class Game:
             why = f"direction reverses; {self.names[target]} is the target [NM-24]"
         else:
             why = f"{self.names[target]} must stack or draw [NM-16]"
-            if self._classic and not self.rules.classic_stacking:
+            if not self.can_stack:
                 why = f"{self.names[target]} must draw [CL-6]"
         self.turn = target
         self.phase = STACK_OR_ABSORB
@@ -1248,7 +1283,7 @@ class Game:
         if self.record_events:
             codes = [c.code for c in drawn]
             name = self.names[seat]
-            rule = "CL-6" if self._classic else "NM-17"
+            rule = "CL-6" if self.classic else "NM-17"
             if knocked:  # A15: the draw stopped at the Mercy limit
                 said = f"{name} draws {len(drawn)} of {total}{chain} and reaches the Mercy limit"
                 rule = f"{rule}, A15"
@@ -1301,7 +1336,7 @@ class Game:
         flags = playable_flags(self)
         has_playable = any(flags[c.index] and wild_draw_allowed(self, seat, c) for c in hand)
         mode = self._voluntary_draw if has_playable else self._no_playable_action
-        self._draw_mode = mode
+        self.draw_mode = mode
         name = self.names[seat]
         immediate = self._immediate()
         if mode == "draw_until_playable":
@@ -1315,7 +1350,7 @@ class Game:
                 if immediate and self._over_limit(seat):
                     self.tally.drew(len(drawn))  # NM-9
                     self._emit_draw_knocked(seat, drawn)
-                    self.turn = self._next(seat)
+                    self.turn = self.next_active(seat)
                     self._knock_out(seat)
                     return
                 if flags[card.index] and wild_draw_allowed(self, seat, card):
@@ -1336,14 +1371,14 @@ class Game:
                     {"cards": codes, "count": len(drawn)},
                     public_text=("{} draws {} and finds nothing playable [A13]", name, len(drawn)),
                 )
-            self.turn = self._next(seat)
+            self.turn = self.next_active(seat)
             return
         card = self._take()
         if card is None:
-            self.turn = self._next(seat)
+            self.turn = self.next_active(seat)
             return
         self._receive(seat, card)
-        rule = "CL-5" if self._classic else "A02"
+        rule = "CL-5" if self.classic else "A02"
         playable = flags[card.index] and wild_draw_allowed(self, seat, card)
         knocked = immediate and self._over_limit(seat)
         keeps = playable and mode != "draw_one_pass" and not knocked
@@ -1361,27 +1396,30 @@ class Game:
             self.phase = PLAY_DRAWN
             self.drawn = card
             return
-        self.turn = self._next(seat)
+        self.turn = self.next_active(seat)
         if knocked:
             self._knock_out(seat)
 
     def _emit_draw_knocked(self, seat: int, drawn: list[Card]) -> None:
         """NM-9 with an immediate Mercy check: the draw stopped at the limit."""
         name = self.names[seat]
+        rule = _UNTIL_PLAYABLE_CLASSIC if self.classic else "NM-9"
         self._emit(
             EK.DRAW,
             (
-                "{} draws {} looking for a playable card ({}) [NM-9]",
+                "{} draws {} looking for a playable card ({}) [{}]",
                 name,
                 len(drawn),
                 ", ".join(c.code for c in drawn),
+                rule,
             ),
             seat,
             {"cards": [c.code for c in drawn], "count": len(drawn)},
             public_text=(
-                "{} draws {} looking for a playable card [NM-9]",
+                "{} draws {} looking for a playable card [{}]",
                 name,
                 len(drawn),
+                rule,
             ),
         )
 
@@ -1390,23 +1428,26 @@ class Game:
         name = self.names[seat]
         codes = [c.code for c in drawn]
         must = "must play" if self.rules.drawn_card_must_be_played else "may play"
+        rule = _UNTIL_PLAYABLE_CLASSIC if self.classic else "NM-9"
         self._emit(
             EK.DRAW,
             (
-                "{} draws {} ({}) and {} {} [NM-9]",
+                "{} draws {} ({}) and {} {} [{}]",
                 name,
                 len(drawn),
                 ", ".join(codes),
                 must,
                 drawn[-1].name,
+                rule,
             ),
             seat,
             {"cards": codes, "count": len(drawn)},
             public_text=(
-                "{} draws {} until a playable card and {} it [NM-9]",
+                "{} draws {} until a playable card and {} it [{}]",
                 name,
                 len(drawn),
                 must,
+                rule,
             ),
         )
 
@@ -1431,7 +1472,7 @@ class Game:
             self._emit(
                 EK.COLOUR,
                 f"{self.names[seat]} names {colour.word} [CL-3]"
-                if self._classic
+                if self.classic
                 else f"{self.names[seat]} names {colour.word} [A18]",
                 seat,
                 {"colour": colour.value},
@@ -1542,7 +1583,7 @@ class Game:
     def _pass_hands(self, seat: int) -> None:
         """NM-29: every active player passes their hand to the next active player."""
         active = [s for s in range(self.n) if not self.out[s]]
-        receiver = {s: self._next(s) for s in active}
+        receiver = {s: self.next_active(s) for s in active}
         old = {s: self.hands[s] for s in active}
         for s in active:
             self.hands[receiver[s]] = old[s]
@@ -1580,7 +1621,7 @@ class Game:
         else:
             self.set_aside.extend(hand)
         self.out[seat] = True
-        self._n_active -= 1
+        self.n_active -= 1
         self.uno_called[seat] = False
         self.uno_window.discard(seat)
         if self.known:
@@ -1609,11 +1650,11 @@ class Game:
             # (_after_resolution), the player who would play next names it.
             resume = self.resume
             chooser = resume if resume is not None and not self.out[resume] else None
-            self.turn = self.resume = chooser if chooser is not None else self._next(seat)
+            self.turn = self.resume = chooser if chooser is not None else self.next_active(seat)
         elif self.turn == seat or (self.turn is not None and self.out[self.turn]):
-            self.turn = self._next(seat)
+            self.turn = self.next_active(seat)
             self.phase = PLAY
-        if self._n_active == 1 and end_if_one:
+        if self.n_active == 1 and end_if_one:
             last = next(s for s in range(self.n) if not self.out[s])
             self._end_hand(last, "last standing")
 
@@ -1625,7 +1666,7 @@ class Game:
 
     def _mercy_sweep(self, actor: int) -> None:
         """A14 end_of_action / end_of_turn: check every hand once the action is done."""
-        if not self.rules.mercy_enabled:
+        if not self._mercy_limit:
             return
         for s in range(self.n):
             if self.out[s] or not self._over_limit(s):
@@ -1729,7 +1770,7 @@ class Game:
             if self.rules.challenge_success_turn == "challenger_plays":
                 self.turn = seat
             else:
-                self.turn = self._next(seat)
+                self.turn = self.next_active(seat)
             self._open_uno(accused)
             return
         drawn, _ = self._draw_cards(seat, total + 2, per_card_mercy=False)
@@ -1755,7 +1796,7 @@ class Game:
             self._end_hand(win, "empty hand")
             return
         self.phase = PLAY
-        self.turn = self._next(seat)
+        self.turn = self.next_active(seat)
 
     # ------------------------------------------------------------------ end of hand, match
     def hand_points(self, winner: int) -> tuple[int, dict[int, int]]:
@@ -1765,7 +1806,7 @@ class Game:
             if s != winner and not self.out[s]:
                 per_seat[s] = sum(c.points for c in self.hands[s])
         knocked = sum(self.out)
-        bonus = 0 if self._classic else self.rules.knockout_bonus * knocked
+        bonus = 0 if self.classic else self.rules.knockout_bonus * knocked
         return sum(per_seat.values()) + bonus, per_seat
 
     def _end_hand(self, winner: int, how: str) -> None:
@@ -1776,20 +1817,20 @@ class Game:
         self._clear_pending()
         self.wd4 = None  # CL-8: nothing is left to challenge once the hand is over
         name = self.names[winner]
-        rule = "CL-13" if self._classic else "NM-40"
+        rule = "CL-13" if self.classic else "NM-40"
         parts = ", ".join(f"{self.names[s]} {p}" for s, p in per_seat.items())
         bonus = (
             f" + {knocked} knock-out(s) x {r.knockout_bonus}"
-            if knocked and not self._classic
+            if knocked and not self.classic
             else ""
         )
         how_text, how_rule = (
             ("is the last player standing", "NM-34")
             if how == "last standing"
-            else ("empties their hand", "CL-10" if self._classic else "NM-38")
+            else ("empties their hand", "CL-10" if self.classic else "NM-38")
         )
         cards = {str(s): p for s, p in per_seat.items()}  # JSON object keys are strings
-        if self._classic and r.classic_scoring == "lowest_wins":
+        if self.classic and r.classic_scoring == "lowest_wins":
             for s, p in per_seat.items():
                 self.scores[s] += p
             self._emit(
@@ -1843,7 +1884,7 @@ class Game:
                     "{} wins the match with {} points [{}]",
                     self.names[match_winner],
                     self.scores[match_winner],
-                    "CL-13" if self._classic else "NM-41",
+                    "CL-13" if self.classic else "NM-41",
                 ),
                 match_winner,
                 {"scores": list(self.scores)},
@@ -1898,7 +1939,7 @@ class Game:
         log = self.log
         if len(public) < len(log):
             public.extend(e.public_dict() for e in log[len(public) :])
-        return public[:] if whole_game else public[self._hand_start :]
+        return public[:] if whole_game else public[self.hand_start :]
 
     # ------------------------------------------------------------------ positions
     def to_position(self) -> dict[str, Any]:
@@ -1964,7 +2005,7 @@ class Game:
         g._about_of = None
         g.log = []
         g._public = []
-        g._hand_start = 0
+        g.hand_start = 0
         g.warnings = []
         g.total_cards = self.total_cards
         g.history = []
@@ -1975,38 +2016,38 @@ class Game:
         g._lseat = -1
         g._lids = _NO_IDS
         g._legal = {}
-        g._mark = [0] * NUM_CARDS
-        g._epoch = 0
-        g._n_active = self._n_active
-        g._draw_mode = self._draw_mode
+        g.card_marks = [0] * NUM_CARDS
+        g.mark_epoch = 0
+        g.n_active = self.n_active
+        g.draw_mode = self.draw_mode
         g.opening_events = []
         g.tally = self.tally.copy()
         g.hand_tallies = self.hand_tallies
-        g._classic = self._classic
-        g._jump_in = self._jump_in
-        g._may_draw = self._may_draw
+        g.classic = self.classic
+        g.jump_in = self.jump_in
+        g.may_draw = self.may_draw
         g._eager_reshuffle = self._eager_reshuffle
         g._no_two_player = self._no_two_player
         g._two_player_initial = self._two_player_initial
-        g._can_stack = self._can_stack
-        g._stack_on_total = self._stack_on_total
-        g._stack_match = self._stack_match
-        g._deflect = self._deflect
+        g.can_stack = self.can_stack
+        g.stack_on_total = self.stack_on_total
+        g.stack_match = self.stack_match
+        g.deflect = self.deflect
         g._mercy_limit = self._mercy_limit
         g._immediate_mercy = self._immediate_mercy
         g._raise_on_exhaustion = self._raise_on_exhaustion
-        g._last_card_ends = self._last_card_ends
-        g._colour_on_resolution = self._colour_on_resolution
+        g.last_card_ends = self.last_card_ends
+        g.colour_on_resolution = self.colour_on_resolution
         g._deferred_mercy = self._deferred_mercy
         g._voluntary_draw = self._voluntary_draw
         g._no_playable_action = self._no_playable_action
-        g._stack_mandatory = self._stack_mandatory
-        g._must_play_drawn = self._must_play_drawn
-        g._seven_zero = self._seven_zero
-        g._pcache = self._pcache
-        g._base = self._base
-        g._special = self._special
-        g._restricted = self._restricted
+        g.stack_mandatory = self.stack_mandatory
+        g.must_play_drawn = self.must_play_drawn
+        g.seven_zero = self.seven_zero
+        g.playable_table = self.playable_table
+        g.plain_variants = self.plain_variants
+        g.special_cards = self.special_cards
+        g.restricted_cards = self.restricted_cards
         g._acts = self._acts
         return g
 

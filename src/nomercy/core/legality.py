@@ -100,25 +100,20 @@ _COLOUR_IDS: Final[tuple[int, ...]] = tuple(COLOUR_BASE + i for i in range(len(C
 
 #: Per rule-set key (see tables()), flags by Card.index: the cards whose variants
 #: are never cached, and the wild draw cards restricted by A34 / CL-4.
-_CARD_SETS: Final[dict[tuple[bool, ...], tuple[list[bool], list[bool]]]] = {}
+_CARD_SETS: Final[dict[tuple[bool, bool, bool], tuple[list[bool], list[bool]]]] = {}
 
 
 def _card_sets(r: RuleSet) -> tuple[list[bool], list[bool]]:
-    seven_zero = not r.is_classic or r.classic_seven_zero
+    seven_zero = r.facts.seven_zero
     special = [c.kind is K_DISCARD_ALL or (seven_zero and c.number in (0, 7)) for c in ALL_CARDS]
+    # A34 restricts every wild draw card, classic's CL-4 only the Wild Draw Four.
+    restricted_kind = r.facts.wild_draw_restricted
     restricted = [
         bool(
-            c.is_wild
+            restricted_kind
+            and c.is_wild
             and c.draw_value
-            and (
-                (
-                    r.is_classic
-                    and c.kind is K_WILD_DRAW_FOUR
-                    and r.wd4_restriction
-                    and not r.wd4_challenge
-                )
-                or (not r.is_classic and r.wild_draw_restriction)
-            )
+            and (not r.is_classic or c.kind is K_WILD_DRAW_FOUR)
         )
         for c in ALL_CARDS
     ]
@@ -140,13 +135,8 @@ def tables(
     base = _VARIANTS.setdefault(
         (r.roulette_chooser, r.roulette_active_colour, r.wild_colour_timing), [None] * NUM_CARDS
     )
-    key = (
-        r.is_classic,
-        r.classic_seven_zero,
-        r.wd4_restriction,
-        r.wd4_challenge,
-        r.wild_draw_restriction,
-    )
+    facts = r.facts
+    key = (r.is_classic, facts.seven_zero, facts.wild_draw_restricted)
     sets = _CARD_SETS.get(key)
     if sets is None:
         sets = _CARD_SETS[key] = _card_sets(r)
@@ -158,7 +148,7 @@ def compute_legal(g: Game, seat: int) -> list[int]:
     if g.phase is OVER or not 0 <= seat < g.n or g.out[seat]:
         return []
     acts: list[int] = turn_actions(g) if seat == g.turn else []
-    if g._jump_in and seat != g.turn and g.phase is PLAY and not g.pending_total:
+    if g.jump_in and seat != g.turn and g.phase is PLAY and not g.pending_total:
         top = g.discard[-1]
         for card in g.hands[seat]:
             if card is top:  # C04: an identical card, offered once
@@ -184,9 +174,9 @@ def playable_flags(g: Game) -> list[bool]:
     """Whether each card (by ``Card.index``) matches the top card and active colour now
     (cached per pair and matching options)."""
     key = g.discard[-1].index * 5 + _colour_slot(g.colour)
-    found = g._pcache[key]
+    found = g.playable_table[key]
     if found is None:
-        found = g._pcache[key] = [is_playable(g, c) for c in ALL_CARDS]
+        found = g.playable_table[key] = [is_playable(g, c) for c in ALL_CARDS]
     return found
 
 
@@ -211,7 +201,7 @@ def is_playable(g: Game, card: Card) -> bool:
 
 def wild_draw_allowed(g: Game, seat: int, card: Card) -> bool:
     """A34 / CL-4: a restricted wild draw needs no card of the active colour in hand."""
-    if not g._restricted[card.index]:  # which cards the options restrict: _card_sets
+    if not g.restricted_cards[card.index]:  # which cards the options restrict: _card_sets
         return True
     colour = g.colour
     return not any(c.colour is colour for c in g.hands[seat])
@@ -225,14 +215,14 @@ def turn_actions(g: Game) -> list[int]:
     acts: list[int] = []
     if phase is PLAY:
         playable = playable_flags(g)
-        restricted = g._restricted
-        special = g._special
-        base = g._base if len(hand) > 2 else None  # _variants' cache, inlined
+        restricted = g.restricted_cards
+        special = g.special_cards
+        base = g.plain_variants if len(hand) > 2 else None  # _variants' cache, inlined
         found = False
         # Each card once, in hand order: a card is seen when its mark is this epoch's.
-        g._epoch += 1
-        epoch = g._epoch
-        mark = g._mark
+        g.mark_epoch += 1
+        epoch = g.mark_epoch
+        mark = g.card_marks
         for card in hand:
             i = card.index
             if playable[i] and mark[i] != epoch:
@@ -246,7 +236,7 @@ def turn_actions(g: Game) -> list[int]:
                     acts.append(ids[0])
                 else:
                     acts.extend(ids)
-        if not found or g._may_draw:
+        if not found or g.may_draw:
             acts.append(DRAW_ID)
     elif phase is STACK_OR_ABSORB:
         acts = stack_actions(g, seat)
@@ -276,8 +266,8 @@ def turn_actions(g: Game) -> list[int]:
 
 
 def may_keep_drawn(g: Game) -> bool:
-    if g._classic or g._draw_mode == "draw_until_playable":
-        return not g._must_play_drawn
+    if g.classic or g.draw_mode == "draw_until_playable":
+        return not g.must_play_drawn
     return True
 
 
@@ -351,7 +341,7 @@ def stack_floor_after(rules: RuleSet, total: int, card: Card) -> int:
     4
     """
     value = card.draw_value
-    return total + value if rules.stack_threshold == "running_total" else value
+    return rules.facts.stack_floor(total + value, value)
 
 
 #: Where :func:`aim_penalty` sends a Draw Card's penalty, by the rule the engine's event cites.
@@ -548,9 +538,9 @@ def stack_threshold(g: Game) -> int | None:
     """NM-18 / A04: the smallest draw value a card needs to be stacked on the pending penalty
     (the last card's value, or the running total), ``None`` when no card may be stacked: a
     last card's penalty (A17), or classic without C04 ``classic_stacking``."""
-    if g.pending_win is not None or not g._can_stack:
+    if g.pending_win is not None or not g.can_stack:
         return None
-    return g.pending_total if g._stack_on_total else g.pending_last
+    return g.pending_total if g.stack_on_total else g.pending_last
 
 
 def stack_actions(g: Game, seat: int) -> list[int]:
@@ -560,12 +550,12 @@ def stack_actions(g: Game, seat: int) -> list[int]:
     if threshold is not None:
         top = g.discard[-1]
         colour = g.colour
-        deflect = g._deflect
-        match = g._stack_match
+        deflect = g.deflect
+        match = g.stack_match
         # Each card once, in hand order (epoch marks, as in turn_actions).
-        g._epoch += 1
-        epoch = g._epoch
-        mark = g._mark
+        g.mark_epoch += 1
+        epoch = g.mark_epoch
+        mark = g.card_marks
         for card in g.hands[seat]:
             if not _answers(card, threshold, top, colour, deflect, match):
                 continue
@@ -575,7 +565,7 @@ def stack_actions(g: Game, seat: int) -> list[int]:
                 acts.extend(variants(g, seat, card, stacking=True))
     if g.wd4 is not None and r.wd4_challenge:
         acts.append(CHALLENGE_ID)
-    if not (acts and g._stack_mandatory):
+    if not (acts and g.stack_mandatory):
         acts.append(DRAW_ID)
     return acts
 
@@ -592,9 +582,9 @@ def variants(
     """The ids of every play of ``card``: colours for a wild, targets for a 7, UNO."""
     hand = g.hands[seat]
     i = card.index
-    cacheable = len(hand) > 2 and not on_da and not jump and not g._special[i]
+    cacheable = len(hand) > 2 and not on_da and not jump and not g.special_cards[i]
     if cacheable:
-        cached = g._base[i]
+        cached = g.plain_variants[i]
         if cached is not None:
             return cached
     r = g.rules
@@ -611,19 +601,19 @@ def variants(
         remaining = len(hand) - shed if shed == same else -1
     else:
         remaining = len(hand) - 1
-    ends = remaining == 0 and g._last_card_ends
+    ends = remaining == 0 and g.last_card_ends
     number = card.number
-    if not card.is_wild and not (number == 7 and not ends and g._seven_zero):
+    if not card.is_wild and not (number == 7 and not ends and g.seven_zero):
         # A coloured card other than a 7-swap names no colour and no target: one play, and
         # the same play with an UNO call when it leaves one card (for a 0, the hand it
         # receives: the previous player's, NM-29).
         size = remaining
-        if number == 0 and not ends and g._seven_zero:
+        if number == 0 and not ends and g.seven_zero:
             size = len(g.hands[zero_pass_giver(seat, g.direction, g.out)])
         pid = (JUMP_BASE if jump else PLAY_BASE) + CARD_OFFSET[i]
         acts = [pid, pid + 1] if size == 1 else [pid]
         if cacheable:
-            g._base[i] = acts
+            g.plain_variants[i] = acts
         return acts
     colours: Iterable[Colour | None] = (None,)
     if card.is_wild:
@@ -632,17 +622,17 @@ def variants(
             if (
                 card.kind is K_WILD_DRAW_FOUR
                 and r.challenge_on_winning_card
-                and (r.wd4_challenge and g._classic)
+                and (r.wd4_challenge and g.classic)
             ):
                 colours = COLOURS
         elif card.kind is K_WILD_COLOUR_ROULETTE:
             if r.roulette_chooser == "player" or r.roulette_active_colour == "player_names":
                 colours = COLOURS
-        elif not (g._colour_on_resolution and card.draw_value):
+        elif not (g.colour_on_resolution and card.draw_value):
             colours = COLOURS
     targets: list[int | None] = [None]
     sizes = [remaining]
-    if number == 7 and not ends and g._seven_zero:  # NM-31: one play per target
+    if number == 7 and not ends and g.seven_zero:  # NM-31: one play per target
         targets = [s for s in range(g.n) if s != seat and not g.out[s]]
         sizes = [len(g.hands[t]) for t in targets if t is not None]
     acts = []
@@ -654,5 +644,5 @@ def variants(
             if size == 1:
                 acts.append(play_id(card, colour, rel, True, jump))
     if cacheable:  # depends only on the rules and the card
-        g._base[i] = acts
+        g.plain_variants[i] = acts
     return acts

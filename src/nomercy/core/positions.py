@@ -67,7 +67,7 @@ def to_position(game: Game) -> dict[str, Any]:
         "fill": "none",
         "phase": game.phase.value,
         "drawn": game.drawn.code if game.drawn else None,
-        "draw_mode": game._draw_mode,
+        "draw_mode": game.draw_mode,
         "uno_window": sorted(game.uno_window),
         "chain_wild": game.chain_wild,
         "wd4": game.wd4,
@@ -82,7 +82,7 @@ def to_position(game: Game) -> dict[str, Any]:
         "winner": game.winner,
         "total_cards": game.total_cards,
         "log": game.public_history(whole_game=True),
-        "hand_log_start": game._hand_start,
+        "hand_log_start": game.hand_start,
     }
 
 
@@ -167,8 +167,8 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
         if g.out[i] and g.hands[i]:
             # NM-34.1: a knocked-out hand is set aside, never held.
             raise NotationError(f"players[{i}] is out but holds cards: put them in 'set_aside'")
-    g._n_active = n - sum(g.out)
-    if g._n_active < 1:
+    g.n_active = n - sum(g.out)
+    if g.n_active < 1:
         raise NotationError("at least one player must be in the game")
     g.discard = cards(pos.get("discard"), "discard")
     draw_top_first = cards(pos.get("draw_pile", []), "draw_pile")
@@ -248,7 +248,7 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
     if phase is not OVER:
         if _seat_value(turn, "turn", n) is None or g.out[turn]:
             raise NotationError(f"'turn' must be an active seat, not {turn!r}")
-        if g._n_active < 2:
+        if g.n_active < 2:
             raise NotationError(
                 "only one player is in the game: the phase must be 'over' (NM-34.5)"
             )
@@ -277,7 +277,7 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
         raise NotationError(
             f"'draw_mode' must be one of {', '.join(_DRAW_MODES)}, not {draw_mode!r}"
         )
-    g._draw_mode = draw_mode
+    g.draw_mode = draw_mode
     window = pos.get("uno_window", [])
     if not isinstance(window, list):
         raise NotationError("'uno_window' must be a list of seats")
@@ -341,8 +341,8 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:
         g.log = [Event.from_dict(dict(e)) for e in log]
     except ValueError as exc:  # EventKind refuses an unknown kind
         raise NotationError(f"'log': {exc}") from None
-    g._hand_start = _int_key(pos, "hand_log_start", 0)
-    if not 0 <= g._hand_start <= len(g.log):
+    g.hand_start = _int_key(pos, "hand_log_start", 0)
+    if not 0 <= g.hand_start <= len(g.log):
         raise NotationError(f"'hand_log_start' must be between 0 and {len(g.log)}")
     _check_reachable(g, chain_given)
     g.start = dict(pos)
@@ -380,7 +380,7 @@ def _check_reachable(g: Game, chain_given: bool) -> None:
         raise NotationError(
             "'set_aside' holds the hands of knocked-out players: nobody is out (NM-34)"
         )
-    limit = g._mercy_limit
+    limit = g.rules.facts.mercy_limit
     for s in range(n):
         size = len(g.hands[s])
         if g.uno_called[s] and size > 1:
@@ -412,7 +412,7 @@ def _check_reachable(g: Game, chain_given: bool) -> None:
         if (
             not size
             and s != g.pending_win
-            and not (rules.last_card_effect == "resolve_effects" and g._seven_zero)
+            and not (rules.last_card_effect == "resolve_effects" and g.seven_zero)
         ):
             # Only a last card whose effect still resolves (pending_win), or a last-card 7 or
             # 0 handing the empty hand over (A16 resolve_effects, NM-29, NM-31), leaves an
@@ -446,7 +446,7 @@ def _check_reachable(g: Game, chain_given: bool) -> None:
             raise NotationError(
                 f"'pending.last' {g.pending_last} is no Draw Card value of the deck (NM-15)"
             )
-        if not g._can_stack and (len(g.pending_chain) > 1 or g.pending_total != g.pending_last):
+        if not g.can_stack and (len(g.pending_chain) > 1 or g.pending_total != g.pending_last):
             raise NotationError(
                 "a stack of several Draw Cards needs stacking (classic_stacking, C04)"
             )
@@ -476,7 +476,7 @@ def _check_reachable(g: Game, chain_given: bool) -> None:
         and g.colour is not top.colour
         and not (
             rules.chain_colour_source == "last_wild_named"
-            and (top.draw_value or (g._deflect and top.kind in (K_SKIP, K_REVERSE)))
+            and (top.draw_value or (g.deflect and top.kind in (K_SKIP, K_REVERSE)))
         )
     ):
         # NM-11: a coloured card sets its colour; A18 last_wild_named keeps a wild's colour

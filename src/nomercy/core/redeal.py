@@ -4,15 +4,9 @@ Information-set search plays many concrete games that agree with everything one 
 seen ("determinizations"). This module holds the rules knowledge behind them, so the bots
 stay thin:
 
-- :func:`infer_gaps` reads the public history of a hand: a player who draws on its turn
-  without a voluntary draw (NM-9, CL-5, A03 ``voluntary_draw="off"``) held no card of the
-  active colour and no wild. Under draw-until-playable the cards drawn before the playable
-  one were unplayable too, so that gap survives the draw; gaps shown on earlier turns
-  survive it only if the hand ends the turn as it began it (one card drawn and played at
-  once), since kept cards may be of those colours. A gap ends when the player gets
-  cards nobody saw (an absorbed penalty, an UNO penalty, a kept drawn card) and it moves
-  with the hand in a 7-swap (NM-31) or a 0-pass (NM-29). Publicly revealed cards (NM-30)
-  are known cards, not part of the gap: the gap speaks about the cards nobody has seen.
+- :func:`~nomercy.core.gaps.infer_gaps` (in :mod:`nomercy.core.gaps`, with the encoders'
+  reading of the same proof, and re-exported here) reads the colours a seat showed it
+  lacks from the public history of a hand (NM-9, CL-5).
 - :class:`Redealer` (from :meth:`Game.redealer <nomercy.core.game.Game.redealer>`) holds
   one seat's information set and deals it again and again (:meth:`Redealer.sample`);
   :meth:`Game.redeal <nomercy.core.game.Game.redeal>` is the one-shot form.
@@ -37,12 +31,13 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from nomercy.core.base import DISCARD_ALL_SUBSET, DISCARD_ALL_TOP, seat_arg
-from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, Kind, parse_card
+from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, parse_card
 from nomercy.core.dealing import below
 from nomercy.core.errors import NotationError
 from nomercy.core.events import Event
+from nomercy.core.gaps import Gaps, draw_shows_gap, infer_gaps
 from nomercy.core.legality import is_playable, wild_draw_allowed
-from nomercy.core.rules import RuleSet, make_rules
+from nomercy.core.rules import make_rules
 from nomercy.core.views import public_draw_mode
 
 if TYPE_CHECKING:
@@ -63,198 +58,6 @@ __all__ = [
 _CARD_SLOT: Final = [
     COLOURS.index(c.colour) if c.colour is not None else -1 for c in map(Card, ALL_CODES)
 ]
-
-
-class Gaps:
-    """What the public history of a hand says each seat does *not* hold.
-
-    Attributes:
-        lacks: per seat, the colours it showed it holds none of among its unseen cards.
-        no_wild: seats that showed they hold no wild among their unseen cards.
-        colour: the active colour as the history tracked it (``None`` when owed or unknown).
-    """
-
-    __slots__ = ("colour", "lacks", "no_wild")
-
-    def __init__(
-        self, lacks: dict[int, set[Colour]], no_wild: set[int], colour: Colour | None
-    ) -> None:
-        self.lacks = lacks
-        self.no_wild = no_wild
-        self.colour = colour
-
-    def fits(self, seat: int, card: Card) -> bool:
-        """Whether ``card`` may be among ``seat``'s unseen cards."""
-        if card.colour is None:
-            return seat not in self.no_wild
-        return card.colour not in self.lacks.get(seat, ())
-
-    def __repr__(self) -> str:
-        return f"Gaps(lacks={self.lacks!r}, no_wild={self.no_wild!r}, colour={self.colour!r})"
-
-
-def draw_shows_gap(rules: RuleSet) -> bool:
-    """Whether a draw on a player's turn shows it held no card of the active colour.
-
-    Only without a voluntary draw (A03 ``voluntary_draw="off"``: a player who can play must,
-    NM-8, NM-9, CL-5) and when a drawn card is not kept whatever it is
-    (``no_playable_action="draw_one_pass"``); :func:`infer_gaps` reads no gap otherwise, and
-    the RL encoders' ``opp_void`` flags stay 0.
-
-    >>> from nomercy import make_rules
-    >>> draw_shows_gap(make_rules("no-mercy")), draw_shows_gap(make_rules("classic"))
-    (True, False)
-    """
-    return rules.voluntary_draw == "off" and rules.no_playable_action != "draw_one_pass"
-
-
-def infer_gaps(
-    rules: RuleSet,
-    n: int,
-    history: Iterable[Mapping[str, Any] | Event],
-    direction: int,
-    deciding: int | None = None,
-) -> Gaps:
-    """Walk a hand's public history (``Game.public_history()``) and return its :class:`Gaps`.
-
-    Args:
-        rules: the rule set in force.
-        n: the number of seats.
-        history: the public events of the current hand, oldest first: event dicts
-            (``Game.public_history()``) or :class:`Event` objects as every seat saw them
-            (``PlayerView.history``).
-        direction: the direction of play now; if the walk ends elsewhere it lost track of an
-            event and keeps no gap (a 0-pass moves gaps by direction).
-        deciding: the seat now deciding on a card it drew (phase ``play_drawn``), if any;
-            its gaps then describe its hand apart from that card.
-    """
-    out = [False] * n
-    lacks: dict[int, set[Colour]] = {s: set() for s in range(n)}
-    no_wild: set[int] = set()
-    # A34 / CL-4 restrictions make some wilds unplayable, so a draw says nothing about them.
-    wild_always_playable = not (
-        (rules.is_classic and rules.wd4_restriction and not rules.wd4_challenge)
-        or (not rules.is_classic and rules.wild_draw_restriction)
-    )
-    infer = rules.voluntary_draw == "off"
-    mode = rules.no_playable_action
-    colour: Colour | None = None
-    walked = 1
-    last_card: Card | None = None
-    # The seat whose turn draw is not yet settled, and its gaps from before that turn.
-    drew: int | None = None
-    drew_count = 0
-    before: set[Colour] = set()
-
-    def clear(seat: int | None) -> None:
-        if seat is not None and 0 <= seat < n:
-            lacks[seat] = set()
-            no_wild.discard(seat)
-
-    data: Mapping[str, Any]
-    for event in history:
-        if isinstance(event, Event):
-            kind: str = event.kind
-            seat = event.seat
-            data = event.data
-        else:
-            kind = event["kind"]
-            seat = event.get("seat")
-            data = event
-        if drew is not None and kind != "draw":
-            if kind == "uno" and seat == drew:
-                continue  # a call before playing the drawn card settles nothing
-            # The drawing player's next move tells what happened to the drawn cards.
-            if kind == "pass" and seat == drew:
-                clear(drew)  # a drawn card was kept: it was playable (NM-9, CL-5)
-            elif kind == "play" and seat == drew and drew_count == 1:
-                # One card drawn and played at once: the hand is the one that showed the
-                # older gaps, so they still hold beside the new one.
-                lacks[drew] |= before
-            drew = None
-        if kind == "deal":
-            lacks = {s: set() for s in range(n)}
-            no_wild = set()
-            out = [False] * n
-            walked = 1
-        elif kind == "start_card":
-            card = parse_card(data["card"]) if data.get("card") else None
-            if card is not None:
-                colour = card.colour
-        elif kind == "play":
-            card = parse_card(data["card"])
-            last_card = card
-            if card.colour is not None:
-                colour = card.colour
-            elif data.get("colour"):
-                colour = Colour(data["colour"])
-            elif card.kind is Kind.WILD_COLOUR_ROULETTE or (
-                card.draw_value and rules.wild_colour_timing == "on_resolution"
-            ):
-                colour = None  # named later (NM-30 reveal, A18 colour event)
-            if card.kind is Kind.WILD_REVERSE_DRAW_FOUR:
-                walked = -walked
-        elif kind in ("colour", "reveal", "roulette_colour"):
-            if data.get("colour") and kind != "roulette_colour":
-                colour = Colour(data["colour"])
-        elif kind == "reverse":
-            walked = -walked
-        elif kind == "deflect":
-            if last_card is not None and last_card.kind is Kind.REVERSE:
-                walked = -walked
-        elif kind == "draw":
-            if infer and seat is not None and colour is not None:
-                # Cards drawn and kept may be of colours the seat showed it lacked before,
-                # so only the active colour is sure; the older gaps come back if the hand
-                # ends the turn as it began it (see above).
-                before = lacks[seat]
-                lacks[seat] = {colour}
-                if wild_always_playable:
-                    no_wild.add(seat)
-                if mode == "draw_one_pass":
-                    clear(seat)  # the drawn card stays in hand whatever it is
-                else:
-                    drew = seat
-                    drew_count = int(data.get("count", 1))
-            else:
-                clear(seat)
-        elif kind in ("absorb", "catch", "challenge"):
-            clear(seat)
-        elif kind == "swap":
-            target = data.get("target")
-            if seat is not None and target is not None:
-                lacks[seat], lacks[target] = lacks[target], lacks[seat]
-                a, b = seat in no_wild, target in no_wild
-                no_wild.discard(seat)
-                no_wild.discard(target)
-                if a:
-                    no_wild.add(target)
-                if b:
-                    no_wild.add(seat)
-        elif kind == "pass_hands":
-            active = [s for s in range(n) if not out[s]]
-            if len(active) > 1:
-                new_lacks = dict(lacks)
-                new_no_wild = set(no_wild) - set(active)
-                for i, s in enumerate(active):
-                    receiver = active[(i + walked) % len(active)]
-                    new_lacks[receiver] = lacks[s]
-                    if s in no_wild:
-                        new_no_wild.add(receiver)
-                lacks, no_wild = new_lacks, new_no_wild
-        elif kind == "knockout" and seat is not None:
-            out[seat] = True
-            clear(seat)
-    if drew is not None and drew == deciding and drew_count == 1:
-        # The seat still decides on the card it drew (NM-9, CL-5): the gaps speak about the
-        # hand apart from that card (Redealer deals it apart), so the older gaps hold.
-        lacks[drew] |= before
-    if walked != direction:
-        # The walk lost track of the direction (an event this tracker does not model):
-        # the gaps moved by a 0-pass may be wrong, so keep none of them.
-        lacks = {s: set() for s in range(n)}
-        no_wild = set()
-    return Gaps(lacks, no_wild, colour)
 
 
 class _Shuffle:
@@ -481,7 +284,7 @@ class Redealer:
         t._draw = []
         t.set_aside = []
         # Whether the last drawer held a playable card is hidden (A03): the seat's reading.
-        t._draw_mode = public_draw_mode(game, seat)
+        t.draw_mode = public_draw_mode(game, seat)
         t.known = {k: list(v) for k, v in game.known.items() if k[0] in (seat, -1)}
         public = game.public_history(whole_game=True)
         t._public = list(public)

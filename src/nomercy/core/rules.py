@@ -15,6 +15,7 @@ from nomercy.core.errors import RuleSetError
 
 __all__ = [
     "CLASSIC",
+    "CLASSIC_RULE_IDS",
     "NO_MERCY",
     "OPTIONS",
     "PRESETS",
@@ -40,6 +41,7 @@ __all__ = [
     "RouletteExhaustion",
     "RouletteInStack",
     "RouletteMercy",
+    "RuleFacts",
     "RuleSet",
     "SevenSwapTargets",
     "SkipEveryoneExtraTurn",
@@ -483,6 +485,86 @@ OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 _SPECS = {spec.name: spec for spec in OPTIONS}
+
+#: The classic rule (RULES.md §5) behind a No Mercy rule id that a shared text cites (event
+#: texts, the coach's reasons): the deal, drawing, action cards, UNO, reshuffles, and the
+#: house rules of C04 (stacking, 7-0). The one map from No Mercy ids to classic ones. A
+#: classic draw-until-playable (a C04 house rule) is cited as C04 by the engine itself, so
+#: NM-9 here is classic's own drawing rule.
+CLASSIC_RULE_IDS: dict[str, str] = {
+    "NM-2": "CL-2",
+    "NM-9": "CL-5",
+    "NM-14": "CL-6",
+    "NM-16": "C04",
+    "NM-17": "CL-6",
+    "NM-18": "C04",
+    "NM-29": "C04",
+    "NM-31": "C04",
+    "NM-35": "CL-11",
+    "NM-37": "CL-9",
+    "A13": "CL-11",
+    "A17": "C07",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RuleFacts:
+    """The facts the engine, search, bots, advice, the coach and the encoders derive from a
+    rule set, worked out once (:attr:`RuleSet.facts`) so that each exists in one place.
+
+    >>> from nomercy import make_rules
+    >>> f = make_rules("classic").facts
+    >>> f.seven_zero, f.can_stack, f.mercy_limit, f.draw_proves_gap
+    (False, False, 0, False)
+    >>> make_rules("no-mercy").facts.stack_floor(6, 4)
+    4
+    """
+
+    #: 7 swaps and 0 passes hands (NM-29, NM-31; classic only with C04 ``classic_seven_zero``).
+    seven_zero: bool
+    #: The Mercy limit (NM-33): a hand of this many cards is knocked out; 0 when off.
+    mercy_limit: int
+    #: A14: the Mercy rule is checked once an action or turn is done, not at each card.
+    mercy_deferred: bool
+    #: A pending penalty may be stacked (NM-18; classic only with C04 ``classic_stacking``).
+    can_stack: bool
+    #: A04 ``running_total``: a stacked card must reach the running total, not the last value.
+    stack_on_total: bool
+    #: Some wild draw cards may not be played whenever (A34 ``wild_draw_restriction``; classic
+    #: CL-4 ``wd4_restriction`` without the CL-8 challenge), so a draw says nothing of wilds.
+    wild_draw_restricted: bool
+    #: A draw on a player's turn proves it held no card of the active colour (and no wild
+    #: unless :attr:`wild_draw_restricted`): only without a voluntary draw (A03 ``off``: a
+    #: player who can play must, NM-8, NM-9, CL-5) and when a playable drawn card is not kept
+    #: silently (A02 ``draw_one_pass``). See :mod:`nomercy.core.gaps`.
+    draw_proves_gap: bool
+
+    @classmethod
+    def of(cls, rules: RuleSet) -> RuleFacts:
+        """Derive the facts of ``rules`` (:attr:`RuleSet.facts` holds them, once)."""
+        classic = rules.is_classic
+        return cls(
+            seven_zero=not classic or rules.classic_seven_zero,
+            mercy_limit=rules.mercy_threshold if rules.mercy_enabled else 0,
+            mercy_deferred=rules.mercy_enabled and rules.mercy_timing != "immediate",
+            can_stack=not classic or rules.classic_stacking,
+            stack_on_total=rules.stack_threshold == "running_total",
+            wild_draw_restricted=(
+                (classic and rules.wd4_restriction and not rules.wd4_challenge)
+                or (not classic and rules.wild_draw_restriction)
+            ),
+            draw_proves_gap=(
+                rules.voluntary_draw == "off" and rules.no_playable_action != "draw_one_pass"
+            ),
+        )
+
+    def stack_floor(self, total: int, last: int) -> int:
+        """NM-18 / A04: the smallest draw value that may be stacked on a penalty of ``total``
+        cards whose last card drew ``last``: the last value, or under ``running_total`` the
+        total."""
+        return total if self.stack_on_total else last
+
+
 _PRESET_CACHE: dict[str, RuleSet] = {}  # presets without options, built once
 
 
@@ -556,6 +638,12 @@ class RuleSet:
     classic_scoring: ClassicScoring = "winner_collects"
     #: The options given explicitly (non-defaults included), as passed in; kept for records.
     given: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: What the options imply (7-0 in force, the Mercy limit, the stack floor, what a draw
+    #: proves), derived once here and read everywhere instead of restating the options.
+    facts: RuleFacts = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "facts", RuleFacts.of(self))
 
     @property
     def is_classic(self) -> bool:

@@ -566,8 +566,8 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
     if seat is not None:
         viewer = seat_arg(game, seat)
     r = game.rules
-    mercy = r.mercy_enabled
-    threshold = r.mercy_threshold
+    threshold = r.facts.mercy_limit  # 0: no Mercy rule (NM-33)
+    mercy = threshold > 0
     hands = game.hands
     out = game.out
     called = game.uno_called
@@ -599,7 +599,7 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
         # Event.for_seat(None) is the event itself unless it is secret (a draw's cards); the
         # censored copies are kept (Event.for_seat), as this runs for every decision of a bot
         # that reads the history.
-        events = tuple([e.for_seat(None) for e in game.log[game._hand_start :]])
+        events = tuple([e.for_seat(None) for e in game.log[game.hand_start :]])
     notes = (
         turn,
         public_draw_mode(game, viewer),
@@ -610,7 +610,7 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
         # CL-8: whether the Wild +4 was played dishonestly is hidden until challenged.
         {k: v for k, v in wd4.items() if k != "guilty"} if wd4 else None,
         game.total_cards,
-        game._hand_start,
+        game.hand_start,
     )
     fields = (
         None if viewer < 0 else viewer,
@@ -621,7 +621,7 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
         game.discard[-1] if game.discard else None,
         game.colour,
         tuple(game.discard),
-        len(game._draw),
+        game.draw_size,
         len(game.set_aside),
         stack,
         tuple(hands[viewer]) if viewer >= 0 else (),
@@ -637,12 +637,12 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
         game.winner,
         game.hand_winner,
         events,
-        game._two_player(),
-        None if over or turn is None else game._next(turn),
+        game.two_player(),
+        None if over or turn is None else game.next_active(turn),
         stack_floor(game),
         tuple.__new__(Bookkeeping, notes),
         None if wd4 is None else tuple.__new__(Wd4Play, (wd4["seat"], _colour(wd4["colour"]))),
-        game._can_stack,
+        game.can_stack,
     )
     return tuple.__new__(PlayerView, fields)
 
@@ -678,7 +678,7 @@ def snapshot(game: Game, seat: object) -> Snapshot:
             list(game.uno_called),
             sorted(game.uno_window),
             game.direction,
-            len(game._draw),
+            game.draw_size,
             game.pending_total,
             game.pending_last,
             game.discard[-1].index if game.discard else -1,
@@ -705,5 +705,5 @@ def public_draw_mode(game: Game, viewer: int) -> str:
         "off",
         rules.no_playable_action,
     ):
-        return game._draw_mode
+        return game.draw_mode
     return rules.no_playable_action

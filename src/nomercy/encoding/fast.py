@@ -35,13 +35,13 @@ from nomercy.core.cards import COLOURS, Card
 from nomercy.core.deck import build_deck
 from nomercy.core.events import Event
 from nomercy.core.game import Game
+from nomercy.core.gaps import VoidTracker
 from nomercy.core.ids import ID_CARD, ID_KIND, ID_REL, K_CATCH, K_COLOUR, K_DRAW, K_PASS, K_PLAY
-from nomercy.core.redeal import draw_shows_gap
 from nomercy.core.rules import RuleSet
 from nomercy.encoding import actions as _actions
 from nomercy.encoding import observations as _layout
 from nomercy.encoding.actions import MAX_PLAYERS
-from nomercy.encoding.observations import _PHASES, OBS_LAYOUT, PublicTracker
+from nomercy.encoding.observations import _PHASES, OBS_LAYOUT
 
 # The layout's offsets are observations.py's own (one table of the layout), bound here as
 # Final: compiled, a Final name is a native static, where a name imported from a module that
@@ -99,7 +99,6 @@ _FROMBUFFER: Final = np.frombuffer
 _F32: Final = np.dtype(np.float32)
 _I8: Final = np.dtype(np.int8)
 
-_NO_FLAGS: Final = (0, 0, 0, 0)
 # A mask row of no legal id, copied over a row before its ids are set.
 _NO_MASK: Final = memoryview(bytes(_NUM_ACTIONS)).cast("b")
 
@@ -142,12 +141,12 @@ def draw_pile_size(game: Game) -> int:
 
 
 def _mode(rules: RuleSet, events: bool) -> str:
-    informative = draw_shows_gap(rules)  # A03, NM-9: the core says when a draw proves a gap
+    informative = rules.facts.draw_proves_gap  # A03, NM-9: when a draw proves a gap
     if events:
         return "events"
     if not informative:
         return "none"
-    if rules.scoring_enabled or (rules.mercy_enabled and rules.mercy_timing != "immediate"):
+    if rules.scoring_enabled or rules.facts.mercy_deferred:
         # A new deal inside a step, or a Mercy check that knocks out a seat which received
         # nothing in that step: the public effects alone would not say what the events say.
         return "events"
@@ -192,8 +191,8 @@ class TableObserver:
         self.moves = 0
         self.out_before = 0
         self.mode = _mode(rules, events)
-        self.tracker = PublicTracker(rules, n)
-        self._threshold = rules.mercy_threshold if rules.mercy_enabled else 0
+        self.tracker = VoidTracker(rules, n)
+        self._threshold = rules.facts.mercy_limit
         deck = build_deck(rules.deck_table())
         # Hand sizes, counts and the pile are at most the deck; a stack is at most the deck's
         # penalties, unless a reshuffle in mid-stack returns some (then _encode's slow path).
@@ -324,7 +323,8 @@ class TableObserver:
 
     def _step_inferred(self, game: Game, aid: int, seat: int) -> None:
         """One step with events off: what the tracker's events would have said, read from the
-        step's public effects (module docstring; the cases follow PublicTracker.update)."""
+        step's public effects (module docstring), through the same transitions of the core's
+        VoidTracker that its update() calls for the events."""
         if draw_pile_size(game) + len(game.discard) + len(game.set_aside) <= 1:
             # Nothing left to draw: a draw, penalty or reveal may take no card, so its effect
             # is invisible. Rare; this step runs with events, as the reference does.
@@ -337,31 +337,23 @@ class TableObserver:
                 game.record_events = False
             return
         tracker = self.tracker
-        void = tracker.void
-        pending = tracker._pending
-        tracker._pending = None
+        pending = tracker.settle()
         phase = game.phase
         kind = ID_KIND[aid]
         if kind == K_PASS:
             game.step(aid, seat)
             if phase is PLAY_DRAWN:  # keeps the drawn card ("pass")
-                void[seat][:] = _NO_FLAGS
+                tracker.forget(seat)
             return  # a Discard All's pass gives nobody cards
         if kind == K_DRAW:
             colour = game.colour
             game.step(aid, seat)
             if phase is STACK_OR_ABSORB:  # absorbing the penalty: an "absorb" event
-                void[seat][:] = _NO_FLAGS
+                tracker.forget(seat)
                 return
             # A draw turn ("draw"); nothing else in the step gives anyone cards.
-            flags = void[seat]
-            flags[:] = _NO_FLAGS
-            if colour is not None and tracker._informative:
-                c = _position(_COLOUR_LIST, colour)
-                if game.phase is PLAY_DRAWN:
-                    tracker._pending = (seat, c)
-                else:
-                    flags[c] = 1
+            slot = -1 if colour is None else _position(_COLOUR_LIST, colour)
+            tracker.drew(seat, slot, game.phase is PLAY_DRAWN)
             return
         hands = game.hands
         before = hands[:]
@@ -369,12 +361,12 @@ class TableObserver:
         was_out = game.out[:]
         game.step(aid, seat)
         if kind == K_PLAY:
-            if pending is not None and pending[0] == seat and phase is PLAY_DRAWN:
-                void[seat][pending[1]] = 1  # the drawn card has left the hand
+            if phase is PLAY_DRAWN:
+                tracker.played(seat, pending)  # the drawn card has left the hand
         elif kind == K_CATCH:
-            void[(seat + ID_REL[aid]) % self.n][:] = _NO_FLAGS  # "catch", even for 0 cards
+            tracker.forget((seat + ID_REL[aid]) % self.n)  # "catch", even for 0 cards
         elif kind == K_COLOUR and phase is ROULETTE_COLOUR:
-            void[seat][:] = _NO_FLAGS  # "reveal": the seat naming the colour reveals
+            tracker.forget(seat)  # "reveal": the seat naming the colour reveals
         # Whoever received cards (absorb, catch, challenge, reveal) or was knocked out (with
         # Mercy immediate, only right after receiving) forgets; moved hands are a swap or,
         # after a 0, every hand passing (which resets everything).
@@ -383,11 +375,11 @@ class TableObserver:
         for s in range(self.n):
             hand = hands[s]
             if out[s] and not was_out[s]:
-                void[s][:] = _NO_FLAGS
+                tracker.forget(s)
             elif hand is not before[s]:
                 moved = True
             elif len(hand) > sizes[s]:
-                void[s][:] = _NO_FLAGS
+                tracker.forget(s)
         if moved:
             card = ID_CARD[aid]
             if card is not None and card.number == 0:
@@ -395,7 +387,7 @@ class TableObserver:
             else:
                 for s in range(self.n):
                     if hands[s] is not before[s]:
-                        void[s][:] = _NO_FLAGS
+                        tracker.forget(s)
 
     # ------------------------------------------------------------------ writing
     def write(self, game: Game, seat: int, out: memoryview) -> None:
@@ -617,7 +609,7 @@ def _restored(
     rules: RuleSet,
     n: int,
     mode: str,
-    tracker: PublicTracker,
+    tracker: VoidTracker,
     pile: list[Card],
     counts: list[int],
 ) -> TableObserver:

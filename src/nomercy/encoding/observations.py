@@ -12,17 +12,14 @@ the factors of the environments' ``"flat"`` format (``FLAT_BOUNDS``: fixed or pe
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
 from nomercy.core.cards import ALL_CODES, COLOURS, Card
-from nomercy.core.events import Event
-from nomercy.core.events import EventKind as EK
 from nomercy.core.game import Phase
-from nomercy.core.redeal import draw_shows_gap
+from nomercy.core.gaps import VoidTracker
 from nomercy.core.rules import RuleSet, make_rules
 from nomercy.core.views import PlayerView, Snapshot
 from nomercy.encoding.actions import MAX_PLAYERS
@@ -119,87 +116,10 @@ _DISCARD = OBS_LAYOUT["discard"].start
 _PILE = OBS_LAYOUT["draw_pile_size"].start
 _WD4 = OBS_LAYOUT["wd4_challengeable"].start
 
-# Events by which a seat receives cards (so what it could not play says nothing any more).
-_RECEIVE_KINDS = frozenset({EK.ABSORB, EK.CATCH, EK.CHALLENGE, EK.REVEAL})
-# Every kind update() reads; the others are skipped before their public form is built.
-_TRACKED_KINDS = _RECEIVE_KINDS | {EK.DEAL, EK.DRAW, EK.PASS, EK.PASS_HANDS, EK.PLAY, EK.SWAP}
 
-
-class PublicTracker:
-    """Public history features, updated incrementally from public events.
-
-    ``void[s][c]`` is set when seat ``s`` drew in its turn because it held nothing playable
-    while ``c`` was the active colour (NM-9, CL-5), once the draw is over: at once if the
-    turn passed, or when ``s`` plays the drawn card (a kept drawn card sets nothing). It is
-    cleared when ``s`` receives cards in any other way (absorbing a penalty, being caught, a
-    challenge, a Roulette reveal, a swap, hands passing, a new deal). It is only tracked when
-    a draw proves it: with ``voluntary_draw`` on, or ``no_playable_action="draw_one_pass"``
-    (which keeps a playable drawn card silently), every flag stays 0.
-    """
-
-    __slots__ = ("_informative", "_pending", "n", "void")
-
-    def __init__(self, rules: RuleSet, n: int) -> None:
-        self.n = n
-        self._informative = draw_shows_gap(rules)  # A03, NM-9 (nomercy.core.redeal)
-        self.void: list[list[int]] = [[0, 0, 0, 0] for _ in range(n)]
-        self._pending: tuple[int, int] | None = None  # (seat, colour) of a drawn card in play
-
-    def reset(self) -> None:
-        """Forget everything (a new game)."""
-        for flags in self.void:
-            flags[:] = (0, 0, 0, 0)
-        self._pending = None
-
-    def update(
-        self,
-        events: Iterable[Event],
-        *,
-        colour: str | None,
-        phase: str,
-        next_phase: str,
-    ) -> None:
-        """Fold in one step's events, in the public form every seat sees.
-
-        Args:
-            events: the step's events; each is read through ``event.for_seat(None)``.
-            colour: the active colour before the step (public, ``view.colour``), as its value.
-            phase: the phase before the step (public, ``view.phase``), as its value.
-            next_phase: the phase after the step (public).
-        """
-        void = self.void
-        pending = self._pending
-        self._pending = None
-        for raw in events:
-            if raw.kind not in _TRACKED_KINDS:
-                continue
-            event = raw.for_seat(None)
-            kind = event.kind
-            seat = event.seat
-            if kind is EK.PASS_HANDS or kind is EK.DEAL:
-                self.reset()
-                continue
-            if seat is None:
-                continue
-            if kind is EK.PLAY:
-                if pending is not None and pending[0] == seat and phase == "play_drawn":
-                    void[seat][pending[1]] = 1  # the drawn card has left the hand
-                    pending = None
-            elif kind is EK.DRAW:
-                void[seat][:] = (0, 0, 0, 0)
-                if self._informative and colour is not None:
-                    if next_phase == "play_drawn":
-                        self._pending = (seat, _COLOUR_INDEX[colour])
-                    else:
-                        void[seat][_COLOUR_INDEX[colour]] = 1
-            elif kind is EK.PASS:
-                if phase == "play_drawn":
-                    void[seat][:] = (0, 0, 0, 0)
-            elif kind in _RECEIVE_KINDS:
-                void[seat][:] = (0, 0, 0, 0)
-            elif kind is EK.SWAP:
-                void[seat][:] = (0, 0, 0, 0)
-                void[event.data["target"]][:] = (0, 0, 0, 0)
+#: The ``opp_void`` flags' tracker: the core's one reading of what a draw proves about the
+#: colours a seat holds (:class:`nomercy.core.gaps.VoidTracker`, NM-9, CL-5).
+PublicTracker = VoidTracker
 
 
 class ObservationEncoder:
@@ -214,9 +134,9 @@ class ObservationEncoder:
             raise ValueError(f"observations cover 2-{MAX_PLAYERS} players, not {n}")
         self.rules = rules
         self.n = n
-        self._mercy = rules.mercy_enabled
+        self._mercy = rules.facts.mercy_limit > 0
         self.low, self.high = _bounds(rules)
-        self._threshold = rules.mercy_threshold if rules.mercy_enabled else 0
+        self._threshold = rules.facts.mercy_limit
         self._discard: list[Card] = []
         self._discard_counts = array("f", bytes(4 * _K))
         # Every vector starts as a copy of this one: zeros, but for the opponent slots that
@@ -407,7 +327,7 @@ def _bounds(rules: RuleSet) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.flo
     copies = np.array([table.get(code, 0) for code in ALL_CODES], dtype=np.float32)
     total = float(copies.sum())
     draw_total = float(sum(Card(code).draw_value * count for code, count in table.items()))
-    threshold = float(rules.mercy_threshold) if rules.mercy_enabled else 0.0
+    threshold = float(rules.facts.mercy_limit)
     low = np.zeros(OBS_SIZE, dtype=np.float32)
     high = np.ones(OBS_SIZE, dtype=np.float32)
     for name in ("hand", "discard"):

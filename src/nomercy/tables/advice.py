@@ -62,7 +62,7 @@ def _cite(ids: Sequence[str]) -> str:
 
 
 def _mercy_limit(rules: RuleSet) -> int | None:
-    return rules.mercy_threshold if rules.mercy_enabled else None
+    return rules.facts.mercy_limit or None
 
 
 def consequences(action: Action, view: PlayerView) -> list[Advice]:
@@ -138,7 +138,7 @@ def consequences(action: Action, view: PlayerView) -> list[Advice]:
     no_mercy = not rules.is_classic
     if card.draw_value:
         return out + _penalty_advice(action, view, seat, rest, stacking)
-    sevens_zeros = no_mercy or rules.classic_seven_zero
+    sevens_zeros = rules.facts.seven_zero
     if card.kind is Kind.NUMBER and card.number == 7 and action.target is not None:
         swapper = view.players[action.target]
         theirs = swapper.hand_size

@@ -39,6 +39,7 @@ from nomercy.bots.registry import BEST, make_bot
 from nomercy.core.actions import Action, CallUno, Catch, Challenge, ChooseColour, Draw, Pass, Play
 from nomercy.core.base import Phase
 from nomercy.core.cards import COLOURS, Card, Colour, Kind, parse_card
+from nomercy.core.rules import CLASSIC_RULE_IDS
 from nomercy.core.views import PlayerView, Stack
 from nomercy.tables.advice import consequences
 
@@ -418,8 +419,9 @@ def _fill(kind: str, data: dict[str, Any], rules: tuple[str, ...] = ()) -> Reaso
 _ONE_CARDS = re.compile(r"\b1 cards\b")
 
 
-#: The classic rule behind a No Mercy rule id a reason cites (no entry: not cited in classic).
-_CLASSIC_RULES = {"NM-9": "CL-5", "NM-14": "CL-6", "NM-17": "CL-6", "NM-37": "CL-9"}
+#: The classic rule behind a No Mercy rule id a reason cites (no entry: not cited in
+#: classic): the core's one map, which event texts read too.
+_CLASSIC_RULES = CLASSIC_RULE_IDS
 
 
 def _cited(reason: Reason, view: PlayerView) -> Reason:
@@ -583,7 +585,7 @@ def _play_reason(
             total = pending.total + card.draw_value
             distance = vp.mercy_distance or 0
             data = {"card": code, "total": total, "name": vp.name, "distance": distance}
-            if view.rules.mercy_enabled and 0 < distance <= total:
+            if view.rules.facts.mercy_limit and 0 < distance <= total:
                 return _fill("stack_knockout", data, ("NM-18", "NM-33"))
             return _fill("stack", data, ("NM-18",))
         distance = vp.mercy_distance or 0
@@ -594,7 +596,7 @@ def _play_reason(
             "size": vp.hand_size,
             "distance": distance,
         }
-        if view.rules.mercy_enabled and 0 < distance <= card.draw_value:
+        if view.rules.facts.mercy_limit and 0 < distance <= card.draw_value:
             return _fill("attack_knockout", data, ("NM-33",))
         if vp.hand_size <= 3:
             return _fill("attack_leader", data, ("NM-17",))

@@ -180,7 +180,7 @@ def notation_help(rules: RuleSet) -> tuple[str, str]:
         f"play {example} G (a wild names its colour)",
         "play G3 uno (and call UNO)",
     ]
-    if not rules.is_classic or rules.classic_seven_zero:  # NM-31, C04 (as advice reads it)
+    if rules.facts.seven_zero:  # NM-31, C04: 7-0 in force
         actions.append("play R7 2 (a 7 swaps with seat 2)")
     actions += ["draw", "pass", "colour G", "uno", "catch 2"]
     if rules.is_classic and rules.wd4_challenge:

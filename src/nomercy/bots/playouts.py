@@ -5,11 +5,14 @@ deals of :meth:`Redealer.sample_for_search <nomercy.core.redeal.Redealer.sample_
 This module holds what those playouts run, on the engine's id path
 (:meth:`Game.legal_ids <nomercy.core.game.Game.legal_ids>` and :meth:`Game.step
 <nomercy.core.game.Game.step>`, no action or event object): two cheap policies over the ids
-of the seat to act, the playout loop and the score of an unfinished game. It lives beside
-the engine so that it is compiled with it (``python -m nomercy.core.build``), which made a
-search about 1.7 times as fast as the same code in the bot (benchmarks/README.md); it
-decides nothing the rules decide (legality stays the engine's), and it reads the whole
-game: it is only for games dealt for a search, never for a player's real game.
+of the seat to act, the playout loop and the score of an unfinished game. It is the bots'
+own, compiled with the engine as a companion of the core's build
+(``nomercy.core.COMPANION_FILES``, ``python -m nomercy.core.build``), which made a search
+about 1.7 times as fast as the same code run as Python (benchmarks/README.md). It decides
+nothing the rules decide: legality stays the engine's, and whom a penalty hits, whose hand
+a 0 passes and a stack's floor are the engine's helpers (``legality.aim_penalty``,
+``zero_pass_giver``, ``stack_floor_after``), read through the game's state contract. It
+reads the whole game: it is only for games dealt for a search, never for a real game.
 
 - :func:`heuristic_action`: a cheap version of the heuristic bot (shed many cards, keep
   Draw Cards for defence unless the victim holds no answer in this deal, knock out when it
@@ -47,10 +50,17 @@ from nomercy.core.ids import (
     PASS_ID,
     UNO_ID,
 )
-from nomercy.core.legality import uno_due
+from nomercy.core.legality import (
+    AIM_SELF,
+    aim_penalty,
+    stack_floor_after,
+    uno_due,
+    zero_pass_giver,
+)
 
 if TYPE_CHECKING:
     from nomercy.core.game import Game
+    from nomercy.core.rules import RuleSet
 
 __all__ = [
     "auto_uno",
@@ -74,7 +84,6 @@ _ROLL_KEEP: Final = {2: 15.0, 4: 25.0, 6: 40.0, 10: 55.0}
 # 1.5x) and its kind for the scoring (_C_*).
 _C_OTHER: Final = 0
 _C_DISCARD_ALL: Final = 1
-_C_WRD4: Final = 2
 _C_SKIP: Final = 3
 _C_REVERSE: Final = 4
 _C_SKIP_EVERYONE: Final = 5
@@ -84,7 +93,6 @@ _C_SEVEN: Final = 8
 _C_ZERO: Final = 9
 _KIND_CODE: Final = {
     Kind.DISCARD_ALL: _C_DISCARD_ALL,
-    Kind.WILD_REVERSE_DRAW_FOUR: _C_WRD4,
     Kind.SKIP: _C_SKIP,
     Kind.REVERSE: _C_REVERSE,
     Kind.SKIP_EVERYONE: _C_SKIP_EVERYONE,
@@ -118,7 +126,6 @@ _P_KEEP: Final[tuple[float, ...]] = tuple(_keep(c) for c in ID_CARD)
 _P_CODE: Final[tuple[int, ...]] = tuple(_card_code(c) for c in ID_CARD)
 _FIRST_COLOUR: Final = COLOURS[0]
 _OTHER_COLOURS: Final = COLOURS[1:]
-_WRD4: Final = Kind.WILD_REVERSE_DRAW_FOUR
 _NO_MERCY: Final = 1 << 20  # the Mercy limit when the rule is off: never reached
 
 
@@ -126,9 +133,8 @@ def rule_constants(game: Game) -> tuple[int, bool]:
     """What :func:`heuristic_choice` reads of the rules, to read once per search: the Mercy
     limit (NM-33; never reached when the rule is off) and whether a 0 passes the hands
     (NM-29; classic only with C04)."""
-    rules = game.rules
-    mercy = rules.mercy_threshold if rules.mercy_enabled else _NO_MERCY
-    return mercy, not rules.is_classic or rules.classic_seven_zero
+    facts = game.rules.facts
+    return facts.mercy_limit or _NO_MERCY, facts.seven_zero
 
 
 def heuristic_action(game: Game, seat: int, actions: list[int], rng: random.Random) -> int:
@@ -162,11 +168,14 @@ def heuristic_choice(
     hands = game.hands
     hand = hands[seat]
     n = game.n
-    two = game._two_player()  # A29: the engine's test, not a count of its own
+    rules = game.rules
+    out = game.out
+    direction = game.direction
+    two = game.two_player()  # A29: the engine's test, not a count of its own
     phase = game.phase
     stacking = phase is STACK_OR_ABSORB
-    nxt = game._next(seat)  # the next seat each way (RULES.md §2)
-    prev = game.next_seat(seat, -game.direction)
+    nxt = game.next_active(seat)  # the next seat (RULES.md §2)
+    prev = zero_pass_giver(seat, direction, out)  # NM-29: whose hand a 0 passes here
     pending = game.pending_total if stacking else 0
     best_card: Card | None = None
     best = -1e9
@@ -197,13 +206,19 @@ def heuristic_choice(
         if rest <= 0:
             return _variant(game, seat, [v for v in actions if cards_of[v] is card])
         value = _P_VALUE[a]
+        victim = nxt
+        back = False  # the penalty comes back to this seat (NM-24)
+        if value:
+            # Whom the penalty hits (NM-16, NM-24): the engine aims it. The policy reads a
+            # stacked card as one that opens a chain (A28 aside), as it always has.
+            victim, _, aim = aim_penalty(rules, card, seat, direction, out, two, False, False)
+            back = aim == AIM_SELF
         if stacking:
             if not value:
                 score = 0.5  # A07: a Skip or Reverse deflects without a Draw Card's cost
-            elif code == _C_WRD4 and two:
-                score = -1.0 - value if _follows(hand, card) else -1e6
+            elif back:
+                score = -1.0 - value if _follows(rules, hand, card) else -1e6
             else:
-                victim = prev if code == _C_WRD4 else nxt
                 score = -float(value)  # answer with the smallest Draw Card
                 if pending + value >= mercy - len(hands[victim]):
                     score += 100.0
@@ -218,10 +233,9 @@ def heuristic_choice(
             score += 2.0 * colours.count(colour)
         if value:
             keep = _P_KEEP[a]
-            if code == _C_WRD4 and two:
-                score += -keep + (2.0 if _follows(hand, card) else -40.0)
+            if back:
+                score += -keep + (2.0 if _follows(rules, hand, card) else -40.0)
             else:
-                victim = prev if code == _C_WRD4 else nxt
                 vsize = len(hands[victim])
                 if value >= mercy - vsize:
                     score += 100.0
@@ -280,11 +294,13 @@ def heuristic_choice(
     return _variant(game, seat, [v for v in actions if cards_of[v] is best_card])
 
 
-def _follows(hand: list[Card], card: Card) -> bool:
-    """Whether ``hand`` holds another Draw Card of 4 or more than ``card`` (NM-24: with two
-    players a Wild Reverse +4 comes back, and its player must follow it up)."""
+def _follows(rules: RuleSet, hand: list[Card], card: Card) -> bool:
+    """Whether ``hand`` holds another Draw Card that reaches the floor ``card`` sets when it
+    opens a chain (NM-18, A04: :func:`~nomercy.core.legality.stack_floor_after`; NM-24: with
+    two players a Wild Reverse +4 comes back, and its player must follow it up)."""
+    floor = stack_floor_after(rules, 0, card)
     for c in hand:  # noqa: SIM110 (a loop: no generator per call)
-        if c.draw_value >= 4 and c is not card:
+        if c.draw_value >= floor and c is not card:
             return True
     return False
 
@@ -323,9 +339,18 @@ def greedy_action(game: Game, seat: int, actions: list[int], rng: random.Random)
         c = cards_of[a]
         if c is not None and c not in cards:
             cards.append(c)
-    if len(cards) > 1 and game._two_player():
-        # NM-24: with two players a Wild Reverse +4 comes back to its own player.
-        kept = [c for c in cards if c.kind is not _WRD4]
+    if len(cards) > 1 and game.two_player():
+        # NM-24: with two players a Wild Reverse +4 comes back to its own player (the engine
+        # aims it, legality.aim_penalty): keep the cards that do not.
+        rules = game.rules
+        out = game.out
+        direction = game.direction
+        kept = [
+            c
+            for c in cards
+            if not c.draw_value
+            or aim_penalty(rules, c, seat, direction, out, True, False, False)[2] != AIM_SELF
+        ]
         if kept:
             cards = kept
     card = cards[randbelow(rng, len(cards))]
@@ -504,9 +529,8 @@ def rewards(game: Game) -> list[float]:
     if game.is_over:
         winner = game.winner if game.winner is not None else game.hand_winner
         return [1.0 if s == winner else 0.0 for s in range(n)]
-    rules = game.rules
-    mercy = rules.mercy_enabled
-    threshold = rules.mercy_threshold
+    threshold = game.rules.facts.mercy_limit
+    mercy = threshold > 0
     out = game.out
     hands = game.hands
     strengths = [0.0] * n
