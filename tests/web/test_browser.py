@@ -268,7 +268,7 @@ def _open_lobby(page: Page, base_url: str) -> None:
 
 
 # ---------------------------------------------------------------------- tests
-def test_two_people_and_a_bot_play_a_hand(base_url: str, browser: Browser) -> None:
+def test_two_people_and_a_bot_play_a_hand(base_url: str, browser: Browser) -> None:  # noqa: PLR0915 (measured in tests/test_complexity.py)
     host_ctx = _context(browser)
     guest_ctx = _context(browser, phone=True)
     host, guest = host_ctx.new_page(), guest_ctx.new_page()

@@ -179,7 +179,7 @@ class PUCTBot(ISMCTSBot):
         self._evidence = []  # root_statistics (the coach) searches without it
         return action
 
-    def _search(self, view: PlayerView, candidates: list[Action]) -> Action:  # noqa: PLR0915
+    def _search(self, view: PlayerView, candidates: list[Action]) -> Action:  # noqa: PLR0915 (measured in tests/test_complexity.py)
         rng = self._rng
         sample = search_sampler(view, self.priors)
         if self._evidence:

@@ -410,7 +410,7 @@ class TableObserver:
         result: npt.NDArray[np.int8] = _FROMBUFFER(buf, _I8)
         return result
 
-    def _fill(self, game: Game, seat: int) -> vec[i32]:
+    def _fill(self, game: Game, seat: int) -> vec[i32]:  # noqa: C901 (measured in tests/test_complexity.py)
         """``seat``'s observation vector as float32 encodings (the comment at _encodings)."""
         out = self._blank[0:_OBS_SIZE]  # a copy
         enc = self._enc

@@ -553,7 +553,7 @@ def _compared(
     return _fill(kind, data, rules)
 
 
-def _play_reason(
+def _play_reason(  # noqa: C901 (measured in tests/test_complexity.py)
     action: Play,
     view: PlayerView,
     estimates: Sequence[Estimate],

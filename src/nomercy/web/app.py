@@ -355,7 +355,7 @@ def _options_by_rule() -> dict[str, list[str]]:
     return found
 
 
-def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starlette:
+def create_app(config: ServerConfig, *, static_dir: Path = STATIC_DIR) -> Starlette:  # noqa: C901, PLR0915 (measured in tests/test_complexity.py)
     """The web server's ASGI app for ``config`` (its lobby is ``app.state.lobby``)."""
     lobby = Lobby(config)
     clock = config.clock
