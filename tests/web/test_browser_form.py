@@ -144,7 +144,7 @@ def test_the_bot_picker_offers_levels_with_their_bots_by_preset(
             page.select_option("#preset", preset)
             labels = groups.nth(0).locator("option").all_inner_texts()
             assert labels == [
-                f"{lv.capitalize()} ({algorithm(level_bot(lv, preset))})" for lv in LEVELS
+                f"{lv.capitalize()} ({algorithm(level_bot(lv, preset), preset)})" for lv in LEVELS
             ]
         assert "random" in groups.nth(1).locator("option").all_inner_texts()
         assert page.input_value("#bot") == "medium"  # the default: Medium
