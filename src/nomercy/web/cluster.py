@@ -434,7 +434,9 @@ class Cluster:
         room.owned = False
         await room.stop_tasks()
         room._cancel_timer()
-        await self.lobby.resync(room)
+        # Not awaited: the reload waits for the room's lock, and the heartbeat (which calls
+        # this) must not be late, or the others would think this server, and its people, gone.
+        self._spawn(self.lobby.resync(room))
 
     async def load(self, code: str) -> Room | None:
         """A copy of room ``code`` for this server's clients (loaded once however many ask),
