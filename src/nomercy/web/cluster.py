@@ -350,7 +350,13 @@ class Cluster:
                 log.warning("room %s: lost its lease to another server", room.code)
                 await self.demote(room)
         while True:
-            codes = await self.lobby.write(self.store.claim, self.ttl, CLAIM_BATCH, retry_for=0.0)
+            try:
+                codes = await self.lobby.write(
+                    self.store.claim, self.ttl, CLAIM_BATCH, retry_for=0.0
+                )
+            except Exception as exc:  # as the heartbeat: the database is coming back; next beat
+                log.warning("claiming rooms: the database is unavailable: %s", exc)
+                return
             for code in codes:
                 await self.adopt(code)
             if len(codes) < CLAIM_BATCH:
