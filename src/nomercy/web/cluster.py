@@ -350,7 +350,13 @@ class Cluster:
                 log.warning("room %s: lost its lease to another server", room.code)
                 await self.demote(room)
         while True:
-            codes = await self.lobby.write(self.store.claim, self.ttl, CLAIM_BATCH, retry_for=0.0)
+            try:
+                codes = await self.lobby.write(
+                    self.store.claim, self.ttl, CLAIM_BATCH, retry_for=0.0
+                )
+            except Exception as exc:  # as the heartbeat: the database is coming back; next beat
+                log.warning("claiming rooms: the database is unavailable: %s", exc)
+                return
             for code in codes:
                 await self.adopt(code)
             if len(codes) < CLAIM_BATCH:
@@ -434,7 +440,9 @@ class Cluster:
         room.owned = False
         await room.stop_tasks()
         room._cancel_timer()
-        await self.lobby.resync(room)
+        # Not awaited: the reload waits for the room's lock, and the heartbeat (which calls
+        # this) must not be late, or the others would think this server, and its people, gone.
+        self._spawn(self.lobby.resync(room))
 
     async def load(self, code: str) -> Room | None:
         """A copy of room ``code`` for this server's clients (loaded once however many ask),

@@ -1268,12 +1268,12 @@ class Room:
             index = message["i"]
             if game is None or message["g"] != self.game_id:
                 if message["g"] not in self.finished:
-                    await self.lobby.resync(self)
+                    await self.lobby.reload(self)
                 return
             if index < len(game.history):
                 return  # already in this copy (it was loaded after the move)
             if index > len(game.history):
-                await self.lobby.resync(self)  # a notice was missed
+                await self.lobby.reload(self)  # a notice was missed
                 return
             turn = game.to_act
             events = game.apply(message["a"])
@@ -1294,7 +1294,7 @@ class Room:
                 return
             text = message.get("rec")
             if text is None:
-                await self.lobby.resync(self)
+                await self.lobby.reload(self)
                 return
             game = await asyncio.to_thread(GameRecord.loads(text).replay)
             for seat in message["seats"]:

@@ -360,7 +360,16 @@ class Lobby:
         return await self.cluster.load(code)
 
     async def resync(self, room: Room) -> None:
-        """Reload a room's copy from the database (a notice was missed or failed)."""
+        """Reload a room's copy from the database (a notice was missed or failed), holding
+        the room's lock."""
+        async with room.lock:
+            await self.reload(room)
+
+    async def reload(self, room: Room) -> None:
+        """:meth:`resync` for a caller that holds the room's lock. The lock keeps the owner's
+        notices out while the room is read and restored: a move applied from a notice
+        meanwhile (stored after the read) would otherwise be undone by the older read, and
+        its players sent a state older than one they have seen."""
         state = await self.write(self.load_state, room.code, retry_for=self.config.action_retry)
         if state is None:
             self.rooms.pop(room.code, None)
