@@ -60,6 +60,7 @@ __all__ = [
     "cards_shed",
     "compute_legal",
     "is_playable",
+    "matches",
     "playable_flags",
     "stack_floor_after",
     "stack_threshold",
@@ -182,18 +183,23 @@ def playable_flags(g: Game) -> list[bool]:
 
 def is_playable(g: Game, card: Card) -> bool:
     """NM-12 / CL-4 matching with nothing pending."""
+    return matches(card, g.discard[-1], g.colour, g.rules)
+
+
+def matches(card: Card, top: Card, colour: Colour | None, rules: RuleSet) -> bool:
+    """NM-12 / CL-4: whether ``card`` may go on ``top`` under the active ``colour``, with
+    nothing pending (for callers that hold no game, such as the re-deal's positions)."""
     if card.is_wild:
         return True
-    if card.colour is g.colour:
+    if card.colour is colour:
         return True
-    top = g.discard[-1]
     if card.kind is K_NUMBER:
         return card.number == top.number
     if card.kind is top.kind:
-        return card.kind is not K_DISCARD_ALL or g.rules.discard_all_symbol_match
+        return card.kind is not K_DISCARD_ALL or rules.discard_all_symbol_match
     # A11: a coloured +4 and a Wild Reverse +4 share the symbol only with the option.
     return (
-        g.rules.plus4_symbols_shared
+        rules.plus4_symbols_shared
         and card.kind is K_DRAW_FOUR
         and top.kind is K_WILD_REVERSE_DRAW_FOUR
     )

@@ -36,7 +36,7 @@ from nomercy.core.dealing import below
 from nomercy.core.errors import NotationError
 from nomercy.core.events import Event
 from nomercy.core.gaps import Gaps, draw_shows_gap, infer_gaps
-from nomercy.core.legality import is_playable, wild_draw_allowed
+from nomercy.core.legality import is_playable, matches, wild_draw_allowed
 from nomercy.core.rules import make_rules
 from nomercy.core.views import public_draw_mode
 
@@ -686,12 +686,8 @@ def view_position(view: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(turn, int) and turn != seat and phase == "play_drawn" and drawn is None:
         # Another seat decides on a card it drew (NM-9): which one is hidden (redeal picks),
         # but it was playable, so the position holds an unseen one there.
-        from nomercy.core.game import Game  # here: game imports this module
-
-        probe = Game(rules, [str(p["name"]) for p in players])
-        probe.discard = [top]
-        probe.colour = Colour(view["colour"]) if view["colour"] else None
-        drawn = _bring(view, turn, hands, known, rest, lambda c: is_playable(probe, c))
+        colour = Colour(view["colour"]) if view["colour"] else None
+        drawn = _bring(view, turn, hands, known, rest, lambda c: matches(c, top, colour, rules))
     elif (
         isinstance(turn, int)
         and turn != seat
