@@ -16,7 +16,7 @@ import nomercy
 from nomercy.cli.main import main
 from nomercy.core.records import GameRecord
 from nomercy.web.postgres import MIGRATIONS, SCHEMA_VERSION, PgStore, migrate_postgres
-from nomercy.web.store import LeaseLost, RoomRow, SeatRow, StoreError
+from nomercy.web.sqlcore import LeaseLost, RoomRow, SeatRow, StoreError
 
 pytestmark = pytest.mark.postgres
 

@@ -53,7 +53,7 @@ import psycopg
 
 from nomercy.web.postgres import CHANNEL, CONNECT_TIMEOUT, PgStore
 from nomercy.web.protocol import ErrorCode, ProtocolError
-from nomercy.web.store import LeaseLost
+from nomercy.web.sqlcore import LeaseLost
 
 if TYPE_CHECKING:
     from nomercy.web.rooms import Lobby, Room

@@ -62,7 +62,7 @@ from nomercy.web.protocol import (
     ProtocolError,
 )
 from nomercy.web.reactions import Reactions
-from nomercy.web.store import GameRow, LeaseLost, RoomRow, SeatRow
+from nomercy.web.sqlcore import GameRow, LeaseLost, RoomRow, SeatRow
 from nomercy.web.writer import StoreUnavailable
 
 if TYPE_CHECKING:

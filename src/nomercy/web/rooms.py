@@ -25,6 +25,7 @@ from nomercy.core.game import Game
 from nomercy.web import messages
 from nomercy.web.config import ServerConfig
 from nomercy.web.connections import Connection, Delivery, LoopWatch, address_key
+from nomercy.web.database import open_store
 from nomercy.web.protocol import (
     ErrorCode,
     ProtocolError,
@@ -54,7 +55,7 @@ from nomercy.web.room import (
     bot_seed,
     hash_token,
 )
-from nomercy.web.store import GameRow, LeaseLost, RoomRow, SeatRow, StoreBase, open_store
+from nomercy.web.sqlcore import GameRow, LeaseLost, RoomRow, SeatRow, StoreBase
 from nomercy.web.writer import StoreUnavailable, Writer, log_unsent
 
 if TYPE_CHECKING:
@@ -526,7 +527,6 @@ class Lobby:
                     address=address_key(address) if address is not None else None,
                     per_hour=self.config.rooms_per_hour,
                     max_rooms=self.config.max_rooms,
-                    lease=self.config.lease_ttl,
                 ),
                 retry_for=self.config.action_retry,
             )

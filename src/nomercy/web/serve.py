@@ -313,6 +313,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:  # noqa: C901 (measured
         import uvicorn.config
 
         from nomercy.web.app import create_app
+        from nomercy.web.database import open_store
         from nomercy.web.guard import (
             AllowedHosts,
             Limits,
@@ -322,7 +323,8 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:  # noqa: C901 (measured
         )
         from nomercy.web.protocol import HARD_MAX_BYTES
         from nomercy.web.rooms import ServerConfig
-        from nomercy.web.store import DatabaseLock, StoreError, is_postgres_url, open_store
+        from nomercy.web.sqlcore import StoreError
+        from nomercy.web.store import DatabaseLock, is_postgres_url
     except ImportError as exc:
         return _fail(f"the web server needs the web extra: {_install('web')} ({exc})")
     database: Path | str = Path(args.database) if args.database else default_database()
@@ -465,7 +467,8 @@ def _db_fail(message: str) -> int:
 
 def db_command(args: argparse.Namespace, out: TextIO) -> int:
     """``nomercy db migrate|copy``; 2 with one line on any error."""
-    from nomercy.web.store import DatabaseLock, Store, StoreError, is_postgres_url
+    from nomercy.web.sqlcore import StoreError
+    from nomercy.web.store import DatabaseLock, Store, is_postgres_url
 
     try:
         if args.db_action == "migrate":
