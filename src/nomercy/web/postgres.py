@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -35,13 +35,22 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import psycopg.errors
 
-from nomercy.web.sqlcore import COLUMNS, LeaseLost, RoomRow, StoreBase, StoreError, not_ours
+from nomercy.web.sqlcore import (
+    COLUMNS,
+    LeaseLost,
+    NoticeChannel,
+    RoomRow,
+    SharedStore,
+    StoreError,
+    not_ours,
+)
 from nomercy.web.store import Store
 
 __all__ = [
     "CHANNEL",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "PgChannel",
     "PgStore",
     "copy_sqlite",
     "migrate_postgres",
@@ -242,7 +251,7 @@ def migrate_postgres(url: str) -> tuple[int | None, int]:
         db.close()
 
 
-class PgStore(StoreBase):
+class PgStore(SharedStore):
     """The server's PostgreSQL database (see the module's docstring).
 
     ``server_id``: this server's id; with it, every write for a room checks that this server
@@ -252,7 +261,7 @@ class PgStore(StoreBase):
     retryable = (psycopg.OperationalError, psycopg.errors.LockNotAvailable)
     errors = (psycopg.Error,)
     duplicate = (psycopg.errors.UniqueViolation,)
-    shared = True
+    connect_timeout = CONNECT_TIMEOUT
     _close_clears = ", owner=NULL, lease=NULL"  # a closed room's lease ends
 
     def __init__(self, url: str, *, server_id: str | None = None) -> None:
@@ -383,14 +392,8 @@ class PgStore(StoreBase):
         per_hour: int = 0,
         max_rooms: int = 0,
     ) -> float | None:
-        """Store a new room and its seats, owned by this server (its heartbeat holds the
-        room's lease).
-
-        With ``address`` and ``per_hour``: at most ``per_hour`` rooms from that address in any
-        hour, across every server; ``max_rooms``: open rooms at most. Returns ``None`` (done)
-        or, refused: the seconds until the address may create one again, or ``-1.0``: the
-        service is full.
-        """
+        """See :meth:`SharedStore.create_room`: the budgets are counted and spent under one
+        advisory lock; the room's lease is this server's heartbeat."""
         with self._tx() as db:
             if (address is not None and per_hour > 0) or max_rooms > 0:
                 db.execute("SELECT pg_advisory_xact_lock(%s)", (_CREATE_LOCK,))
@@ -452,12 +455,6 @@ class PgStore(StoreBase):
         if row is None:
             raise LeaseLost(f"room {room} is owned by another server now")
 
-    def open_rooms(self) -> int:
-        """How many rooms are open in the whole service."""
-        with self._one() as db:
-            row = db.execute("SELECT count(*) FROM rooms WHERE closed IS NULL").fetchone()
-            return int(row[0]) if row else 0
-
     # ------------------------------------------------------------------ servers and leases
     def heartbeat(self, ttl: float) -> tuple[set[str], set[str]]:
         """Say this server lives: renew its lease (its one ``servers`` row) for ``ttl``
@@ -483,10 +480,10 @@ class PgStore(StoreBase):
         alive = {sid for (room, sid) in rows if not room} | {me}
         return alive, {c for (room, c) in rows if room}
 
-    def claim(self, ttl: float, limit: int, code: str | None = None) -> list[str]:
+    def claim(self, limit: int, code: str | None = None) -> list[str]:
         """Take up to ``limit`` open rooms nobody owns (never owned, released, or whose
         owner's lease ran out or whose owner is gone), oldest first (``code``: that room
-        only). ``ttl``: unused (this server's heartbeat holds the lease).
+        only). This server's heartbeat holds their lease.
 
         Exact under concurrency: ``dead`` lists the owners dead in this statement's snapshot,
         and the room's row, once locked, is taken only if its owner (as it is now, after any
@@ -547,6 +544,41 @@ class PgStore(StoreBase):
             if notice is not None:
                 self.notify(notice)
             return released
+
+    async def channel(self, *, listen: bool = False) -> PgChannel:
+        """A new connection for notices (``listen``: ``LISTEN`` on :data:`CHANNEL`)."""
+        conn = await psycopg.AsyncConnection.connect(
+            self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
+        )
+        if listen:
+            try:
+                await conn.execute(f"LISTEN {CHANNEL}")
+            except BaseException:
+                await conn.close()
+                raise
+        return PgChannel(conn)
+
+
+class PgChannel(NoticeChannel):
+    """A connection of its own for the servers' notices (``LISTEN``/``NOTIFY``), in the event
+    loop: psycopg 3's asynchronous connection, autocommit."""
+
+    def __init__(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        self.conn = conn
+
+    @property
+    def usable(self) -> bool:
+        return not self.conn.closed and not self.conn.broken
+
+    async def send(self, notice: str) -> None:
+        await self.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, notice))
+
+    async def received(self, timeout: float) -> AsyncIterator[str]:
+        async for notice in self.conn.notifies(timeout=timeout):
+            yield notice.payload
+
+    async def close(self) -> None:
+        await self.conn.close()
 
 
 def copy_sqlite(source: str, url: str) -> dict[str, int]:

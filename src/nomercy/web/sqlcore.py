@@ -12,13 +12,17 @@ A store is this core plus its dialect, which says:
   goes out to the other servers (``notify``: PostgreSQL's ``NOTIFY``; SQLite has none);
 - what a duplicate move means (``duplicate``: on PostgreSQL a lost lease, never a second
   copy of a move).
+
+A database several servers share (:class:`SharedStore`, PostgreSQL's) also holds their leases
+and carries their notices (:class:`NoticeChannel`): the contract
+:mod:`nomercy.web.cluster` works with, without knowing the driver.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,8 +33,10 @@ __all__ = [
     "COLUMNS",
     "GameRow",
     "LeaseLost",
+    "NoticeChannel",
     "RoomRow",
     "SeatRow",
+    "SharedStore",
     "StoreBase",
     "StoreError",
     "not_ours",
@@ -405,3 +411,74 @@ class StoreBase:
             query = self._sql("SELECT COUNT(*) FROM games WHERE room=?")
             row = db.execute(query, (code,)).fetchone()
             return int(row[0]) if row else 0
+
+
+class NoticeChannel:
+    """A connection of its own to a shared database, for the servers' notices: it listens
+    (:meth:`received`) or sends at once (:meth:`send`), apart from the writer's transactions.
+    Its methods raise the store's ``errors`` when the connection fails."""
+
+    @property
+    def usable(self) -> bool:
+        """Whether it is open and unbroken."""
+        raise NotImplementedError
+
+    async def send(self, notice: str) -> None:
+        """Send ``notice`` to every server listening."""
+        raise NotImplementedError
+
+    def received(self, timeout: float) -> AsyncIterator[str]:
+        """The notices every server sends (this one's too), as they come, for ``timeout``
+        seconds at most (a listening channel's)."""
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        """Close the connection."""
+        raise NotImplementedError
+
+
+class SharedStore(StoreBase):
+    """A database several servers share (:class:`~nomercy.web.postgres.PgStore`): besides the
+    rooms, each server's lease on the rooms it plays, the room budgets of the whole service,
+    and the notices between the servers (see :mod:`nomercy.web.cluster`)."""
+
+    shared = True
+    #: Seconds a connection attempt waits before it fails.
+    connect_timeout: float = 5.0
+
+    def create_room(
+        self,
+        room: RoomRow,
+        *,
+        address: str | None = None,
+        per_hour: int = 0,
+        max_rooms: int = 0,
+    ) -> float | None:
+        """Store a new room and its seats, owned by this server. With ``address`` and
+        ``per_hour``: at most ``per_hour`` rooms from that address in any hour, across every
+        server; ``max_rooms``: open rooms at most. Returns ``None`` (done) or, refused: the
+        seconds until the address may create one again, or ``-1.0``: the service is full."""
+        raise NotImplementedError
+
+    def heartbeat(self, ttl: float) -> tuple[set[str], set[str]]:
+        """Renew this server's lease for ``ttl`` seconds; the servers alive and the rooms this
+        server owns."""
+        raise NotImplementedError
+
+    def claim(self, limit: int, code: str | None = None) -> list[str]:
+        """Take up to ``limit`` open rooms nobody owns (``code``: that room only); the rooms
+        taken."""
+        raise NotImplementedError
+
+    def owner(self, code: str) -> str | None:
+        """The live server that owns room ``code`` (``None``: nobody, or closed)."""
+        raise NotImplementedError
+
+    def release(self, codes: list[str] | None = None, *, notice: str | None = None) -> list[str]:
+        """Give up this server's rooms (``codes``: those only; all: its lease too), sending
+        ``notice`` with the commit; the rooms released."""
+        raise NotImplementedError
+
+    async def channel(self, *, listen: bool = False) -> NoticeChannel:
+        """A new connection for notices (``listen``: one that receives them)."""
+        raise NotImplementedError
