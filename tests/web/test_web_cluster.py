@@ -126,7 +126,8 @@ def check_in_order(player: Player, record: GameRecord, game_id: str | None = Non
 
 @contextlib.contextmanager
 def servers(tmp_path: Path, url: str, count: int, *flags: str) -> Iterator[list[RealServer]]:
-    """``count`` server processes on the database ``url``."""
+    """``count`` server processes on the database ``url``. A failure in the block prints
+    their logs (pytest shows them with the failure: it explains itself)."""
     with contextlib.ExitStack() as stack:
         started = [
             stack.enter_context(
@@ -134,7 +135,27 @@ def servers(tmp_path: Path, url: str, count: int, *flags: str) -> Iterator[list[
             )
             for i in range(count)
         ]
-        yield started
+        try:
+            yield started
+        except BaseException:
+            for i, server in enumerate(started):
+                print(f"----- server {i} (port {server.port}) log -----")
+                print(server_log(server))
+            raise
+
+
+#: Lines of a server's log a failing test prints at most (the newest).
+LOG_LINES = 400
+
+
+def server_log(server: RealServer) -> str:
+    """The newest ``LOG_LINES`` lines of ``server``'s log, without HTTP access lines."""
+    lines = [
+        line
+        for line in server.log_text().splitlines()
+        if not ('HTTP/1.1"' in line and "uvicorn.access" in line)
+    ]
+    return "\n".join(lines[-LOG_LINES:])
 
 
 def room_with_two_people(

@@ -157,7 +157,16 @@ def test_a_database_outage_hands_no_connected_person_to_the_bot(
             await asyncio.sleep(OUTAGE)
             await asyncio.to_thread(private_cluster.resume)
             paused.clear()
-            await asyncio.wait_for(asyncio.gather(*tasks), GAME_LIMIT)
+            try:
+                await asyncio.wait_for(asyncio.gather(*tasks), GAME_LIMIT)
+            except TimeoutError:
+                stalled = {
+                    (p.seat, last["game_id"], last["move"], last["view"]["to_act"]): p.errors[-3:]
+                    for pair in people
+                    for p in pair
+                    if (last := p.last) is not None and last["view"]["phase"] != "over"
+                }
+                raise AssertionError(f"games stalled: {moved}; {stalled}") from None
             games = []
             for pair in people:
                 last = pair[0].last
