@@ -197,6 +197,18 @@ def test_a_lapsed_server_cannot_write_a_room_another_claimed(pg_database: str) -
             [lambda: two.append_action(game, 1, "s1 play", room="AAAA", notice="{}")]
         )
         assert not ok and isinstance(error, LeaseLost) and "stored already" in str(error)
+        # The same move again (an attempt whose commit committed though its answer was lost,
+        # issue 43) is stored: no error, whatever the path, and one copy.
+        two.append_action(game, 1, "s1 draw", room="AAAA")
+        again = two.run_batch(
+            [lambda: two.append_action(game, 1, "s1 draw", room="AAAA", notice="{}")]
+        ) + two.run_batch(
+            [
+                lambda: two.append_action(game, 1, "s1 draw", room="AAAA", notice="{}"),
+                lambda: two.update_seat("BBBB", SeatRow(1, None, "open", None, None)),
+            ]
+        )
+        assert [ok for ok, _ in again] == [True, True, True]
         assert two.load_game(game).record.actions == ["s0 draw", "s1 draw"]  # type: ignore[union-attr]
         # Giving one room up keeps the server's lease (its row) for the others.
         assert two.release(["BBBB"]) == ["BBBB"]

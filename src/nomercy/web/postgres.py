@@ -260,7 +260,7 @@ class PgStore(SharedStore):
 
     retryable = (psycopg.OperationalError, psycopg.errors.LockNotAvailable)
     errors = (psycopg.Error,)
-    duplicate = (psycopg.errors.UniqueViolation,)
+    _if_stored = " ON CONFLICT (game, idx) DO NOTHING"
     connect_timeout = CONNECT_TIMEOUT
     _close_clears = ", owner=NULL, lease=NULL"  # a closed room's lease ends
 
@@ -429,31 +429,33 @@ class PgStore(SharedStore):
         notice: str | None = None,
     ) -> None:
         """Store action number ``index`` (see :meth:`StoreBase.append_action`); the room must
-        be this server's (``room``), and an index stored already is a lost lease, never a
-        second copy of a move.
+        be this server's (``room``). An index stored already is never a second copy of a
+        move: the same move is stored (an earlier attempt's commit, whose answer was lost),
+        another is refused.
 
         Raises:
-            LeaseLost: another server owns the room, or stored this move first.
+            LeaseLost: another server owns the room, or another move is stored at ``index``.
         """
-        lone = self._lone and finished is None and notice is not None
-        if not (lone and room is not None and self.server_id is not None):
+        lone = self._lone and finished is None and room is not None
+        if not (lone and notice is not None and self.server_id is not None):
             super().append_action(
                 game_id, index, action, finished=finished, room=room, notice=notice
             )
             return
         # One statement, one round trip: the lease check (the room's row held shared), the
         # move, and its notice, committed together.
-        try:
-            row = self.db.execute(
-                "WITH f AS (SELECT 1 FROM rooms WHERE code=%s AND owner=%s FOR SHARE) "
-                "INSERT INTO actions (game, idx, action, at) SELECT %s, %s, %s, %s FROM f "
-                "RETURNING pg_notify(%s, %s)",
-                (room, self.server_id, game_id, index, action, time.time(), CHANNEL, notice),
-            ).fetchone()
-        except psycopg.errors.UniqueViolation:
-            raise LeaseLost(f"move {index} of game {game_id} is stored already") from None
+        row = self.db.execute(
+            "WITH f AS (SELECT 1 FROM rooms WHERE code=%s AND owner=%s FOR SHARE) "
+            "INSERT INTO actions (game, idx, action, at) SELECT %s, %s, %s, %s FROM f "
+            f"{self._if_stored} RETURNING pg_notify(%s, %s)",
+            (room, self.server_id, game_id, index, action, time.time(), CHANNEL, notice),
+        ).fetchone()
         if row is None:
-            raise LeaseLost(f"room {room} is owned by another server now")
+            # Nothing inserted: the room is another server's, or the move is stored already
+            # (then its notice goes out again: copies skip a move they have).
+            self._fence(self.db, room)
+            self._stored_already(self.db, game_id, index, action)
+            self.notify(notice)
 
     # ------------------------------------------------------------------ servers and leases
     def heartbeat(self, ttl: float) -> tuple[set[str], set[str]]:

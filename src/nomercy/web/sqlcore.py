@@ -10,8 +10,9 @@ A store is this core plus its dialect, which says:
   ``_many`` (one statement for many rows);
 - what a write for a room checks first (``_fence``: PostgreSQL's lease) and how its notice
   goes out to the other servers (``notify``: PostgreSQL's ``NOTIFY``; SQLite has none);
-- what a duplicate move means (``duplicate``: on PostgreSQL a lost lease, never a second
-  copy of a move).
+- what a move stored already means (``_if_stored``: on PostgreSQL, this very move stored by
+  an attempt whose commit's answer was lost, or a game that moved on without this server:
+  never a second copy of a move).
 
 A database several servers share (:class:`SharedStore`, PostgreSQL's) also holds their leases
 and carries their notices (:class:`NoticeChannel`): the contract
@@ -143,9 +144,10 @@ class StoreBase:
     retryable: tuple[type[BaseException], ...] = ()
     #: Every error the database driver raises.
     errors: tuple[type[BaseException], ...] = ()
-    #: Errors of an action stored twice (PostgreSQL: a lost lease, :class:`LeaseLost`; SQLite,
-    #: one server alone: none, such an error is the driver's).
-    duplicate: tuple[type[BaseException], ...] = ()
+    #: What a move's ``INSERT`` adds so that a move stored already is not an error but is
+    #: checked (:meth:`_stored_already`). PostgreSQL: ``ON CONFLICT DO NOTHING``; SQLite, one
+    #: server alone: nothing (such an error is the driver's).
+    _if_stored = ""
     #: Whether several servers share this database (leases, notices).
     shared = False
     #: The database as given (a path or a URL without its password).
@@ -354,20 +356,22 @@ class StoreBase:
         One transaction: the move and, for the last move, the result and the room's release
         (``room``: the room's code, which this server must own).
 
+        The same move stored already is no error (:meth:`_stored_already`): an earlier attempt
+        committed it though its answer was lost.
+
         Raises:
-            LeaseLost: another server owns the room, or stored this move first.
+            LeaseLost: another server owns the room, or another move is stored at ``index``.
             Exception: the driver's, when the write failed (the caller reloads the game).
         """
         now = time.time()
         with self._tx() as db:
             self._fence(db, room)
-            try:
-                db.execute(
-                    self._sql("INSERT INTO actions VALUES (?,?,?,?)"),
-                    (game_id, index, action, now),
-                )
-            except self.duplicate:
-                raise LeaseLost(f"move {index} of game {game_id} is stored already") from None
+            inserted = db.execute(
+                self._sql(f"INSERT INTO actions VALUES (?,?,?,?){self._if_stored}"),
+                (game_id, index, action, now),
+            ).rowcount
+            if inserted == 0:
+                self._stored_already(db, game_id, index, action)
             if finished is not None:
                 db.execute(
                     self._sql(
@@ -378,6 +382,25 @@ class StoreBase:
                 db.execute(self._sql("UPDATE rooms SET game_id=NULL WHERE code=?"), (room,))
             if notice is not None:
                 self.notify(notice)
+
+    def _stored_already(self, db: Any, game_id: str, index: int, action: str) -> None:
+        """Move ``index`` of ``game_id`` is stored already. As ``action``: an earlier attempt
+        of this write committed it, but the database went away before it said so (a crash at
+        the commit, issue 43); the caller took it for a failure and undid the move, so this
+        write is that move again, and it is stored. (Taking it for another server's would
+        make the owner let go of a room the database still says it owns: nobody would play
+        it again.)
+
+        Raises:
+            LeaseLost: another move is stored there: this server's copy of the game is behind
+                the database (the room is reloaded from it).
+        """
+        row = db.execute(
+            self._sql("SELECT action FROM actions WHERE game=? AND idx=?"), (game_id, index)
+        ).fetchone()
+        if row is None or row[0] != action:
+            stored = "nothing" if row is None else repr(row[0])
+            raise LeaseLost(f"move {index} of game {game_id} is stored already: {stored}")
 
     def load_game(self, game_id: str) -> GameRow | None:
         """A game with its record (actions included), or ``None``."""
