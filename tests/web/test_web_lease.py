@@ -5,6 +5,10 @@ struck: faults injected in process, deterministically, on a real PostgreSQL.
   moment): the server took it for a failure and undid the move; sent again, it is the same
   move stored, not another server's (which would make the owner let go of a room the database
   still says it owns: nobody would ever play it again).
+- A room the database gives this server, but which it does not play (it stood down on a
+  stale reading of its lease, or its takeover could not load the room while the database went
+  away again): its lease runs, so no other server would ever claim it. The heartbeat takes it
+  up again.
 """
 
 from __future__ import annotations
@@ -23,9 +27,9 @@ pytestmark = pytest.mark.postgres
 GAME_LIMIT = 60.0
 
 
-async def _play_to_end(ann: WsClient, seat: int = 0) -> dict[str, Any]:
+async def _play_to_end(ann: WsClient, seat: int = 0, until: int | None = None) -> dict[str, Any]:
     """Act (first legal action) at each of ``seat``'s turns, sending again after any error,
-    until the game is over; the last state."""
+    until the game is over (or has ``until`` moves); the last state."""
     loop = asyncio.get_running_loop()
     end = loop.time() + GAME_LIMIT
     acted_at = -1
@@ -33,7 +37,7 @@ async def _play_to_end(ann: WsClient, seat: int = 0) -> dict[str, Any]:
         states = [m for m in ann.log if m["type"] == "state"]
         last = states[-1] if states else None
         if last is not None:
-            if last["view"]["phase"] == "over":
+            if last["view"]["phase"] == "over" or (until is not None and last["move"] >= until):
                 return last
             if last["view"]["to_act"] == seat and last["legal"] and last["move"] != acted_at:
                 acted_at = last["move"]
@@ -87,6 +91,32 @@ def test_a_move_committed_though_its_answer_was_lost_is_played_on(
             last = await _play_to_end(ann)
             assert not armed
             row = store.load_game(last["game_id"])
+            assert row is not None and row.record.replay().is_over
+            _agrees(ann, row.record.actions)
+
+    run(main)
+
+
+def test_a_room_the_database_gives_this_server_is_played_here(pg_database: str) -> None:
+    async def main() -> None:
+        async with Server(pg_database) as server:
+            created = await server.create(seats=4, bot="greedy")
+            code = created["code"]
+            ann = await server.ws(code)
+            await ann.hello(created["token"])
+            await ann.send({"type": "start"})
+            await _play_to_end(ann, until=3)
+            cluster = server.lobby.cluster
+            assert cluster is not None
+            room = server.room(code)
+            await cluster.demote(room)  # as on a stale reading: the database still says here
+            assert not room.owned
+            assert await server.lobby.write(cluster.store.owner, code, retry_for=1.0) == (
+                server.lobby.server_id
+            )
+            last = await _play_to_end(ann)
+            assert room.owned
+            row = server.lobby.store.load_game(last["game_id"])
             assert row is not None and row.record.replay().is_over
             _agrees(ann, row.record.actions)
 

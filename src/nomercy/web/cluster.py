@@ -37,6 +37,11 @@ rooms through their public API (:class:`~nomercy.web.room.Room`) and with the lo
 - **Failover.** A server that stops heartbeating loses its lease ``lease_ttl`` seconds
   later; the others claim its rooms (a heartbeat, or a forwarded request that finds no
   owner), reload them from the database and carry on: bots, timers and grace periods resume.
+- **The database says who plays a room** (issue 43): each heartbeat makes this server's rooms
+  agree with ``rooms.owner``, both ways. A room it plays that the database gives another is
+  stood down; a room the database gives it that it does not play (its load failed while the
+  database went away, or it stood down on a stale reading) is taken up again, since its
+  lease runs and no other server would ever claim it.
   A server that stops cleanly (SIGTERM) releases its rooms and says ``bye``: the others claim
   its rooms at once.
 """
@@ -146,6 +151,7 @@ class Cluster:
         self.listening = False
         self._stopping = False
         self._handing: set[str] = set()  # rooms being handed to another server
+        self._adopting: set[str] = set()  # rooms being taken over (adopt)
         # Requests and answers between servers go out on a connection of their own, at once
         # (not behind the writer's batches; they need no order with the writes).
         self._out: NoticeChannel | None = None
@@ -263,7 +269,7 @@ class Cluster:
             # server may have missed theirs).
             for room in list(self.lobby.rooms.values()):
                 if not room.owned:
-                    self._spawn(self.lobby.resync(room))
+                    self._spawn(self._reload(room))
                 if room.sockets:
                     room.announce()
             self.send(self.encode("who", "", {}))
@@ -377,8 +383,9 @@ class Cluster:
                 log.exception("the heartbeat failed")
 
     async def _beat(self) -> None:
-        """Renew this server's lease, notice rooms lost and dead servers, claim orphaned
-        rooms."""
+        """Renew this server's lease, notice dead servers, make this server's rooms agree
+        with the database's owners (both ways), claim orphaned rooms."""
+        asked = time.monotonic()
         try:
             alive, owned = await self.lobby.write(self.store.heartbeat, self.ttl, retry_for=0.0)
         except Exception as exc:
@@ -389,9 +396,27 @@ class Cluster:
             self._forget(server)
         self._alive = alive | {self.id}
         for room in list(self.lobby.rooms.values()):
-            if room.owned and room.code not in owned and not room.closed:
+            # A room taken over since the heartbeat was asked may be missing from its answer.
+            lost = room.owned and room.code not in owned and room.adopted_at < asked
+            if lost and not room.closed:
                 log.warning("room %s: lost its lease to another server", room.code)
                 await self.demote(room)
+        for code in sorted(owned):
+            loaded = self.lobby.rooms.get(code)
+            if loaded is not None and (loaded.owned or loaded.closed):
+                continue
+            if code in self._handing or code in self._adopting or self._stopping:
+                continue
+            # The database says this server plays the room, and its lease runs: nobody else
+            # will claim it. Played here again, unless it went meanwhile (the heartbeat's
+            # answer may be stale: a room handed over since).
+            try:
+                mine = await self.lobby.write(self.store.owner, code, retry_for=0.0) == self.id
+            except StoreUnavailable:
+                return  # the database went away again: the next heartbeat
+            if mine:
+                log.warning("room %s: this server's, but not played here: taking it up", code)
+                await self.adopt(code)
         while True:
             try:
                 codes = await self.lobby.write(self.store.claim, CLAIM_BATCH, retry_for=0.0)
@@ -407,13 +432,21 @@ class Cluster:
         """Take over a room whose lease this server just got: reload it from the database
         (everything committed before the claim), then play it: bots, timer, grace periods."""
         lobby = self.lobby
+        self._adopting.add(code)
         try:
             stored = await lobby.stored(code)
+        except StoreUnavailable as exc:
+            # The database went away (again): the lease is kept, and the heartbeat takes the
+            # room up once the database answers (or the lease lapses and another server does).
+            log.warning("room %s: cannot load it to take it over: %s", code, exc)
+            return None
         except Exception:
             log.exception("room %s: cannot load it to take it over", code)
             with contextlib.suppress(Exception):
                 await lobby.write(self.store.release, [code], retry_for=1.0)
             return None
+        finally:
+            self._adopting.discard(code)
         if stored is None:
             return None
         state, game, game_id = stored
@@ -471,7 +504,19 @@ class Cluster:
         await room.stand_down()
         # Not awaited: the reload waits for the room's lock, and the heartbeat (which calls
         # this) must not be late, or the others would think this server, and its people, gone.
-        self._spawn(self.lobby.resync(room))
+        self._spawn(self._reload(room))
+
+    async def _reload(self, room: Room) -> None:
+        """Reload a copy of a room from the database; while the database does not answer,
+        again every ``lease_ttl / 4`` seconds, until done (or the room is played here again,
+        or gone): a copy left as it was could miss moves for good."""
+        while not (self._stopping or room.closed or room.owned):
+            try:
+                await self.lobby.resync(room)
+                return
+            except StoreUnavailable as exc:
+                log.warning("room %s: cannot reload it: %s", room.code, exc)
+            await asyncio.sleep(self.ttl / 4)
 
     async def load(self, code: str) -> Room | None:
         """A copy of room ``code`` for this server's clients (loaded once however many ask),
@@ -551,8 +596,11 @@ class Cluster:
             owner = room.owner
             if owner is None:
                 owner = room.owner = await lobby.write(self.store.owner, room.code, retry_for=1.0)
-            if owner is None or owner == self.id:
+            if owner == self.id:  # the database says this server plays it: it does now
                 room.owner = None
+                await self.adopt(room.code)
+                continue
+            if owner is None:
                 claimed = await lobby.write(self.store.claim, 1, room.code, retry_for=1.0)
                 if claimed:
                     await self.adopt(room.code)
