@@ -596,9 +596,12 @@ class Cluster:
             owner = room.owner
             if owner is None:
                 owner = room.owner = await lobby.write(self.store.owner, room.code, retry_for=1.0)
-            if owner == self.id:  # the database says this server plays it: it does now
+            if owner == self.id:
+                # This server, by the database or by a note older than a demotion: played
+                # here if the database says so now (its lease runs: nobody else claims it).
                 room.owner = None
-                await self.adopt(room.code)
+                if await lobby.write(self.store.owner, room.code, retry_for=1.0) == self.id:
+                    await self.adopt(room.code)
                 continue
             if owner is None:
                 claimed = await lobby.write(self.store.claim, 1, room.code, retry_for=1.0)
