@@ -60,7 +60,7 @@ def _agrees(client: WsClient, actions: list[str]) -> None:
 
 
 def test_a_move_committed_though_its_answer_was_lost_is_played_on(
-    pg_database: str, monkeypatch: pytest.MonkeyPatch
+    pg_database: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     async def main() -> None:
         async with Server(pg_database) as server:
@@ -90,6 +90,8 @@ def test_a_move_committed_though_its_answer_was_lost_is_played_on(
             await ann.send({"type": "start"})
             last = await _play_to_end(ann)
             assert not armed
+            # Stored, not taken for another server's: the room was never stood down.
+            assert "took it over" not in caplog.text and "lost its lease" not in caplog.text
             row = store.load_game(last["game_id"])
             assert row is not None and row.record.replay().is_over
             _agrees(ann, row.record.actions)

@@ -890,7 +890,11 @@ class Room:
                 ),
                 retry_for=retry_for,
             )
-        except StoreUnavailable:
+        except (StoreUnavailable, asyncio.CancelledError):
+            # Cancelled: the room stands down (its bots' task is cancelled mid-write). The
+            # move may be stored or not; the room is as it was, and a takeover or a reload
+            # then finds the move in the database and sends it to the clients (kept, it
+            # would look stored already, and this server's clients would never see it).
             self.game = before
             raise
         except LeaseLost:
