@@ -583,10 +583,15 @@ class Cluster:
         guard: int | None = None
         while True:
             if room.owned:  # taken over meanwhile (by this server)
-                if data["type"] == "join":
-                    return await lobby.seat_person(room, data["name"], data["hash"])
-                await room.request(seat, data)
-                return None
+                try:
+                    if data["type"] == "join":
+                        return await lobby.seat_person(room, data["name"], data["hash"])
+                    await room.request(seat, data)
+                    return None
+                except LeaseLost:  # and over again elsewhere: nothing changed, forward it
+                    room.lost()
+                    room.owner = None
+                    continue
             if loop.time() > end:
                 raise ProtocolError(
                     ErrorCode.UNAVAILABLE,

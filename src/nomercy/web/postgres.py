@@ -491,11 +491,15 @@ class PgStore(SharedStore):
         and the room's row, once locked, is taken only if its owner (as it is now, after any
         concurrent claim) is in that list, so a room another server just claimed is skipped.
         A dead server that revives meanwhile loses the room: its next write is refused.
+
+        A server claims nothing while its own lease has run out (back from a database
+        outage before its heartbeat): the rooms it took would be dead's rooms to the others,
+        claimed again at once, and its first write refused (issue 43).
         """
         me = self.server_id
         assert me is not None
         only = "AND code=%s" if code is not None else ""
-        args: tuple[Any, ...] = (me, *((code,) if code is not None else ()), limit)
+        args: tuple[Any, ...] = (me, *((code,) if code is not None else ()), me, limit)
         with self._one() as db:
             return [
                 c
@@ -506,6 +510,7 @@ class PgStore(SharedStore):
                     f"UPDATE rooms SET owner=%s, lease={_FOREVER} WHERE code IN ("
                     "SELECT code FROM rooms WHERE closed IS NULL "
                     f"AND (owner IS NULL OR owner IN (SELECT owner FROM dead)) {only} "
+                    f"AND EXISTS (SELECT 1 FROM servers s WHERE s.id=%s AND {_ALIVE}) "
                     "ORDER BY created, code LIMIT %s FOR UPDATE SKIP LOCKED) RETURNING code",
                     args,
                 )
