@@ -59,7 +59,6 @@ __all__ = [
     "PLAY_BASE",
     "PLAY_COUNT",
     "UNO_ID",
-    "ActionIdError",
     "action_id",
     "catch_id",
     "id_action",
