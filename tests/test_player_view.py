@@ -7,15 +7,18 @@ The view's ``wd4_play`` and ``stacking``, ``legality.answers_stack`` and
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
 import pytest
 
-from nomercy import Card, Colour, Game, Phase, Play, new_game
+from nomercy import Card, Colour, Game, Phase, Play, Stack, new_game
+from nomercy.core.base import Wd4
 from nomercy.core.legality import answers_stack, stack_floor_after
 from nomercy.core.redeal import draw_shows_gap, infer_gaps
 from nomercy.core.rules import make_rules
+from nomercy.core.views import Wd4Play
 
 #: Stacking option sets: the defaults, A04 running total, A05 matching, A07 deflection, and
 #: classic with C04 stacking.
@@ -119,6 +122,33 @@ def test_wd4_play_names_the_accused_and_the_colour_it_covered() -> None:
     assert view.wd4_play.colour is Colour.BLUE
     assert view.to_json()["wd4_play"] == {"seat": 1 - seat, "colour": "B"}
     assert new_game(2, rules="classic", seed=30).view(0).wd4_play is None
+
+
+def test_engine_wd4_is_typed_and_its_view_hides_the_guilt() -> None:
+    # CL-8: Game.wd4 is a typed record (seat, guilt, colour); the view and the position
+    # give its public part and the position's JSON form, key for key.
+    game = new_game(2, rules="classic", seed=30)
+    while not game.view(game.to_act).wd4_challengeable:
+        game.apply(game.legal_actions(game.to_act)[0])
+    wd4 = game.wd4
+    assert isinstance(wd4, Wd4) and wd4.colour is Colour.BLUE
+    assert game.view(game.to_act).wd4_play == Wd4Play(wd4.seat, wd4.colour)
+    assert game.to_position()["wd4"] == {"seat": wd4.seat, "guilty": wd4.guilty, "colour": "B"}
+    assert Game.from_position(game.to_position()).wd4 == wd4
+    for seat in range(2):
+        assert "guilty" not in json.dumps(game.view(seat).to_json(bookkeeping=True))
+
+
+def test_game_pending_is_the_views_stack() -> None:
+    # NM-17, NM-18: the engine's pending penalty is the view's Stack, not a second shape.
+    for g in _random_states("no-mercy", {}, 6, 3):
+        pending = g.pending
+        assert pending is None or type(pending) is Stack
+        turn = g.to_act
+        if turn is not None:
+            assert g.view(turn).pending == pending
+        expected = None if pending is None else pending.to_json()
+        assert g.to_position()["pending"] == expected
 
 
 @pytest.mark.parametrize(

@@ -110,6 +110,10 @@ class Stack(NamedTuple):
     chain: tuple[int, ...]
     """The draw values stacked so far, oldest first."""
 
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form of a view's and a position's ``"pending"`` (docs/notation.md)."""
+        return {"total": self.total, "last": self.last, "chain": list(self.chain)}
+
 
 class Wd4Play(NamedTuple):
     """A classic Wild +4 that may be challenged (CL-8): who played it, and on what colour.
@@ -122,6 +126,10 @@ class Wd4Play(NamedTuple):
     """The seat that played the Wild +4 (the one a challenge accuses)."""
     colour: Colour | None
     """The active colour it was played on: a guilty player held a card of it (CL-8)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (a view's ``"wd4_play"``): colour as its letter."""
+        return {"seat": self.seat, "colour": self.colour.value if self.colour else None}
 
 
 class Bookkeeping(NamedTuple):
@@ -365,13 +373,7 @@ class PlayerView(NamedTuple):
             "discard": [c.code for c in self.discard],
             "draw_pile_size": self.draw_pile_size,
             "set_aside_size": self.set_aside_size,
-            "pending": None
-            if self.pending is None
-            else {
-                "total": self.pending.total,
-                "last": self.pending.last,
-                "chain": list(self.pending.chain),
-            },
+            "pending": None if self.pending is None else self.pending.to_json(),
             "hand": [c.code for c in self.hand],
             "drawn": self.drawn.code if self.drawn is not None else None,
             "players": [
@@ -399,12 +401,7 @@ class PlayerView(NamedTuple):
             "two_player": self.two_player,
             "next_seat": self.next_seat,
             "stack_floor": self.stack_floor,
-            "wd4_play": None
-            if self.wd4_play is None
-            else {
-                "seat": self.wd4_play.seat,
-                "colour": self.wd4_play.colour.value if self.wd4_play.colour else None,
-            },
+            "wd4_play": None if self.wd4_play is None else self.wd4_play.to_json(),
             "stacking": self.stacking,
         }
         if bookkeeping:
@@ -587,13 +584,12 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
             cards = game.known.get((viewer, s))
             if cards and s != viewer:
                 known[s] = tuple(cards)
-    pending = game.pending_total
-    stack: Stack | None = None
-    if pending:
-        stack = tuple.__new__(Stack, (pending, game.pending_last, tuple(game.pending_chain)))
+    stack = game.pending
     turn = game.turn
     over = game.phase is OVER
     wd4 = game.wd4
+    # CL-8: whether the Wild +4 was played dishonestly is hidden until challenged.
+    play = None if wd4 is None else tuple.__new__(Wd4Play, (wd4.seat, wd4.colour))
     events: tuple[Event, ...] = ()
     if history:
         # Event.for_seat(None) is the event itself unless it is secret (a draw's cards); the
@@ -607,8 +603,7 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
         game.pending_win,
         game.resume,
         game.roulette_colour,
-        # CL-8: whether the Wild +4 was played dishonestly is hidden until challenged.
-        {k: v for k, v in wd4.items() if k != "guilty"} if wd4 else None,
+        None if play is None else play.to_json(),
         game.total_cards,
         game.hand_start,
     )
@@ -641,7 +636,7 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
         None if over or turn is None else game.next_active(turn),
         stack_floor(game),
         tuple.__new__(Bookkeeping, notes),
-        None if wd4 is None else tuple.__new__(Wd4Play, (wd4["seat"], _colour(wd4["colour"]))),
+        play,
         game.can_stack,
     )
     return tuple.__new__(PlayerView, fields)
