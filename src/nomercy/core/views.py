@@ -30,7 +30,10 @@ from nomercy.core.errors import NoMercyError, NotationError
 from nomercy.core.events import Event
 from nomercy.core.legality import (
     aim_penalty,
+    answering_flags,
+    answers_stack,
     cards_shed,
+    stack_floor_after,
     stack_threshold,
     turn_after_play,
     turn_after_resolution,
@@ -354,6 +357,49 @@ class PlayerView(NamedTuple):
         """
         seat = self._player(seat, "zero_pass_giver")
         return zero_pass_giver(seat, self.direction, [p.out for p in self.players])
+
+    def stack_floor_after(self, card: Card, total: int | None = None) -> int:
+        """The floor of the stack once ``card`` is stacked on a penalty of ``total`` cards
+        (default: the pending penalty's, 0 when none: ``card`` opens one): its own draw value,
+        or under A04 ``running_total`` the new total (NM-18). The next seat answers with a
+        card :meth:`answers_stack` accepts on it
+        (:func:`~nomercy.core.legality.stack_floor_after`).
+
+        >>> from nomercy import Card, new_game
+        >>> new_game(2, seed=1).view(0).stack_floor_after(Card("W+4"), 6)
+        4
+        """
+        if total is None:
+            total = self.pending.total if self.pending is not None else 0
+        return stack_floor_after(self.rules, total, card)
+
+    def answers_stack(self, card: Card, floor: int, top: Card, colour: Colour | None) -> bool:
+        """Whether ``card`` may be stacked on a penalty whose floor is ``floor``, with ``top``
+        on the pile and ``colour`` active: the engine's test of every card in a stack
+        decision (:func:`~nomercy.core.legality.answers_stack`: NM-18 the floor, A05
+        ``stack_requires_match``, A07 ``skip_reverse_deflect``). Now: ``floor``
+        :attr:`stack_floor`, ``top`` :attr:`top`, ``colour`` :attr:`colour`; after a play,
+        :meth:`stack_floor_after` and the card played.
+
+        >>> from nomercy import Card, Colour, new_game
+        >>> v = new_game(2, seed=1).view(0)
+        >>> v.answers_stack(Card("B+4"), 4, Card("WR+4"), Colour.RED)
+        True
+        """
+        return answers_stack(self.rules, card, floor, top, colour)
+
+    def answering_flags(self, floor: int, top: Card, colour: Colour | None) -> list[bool]:
+        """:meth:`answers_stack` for every card at once, by :attr:`Card.index
+        <nomercy.core.cards.Card.index>` (cached, shared: do not modify), for weighing many
+        cards against one stack, e.g. the unseen cards an opponent may hold
+        (:func:`~nomercy.core.legality.answering_flags`).
+
+        >>> from nomercy import Card, Colour, new_game
+        >>> flags = new_game(2, seed=1).view(0).answering_flags(4, Card("R+4"), Colour.RED)
+        >>> flags[Card("W+6").index], flags[Card("R+2").index]
+        (True, False)
+        """
+        return answering_flags(self.rules, floor, top, colour)
 
     def to_json(self, *, bookkeeping: bool = False) -> dict[str, Any]:
         """The JSON-serialisable form: cards as codes, colours and the phase as strings.
