@@ -38,7 +38,7 @@ from typing import Any
 
 from nomercy.arena.parallel import Progress, chunk_games, default_jobs, run_chunks
 from nomercy.arena.runner import BotSpec, GameResult, GameSetup
-from nomercy.arena.stats import wilson_interval
+from nomercy.core.stats import wilson_interval
 
 __all__ = [
     "SCHEMA",

@@ -42,7 +42,7 @@ from nomercy.encoding.observations import OBS_LAYOUT, OBS_SIZE, ObservationEncod
 from nomercy.rl._common import IllegalActionIdError
 from nomercy.rl.gymnasium_env import NoMercyEnv
 from nomercy.rl.pettingzoo_env import env, parallel_env, raw_env
-from nomercy.rl.policies import PolicyFn, as_policy, evaluate, wilson
+from nomercy.rl.policies import PolicyFn, as_policy, evaluate
 from nomercy.rl.selfplay_env import SelfPlayEnv
 
 __all__ = [
@@ -68,7 +68,6 @@ __all__ = [
     "legal_ids",
     "parallel_env",
     "raw_env",
-    "wilson",
 ]
 
 
