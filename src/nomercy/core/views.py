@@ -148,7 +148,7 @@ class Bookkeeping(NamedTuple):
     pending_win: int | None
     resume: int | None
     roulette_colour: Colour | None
-    wd4: Mapping[str, Any] | None
+    wd4: Wd4Play | None
     """A classic Wild +4 awaiting a challenge, without whether it was honest (CL-8)."""
     total_cards: int
     hand_log_start: int
@@ -495,7 +495,7 @@ class PlayerView(NamedTuple):
             "pending_win": b.pending_win,
             "resume": b.resume,
             "roulette_colour": b.roulette_colour.value if b.roulette_colour else None,
-            "wd4": dict(b.wd4) if b.wd4 is not None else None,
+            "wd4": b.wd4.to_json() if b.wd4 is not None else None,
             "total_cards": b.total_cards,
             "hand_log_start": b.hand_log_start,
         }
@@ -527,6 +527,13 @@ def _card(code: str | None) -> Card | None:
     return None if code is None else parse_card(code)
 
 
+def _wd4_play(data: Mapping[str, Any] | None) -> Wd4Play | None:
+    """:meth:`Wd4Play.to_json` read back."""
+    if not data:
+        return None
+    return Wd4Play(int(data["seat"]), Colour(data["colour"]) if data["colour"] else None)
+
+
 def _from_json(data: Mapping[str, Any]) -> PlayerView:
     """:meth:`PlayerView.from_json` (documented there), without its error wrapping."""
     cards = parse_card
@@ -542,7 +549,7 @@ def _from_json(data: Mapping[str, Any]) -> PlayerView:
             engine["pending_win"],
             engine["resume"],
             _colour(engine["roulette_colour"]),
-            dict(engine["wd4"]) if engine["wd4"] else None,
+            _wd4_play(engine["wd4"]),
             int(engine["total_cards"]),
             int(engine["hand_log_start"]),
         )
@@ -588,9 +595,7 @@ def _from_json(data: Mapping[str, Any]) -> PlayerView:
         data["next_seat"],
         data["stack_floor"],
         notes,
-        None
-        if wd4 is None
-        else Wd4Play(int(wd4["seat"]), Colour(wd4["colour"]) if wd4["colour"] else None),
+        _wd4_play(wd4),
         bool(data.get("stacking", True)),
     )
 
@@ -649,7 +654,7 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
         game.pending_win,
         game.resume,
         game.roulette_colour,
-        None if play is None else play.to_json(),
+        play,
         game.total_cards,
         game.hand_start,
     )
