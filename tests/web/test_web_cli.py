@@ -101,7 +101,7 @@ def test_serve_help_lists_the_flags(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_lan_address_is_an_ipv4_address_or_none() -> None:
-    from nomercy.web.serve import lan_address
+    from nomercy.web.launch import lan_address
 
     address = lan_address()
     assert address is None or (address.count(".") == 3 and not address.startswith("127."))
@@ -140,7 +140,7 @@ def test_flags_reach_the_servers_config(tmp_path: Path, monkeypatch: pytest.Monk
     # checks the other half: that ``nomercy serve``'s flags become that config.
     import uvicorn
 
-    import nomercy.web.app
+    import nomercy.web.launch
 
     seen: dict[str, object] = {}
 
@@ -148,7 +148,7 @@ def test_flags_reach_the_servers_config(tmp_path: Path, monkeypatch: pytest.Monk
         seen["config"] = config
         return object()
 
-    monkeypatch.setattr(nomercy.web.app, "create_app", capture)
+    monkeypatch.setattr(nomercy.web.launch, "create_app", capture)
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(kw))
     monkeypatch.setattr(logging, "basicConfig", lambda **kw: None)
     root = logging.getLogger()
