@@ -5,11 +5,14 @@ docs/web-protocol.md, "HTTP API", describes each request and answer.
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from nomercy.web.protocol import ErrorCode, ProtocolError, meta, parse_room_request
+from nomercy.web.rooms import Lobby
 from nomercy.web.routes.common import (
     client_address,
     cross_site,
@@ -22,6 +25,17 @@ from nomercy.web.routes.common import (
 __all__ = ["ROUTES"]
 
 
+async def _posted(request: Request, lobby: Lobby) -> Any:
+    """A POST's JSON body.
+
+    Raises:
+        ProtocolError: another site's page sent it (403), or its body is not JSON in time.
+    """
+    if not from_our_pages(request):
+        raise cross_site()
+    return await json_body(request, lobby.config.body_timeout)
+
+
 async def api_meta(request: Request) -> Response:
     """``GET /api/meta``: presets, options, bots, timers, languages and seat limits."""
     return JSONResponse(meta(lobby_of(request).config.timers))
@@ -31,10 +45,7 @@ async def api_create(request: Request) -> Response:
     """``POST /api/rooms``: a new room, its host seated (seat 0, with its token)."""
     lobby = lobby_of(request)
     try:
-        if not from_our_pages(request):
-            raise cross_site()
-        body = await json_body(request, lobby.config.body_timeout)
-        settings = parse_room_request(body, lobby.config.timers)
+        settings = parse_room_request(await _posted(request, lobby), lobby.config.timers)
         room, token = await lobby.create_room(settings, client_address(request))
     except ProtocolError as exc:
         return error_response(exc)
@@ -48,9 +59,7 @@ async def api_join(request: Request) -> Response:
     """``POST /api/rooms/{code}/join``: a seat for ``name``, with its token."""
     lobby = lobby_of(request)
     try:
-        if not from_our_pages(request):
-            raise cross_site()
-        body = await json_body(request, lobby.config.body_timeout)
+        body = await _posted(request, lobby)
         if not isinstance(body, dict):
             raise ProtocolError(ErrorCode.BAD_REQUEST, "the body must be a JSON object")
         unknown = sorted(str(key)[:40] for key in body if key != "name")
