@@ -24,7 +24,7 @@ from nomercy.web.rooms import Lobby, ServerConfig, StoreUnavailable
 from nomercy.web.routes import api, health, pages, replays, rules, socket
 from nomercy.web.routes.common import error_response, http_error, server_error, unavailable
 
-__all__ = ["MAX_BODY", "STATIC_DIR", "BodyLimit", "HostCheck", "create_app"]
+__all__ = ["STATIC_DIR", "create_app"]
 
 log = logging.getLogger("nomercy.web")
 

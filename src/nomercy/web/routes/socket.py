@@ -21,7 +21,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from nomercy.web.connections import address_key
 from nomercy.web.protocol import HARD_MAX_BYTES, ErrorCode, ProtocolError, parse_client_message
-from nomercy.web.rooms import Connection, Room, ServerConfig, StoreUnavailable
+from nomercy.web.rooms import Connection, Lobby, Room, ServerConfig, StoreUnavailable
 from nomercy.web.routes.common import lobby_of, same_origin
 
 __all__ = ["INBOX", "ROUTES", "Inbound", "game_socket"]
@@ -83,7 +83,7 @@ async def game_socket(ws: WebSocket) -> None:
         await _refuse(ws, error, 1013)
         return
     try:
-        await _in_room(ws, room)
+        await _in_room(ws, lobby, room)
     finally:
         lobby.sockets.close(key)
 
@@ -94,9 +94,8 @@ async def _refuse(ws: WebSocket, error: ProtocolError, code: int) -> None:
     await ws.close(code=code)
 
 
-async def _in_room(ws: WebSocket, room: Room) -> None:
+async def _in_room(ws: WebSocket, lobby: Lobby, room: Room) -> None:
     """A greeted-or-not game socket in ``room``, counted against its address."""
-    lobby = lobby_of(ws)
     config = lobby.config
     if room.all_sockets() >= config.room_connections:
         error = ProtocolError(
