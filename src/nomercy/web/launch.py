@@ -18,6 +18,7 @@ import uvicorn.config
 from starlette.applications import Starlette
 
 from nomercy.web.app import create_app
+from nomercy.web.database import open_store
 from nomercy.web.guard import (
     AllowedHosts,
     Limits,
@@ -27,7 +28,8 @@ from nomercy.web.guard import (
 )
 from nomercy.web.protocol import HARD_MAX_BYTES
 from nomercy.web.rooms import ServerConfig
-from nomercy.web.store import DatabaseLock, StoreError, is_postgres_url, open_store
+from nomercy.web.sqlcore import StoreError
+from nomercy.web.store import DatabaseLock, is_postgres_url
 
 __all__ = ["ExtraMissing", "LaunchError", "lan_address", "launch", "server_config"]
 

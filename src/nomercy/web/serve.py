@@ -367,7 +367,8 @@ def _db_fail(message: str) -> int:
 
 def db_command(args: argparse.Namespace, out: TextIO) -> int:
     """``nomercy db migrate|copy``; 2 with one line on any error."""
-    from nomercy.web.store import DatabaseLock, Store, StoreError, is_postgres_url
+    from nomercy.web.sqlcore import StoreError
+    from nomercy.web.store import DatabaseLock, Store, is_postgres_url
 
     try:
         if args.db_action == "migrate":
