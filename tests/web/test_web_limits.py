@@ -1,7 +1,9 @@
 """Idle expiry and rate limits on a clock the test advances by hand (``ServerConfig.clock``,
 tests/web/clocks.py): rooms made and left, idle rooms, floods, hellos per address. In-process
 (tests/web/webharness.py): no real waits, and each message's arrival time is exact, so the
-counts below are the limits' own, not the scheduler's.
+counts below are the limits' own, not the scheduler's: what is due after the clock moves is
+read after a number of the event loop's rounds (``WsClient.settled``), never after a real-time
+pause, and the test process's own pauses are not credited as server stalls (``NoStalls``).
 
 A stall of the server's event loop is real time by nature (``LoopWatch``): that test stays on a
 real server process (tests/web/test_web_bounds.py).
@@ -48,7 +50,7 @@ async def spectator(server: Server, code: str, **kw: Any) -> WsClient:
     full again (its hello spent a message of it)."""
     ws = await server.ws(code, **kw)
     await ws.hello()
-    await ws.drain(0.02)
+    await ws.settled()
     clock = server.config.clock
     assert isinstance(clock, ManualClock)
     clock.advance(60.0)
@@ -178,7 +180,7 @@ def test_a_burst_then_the_allowed_rate_is_throttled_not_closed(tmp_path: Path) -
                 await ws.read()
             clock.advance(1.1)
             assert await answers(ws, 80) == ["pong"] * 80  # throttled (held back), none refused
-            assert [m for m in await ws.drain(0.05) if m["type"] != "room"] == []
+            assert [m for m in await ws.settled() if m["type"] != "room"] == []
             assert ws.closed is None
 
     run(main)
@@ -199,7 +201,7 @@ def test_held_back_messages_are_answered_at_their_turn(tmp_path: Path) -> None:
             pongs = []
             for step in (0.99, 0.01, 0.99, 0.01, 0.99, 0.01, 10.0):
                 clock.advance(step)
-                pongs.append(len([m for m in await ws.drain(0.02) if m["type"] == "pong"]))
+                pongs.append(len([m for m in await ws.settled() if m["type"] == "pong"]))
             assert pongs == [0, 1, 0, 1, 0, 1, 0]
 
     run(main)
@@ -261,7 +263,7 @@ def test_a_flood_is_counted_over_a_window_and_not_reset_by_accepted_messages(
                 await ws.read()
                 clock.advance(1.0)
                 try:
-                    await ws.drain(0.02)
+                    await ws.settled()
                 except Closed as exc:
                     assert exc.code == 1008
                     closed_after = burst
