@@ -46,6 +46,12 @@ class ManualClock(Clock):
         (which always waits for its next round)."""
         return sum(1 for _, f, sweep in self._sleepers if not f.done() and not sweep)
 
+    @property
+    def wakes(self) -> list[float]:
+        """When the waits under way end (the lobby's sweep aside), soonest first: what still
+        waits for the clock, which no real-time pause can tell."""
+        return sorted(end for end, f, sweep in self._sleepers if not f.done() and not sweep)
+
     def advance(self, seconds: float) -> None:
         """Move the clock on; every wait that ends by then ends now."""
         self.now += seconds

@@ -296,7 +296,10 @@ def test_turn_timer_draws_for_the_seat_then_lets_the_bot_finish_the_turn(tmp_pat
             timer = firsts[1]["timer"]
             assert timer == {"seat": 0, "seconds": 30, "deadline": clock.time() + 30}
             await clock.advance_when_waiting(29.5)
-            assert not await ann.drain(0.05)  # not yet
+            # Not yet: the timer still waits for its deadline on the clock, and nothing came
+            # (after the loop's rounds, not a real-time pause a loaded machine could stretch).
+            assert clock.wakes == [timer["deadline"]]
+            assert not await ann.settled()
             clock.advance(0.5)
             a = await ann.expect("state", lambda m: m["move"] == 1, timeout=5)
             assert a["last"] == {"seat": 0, "action": "draw"}  # time-out: draw (NM-9)

@@ -277,6 +277,15 @@ async def table(
     return code, clients
 
 
+async def bots_idle(room: Room, timeout: float = TIMEOUT) -> None:
+    """Wait until ``room``'s bot task has ended (or none runs): every bot has been asked and
+    has acted or let its chance go. A condition, not a pause: a test that checks a bot did
+    not act cannot pass because the bot was merely slow (``timeout`` only catches a hang)."""
+    task = room._bot_task
+    if task is not None:
+        await asyncio.wait_for(asyncio.shield(task), timeout)
+
+
 def run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
     """Run an async test body."""
     asyncio.run(main())
