@@ -23,7 +23,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from realserver import RealServer, free_port, real_server, request, serve_command
+from realserver import START_LIMIT, RealServer, free_port, real_server, request, serve_command
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -425,7 +425,7 @@ def start_at(port: int, url: str, log: Path, *flags: str) -> subprocess.Popen[by
             stdout=subprocess.DEVNULL,
             stderr=err,
         )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + START_LIMIT
     while True:
         try:
             if request(port, "/readyz", timeout=2).status == 200:

@@ -101,12 +101,12 @@ def server(
     with log.open("ab") as err:
         proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + realserver.START_LIMIT
         while True:
             try:
                 http(port, "/api/meta")
                 break
-            except (urllib.error.URLError, ConnectionError):
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
                 assert proc.poll() is None, log.read_text()
                 assert time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.1)
