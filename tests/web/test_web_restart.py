@@ -45,7 +45,7 @@ def http(port: int, path: str, body: dict[str, Any] | None = None) -> Any:
         headers={"content-type": "application/json"},
         method="GET" if body is None else "POST",
     )
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=60) as response:  # catches a hang only
         text = response.read().decode()
     return text if path.endswith("format=record") else json.loads(text)
 
@@ -130,7 +130,7 @@ class Player:
         self.states: list[dict[str, Any]] = []
 
     async def recv(self) -> dict[str, Any]:
-        msg: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), 15))
+        msg: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), 60))
         if msg["type"] == "state":
             self.states.append(msg)
         return msg
