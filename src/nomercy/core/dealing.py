@@ -18,6 +18,8 @@ import random
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from mypy_extensions import i64
+
 from nomercy.core.base import (
     CHOOSE_COLOUR,
     K_DRAW_TWO,
@@ -56,6 +58,8 @@ __all__ = [
 MASK: Final = (1 << 64) - 1
 _GAMMA: Final = 0x9E3779B97F4A7C15  # SplitMix64's increment
 _M32: Final = 0xFFFFFFFF
+_2_32: Final = 1 << 32
+_N_LIMIT: Final = 1 << 31  # DealStream.below's bound: a product of 32 and 31 bits fits i64
 
 #: The deal versions this code deals (docs/notation.md, "Deal versions").
 DEAL_VERSIONS: Final = (1, 2)
@@ -96,7 +100,8 @@ class DealStream:
     Seeded from a 64-bit ``key``: the first two outputs of SplitMix64 from state ``key``
     (``next_key(key)`` and ``next_key(key + 0x9E3779B97F4A7C15)``), each split low word first,
     as the authors recommend seeding it (two distinct outputs, so never the all-zero state).
-    Every value stays below 2**62, so the compiled build computes it in native words.
+    Every value it computes stays below 2**63, so the compiled build works in machine words
+    (``i64``) and the pure build in Python ints, to the same bits.
 
     >>> s = DealStream(0)
     >>> [s.next32() for _ in range(3)]
@@ -109,12 +114,12 @@ class DealStream:
         key &= MASK
         low = next_key(key)
         high = next_key((key + _GAMMA) & MASK)
-        self.a = low & _M32
-        self.b = low >> 32
-        self.c = high & _M32
-        self.d = high >> 32
+        self.a: i64 = low & _M32
+        self.b: i64 = low >> 32
+        self.c: i64 = high & _M32
+        self.d: i64 = high >> 32
 
-    def next32(self) -> int:
+    def next32(self) -> i64:
         """The next 32-bit output (xoshiro128++'s ``next``)."""
         a = self.a
         b = self.b
@@ -134,19 +139,20 @@ class DealStream:
         self.d = ((d << 11) & _M32) | (d >> 21)
         return result
 
-    def below(self, n: int) -> int:
-        """A number in ``range(n)`` for ``1 <= n <= 2**32``, unbiased: Lemire's
-        multiply-and-shift with rejection (2019), one ``next32`` almost always.
+    def below(self, n: i64) -> i64:
+        """A number in ``range(n)`` for ``1 <= n < 2**31``, unbiased: Lemire's
+        multiply-and-shift with rejection (2019), one ``next32`` almost always (``n`` is
+        bounded so that the product fits a signed 64-bit word).
 
         Raises:
             ValueError: ``n`` is out of that range.
         """
-        if not 1 <= n <= 1 << 32:
-            raise ValueError(f"DealStream.below needs 1 <= n <= 2**32, not {n}")
+        if n < 1 or n >= _N_LIMIT:
+            raise ValueError(f"DealStream.below needs 1 <= n < 2**31, not {n}")
         m = self.next32() * n
         low = m & _M32
         if low < n:
-            floor = ((1 << 32) - n) % n  # 2**32 mod n: the draws that would bias
+            floor = (_2_32 - n) % n  # 2**32 mod n: the draws that would bias
             while low < floor:
                 m = self.next32() * n
                 low = m & _M32
@@ -155,9 +161,11 @@ class DealStream:
     def shuffle(self, cards: list[Any]) -> None:
         """Fisher-Yates from the top index down, as version 1's shuffle runs: position
         ``i`` swaps with ``below(i + 1)``."""
-        for i in range(len(cards) - 1, 0, -1):
+        i: i64 = len(cards) - 1
+        while i > 0:
             j = self.below(i + 1)
             cards[i], cards[j] = cards[j], cards[i]
+            i -= 1
 
 
 _DECKS: Final[dict[tuple[tuple[str, int], ...], tuple[Card, ...]]] = {}
