@@ -51,6 +51,7 @@ __all__ = [
     "key_below",
     "next_key",
     "randbelow",
+    "seed_label",
     "shuffle_as_random",
     "shuffle_with_key",
 ]
@@ -84,6 +85,16 @@ def check_deal_version(version: object) -> int:
             f"({', '.join(map(str, DEAL_VERSIONS))})"
         )
     return version
+
+
+def seed_label(seed: int, version: int) -> str:
+    """How interfaces show a game's seed: with its deal version when it is not 1, since the
+    seed alone deals another game under another version.
+
+    >>> seed_label(12, 1), seed_label(12, 2)
+    ('seed 12', 'seed 12, deal version 2')
+    """
+    return f"seed {seed}" if version == DEAL_VERSION else f"seed {seed}, deal version {version}"
 
 
 def next_key(key: int) -> int:
