@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+import nomercy.core
 from nomercy import Game, new_game
 from nomercy.core.dealing import DEAL_VERSION, DealStream, next_key
 from nomercy.core.errors import NotationError, RuleSetError
@@ -171,10 +172,20 @@ def test_an_unknown_deal_version_is_refused(value: int, error: type[Exception]) 
         new_game(2, deal_version=value)
 
 
-@pytest.mark.parametrize("value", ["2", 2.0, True])
+@pytest.mark.parametrize("value", ["2", 2.0])
 def test_a_deal_version_that_is_not_an_integer_is_a_type_error(value: Any) -> None:
     with pytest.raises(TypeError):
         new_game(2, deal_version=value)
+
+
+def test_a_bool_deal_version_is_read_as_new_game_reads_a_bool_player_count() -> None:
+    # As for ``players``: the pure build names the bool; the compiled build's argument
+    # check reads it as the int it is (True is 1), as Python's own int() does.
+    if nomercy.core.BUILD == "pure":
+        with pytest.raises(TypeError, match="deal_version must be an integer, not True"):
+            new_game(2, deal_version=True)
+    else:
+        assert new_game(2, deal_version=True).deal_version == 1
 
 
 def test_records_name_their_deal_version_and_replay_with_it() -> None:
