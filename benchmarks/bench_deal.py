@@ -8,7 +8,11 @@ version goes first, so machine noise hits both alike), medians over the repetiti
   and runs CPython's shuffle, draw for draw; version 2 seeds xoshiro128++ and runs our
   Fisher-Yates), without the key's advance;
 - ``new_game``: a whole four-player deal (``new_game(4, seed=s, deal_version=v)``: the shuffle,
-  A38's dealer draw, dealing, the NM-4 flip, and the game object around them).
+  A38's dealer draw, dealing, the NM-4 flip, and the game object around them);
+- ``game``: a whole four-player random game on the id path, as ``bench_engine.py --path ids``
+  plays it (events off, ``step(choice(legal_ids()))`` with ``random.Random(seed)``), in
+  microseconds per step, deal and reshuffles included. The two versions deal different games
+  from the same seeds, so their games differ in length and the figure carries that noise.
 
 Times are CPU time (``time.process_time``). With ``--builds both`` the script runs itself in
 two child processes, with ``NOMERCY_PURE=1`` and without it (a process loads one build; the
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -64,6 +69,22 @@ def measure(deals: int, repeat: int) -> dict[str, Any]:
 
         return run
 
+    def played(version: int) -> tuple[Callable[[], None], list[int]]:
+        steps = [0]
+
+        def run() -> None:
+            steps[0] = 0
+            for seed in range(deals):
+                choice = random.Random(seed).choice
+                game = new_game(4, seed=seed, deal_version=version)
+                game.record_events = False
+                step, legal_ids = game.step, game.legal_ids
+                while not game.is_over:
+                    step(choice(legal_ids()))
+                    steps[0] += 1
+
+        return run, steps
+
     def copies() -> None:  # what shuffles() spends outside the shuffle, subtracted
         for _ in keys:
             list(deck)
@@ -71,19 +92,26 @@ def measure(deals: int, repeat: int) -> dict[str, Any]:
     found: dict[str, dict[int, list[float]]] = {
         "shuffle": {v: [] for v in VERSIONS},
         "new_game": {v: [] for v in VERSIONS},
+        "game": {v: [] for v in VERSIONS},
     }
+    steps_per_game: dict[str, float] = {}
     for rep in range(repeat + 1):  # the first round warms up and is dropped
         order = VERSIONS if rep % 2 else VERSIONS[::-1]
         for version in order:
             shuffle_us = _time(shuffles(version), deals) - _time(copies, deals)
             game_us = _time(games(version), deals)
+            run, steps = played(version)
+            step_us = _time(run, deals) * deals / steps[0]
+            steps_per_game[str(version)] = steps[0] / deals
             if rep:
                 found["shuffle"][version].append(shuffle_us)
                 found["new_game"][version].append(game_us)
+                found["game"][version].append(step_us)
     return {
         "build": nomercy.core.build_description(),
         "deals": deals,
         "repeat": repeat,
+        "steps_per_game": steps_per_game,
         "median_us": {
             what: {str(v): statistics.median(times) for v, times in by.items()}
             for what, by in found.items()
@@ -98,9 +126,12 @@ def measure(deals: int, repeat: int) -> dict[str, Any]:
 def show(result: dict[str, Any]) -> None:
     print(f"\n{result['build']}: {result['deals']} deals x {result['repeat']} repetitions, CPU")
     print(f"{'measure':<10} {'version 1 us':>13} {'version 2 us':>13} {'v1 / v2':>8}")
+    # shuffle and new_game: per deal; game: per step of a whole game (deal included).
     for what, medians in result["median_us"].items():
         one, two = medians["1"], medians["2"]
         print(f"{what:<10} {one:>13.2f} {two:>13.2f} {one / two:>7.2f}x")
+    lengths = result["steps_per_game"]
+    print(f"steps per game: version 1 {lengths['1']:.1f}, version 2 {lengths['2']:.1f}")
 
 
 def main(argv: list[str] | None = None) -> int:
