@@ -77,3 +77,34 @@ def test_the_play_command_deals_version_2_and_says_so() -> None:
     assert again.game.to_position() == table.game.to_position()
     one = _play_config(build_parser().parse_args(["play", "--seed", "9"])).table
     assert play_command(one, 0) == "nomercy play --seed 9"
+
+
+def test_simulate_deals_version_2_and_its_summary_names_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    base = ["simulate", "--games", "4", "--players", "3", "--bots", "random", "--jobs", "1"]
+    summaries = []
+    for version in ("1", "2"):
+        out_dir = tmp_path / version
+        argv = [*base, "--seed", "3", "--deal-version", version, "--out", str(out_dir)]
+        assert main(argv) == 0
+        summaries.append(json.loads((out_dir / "summary.json").read_text()))
+        hands = (out_dir / "hands.csv").read_text()
+        summaries[-1]["hands"] = hands
+    out = capsys.readouterr().out
+    assert "seed 3, deal version 2" in out
+    assert [s["config"]["deal_version"] for s in summaries] == [1, 2]
+    assert summaries[0]["hands"] != summaries[1]["hands"]  # the same seeds, other deals
+
+
+def test_a_tournament_report_names_its_deal_version_and_sprt_deals_version_1(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    report = tmp_path / "t.json"
+    argv = ["tournament", "--bots", "greedy,random", "--games", "4", "--jobs", "1", "--quiet"]
+    assert main([*argv, "--deal-version", "2", "--json", str(report)]) == 0
+    assert json.loads(report.read_text())["config"]["deal_version"] == 2
+    capsys.readouterr()
+    sprt = ["tournament", "--bots", "greedy,random", "--sprt", "--max-games", "4"]
+    assert main([*sprt, "--deal-version", "2"]) == 2
+    assert "--sprt deals with deal version 1 only" in capsys.readouterr().err
