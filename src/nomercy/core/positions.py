@@ -179,8 +179,7 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:  # noqa: C901, PLR0
     g.discard = cards(pos.get("discard"), "discard")
     draw_top_first = cards(pos.get("draw_pile", []), "draw_pile")
     g.set_aside = cards(pos.get("set_aside", []), "set_aside")
-    g.key = _int_key(pos, "seed", 0)
-    g.deal_version = _deal_version_key(pos)
+    g.key, g.deal_version = _shuffle_state(pos)
     fill = pos.get("fill", "draw_pile")
     if fill not in ("draw_pile", "none"):
         raise NotationError(f"'fill' must be 'draw_pile' or 'none', not {fill!r}")
@@ -569,14 +568,15 @@ def _int_key(
     return _int_value(data[key], where + key, minimum)
 
 
-def _deal_version_key(data: Mapping[str, Any]) -> int:
-    """The ``deal_version`` key (version 1 when absent), or a NotationError naming it."""
+def _shuffle_state(data: Mapping[str, Any]) -> tuple[int, int]:
+    """The key of the next shuffle (``seed``) and the generator it seeds (``deal_version``,
+    version 1 when absent), or a NotationError naming the key that is wrong."""
     value = data.get("deal_version", DEAL_VERSION)
     if isinstance(value, bool) or not isinstance(value, int) or value not in DEAL_VERSIONS:
         raise NotationError(
             f"'deal_version' must be one of {', '.join(map(str, DEAL_VERSIONS))}, not {value!r}"
         )
-    return value
+    return _int_key(data, "seed", 0), value
 
 
 def _seat_value(value: Any, what: str, n: int) -> int | None:
