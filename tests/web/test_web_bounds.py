@@ -428,7 +428,8 @@ def test_a_connection_that_said_hello_and_then_nothing_stays_open(tmp_path: Path
 
 @pytest.mark.sqlite_only
 def test_a_stored_room_past_the_bounds_is_closed_at_startup(tmp_path: Path) -> None:
-    from nomercy.web.store import RoomRow, SeatRow, Store
+    from nomercy.web.sqlcore import RoomRow, SeatRow
+    from nomercy.web.store import Store
 
     db = tmp_path / "db.sqlite3"
     store = Store(db)  # a room stored before the bounds existed, and a sound one

@@ -21,7 +21,8 @@ from nomercy.core.game import Game
 from nomercy.tables import Table as TableOfGame
 from nomercy.tables.coach import DEFAULT_ITERATIONS, REASONS, Coach
 from nomercy.web.serve import add_serve_parser
-from nomercy.web.store import SCHEMA_VERSION, RoomRow, SeatRow, Store
+from nomercy.web.sqlcore import RoomRow, SeatRow
+from nomercy.web.store import SCHEMA_VERSION, Store
 
 NAMES = ["Ann", "Bob", "Cid"]
 #: A budget that keeps the tests quick; the time cap never cuts it short.
