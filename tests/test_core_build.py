@@ -172,6 +172,42 @@ def test_the_search_playouts_follow_the_cores_build() -> None:
     assert ismcts.endswith(os.path.join("bots", "ismcts_bot.py"))
 
 
+#: Deals of both versions in a fresh interpreter: the generator's first outputs, a shuffle,
+#: whole deals and a game played out (the reshuffles and A38's dealer draw included).
+_DEALS_PROBE = """
+import hashlib, json, random
+import nomercy.core as c
+from nomercy import new_game
+from nomercy.core.dealing import DealStream
+print(c.BUILD)
+for key in (0, 1, 2**64 - 1):
+    s = DealStream(key)
+    cards = list(range(168))
+    DealStream(key).shuffle(cards)
+    print([s.next32() for _ in range(4)], [s.below(n) for n in (1, 7, 3 << 29)], cards[-9:])
+for version in (1, 2):
+    for preset, players, seed in (("no-mercy", 4, 0), ("classic", 2, 0), ("no-mercy", 6, 5)):
+        g = new_game(players, rules=preset, seed=seed, deal_version=version)
+        choose = random.Random(seed).choice
+        while not g.is_over and len(g.history) < 2000:
+            g.apply(choose(g.legal_actions()))
+        digest = hashlib.sha256(json.dumps(g.to_position(), sort_keys=True).encode())
+        print(version, preset, g.dealer, g.tally.reshuffles, digest.hexdigest())
+"""
+
+
+def test_both_builds_deal_every_version_alike() -> None:
+    """Deal version 2 is our code (DealStream, machine words compiled): the pure and the
+    compiled build must draw the same bits, as version 1's must (tests/core pins the deals)."""
+    pure = _probe(script=_DEALS_PROBE, NOMERCY_PURE="1")
+    assert pure[0] == "pure"
+    if not _compiled_is_current():
+        pytest.skip("the core is not compiled here: python -m nomercy.core.build")
+    compiled = _probe(script=_DEALS_PROBE)
+    assert compiled[0] == "compiled"
+    assert compiled[1:] == pure[1:]
+
+
 def _run(pythonpath: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """``python ARGS`` in a fresh interpreter on ``pythonpath`` (NOMERCY_PURE cleared)."""
     environ = {k: v for k, v in os.environ.items() if k != "NOMERCY_PURE"}

@@ -729,6 +729,7 @@ def test_play_help_documents_every_flag(capsys: pytest.CaptureFixture[str]) -> N
         "--option",
         "--match",
         "--seed",
+        "--deal-version",
         "--speed",
         "--fast",
         "--bot-uno-forget",

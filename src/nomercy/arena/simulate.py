@@ -143,6 +143,7 @@ class SimulationResult:
                 "players": self.players,
                 "bots": [b.label for b in self.bots],
                 "seed": self.seed,
+                "deal_version": first.deal_version,
                 "preset": first.preset,
                 "options": {
                     k: v for k, v in first.options if self.compare is None or k != self.compare
@@ -249,6 +250,7 @@ def run_simulation(
                     {**base, name: value},
                     setup.seed,
                     setup.max_actions,
+                    deal_version=setup.deal_version,
                 ),
             )
             for value in values

@@ -201,6 +201,7 @@ class TournamentResult:
                 "players": setup.players,
                 "games": len(self.games),
                 "seed": setup.seed,
+                "deal_version": setup.deal_version,
                 "preset": setup.preset,
                 "options": dict(setup.options),
                 "lineups": [

@@ -7,13 +7,13 @@ leaves the game untouched, and it returns the :class:`~nomercy.core.events.Event
 explains what happened, citing RULES.md ids.
 
 Randomness: the only chance is shuffling. The state holds an integer key (``seed``); each
-shuffle uses ``random.Random(key)`` and then advances the key, so a position plus actions
-always gives the same game.
+shuffle draws from a generator seeded with the key, chosen by the game's deal version
+(``nomercy.core.dealing``), and then advances the key, so a position plus actions always
+gives the same game.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
@@ -49,7 +49,14 @@ from nomercy.core.base import (
     seat_arg,
 )
 from nomercy.core.cards import Card, Colour
-from nomercy.core.dealing import MASK, deal, next_key, shuffle_as_random
+from nomercy.core.dealing import (
+    DEAL_VERSION,
+    MASK,
+    check_deal_version,
+    deal,
+    next_key,
+    shuffle_with_key,
+)
 from nomercy.core.decisions import Decision, decision_order
 from nomercy.core.diagnose import diagnose
 from nomercy.core.errors import (
@@ -145,7 +152,8 @@ class Game:
     - Table and turn: ``rules``, ``n``, ``names``, ``hands`` (``list[list[Card]]``),
       ``out``, ``n_active`` (seats not knocked out), ``turn``, ``direction`` (1 or -1),
       ``phase``, ``drawn``, ``draw_mode`` (how the seat now deciding on ``drawn`` drew,
-      A02/A03), ``dealer``, ``key`` (the shuffle key).
+      A02/A03), ``dealer``, ``key`` (the shuffle key), ``deal_version`` (the generator
+      its shuffles draw from, ``nomercy.core.dealing``).
     - Piles and penalties: ``discard`` (top last), ``colour``, ``set_aside``,
       ``pending_total``, ``pending_last``, ``pending_chain``, ``chain_wild``, ``pending_win``,
       ``wd4``, ``resume``, ``roulette_colour``.
@@ -200,6 +208,7 @@ class Game:
         self.phase = PLAY
         self.drawn: Card | None = None
         self.key = 0
+        self.deal_version = DEAL_VERSION  # which generator shuffles (core/dealing.py)
         self.dealer = 0
         self.scores = [0] * self.n
         self.hand_number = 1
@@ -749,7 +758,7 @@ class Game:
         return self.n_active == 2
 
     def _shuffle(self, cards: list[Card]) -> None:
-        shuffle_as_random(cards, random.Random(self.key))
+        shuffle_with_key(cards, self.key, self.deal_version)
         self.key = next_key(self.key)
 
     def _reshuffle(self) -> bool:
@@ -1987,6 +1996,7 @@ class Game:
         g.phase = self.phase
         g.drawn = self.drawn
         g.key = self.key
+        g.deal_version = self.deal_version
         g.dealer = self.dealer
         g.scores = list(self.scores)
         g.hand_number = self.hand_number
@@ -2019,6 +2029,12 @@ class Game:
         g.opening_events = []
         g.tally = self.tally.copy()
         g.hand_tallies = self.hand_tallies
+        self._copy_rule_facts(g)
+        return g
+
+    def _copy_rule_facts(self, g: Game) -> None:
+        """Give ``g`` this game's rule-set facts and tables (:meth:`_setup_caches` derives
+        them once per rule set; a search copy shares them instead of deriving them again)."""
         g.classic = self.classic
         g.jump_in = self.jump_in
         g.may_draw = self.may_draw
@@ -2045,7 +2061,6 @@ class Game:
         g.special_cards = self.special_cards
         g.restricted_cards = self.restricted_cards
         g._acts = self._acts
-        return g
 
 
 # Compiled by mypyc, Game is a native class: no instance __dict__, but it lists its fields.
@@ -2075,6 +2090,7 @@ def new_game(
     options: Mapping[str, Any] | None = None,
     seed: int = 0,
     names: list[str] | None = None,
+    deal_version: int = DEAL_VERSION,
 ) -> Game:
     """Shuffle, choose a dealer, deal and flip the start card.
 
@@ -2085,12 +2101,16 @@ def new_game(
         seed: the shuffle seed, any integer (read modulo 2**64); the same seed and actions
             give the same game.
         names: player names (default ``P0``, ``P1``, …).
+        deal_version: the generator of the shuffles (docs/notation.md, "Deal versions"):
+            1 (the default, ``random.Random``) or 2 (xoshiro128++, cheaper); a seed deals
+            different games under each.
 
     Raises:
-        RuleSetError: unknown preset/option/value, or a player count out of range.
-        TypeError: ``players`` or ``seed`` is not an integer (the compiled build refuses
-            it as the call is made, with Python's own message), or ``names`` is not a list
-            of strings.
+        RuleSetError: unknown preset/option/value, a player count out of range, or an
+            unknown deal version.
+        TypeError: ``players``, ``seed`` or ``deal_version`` is not an integer (the
+            compiled build refuses it as the call is made, with Python's own message), or
+            ``names`` is not a list of strings.
     """
     # TypeError, as the compiled build's argument check raises; it lets a bool through as
     # 0 or 1 (then a count out of range), so only the pure build names a bool here.
@@ -2098,6 +2118,7 @@ def new_game(
         raise TypeError(f"players must be an integer, not {players!r}")
     if not isinstance(seed, int):
         raise TypeError(f"seed must be an integer, not {seed!r}")
+    version = check_deal_version(deal_version)
     ruleset = make_rules(rules, options)
     if not ruleset.min_players <= players <= ruleset.max_players:
         raise RuleSetError(
@@ -2113,6 +2134,7 @@ def new_game(
             raise RuleSetError(f"{len(names)} names given for {players} players")
     g = Game(ruleset, names or [f"P{i}" for i in range(players)])
     g.seed = seed
+    g.deal_version = version
     g.key = next_key(seed & MASK)
     if not ruleset.is_classic and players > 6:
         g.warnings.append(

@@ -33,6 +33,7 @@ from nomercy.core.base import (
     check_deal,
 )
 from nomercy.core.cards import Card, Colour, parse_card, parse_colour
+from nomercy.core.dealing import DEAL_VERSION, DEAL_VERSIONS
 from nomercy.core.errors import NoMercyError, NotationError
 from nomercy.core.events import Event
 from nomercy.core.legality import is_playable
@@ -47,7 +48,7 @@ __all__ = ["PLAYER_KEYS", "POSITION_KEYS", "from_position", "to_position"]
 def to_position(game: Game) -> dict[str, Any]:
     """:meth:`Game.to_position <nomercy.core.game.Game.to_position>` (documented there)."""
     pending = game.pending
-    return {
+    position: dict[str, Any] = {
         "rules": game.rules.to_json(),
         "players": [
             {
@@ -86,6 +87,11 @@ def to_position(game: Game) -> dict[str, Any]:
         "log": game.public_history(whole_game=True),
         "hand_log_start": game.hand_start,
     }
+    if game.deal_version != DEAL_VERSION:
+        # Only another version is named: a position without the key is version 1's, so
+        # every position written before deal versions existed reads (and prints) as it was.
+        position["deal_version"] = game.deal_version
+    return position
 
 
 def from_position(cls: type[Game], position: Mapping[str, Any] | str) -> Game:
@@ -114,7 +120,7 @@ POSITION_KEYS: Final = frozenset(
         "pending", "seed", "fill", "phase", "drawn", "draw_mode", "uno_window", "chain_wild",
         "wd4", "pending_win", "resume", "roulette_colour", "known", "dealer", "scores",
         "hand_number", "hand_winner", "winner", "total_cards", "log", "hand_log_start",
-        "colour_chooser",
+        "colour_chooser", "deal_version",
     }
 )  # fmt: skip
 #: Every key of a position's player.
@@ -175,7 +181,7 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:  # noqa: C901, PLR0
     g.discard = cards(pos.get("discard"), "discard")
     draw_top_first = cards(pos.get("draw_pile", []), "draw_pile")
     g.set_aside = cards(pos.get("set_aside", []), "set_aside")
-    g.key = _int_key(pos, "seed", 0)
+    g.key, g.deal_version = _shuffle_state(pos)
     fill = pos.get("fill", "draw_pile")
     if fill not in ("draw_pile", "none"):
         raise NotationError(f"'fill' must be 'draw_pile' or 'none', not {fill!r}")
@@ -562,6 +568,17 @@ def _int_key(
             raise NotationError(f"'{where}{key}' is required")
         return default
     return _int_value(data[key], where + key, minimum)
+
+
+def _shuffle_state(data: Mapping[str, Any]) -> tuple[int, int]:
+    """The key of the next shuffle (``seed``) and the generator it seeds (``deal_version``,
+    version 1 when absent), or a NotationError naming the key that is wrong."""
+    value = data.get("deal_version", DEAL_VERSION)
+    if isinstance(value, bool) or not isinstance(value, int) or value not in DEAL_VERSIONS:
+        raise NotationError(
+            f"'deal_version' must be one of {', '.join(map(str, DEAL_VERSIONS))}, not {value!r}"
+        )
+    return _int_key(data, "seed", 0), value
 
 
 def _seat_value(value: Any, what: str, n: int) -> int | None:

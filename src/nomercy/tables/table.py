@@ -44,6 +44,7 @@ from nomercy.bots import Bot, OutOfTurnBot
 from nomercy.bots.levels import resolve_level
 from nomercy.bots.spec import BotSpec, check_preset, for_table, parse_bot_spec
 from nomercy.core.actions import Action, CallUno, Catch, Draw, Pass, Play, parse_action
+from nomercy.core.dealing import DEAL_VERSION
 from nomercy.core.decisions import Decision, decision_order
 from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError
 from nomercy.core.events import Event
@@ -334,6 +335,7 @@ class Table:
         seed: int = 0,
         uno_forget: float = 0.0,
         names: Sequence[str] | None = None,
+        deal_version: int = DEAL_VERSION,
     ) -> Table:
         """A new game with one human seat (or none) and the named bots in the other seats.
 
@@ -341,6 +343,8 @@ class Table:
         :mod:`nomercy.bots.levels`) per bot seat in seat order; a single name fills every
         bot seat. Each bot decides each move afresh, seeded by :func:`bot_seed` (as the web's
         bots); its UNO forgetting is seeded ``seed * 100 + s + 50`` for seat ``s``.
+        ``deal_version`` chooses the shuffles' generator (``new_game``); the table's record
+        names it, so a resumed game deals on as it began.
 
         Raises:
             TableError: a bad seat, bot list or forget rate.
@@ -352,6 +356,7 @@ class Table:
             options=options,
             seed=seed,
             names=list(names) if names is not None else None,
+            deal_version=deal_version,
         )
         if human is not None and not 0 <= human < players:
             raise TableError(f"seat {human} is not a seat of a {players}-player game")
@@ -511,6 +516,11 @@ class Table:
     def seed(self) -> int:
         """The game's seed (``nomercy play --seed`` deals the game again)."""
         return self.game.seed
+
+    @property
+    def deal_version(self) -> int:
+        """The game's deal version: with the seed, what deals the game again."""
+        return self.game.deal_version
 
     @property
     def players(self) -> int:
