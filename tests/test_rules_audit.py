@@ -249,9 +249,9 @@ def test_a28_version_1_records_replay_with_the_old_default() -> None:
     replayed = record.replay()
     assert [len(h) for h in replayed.hands] == [2 + 8, 3]
     assert replayed.rules.wrd4_two_player_in_stack == "self"
-    # A new record of a new game carries today's version (3: it names its deal version,
-    # tests/core/test_deal_versions.py) and today's default.
-    assert GameRecord.from_game(nomercy.new_game(2, seed=1)).to_dict()["version"] == 3
+    # A new record of a game dealt by deal version 1 is version 2 (version 3 is written only
+    # for another deal version: tests/core/test_deal_versions.py) with today's default.
+    assert GameRecord.from_game(nomercy.new_game(2, seed=1)).to_dict()["version"] == 2
 
 
 def test_a28_version_1_records_without_a_start_pin_the_old_default() -> None:

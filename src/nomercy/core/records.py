@@ -14,9 +14,10 @@ __all__ = ["GameRecord"]
 
 RECORD_VERSION = 3
 """Version 2: the default of A28 ``wrd4_two_player_in_stack`` became ``"opponent"`` (S4).
-Version 3: the record names its deal version (``deal_version``); earlier records were all
-dealt by version 1, and an older nomercy refuses a version 3 record rather than deal it with
-the wrong generator."""
+Version 3: the record names its deal version (``deal_version``). Only a game dealt by a
+version other than 1 is written as version 3: a deal version 1 record stays version 2, byte for
+byte as before (every nomercy that reads version 2 replays it), while an older nomercy refuses a
+version 3 record rather than deal it with the wrong generator."""
 
 #: Option defaults that changed, by the record version that changed them: a record of an
 #: earlier version replays with the old default unless it gave the option explicitly.
@@ -112,16 +113,17 @@ class GameRecord:
         """A JSON-serialisable dict."""
         data: dict[str, Any] = {
             "format": "nomercy-record",
-            "version": RECORD_VERSION,
+            "version": RECORD_VERSION if self.deal_version != DEAL_VERSION else 2,
             "rules": self.rules,
             "options": self.options,
             "players": self.players,
             "seed": self.seed,
-            "deal_version": self.deal_version,
             "names": self.names,
             "actions": self.actions,
             "result": self.result,
         }
+        if self.deal_version != DEAL_VERSION:
+            data["deal_version"] = self.deal_version
         if self.start is not None:
             data["start"] = self.start
         return data
