@@ -509,7 +509,7 @@ class Cluster:
         loop = asyncio.get_running_loop()
         lobby = self.lobby
         end = loop.time() + lobby.config.action_retry + self.ttl
-        move = len(room.game.history) if room.game is not None else None
+        move = room.game.moves if room.game is not None else None
         guard: int | None = None
         while True:
             if room.owned:  # taken over meanwhile (by this server)
@@ -572,7 +572,7 @@ class Cluster:
             if room is None or not room.owned:
                 reply["moved"] = True
             elif message.get("g") is not None and (
-                room.game is None or len(room.game.history) != message["g"]
+                room.game is None or room.game.moves != message["g"]
             ):
                 pass  # sent again after the game moved on: the first one was played
             elif data["type"] == "join":
