@@ -123,6 +123,11 @@ def test_a_room_driven_for_many_moves_holds_a_bounded_past_and_shows_the_same_ga
     assert lean["replay"] == whole["replay"]
 
 
+def _after(move: int, message: dict[str, Any]) -> bool:
+    """Whether a ``state`` message is of a move after ``move``."""
+    return bool(message["move"] > move)
+
+
 def _bots_run(path: Path, seed: int) -> tuple[list[str], int]:
     """A person (the first of its legal actions, on its turns only: the game does not depend
     on timing) and two heuristic bots play the game dealt from ``seed``; every action stored,
@@ -147,7 +152,7 @@ def _bots_run(path: Path, seed: int) -> tuple[list[str], int]:
                     await ann.act(state["legal"][0])
                 elif game.hand_forgotten:
                     replayed += 1
-                await ann.expect("state", lambda m, n=move: m["move"] > n)
+                await ann.expect("state", functools.partial(_after, move))
             assert room.game_id is not None
             store = server.lobby.store
             row = await server.lobby.write(
