@@ -4,7 +4,10 @@ the servers' leases have run out. Whichever server takes a room over, it hands n
 connected to any server to the bot: it waits until every live server has said again who it has
 in the room. No move is lost or doubled, and each game plays to its end.
 
-A private cluster (not the session's: this test stops it).
+CI runs 3 games and a 5 s outage; ``--soak`` runs issue 43's figure: 20 games spread over the
+3 servers, PostgreSQL down for 20 s. With ``-s`` it prints how long each game took to make its
+next move after PostgreSQL was back (issue 43: within 5 s); the time is printed, not asserted
+(the suite runs under load). A private cluster (not the session's: this test stops it).
 """
 
 from __future__ import annotations
@@ -34,8 +37,12 @@ from nomercy.core.records import GameRecord
 pytestmark = pytest.mark.postgres
 
 #: Seconds the database is down: past the servers' lease (3 s), so every room is orphaned and
-#: taken over when it comes back.
+#: taken over when it comes back; ``--soak``: issue 43's 20 s.
 OUTAGE = 5.0
+SOAK_OUTAGE = 20.0
+#: Games at once, spread over the three servers (``--soak``: issue 43's 20).
+GAMES = 3
+SOAK_GAMES = 20
 #: The grace period the servers run with: a person wrongly thought away would be handed to the
 #: bot this soon after a takeover.
 GRACE = "1"
@@ -57,14 +64,32 @@ def private_cluster() -> Any:
         cluster.stop()
 
 
-async def _play(player: Player, paused: asyncio.Event, moved: dict[str, int]) -> None:
+class Resumed:
+    """When the database came back, the move each game had reached then, and how long after
+    it each game showed its next move (seconds, by game id)."""
+
+    def __init__(self) -> None:
+        self.at: float | None = None
+        self.moves: dict[str, int] = {}
+        self.after: dict[str, float] = {}
+
+    def saw(self, state: dict[str, Any]) -> None:
+        game = state["game_id"]
+        if self.at is not None and game not in self.after and state["move"] > self.moves[game]:
+            self.after[game] = time.monotonic() - self.at
+
+
+async def _play(
+    player: Player, paused: asyncio.Event, moved: dict[str, int], resumed: Resumed
+) -> None:
     """Act whenever it is this seat's turn (not while ``paused``) until the game is over;
-    ``moved`` keeps the latest move seen, by game."""
+    ``moved`` keeps the latest move seen, by game; ``resumed`` when play went on."""
     acted_at = -1
     while True:
         state = player.last
         if state is not None:
             moved[state["game_id"]] = state["move"]
+            resumed.saw(state)
             if state["view"]["phase"] == "over":
                 return
             mine = state["view"]["to_act"] == player.seat and state["legal"]
@@ -126,13 +151,17 @@ def _away_seen(player: Player) -> list[int]:
 
 
 def test_a_database_outage_hands_no_connected_person_to_the_bot(
-    tmp_path: Path, private_cluster: PgCluster
+    tmp_path: Path, private_cluster: PgCluster, soak: int
 ) -> None:
+    count, outage = (SOAK_GAMES, SOAK_OUTAGE) if soak > 1 else (GAMES, OUTAGE)
+    limit = GAME_LIMIT * max(1, count // GAMES)  # more games share the same two CPUs
     url = private_cluster.database()
+    resumed = Resumed()
     # At info level: "the bot plays it" (checked below) and the takeovers are logged.
     with servers(tmp_path, url, 3, "--grace", GRACE, "--log-level", "info") as srvs:
         rooms = [
-            room_with_two_people(srvs[i], srvs[(i + 1) % 3], srvs[(i + 2) % 3]) for i in range(3)
+            room_with_two_people(srvs[i % 3], srvs[(i + 1) % 3], srvs[(i + 2) % 3])
+            for i in range(count)
         ]
 
         async def main() -> list[tuple[list[Player], str]]:
@@ -145,19 +174,23 @@ def test_a_database_outage_hands_no_connected_person_to_the_bot(
             paused = asyncio.Event()
             moved: dict[str, int] = {}
             tasks = [
-                asyncio.ensure_future(_play(p, paused, moved)) for pair in people for p in pair
+                asyncio.ensure_future(_play(p, paused, moved, resumed))
+                for pair in people
+                for p in pair
             ]
             # Some moves in every game, then the database crashes mid-game.
-            deadline = time.monotonic() + GAME_LIMIT
-            while len(moved) < 3 or min(moved.values()) < 6:
+            deadline = time.monotonic() + limit
+            while len(moved) < count or min(moved.values()) < 6:
                 assert time.monotonic() < deadline, moved
                 await asyncio.sleep(0.05)
             paused.set()
             await asyncio.to_thread(private_cluster.halt)
-            await asyncio.sleep(OUTAGE)
+            await asyncio.sleep(outage)
             await asyncio.to_thread(private_cluster.resume)
+            resumed.moves = dict(moved)
+            resumed.at = time.monotonic()
             paused.clear()
-            await asyncio.wait_for(asyncio.gather(*tasks), GAME_LIMIT)
+            await asyncio.wait_for(asyncio.gather(*tasks), limit)
             games = []
             for pair in people:
                 last = pair[0].last
@@ -169,6 +202,12 @@ def test_a_database_outage_hands_no_connected_person_to_the_bot(
             return games
 
         games = asyncio.run(main())
+        after = sorted(resumed.after.values())
+        print(
+            f"\n{count} games, PostgreSQL down {outage:g} s; the next move after it was back: "
+            f"max {after[-1]:.2f} s, median {after[len(after) // 2]:.2f} s ({len(after)} games)"
+        )
+        assert len(after) == count  # every game moved on after the outage
         logs = "".join(s.log_text() for s in srvs)
         assert "the bot plays it" not in logs, logs[-4000:]
         assert "Traceback" not in logs, logs[-4000:]
