@@ -54,6 +54,7 @@ import psycopg
 from nomercy.web.postgres import CHANNEL, CONNECT_TIMEOUT, PgStore
 from nomercy.web.protocol import ErrorCode, ProtocolError
 from nomercy.web.store import LeaseLost
+from nomercy.web.writer import StoreUnavailable
 
 if TYPE_CHECKING:
     from nomercy.web.rooms import Lobby, Room
@@ -67,6 +68,8 @@ log = logging.getLogger("nomercy.web")
 FORWARD_WAIT = 1.5
 #: Rooms claimed in one statement.
 CLAIM_BATCH = 50
+#: Seconds between attempts to reload a room's copy while the database is unavailable.
+RELOAD_PAUSE = 0.5
 
 #: The forwarded action the current task serves, as ``[forwarder, request id, room]``, until
 #: the move's ``act`` notice carries it (then the forwarder's id is cleared): that notice is
@@ -104,6 +107,7 @@ class Cluster:
         self.listening = False
         self._stopping = False
         self._handing: set[str] = set()  # rooms being handed to another server
+        self._adopting: set[str] = set()  # rooms being loaded to be played here
         # Requests and answers between servers go out on a connection of their own, at once
         # (not behind the writer's batches; they need no order with the writes).
         self._out: psycopg.AsyncConnection[Any] | None = None
@@ -212,7 +216,7 @@ class Cluster:
                         # ask them to (this server may have missed theirs).
                         for room in list(self.lobby.rooms.values()):
                             if not room.owned:
-                                self._spawn(self.lobby.resync(room))
+                                self._spawn(self._reload(room))
                             if room.sockets:
                                 room.announce()
                         self.send(self.encode("who", "", {}))
@@ -349,6 +353,14 @@ class Cluster:
             if room.owned and room.code not in owned and not room.closed:
                 log.warning("room %s: lost its lease to another server", room.code)
                 await self.demote(room)
+        for code in sorted(owned):
+            here = self.lobby.rooms.get(code)
+            if (here is None or not here.owned) and code not in self._adopting:
+                # Its lease is this server's but nobody plays it here: a takeover whose load
+                # and release both failed while the database was down. No other server claims
+                # a room of a live owner, so this one plays it.
+                log.warning("room %s: this server holds its lease: taking it over", code)
+                await self.adopt(code)
         while True:
             try:
                 codes = await self.lobby.write(
@@ -365,19 +377,31 @@ class Cluster:
     async def adopt(self, code: str) -> Room | None:
         """Take over a room whose lease this server just got: reload it from the database
         (everything committed before the claim), then play it: bots, timer, grace periods."""
+        self._adopting.add(code)
+        try:
+            return await self._adopt(code)
+        finally:
+            self._adopting.discard(code)
+
+    async def _adopt(self, code: str) -> Room | None:
         from nomercy.web.rooms import Room
 
         lobby = self.lobby
         try:
             state = await lobby.write(lobby.load_state, code, retry_for=lobby.config.action_retry)
-        except Exception:
-            log.exception("room %s: cannot load it to take it over", code)
+            if state is None:
+                return None
+            game, game_id = await asyncio.to_thread(lobby.replayed, state)
+        except Exception as exc:
+            if isinstance(exc, StoreUnavailable):  # an outage: said, not a failure of ours
+                log.warning("room %s: cannot load it to take it over: %s", code, exc)
+            else:
+                log.exception("room %s: cannot load it to take it over", code)
+            # Kept by this server if the database refuses this too: the heartbeat sees its
+            # lease here and loads it again.
             with contextlib.suppress(Exception):
                 await lobby.write(self.store.release, [code], retry_for=1.0)
             return None
-        if state is None:
-            return None
-        game, game_id = await asyncio.to_thread(lobby.replayed, state)
         room = lobby.rooms.get(code)
         if room is None:
             room = Room(lobby, state.row)
@@ -442,7 +466,19 @@ class Cluster:
         room._cancel_timer()
         # Not awaited: the reload waits for the room's lock, and the heartbeat (which calls
         # this) must not be late, or the others would think this server, and its people, gone.
-        self._spawn(self.lobby.resync(room))
+        self._spawn(self._reload(room))
+
+    async def _reload(self, room: Room) -> None:
+        """Reload a room's copy from the database (notices were missed, or the room was
+        lost), trying again while the database is unavailable: a copy left behind would show
+        its people a turn that is not theirs while the owner waits for them."""
+        while not self._stopping and not room.closed and not room.owned:
+            try:
+                await self.lobby.resync(room)
+                return
+            except StoreUnavailable as exc:
+                log.warning("room %s: cannot reload it yet: %s", room.code, exc)
+            await asyncio.sleep(RELOAD_PAUSE)
 
     async def load(self, code: str) -> Room | None:
         """A copy of room ``code`` for this server's clients (loaded once however many ask),
@@ -584,8 +620,6 @@ class Cluster:
         except LeaseLost:
             reply["moved"] = True
         except Exception as exc:
-            from nomercy.web.rooms import StoreUnavailable
-
             if isinstance(exc, StoreUnavailable):
                 reply["e"] = [ErrorCode.UNAVAILABLE.value, "the database is unavailable", 503, None]
             else:
