@@ -65,17 +65,22 @@ def private_cluster() -> Any:
 
 
 class Resumed:
-    """When the database came back, the move each game had reached then, and how long after
-    it each game showed its next move (seconds, by game id)."""
+    """When the database came back, the move each game under way had reached then, and how
+    long after it each showed its next move (seconds, by game id)."""
 
     def __init__(self) -> None:
         self.at: float | None = None
         self.moves: dict[str, int] = {}
         self.after: dict[str, float] = {}
+        self.over: set[str] = set()  # games seen over
 
     def saw(self, state: dict[str, Any]) -> None:
         game = state["game_id"]
-        if self.at is not None and game not in self.after and state["move"] > self.moves[game]:
+        if state["view"]["phase"] == "over":
+            self.over.add(game)
+        if self.at is None or game in self.after or game not in self.moves:
+            return
+        if state["move"] > self.moves[game]:
             self.after[game] = time.monotonic() - self.at
 
 
@@ -187,7 +192,7 @@ def test_a_database_outage_hands_no_connected_person_to_the_bot(
             await asyncio.to_thread(private_cluster.halt)
             await asyncio.sleep(outage)
             await asyncio.to_thread(private_cluster.resume)
-            resumed.moves = dict(moved)
+            resumed.moves = {g: m for g, m in moved.items() if g not in resumed.over}
             resumed.at = time.monotonic()
             paused.clear()
             await asyncio.wait_for(asyncio.gather(*tasks), limit)
@@ -205,9 +210,11 @@ def test_a_database_outage_hands_no_connected_person_to_the_bot(
         after = sorted(resumed.after.values())
         print(
             f"\n{count} games, PostgreSQL down {outage:g} s; the next move after it was back: "
-            f"max {after[-1]:.2f} s, median {after[len(after) // 2]:.2f} s ({len(after)} games)"
+            f"max {after[-1]:.2f} s, median {after[len(after) // 2]:.2f} s "
+            f"({len(resumed.moves)} games under way at the outage)"
         )
-        assert len(after) == count  # every game moved on after the outage
+        # Every game under way moved on after the outage (one may have ended before it).
+        assert len(after) == len(resumed.moves) > 0
         logs = "".join(s.log_text() for s in srvs)
         assert "the bot plays it" not in logs, logs[-4000:]
         assert "Traceback" not in logs, logs[-4000:]
