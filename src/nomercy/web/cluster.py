@@ -101,6 +101,10 @@ class Cluster:
         self._claim_now = asyncio.Event()
         self._alive: set[str] = {self.id}
         self._beat_at = 0.0  # time.monotonic() of the last heartbeat that worked
+        #: time.monotonic() from which a server missing from the live ones is taken as gone:
+        #: a lease's time after a heartbeat that follows none for a lease's time (startup, a
+        #: database outage), when every live server has had the time to renew its own.
+        self._trusted_from = 0.0
         #: time.monotonic() when this server's notices' connection last came up (its
         #: knowledge of the others' presence starts there), and whether it is up now.
         self.listen_at = 0.0
@@ -345,10 +349,20 @@ class Cluster:
         except Exception as exc:
             log.warning("heartbeat: the database is unavailable: %s", exc)
             return
-        self._beat_at = time.monotonic()
-        for server in self._alive - alive:
-            self._forget(server)
-        self._alive = alive | {self.id}
+        now = time.monotonic()
+        if now - self._beat_at > self.ttl:
+            # After an outage every lease lapsed: the others may not have renewed theirs yet.
+            # Until they could, a server missing here may be alive with people connected: its
+            # presence is kept, and presence_settled waits for it (issue 43: nobody connected
+            # anywhere is handed to the bot).
+            self._trusted_from = now + self.ttl
+        self._beat_at = now
+        if now < self._trusted_from:
+            self._alive |= alive
+        else:
+            for server in self._alive - alive:
+                self._forget(server)
+            self._alive = alive | {self.id}
         for room in list(self.lobby.rooms.values()):
             if room.owned and room.code not in owned and not room.closed:
                 log.warning("room %s: lost its lease to another server", room.code)
