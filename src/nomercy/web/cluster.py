@@ -101,10 +101,10 @@ class Cluster:
         self._claim_now = asyncio.Event()
         self._alive: set[str] = {self.id}
         self._beat_at = 0.0  # time.monotonic() of the last heartbeat that worked
-        #: time.monotonic() from which a server missing from the live ones is taken as gone:
-        #: a lease's time after a heartbeat that follows none for a lease's time (startup, a
-        #: database outage), when every live server has had the time to renew its own.
-        self._trusted_from = 0.0
+        #: Servers missing from the live ones at a heartbeat, since when (time.monotonic()):
+        #: one is taken as gone only after a lease's time (it may just be late to renew its
+        #: own lease: after a database outage, or under load).
+        self._missing: dict[str, float] = {}
         #: time.monotonic() when this server's notices' connection last came up (its
         #: knowledge of the others' presence starts there), and whether it is up now.
         self.listen_at = 0.0
@@ -112,6 +112,7 @@ class Cluster:
         self._stopping = False
         self._handing: set[str] = set()  # rooms being handed to another server
         self._adopting: set[str] = set()  # rooms being loaded to be played here
+        self._adoptions: set[asyncio.Task[Room | None]] = set()  # _adopt_soon's tasks
         # Requests and answers between servers go out on a connection of their own, at once
         # (not behind the writer's batches; they need no order with the writes).
         self._out: psycopg.AsyncConnection[Any] | None = None
@@ -129,6 +130,8 @@ class Cluster:
                 self.store.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
             )
         await self._beat()
+        if self._adoptions:  # the rooms claimed at startup are played before it serves
+            await asyncio.gather(*self._adoptions, return_exceptions=True)
         self.send(self.encode("who", "", {}))
         self._beater = asyncio.get_running_loop().create_task(self._beat_loop())
 
@@ -266,6 +269,7 @@ class Cluster:
             return
         if kind == "bye":
             self._alive.discard(sender)
+            self._missing.pop(sender, None)
             self._forget(sender)
             self._claim_now.set()
             return
@@ -350,19 +354,19 @@ class Cluster:
             log.warning("heartbeat: the database is unavailable: %s", exc)
             return
         now = time.monotonic()
-        if now - self._beat_at > self.ttl:
-            # After an outage every lease lapsed: the others may not have renewed theirs yet.
-            # Until they could, a server missing here may be alive with people connected: its
-            # presence is kept, and presence_settled waits for it (issue 43: nobody connected
-            # anywhere is handed to the bot).
-            self._trusted_from = now + self.ttl
         self._beat_at = now
-        if now < self._trusted_from:
-            self._alive |= alive
-        else:
-            for server in self._alive - alive:
+        # A server whose lease lapsed may be alive with people connected, only late to renew
+        # it (after a database outage every lease lapsed; under load a heartbeat is late):
+        # its presence is kept, and presence_settled waits for it, until it has been missing
+        # for a lease's time (issue 43: nobody connected anywhere is handed to the bot).
+        for server in alive:
+            self._missing.pop(server, None)
+        for server in self._alive - alive - {self.id}:
+            if now - self._missing.setdefault(server, now) >= self.ttl:
+                del self._missing[server]
+                self._alive.discard(server)
                 self._forget(server)
-            self._alive = alive | {self.id}
+        self._alive |= alive
         for room in list(self.lobby.rooms.values()):
             if room.owned and room.code not in owned and not room.closed:
                 log.warning("room %s: lost its lease to another server", room.code)
@@ -374,7 +378,7 @@ class Cluster:
                 # and release both failed while the database was down. No other server claims
                 # a room of a live owner, so this one plays it.
                 log.warning("room %s: this server holds its lease: taking it over", code)
-                await self.adopt(code)
+                self._adopt_soon(code)
         while True:
             try:
                 codes = await self.lobby.write(
@@ -384,9 +388,19 @@ class Cluster:
                 log.warning("claiming rooms: the database is unavailable: %s", exc)
                 return
             for code in codes:
-                await self.adopt(code)
+                self._adopt_soon(code)
             if len(codes) < CLAIM_BATCH:
                 break
+
+    def _adopt_soon(self, code: str) -> None:
+        """Adopt a room claimed by the heartbeat in a task of its own: loading rooms (a
+        database read and a replay each) must not make this server's next heartbeat late, or
+        the others would take its rooms and think its people gone."""
+        self._adopting.add(code)
+        task = asyncio.get_running_loop().create_task(self.adopt(code))
+        for tasks in (self._tasks, self._adoptions):
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
 
     async def adopt(self, code: str) -> Room | None:
         """Take over a room whose lease this server just got: reload it from the database
@@ -563,10 +577,14 @@ class Cluster:
         guard: int | None = None
         while True:
             if room.owned:  # taken over meanwhile (by this server)
-                if data["type"] == "join":
-                    return await lobby.seat_person(room, data["name"], data["hash"])
-                await room.request(seat, data)
-                return None
+                try:
+                    if data["type"] == "join":
+                        return await lobby.seat_person(room, data["name"], data["hash"])
+                    await room.request(seat, data)
+                    return None
+                except LeaseLost:  # and lost again since: to the owner it has now
+                    room.lost()
+                    continue
             if loop.time() > end:
                 raise ProtocolError(
                     ErrorCode.UNAVAILABLE,
