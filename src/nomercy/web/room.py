@@ -22,6 +22,8 @@ tasks of the room, cancelled when the server stops. Every message to a connectio
 its own bounded queue and sender task (:class:`Connection`), so a slow client never blocks a
 room; room summaries are coalesced (at most one per ``SUMMARY_DELAY`` per room), so a crowd of
 connections saying ``hello`` costs each of them one message, not one per other connection.
+Memory: the room's game lets go of its past as it goes (``EVENTS_HELD``, ``Game.forget``: the
+record is in the database), so a room holds the same however long its game runs.
 """
 
 from __future__ import annotations
