@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from pgcluster import PgCluster, find_bin_dir
 from realserver import request
@@ -232,3 +233,38 @@ def test_a_database_outage_hands_no_connected_person_to_the_bot(
             for p in players:
                 assert _away_seen(p) == [], p.seat
                 agrees_with_record(p, record, game_id)
+
+
+def test_a_server_late_to_renew_its_lease_keeps_its_people(
+    tmp_path: Path, pg_database: str
+) -> None:
+    # A server whose lease lapsed is not gone: after an outage, or under load, its heartbeat is
+    # merely late. Ann plays on the room's owner, Bob through the other server, whose lease is
+    # made to lapse again and again for 2 s (less than a lease's time, 3 s). The owner keeps
+    # Bob's presence all along: with --grace 1 it would otherwise hand him to the bot.
+    with servers(tmp_path, pg_database, 2, "--grace", GRACE, "--log-level", "info") as srvs:
+        one, two = srvs
+        room = room_with_two_people(one, one, two)
+        late = request(two.port, "/readyz").body["server"]
+
+        async def main() -> None:
+            ann = await Player.join(one.port, room["code"], room["tokens"][0], 0)
+            bob = await Player.join(two.port, room["code"], room["tokens"][1], 1)
+            await ann.ws.send(json.dumps({"type": "start"}))
+            await ann.drain(1.0)  # the game started; everyone announced who is here
+            await bob.drain(0.2)
+            async with await psycopg.AsyncConnection.connect(pg_database, autocommit=True) as db:
+                end = time.monotonic() + 2.0
+                while time.monotonic() < end:
+                    await db.execute("UPDATE servers SET alive_until = 0 WHERE id = %s", (late,))
+                    await asyncio.sleep(0.05)
+            await ann.drain(2.0)  # past the grace period, had Bob been taken as gone
+            seats = (ann.states[-1].get("room") or {}).get("seats", [])
+            assert [s["away"] for s in seats[:2]] == [False, False], seats
+            for p in (ann, bob):
+                await p.ws.close()
+
+        asyncio.run(main())
+        logs = "".join(s.log_text() for s in srvs)
+        assert "the bot plays it" not in logs, logs[-4000:]
+        assert "Traceback" not in logs, logs[-4000:]
