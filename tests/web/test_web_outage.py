@@ -268,3 +268,39 @@ def test_a_server_late_to_renew_its_lease_keeps_its_people(
         logs = "".join(s.log_text() for s in srvs)
         assert "the bot plays it" not in logs, logs[-4000:]
         assert "Traceback" not in logs, logs[-4000:]
+
+
+def test_a_room_whose_lease_a_server_holds_without_playing_it_is_played(
+    tmp_path: Path, pg_database: str
+) -> None:
+    # A takeover whose load and release both failed in an outage leaves the room's lease with
+    # a live server that never loaded it; no other server claims a live owner's room. Made
+    # here by giving the lease to the other server behind its back: its heartbeat must take
+    # the room over, and the game goes on.
+    with servers(tmp_path, pg_database, 2, "--grace", "30", "--log-level", "info") as srvs:
+        one, two = srvs
+        room = room_with_two_people(one, one, one)
+        other = request(two.port, "/readyz").body["server"]
+
+        async def main() -> None:
+            ann = await Player.join(one.port, room["code"], room["tokens"][0], 0)
+            bob = await Player.join(one.port, room["code"], room["tokens"][1], 1)
+            await ann.ws.send(json.dumps({"type": "start"}))
+            await ann.drain(1.0)
+            await bob.drain(0.2)
+            async with await psycopg.AsyncConnection.connect(pg_database, autocommit=True) as db:
+                await db.execute(
+                    "UPDATE rooms SET owner = %s WHERE code = %s", (other, room["code"])
+                )
+            paused, moved = asyncio.Event(), {}  # type: ignore[var-annotated]
+            await asyncio.wait_for(
+                asyncio.gather(*(_play(p, paused, moved, Resumed()) for p in (ann, bob))),
+                GAME_LIMIT,
+            )
+            for p in (ann, bob):
+                await p.ws.close()
+
+        asyncio.run(main())
+        logs = two.log_text()
+        assert "holds its lease: taking it over" in logs, logs[-4000:]
+        assert "Traceback" not in one.log_text() + logs
