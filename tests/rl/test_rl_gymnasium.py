@@ -111,7 +111,7 @@ def test_bad_arguments() -> None:
 
 def test_offered_mode_gives_the_learner_out_of_turn_turns() -> None:
     from nomercy.core.actions import Catch, Play
-    from nomercy.rl.actions import PASS_ID, legal_ids
+    from nomercy.encoding.actions import PASS_ID, legal_ids
 
     check_env(
         gym.make(

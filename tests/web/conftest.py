@@ -90,11 +90,10 @@ def web_store(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
             urls[text] = cluster.database()
         return urls[text]
 
-    from nomercy.web import rooms, store
+    from nomercy.web import rooms, sqlcore
+    from nomercy.web.database import open_store as real_open
 
-    real_open = store.open_store
-
-    def open_store(database: Any, **kw: Any) -> store.StoreBase:
+    def open_store(database: Any, **kw: Any) -> sqlcore.StoreBase:
         return real_open(database_for(database), **kw)
 
     monkeypatch.setattr(rooms, "open_store", open_store)

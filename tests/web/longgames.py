@@ -19,7 +19,8 @@ from nomercy import new_game
 from nomercy.core.deck import CLASSIC108_COUNTS
 from nomercy.core.records import GameRecord
 from nomercy.tables.table import Table
-from nomercy.web.store import RoomRow, SeatRow, open_store
+from nomercy.web.database import open_store
+from nomercy.web.sqlcore import RoomRow, SeatRow
 
 #: Nine classic decks: 972 cards, under the server's 1,000-card limit for a custom deck.
 BIG_DECK = {code: copies * 9 for code, copies in CLASSIC108_COUNTS.items()}

@@ -21,7 +21,8 @@ from nomercy.core.game import Game
 from nomercy.tables import Table as TableOfGame
 from nomercy.tables.coach import DEFAULT_ITERATIONS, REASONS, Coach
 from nomercy.web.serve import add_serve_parser
-from nomercy.web.store import SCHEMA_VERSION, RoomRow, SeatRow, Store
+from nomercy.web.sqlcore import RoomRow, SeatRow
+from nomercy.web.store import SCHEMA_VERSION, Store
 
 NAMES = ["Ann", "Bob", "Cid"]
 #: A budget that keeps the tests quick; the time cap never cuts it short.
@@ -61,7 +62,7 @@ def test_a_hint_is_one_of_the_legal_actions_and_is_not_played(tmp_path: Path) ->
             # Nothing was played: the game waits at move 0, Bob heard nothing of it.
             assert server.room(code).game is not None
             assert len(server.room(code).game.history) == 0  # type: ignore[union-attr]
-            heard = await bob.drain(0.1)
+            heard = await bob.settled()  # all the loop had for him (no real-time pause)
             assert [m for m in heard if m["type"] == "hint" or m.get("move", 0) > 0] == []
             # Asking again for the same moment gets the same answer without a new search.
             await ann.send({"type": "hint"})

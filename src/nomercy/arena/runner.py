@@ -1,7 +1,7 @@
 """Play one game of a tournament or a simulation and keep what the statistics need.
 
 :func:`play_game` is the unit of work every backend runs: it builds the game and the bots from
-seeds derived from the run's master seed and the game's index (:mod:`nomercy.arena.seeds`),
+seeds derived from the run's master seed and the game's index (:mod:`nomercy.core.seeds`),
 plays the game and turns the statistics the engine keeps per hand
 (:class:`~nomercy.core.tally.Tally`, ``Game.hand_tallies``) into one :class:`HandStats` per
 hand. The result is small and picklable, so worker processes and Ray tasks send back only
@@ -38,12 +38,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from nomercy.arena.seeds import bot_seeds, game_seed
 from nomercy.bots.base import Bot
 from nomercy.bots.driver import Driver, view_mode
 from nomercy.bots.spec import BotSpec, for_table, parse_bot_spec
 from nomercy.core.game import Game, Phase, new_game
 from nomercy.core.rules import RuleSet, make_rules
+from nomercy.core.seeds import bot_seeds, game_seed
 from nomercy.core.tally import Tally
 
 __all__ = [

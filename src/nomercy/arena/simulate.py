@@ -24,7 +24,7 @@ from typing import Any
 
 from nomercy.arena.parallel import Progress, chunk_games, default_jobs, run_chunks
 from nomercy.arena.runner import BotSpec, GameResult, GameSetup, HandStats
-from nomercy.arena.stats import distribution, summarize, wilson_interval
+from nomercy.core.stats import distribution, summarize, wilson_interval
 
 __all__ = ["CSV_FIELDS", "SCHEMA", "SimulationResult", "Variant", "run_simulation"]
 

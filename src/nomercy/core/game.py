@@ -44,6 +44,7 @@ from nomercy.core.base import (
     STACK_OR_ABSORB,
     EngineError,
     Phase,
+    Wd4,
     check_deal,
     seat_arg,
 )
@@ -95,7 +96,7 @@ from nomercy.core.legality import (
 from nomercy.core.redeal import Redealer, view_position
 from nomercy.core.rules import RuleSet, make_rules
 from nomercy.core.tally import Tally
-from nomercy.core.views import PlayerView
+from nomercy.core.views import PlayerView, Stack
 
 if TYPE_CHECKING:
     from nomercy.core.views import Snapshot
@@ -205,7 +206,7 @@ class Game:
         self.hand_number = 1
         self.hand_winner: int | None = None
         self.winner: int | None = None
-        self.wd4: dict[str, Any] | None = None  # classic Wild +4 awaiting a challenge (CL-8)
+        self.wd4: Wd4 | None = None  # classic Wild +4 awaiting a challenge (CL-8)
         self.pending_win: int | None = None  # last card whose effect still resolves (A16/A17)
         self.resume: int | None = None  # CHOOSE_COLOUR: who plays after
         self.roulette_colour: Colour | None = None  # A21 player_names: colour after the reveal
@@ -292,7 +293,6 @@ class Game:
         d["set_aside"] = list(self.set_aside)
         d["pending_chain"] = list(self.pending_chain)
         d["scores"] = list(self.scores)
-        d["wd4"] = dict(self.wd4) if self.wd4 else None
         d["known"] = {k: list(v) for k, v in self.known.items()}
         d["log"] = list(self.log)
         d["_public"] = list(self._public)
@@ -401,15 +401,15 @@ class Game:
         return self.discard[-1]
 
     @property
-    def pending(self) -> dict[str, Any] | None:
-        """The penalty the seat to act faces, or ``None``."""
+    def pending(self) -> Stack | None:
+        """The penalty the seat to act faces (NM-17, NM-18), or ``None``: the view's
+        :class:`~nomercy.core.views.Stack`."""
         if not self.pending_total:
             return None
-        return {
-            "total": self.pending_total,
-            "last": self.pending_last,
-            "chain": list(self.pending_chain),
-        }
+        # tuple.__new__: a NamedTuple's own __new__ is a Python function, a step's worth.
+        return tuple.__new__(
+            Stack, (self.pending_total, self.pending_last, tuple(self.pending_chain))
+        )
 
     def active_seats(self) -> list[int]:
         """Seats not knocked out, in seat order."""
@@ -916,11 +916,7 @@ class Game:
         if self.wd4 is None and card.kind is K_WILD_DRAW_FOUR and self.classic and r.wd4_challenge:
             # CL-8: remember whether the play was honest, for a challenge.
             guilty = any(c.colour is self.colour for c in hand)
-            self.wd4 = {
-                "seat": seat,
-                "guilty": guilty,
-                "colour": self.colour.value if self.colour else None,
-            }
+            self.wd4 = Wd4(seat, guilty, self.colour)
         elif stacking:
             self.wd4 = None
         # Active colour (NM-11, A18). chain_colour_source="last_wild_named" reads S4 literally:
@@ -1636,7 +1632,7 @@ class Game:
             # Anyone else's knock-out (a caught bystander, the Draw Card's own player under a
             # deferred Mercy check) leaves the target facing it (RULES.md A40).
             self._drop_penalty()
-        elif self.wd4 is not None and self.wd4.get("seat") == seat:
+        elif self.wd4 is not None and self.wd4.seat == seat:
             self.wd4 = None  # CL-8: a knocked-out player's Wild +4 can no longer be challenged
         self.tally.knocked_out(seat)  # NM-33, NM-34
         self._emit(
@@ -1736,7 +1732,7 @@ class Game:
         """CL-8: the challenged player shows their hand; guilty draws 4, else the challenger 6."""
         assert self.wd4 is not None
         info = self.wd4
-        accused = info["seat"]
+        accused = info.seat
         self.wd4 = None
         hand = [c.code for c in self.hands[accused]]
         self._emit(
@@ -1756,7 +1752,7 @@ class Game:
         total = self.pending_total
         win = self.pending_win
         self._clear_pending()
-        if info["guilty"]:
+        if info.guilty:
             drawn, _ = self._draw_cards(accused, 4, per_card_mercy=False)
             self.tally.cards_drawn += len(drawn)  # CL-8
             self._emit(
@@ -1764,7 +1760,7 @@ class Game:
                 (
                     "Challenge succeeds: {} held {} and draws 4 [CL-8]",
                     self.names[accused],
-                    info["colour"] and Colour(info["colour"]).word,
+                    info.colour and info.colour.word,
                 ),
                 accused,
                 {"cards": [c.code for c in drawn], "count": 4},
@@ -2052,7 +2048,7 @@ class Game:
         g.hand_number = self.hand_number
         g.hand_winner = self.hand_winner
         g.winner = self.winner
-        g.wd4 = dict(self.wd4) if self.wd4 else None
+        g.wd4 = self.wd4
         g.pending_win = self.pending_win
         g.resume = self.resume
         g.roulette_colour = self.roulette_colour

@@ -29,6 +29,7 @@ from nomercy.core.base import (
     ROULETTE_COLOUR,
     STACK_OR_ABSORB,
     Phase,
+    Wd4,
     check_deal,
 )
 from nomercy.core.cards import Card, Colour, parse_card, parse_colour
@@ -46,6 +47,7 @@ __all__ = ["PLAYER_KEYS", "POSITION_KEYS", "from_position", "to_position"]
 def to_position(game: Game) -> dict[str, Any]:
     """:meth:`Game.to_position <nomercy.core.game.Game.to_position>` (documented there)."""
     game.check_whole("a position")  # its log is the whole game's
+    pending = game.pending
     return {
         "rules": game.rules.to_json(),
         "players": [
@@ -63,7 +65,7 @@ def to_position(game: Game) -> dict[str, Any]:
         "colour": game.colour.value if game.colour else None,
         "draw_pile": [c.code for c in reversed(game._draw)],
         "set_aside": [c.code for c in game.set_aside],
-        "pending": game.pending,
+        "pending": None if pending is None else pending.to_json(),
         "seed": game.key,
         "fill": "none",
         "phase": game.phase.value,
@@ -71,7 +73,7 @@ def to_position(game: Game) -> dict[str, Any]:
         "draw_mode": game.draw_mode,
         "uno_window": sorted(game.uno_window),
         "chain_wild": game.chain_wild,
-        "wd4": game.wd4,
+        "wd4": None if game.wd4 is None else game.wd4.to_json(),
         "pending_win": game.pending_win,
         "resume": game.resume,
         "roulette_colour": game.roulette_colour.value if game.roulette_colour else None,
@@ -587,7 +589,7 @@ def _colour_key(data: Mapping[str, Any], key: str) -> Colour | None:
         raise NotationError(f"'{key}': {exc}") from None
 
 
-def _wd4_key(pos: Mapping[str, Any], rules: RuleSet, n: int) -> dict[str, Any] | None:
+def _wd4_key(pos: Mapping[str, Any], rules: RuleSet, n: int) -> Wd4 | None:
     """CL-8: the classic Wild +4 awaiting a challenge: who played it, honestly or not."""
     wd4 = pos.get("wd4")
     if not wd4:
@@ -601,4 +603,4 @@ def _wd4_key(pos: Mapping[str, Any], rules: RuleSet, n: int) -> dict[str, Any] |
     if pos.get("phase", "stack_or_absorb") != "stack_or_absorb" or seat == pos.get("turn"):
         raise NotationError("'wd4' waits for its target's stack decision: phase 'stack_or_absorb'")
     colour = _colour_key(wd4, "colour")
-    return {"seat": seat, "guilty": guilty, "colour": colour.value if colour else None}
+    return Wd4(seat, guilty, colour)

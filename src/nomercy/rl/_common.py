@@ -12,7 +12,7 @@ from gymnasium import spaces
 
 from nomercy.core.actions import Action
 from nomercy.core.decisions import decision_order
-from nomercy.core.errors import IllegalActionError
+from nomercy.core.errors import ActionIdError, IllegalActionError
 from nomercy.core.events import Event, EventKind
 from nomercy.core.game import Game
 from nomercy.core.rules import RuleSet, make_rules
@@ -20,7 +20,6 @@ from nomercy.core.views import PlayerView
 from nomercy.encoding.actions import (
     MAX_PLAYERS,
     NUM_ACTIONS,
-    ActionIdError,
     action_name,
     id_to_action,
 )

@@ -1,14 +1,18 @@
 """Several servers on one PostgreSQL database (issue 25): leases, notices and forwarding.
 
 Every server of the service listens on one ``LISTEN``/``NOTIFY`` channel
-(:data:`~nomercy.web.postgres.CHANNEL`) and may serve any room to its clients:
+(:data:`~nomercy.web.postgres.CHANNEL`) and may serve any room to its clients. This module
+knows no driver: it works with the shared database's contract
+(:class:`~nomercy.web.sqlcore.SharedStore`, its leases and :class:`NoticeChannel`), with the
+rooms through their public API (:class:`~nomercy.web.room.Room`) and with the lobby through
+:class:`Host`; :mod:`nomercy.web.rooms` imports it, never the reverse.
 
 - **One owner per room.** The room's owner (``rooms.owner``, a server id) plays its game
   while its lease runs: one lease per server (``servers.alive_until``), renewed every
   ``lease_ttl / 4`` seconds by its heartbeat, whatever the number of rooms it owns. The owner
   alone applies moves, runs the bots, the turn timer and the grace periods, and writes the
   room (each write checks, under the room's row lock, that it is still the owner,
-  ``PgStore._fence``).
+  ``StoreBase._fence``).
 - **Copies follow notices.** The owner sends a notice in the very transaction that stores a
   change (a move, a new game, a seat), so a notice goes out exactly when its change is
   committed, in commit order. Every other server with clients in the room holds a copy that
@@ -47,21 +51,20 @@ import itertools
 import json
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol, TypeVar
 
-import psycopg
-
-from nomercy.web.postgres import CHANNEL, CONNECT_TIMEOUT, PgStore
+from nomercy.core.game import Game
+from nomercy.web.config import ServerConfig
 from nomercy.web.protocol import ErrorCode, ProtocolError
-from nomercy.web.store import LeaseLost
+from nomercy.web.room import Room, RoomState
+from nomercy.web.sqlcore import LeaseLost, NoticeChannel, RoomRow, SharedStore, StoreBase
 from nomercy.web.writer import StoreUnavailable
 
-if TYPE_CHECKING:
-    from nomercy.web.rooms import Lobby, Room
-
-__all__ = ["Cluster"]
+__all__ = ["Cluster", "Host"]
 
 log = logging.getLogger("nomercy.web")
+T = TypeVar("T")
 
 #: Seconds a forwarded request waits for the owner's answer before the owner is looked up
 #: again (it may have died) and the request is sent again, guarded.
@@ -80,14 +83,52 @@ _serving: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
 )
 
 
+class Host(Protocol):
+    """What the cluster needs of this server's lobby (:class:`nomercy.web.rooms.Lobby`): its
+    rooms, its database calls, and rooms loaded from the database."""
+
+    server_id: str
+    config: ServerConfig
+    rooms: dict[str, Room]
+
+    @property
+    def store(self) -> StoreBase:
+        """The open database."""
+        ...
+
+    async def write(self, call: Callable[..., T], *args: Any, retry_for: float) -> T:
+        """Run a database call in the writer thread (retried for ``retry_for`` seconds)."""
+        ...
+
+    def submit(self, call: Callable[[], Any]) -> None:
+        """Queue a database call whose answer nobody waits for."""
+        ...
+
+    async def stored(self, code: str) -> tuple[RoomState, Game | None, str | None] | None:
+        """Room ``code`` as stored, its game replayed, and the game's id."""
+        ...
+
+    def add_room(self, row: RoomRow, *, owned: bool = True) -> Room:
+        """A new room of this server from its row (``owned``: played here), registered."""
+        ...
+
+    async def resync(self, room: Room) -> None:
+        """Reload a copy of a room from the database."""
+        ...
+
+    async def seat_person(self, room: Room, name: str, token_hash: str) -> int:
+        """Seat a person in a room this server owns; the seat."""
+        ...
+
+
 class Cluster:
     """This server's part in a service of several (see the module's docstring)."""
 
-    def __init__(self, lobby: Lobby) -> None:
+    def __init__(self, lobby: Host) -> None:
         self.lobby = lobby
         self.id = lobby.server_id
         store = lobby.store
-        assert isinstance(store, PgStore)
+        assert isinstance(store, SharedStore)
         self.store = store
         self.ttl = lobby.config.lease_ttl
         self._ids = itertools.count(1)
@@ -115,20 +156,18 @@ class Cluster:
         self._adoptions: set[asyncio.Task[Room | None]] = set()  # _adopt_soon's tasks
         # Requests and answers between servers go out on a connection of their own, at once
         # (not behind the writer's batches; they need no order with the writes).
-        self._out: psycopg.AsyncConnection[Any] | None = None
+        self._out: NoticeChannel | None = None
 
     # ------------------------------------------------------------------ life
     async def start(self) -> None:
         """Listen for notices, say hello, and claim the rooms nobody owns."""
         self._listener = asyncio.get_running_loop().create_task(self._listen())
         try:
-            await asyncio.wait_for(self._listening.wait(), CONNECT_TIMEOUT + 5)
+            await asyncio.wait_for(self._listening.wait(), self.store.connect_timeout + 5)
         except TimeoutError:
             raise RuntimeError("cannot LISTEN on the database") from None
-        with contextlib.suppress(psycopg.Error):
-            self._out = await psycopg.AsyncConnection.connect(
-                self.store.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
-            )
+        with contextlib.suppress(*self.store.errors):
+            self._out = await self.store.channel()
         await self._beat()
         if self._adoptions:  # the rooms claimed at startup are played before it serves
             await asyncio.gather(*self._adoptions, return_exceptions=True)
@@ -151,20 +190,21 @@ class Cluster:
         for task in list(self._tasks):
             task.cancel()
         if self._listener is not None:
-            # It sees _stopping within a second by itself; cancelling a wait inside psycopg
-            # is only the fallback (a cancellation can be lost there: psycopg issue 1371).
+            # It sees _stopping within a second by itself; cancelling a wait inside the
+            # driver is only the fallback (a cancellation can be lost there: psycopg issue
+            # 1371).
             with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
                 await asyncio.wait_for(asyncio.shield(self._listener), 2.0)
             await _end(self._listener)
         if self._out is not None:
-            with contextlib.suppress(psycopg.Error, TimeoutError):
+            with contextlib.suppress(*self.store.errors, TimeoutError):
                 await asyncio.wait_for(self._out.close(), 2.0)
 
     def healthy(self) -> bool:
         """Whether the last heartbeat is recent (this server's lease is current)."""
         return time.monotonic() - self._beat_at < self.ttl
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -187,64 +227,66 @@ class Cluster:
     async def post(self, notice: str) -> None:
         """Send a notice now, on the connection for requests (the writer's if it broke)."""
         out = self._out
-        if out is not None and not out.closed and not out.broken:
+        if out is not None and out.usable:
             try:
-                await out.execute("SELECT pg_notify(%s, %s)", (CHANNEL, notice))
+                await out.send(notice)
                 return
-            except psycopg.Error as exc:
+            except self.store.errors as exc:
                 log.warning("sending a request: %s", exc)
         self.send(notice)
         if not self._stopping:
-            with contextlib.suppress(psycopg.Error):
-                self._out = await psycopg.AsyncConnection.connect(
-                    self.store.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
-                )
+            with contextlib.suppress(*self.store.errors):
+                self._out = await self.store.channel()
 
     async def _listen(self) -> None:
         first = True
         while not self._stopping:
             try:
-                conn = await psycopg.AsyncConnection.connect(
-                    self.store.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
-                )
-            except psycopg.Error as exc:
+                channel = await self.store.channel(listen=True)
+            except self.store.errors as exc:
                 log.warning("cannot listen for notices: %s", str(exc).strip().splitlines()[0])
                 await asyncio.sleep(0.5)
                 continue
             try:
-                async with conn:
-                    await conn.execute(f"LISTEN {CHANNEL}")
-                    self.listen_at = time.monotonic()
-                    self.listening = True
-                    self._listening.set()
-                    if not first:
-                        # Notices may have been missed while disconnected: reload every copy,
-                        # and say again who is here (the others may have missed that), and
-                        # ask them to (this server may have missed theirs).
-                        for room in list(self.lobby.rooms.values()):
-                            if not room.owned:
-                                self._spawn(self._reload(room))
-                            if room.sockets:
-                                room.announce()
-                        self.send(self.encode("who", "", {}))
-                    first = False
-                    mine = f'"s":"{self.id}"'
-                    while not self._stopping:
-                        # A bounded wait, so that the loop sees _stopping by itself.
-                        async for notice in conn.notifies(timeout=1.0):
-                            if mine in notice.payload[:48]:
-                                continue  # this server's own notice
-                            try:
-                                self._on(json.loads(notice.payload))
-                            except Exception:
-                                log.exception("a notice failed: %.200s", notice.payload)
-                    return
-            except psycopg.Error as exc:
+                await self._hear(channel, again=not first)
+                return
+            except self.store.errors as exc:
                 self.listening = False
                 if self._stopping:
                     return
                 log.warning("lost the notices' connection: %s", exc)
                 await asyncio.sleep(0.2)
+            finally:
+                with contextlib.suppress(*self.store.errors):
+                    await channel.close()
+            first = False
+
+    async def _hear(self, channel: NoticeChannel, *, again: bool) -> None:
+        """Handle the other servers' notices on ``channel`` until this server stops
+        (``again``: the connection came back after a loss)."""
+        self.listen_at = time.monotonic()
+        self.listening = True
+        self._listening.set()
+        if again:
+            # Notices may have been missed while disconnected: reload every copy, and say
+            # again who is here (the others may have missed that), and ask them to (this
+            # server may have missed theirs).
+            for room in list(self.lobby.rooms.values()):
+                if not room.owned:
+                    self._spawn(self._reload(room))
+                if room.sockets:
+                    room.announce()
+            self.send(self.encode("who", "", {}))
+        mine = f'"s":"{self.id}"'
+        while not self._stopping:
+            # A bounded wait, so that the loop sees _stopping by itself.
+            async for payload in channel.received(timeout=1.0):
+                if mine in payload[:48]:
+                    continue  # this server's own notice
+                try:
+                    self._on(json.loads(payload))
+                except Exception:
+                    log.exception("a notice failed: %.200s", payload)
 
     def _on(self, message: dict[str, Any]) -> None:
         sender = message["s"]
@@ -381,9 +423,7 @@ class Cluster:
                 self._adopt_soon(code)
         while True:
             try:
-                codes = await self.lobby.write(
-                    self.store.claim, self.ttl, CLAIM_BATCH, retry_for=0.0
-                )
+                codes = await self.lobby.write(self.store.claim, CLAIM_BATCH, retry_for=0.0)
             except Exception as exc:  # as the heartbeat: the database is coming back; next beat
                 log.warning("claiming rooms: the database is unavailable: %s", exc)
                 return
@@ -412,14 +452,9 @@ class Cluster:
             self._adopting.discard(code)
 
     async def _adopt(self, code: str) -> Room | None:
-        from nomercy.web.rooms import Room
-
         lobby = self.lobby
         try:
-            state = await lobby.write(lobby.load_state, code, retry_for=lobby.config.action_retry)
-            if state is None:
-                return None
-            game, game_id = await asyncio.to_thread(lobby.replayed, state)
+            stored = await lobby.stored(code)
         except Exception as exc:
             if isinstance(exc, StoreUnavailable):  # an outage: said, not a failure of ours
                 log.warning("room %s: cannot load it to take it over: %s", code, exc)
@@ -430,18 +465,13 @@ class Cluster:
             with contextlib.suppress(Exception):
                 await lobby.write(self.store.release, [code], retry_for=1.0)
             return None
-        room = lobby.rooms.get(code)
-        if room is None:
-            room = Room(lobby, state.row)
-            lobby.rooms[code] = room
+        if stored is None:
+            return None
+        state, game, game_id = stored
+        room = lobby.rooms.get(code) or lobby.add_room(state.row)
         async with room.lock:
             changed = room.restore(state, game, game_id)
-            room.adopted_at = time.monotonic()  # presence heard before may be stale
-            room.owned = True
-            room._notices.clear()
-            room._presence()
-            room._reschedule_timer()
-            room._schedule()
+            room.take_over(time.monotonic())  # presence heard before may be stale
             if changed and room.game is not None:
                 room.broadcast_state([], None, history=True)
             room.broadcast_room()
@@ -480,7 +510,7 @@ class Cluster:
     async def _take(self, code: str) -> None:
         """Claim a room another server handed to this one (nobody else has claimed it)."""
         try:
-            claimed = await self.lobby.write(self.store.claim, self.ttl, 1, code, retry_for=1.0)
+            claimed = await self.lobby.write(self.store.claim, 1, code, retry_for=1.0)
         except Exception as exc:  # the heartbeat claims it later, here or elsewhere
             log.warning("room %s: could not take it over: %s", code, exc)
             return
@@ -489,9 +519,7 @@ class Cluster:
 
     async def demote(self, room: Room) -> None:
         """This server lost the room's lease: stop playing it and follow the new owner."""
-        room.owned = False
-        await room.stop_tasks()
-        room._cancel_timer()
+        await room.stand_down()
         # Not awaited: the reload waits for the room's lock, and the heartbeat (which calls
         # this) must not be late, or the others would think this server, and its people, gone.
         self._spawn(self._reload(room))
@@ -529,28 +557,24 @@ class Cluster:
             self._loads.pop(code, None)
 
     async def _load(self, code: str) -> Room | None:
-        from nomercy.web.rooms import Room
-
         lobby = self.lobby
         retry = lobby.config.action_retry
         if await lobby.write(self.store.owner, code, retry_for=retry) is None:
-            claimed = await lobby.write(self.store.claim, self.ttl, 1, code, retry_for=retry)
+            claimed = await lobby.write(self.store.claim, 1, code, retry_for=retry)
             if claimed:
                 return await self.adopt(code)
         self._loading[code] = []
         try:
-            state = await lobby.write(lobby.load_state, code, retry_for=retry)
-            if state is None:
+            stored = await lobby.stored(code)
+            if stored is None:
                 return None
-            game, game_id = await asyncio.to_thread(lobby.replayed, state)
+            state, game, game_id = stored
             room = lobby.rooms.get(code)
             if room is not None:  # adopted meanwhile
                 return room
-            room = Room(lobby, state.row)
-            room.owned = False
+            room = lobby.add_room(state.row, owned=False)
             room.restore(state, game, game_id)
-            room._reschedule_timer()
-            lobby.rooms[code] = room
+            room.resume()  # a copy: it shows the owner's deadline
         finally:
             buffered = self._loading.pop(code, [])
         for message in buffered:
@@ -596,7 +620,7 @@ class Cluster:
                 owner = room.owner = await lobby.write(self.store.owner, room.code, retry_for=1.0)
             if owner is None or owner == self.id:
                 room.owner = None
-                claimed = await lobby.write(self.store.claim, self.ttl, 1, room.code, retry_for=1.0)
+                claimed = await lobby.write(self.store.claim, 1, room.code, retry_for=1.0)
                 if claimed:
                     await self.adopt(room.code)
                 else:
@@ -651,12 +675,11 @@ class Cluster:
             reply["e"] = [exc.code.value, exc.message, exc.status, exc.retry_after]
         except LeaseLost:
             reply["moved"] = True
-        except Exception as exc:
-            if isinstance(exc, StoreUnavailable):
-                reply["e"] = [ErrorCode.UNAVAILABLE.value, "the database is unavailable", 503, None]
-            else:
-                log.exception("room %s: a forwarded request failed", message["r"])
-                reply["e"] = [ErrorCode.SERVER_ERROR.value, "the server failed", 500, None]
+        except StoreUnavailable:
+            reply["e"] = [ErrorCode.UNAVAILABLE.value, "the database is unavailable", 503, None]
+        except Exception:
+            log.exception("room %s: a forwarded request failed", message["r"])
+            reply["e"] = [ErrorCode.SERVER_ERROR.value, "the server failed", 500, None]
         if serving is not None:
             answered = serving[0] is None  # the move's notice carried the answer
             serving[0] = None

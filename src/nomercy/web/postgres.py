@@ -24,32 +24,33 @@ notices are read in the event loop by an asynchronous connection (``cluster.py``
 
 from __future__ import annotations
 
-import json
+import functools
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import psycopg.errors
 
-from nomercy.core.records import GameRecord
-from nomercy.web.store import (
-    GameRow,
+from nomercy.web.sqlcore import (
+    COLUMNS,
     LeaseLost,
+    NoticeChannel,
     RoomRow,
-    SeatRow,
-    Store,
-    StoreBase,
+    SharedStore,
     StoreError,
+    not_ours,
 )
+from nomercy.web.store import Store
 
 __all__ = [
     "CHANNEL",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "PgChannel",
     "PgStore",
     "copy_sqlite",
     "migrate_postgres",
@@ -149,6 +150,12 @@ _MIGRATE_LOCK = 0x6E6D0001
 _CREATE_LOCK = 0x6E6D0002
 
 
+@functools.cache
+def _marks(query: str) -> str:
+    """``query``, written with the core's ``?`` marks, with psycopg's ``%s``."""
+    return query.replace("?", "%s")
+
+
 def redact(url: str) -> str:
     """``url`` without its password (for messages and logs).
 
@@ -206,11 +213,7 @@ def _version(db: psycopg.Connection[Any]) -> int | None:
     if "meta" in tables:
         row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
     if row is None or not str(row[0]).isdigit():
-        shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
-        raise StoreError(
-            f"the database is not a nomercy server database (it holds the tables {shown}); "
-            "give another --database"
-        )
+        raise not_ours("the database", tables)
     return int(row[0])
 
 
@@ -248,7 +251,7 @@ def migrate_postgres(url: str) -> tuple[int | None, int]:
         db.close()
 
 
-class PgStore(StoreBase):
+class PgStore(SharedStore):
     """The server's PostgreSQL database (see the module's docstring).
 
     ``server_id``: this server's id; with it, every write for a room checks that this server
@@ -257,7 +260,9 @@ class PgStore(StoreBase):
 
     retryable = (psycopg.OperationalError, psycopg.errors.LockNotAvailable)
     errors = (psycopg.Error,)
-    shared = True
+    duplicate = (psycopg.errors.UniqueViolation,)
+    connect_timeout = CONNECT_TIMEOUT
+    _close_clears = ", owner=NULL, lease=NULL"  # a closed room's lease ends
 
     def __init__(self, url: str, *, server_id: str | None = None) -> None:
         self.url = url
@@ -349,6 +354,16 @@ class PgStore(StoreBase):
             with self.db.transaction():
                 yield self.db
 
+    def _read(self) -> AbstractContextManager[psycopg.Connection[Any]]:
+        return self._tx()  # one snapshot for reads that belong together
+
+    def _sql(self, query: str) -> str:
+        return _marks(query)
+
+    def _many(self, db: psycopg.Connection[Any], query: str, rows: list[tuple[Any, ...]]) -> None:
+        with db.cursor() as cur:
+            cur.executemany(query, rows)
+
     def _fence(self, db: psycopg.Connection[Any], code: str | None) -> None:
         """Hold the room's row (shared) and check this server owns it. That suffices: the
         owner changes only under this row's lock (a claim of a dead owner's room), so a write
@@ -376,16 +391,9 @@ class PgStore(StoreBase):
         address: str | None = None,
         per_hour: int = 0,
         max_rooms: int = 0,
-        lease: float = 0.0,
     ) -> float | None:
-        """Store a new room and its seats, owned by this server (``lease``: unused, as this
-        server's heartbeat holds its rooms' leases).
-
-        With ``address`` and ``per_hour``: at most ``per_hour`` rooms from that address in any
-        hour, across every server; ``max_rooms``: open rooms at most. Returns ``None`` (done)
-        or, refused: the seconds until the address may create one again, or ``-1.0``: the
-        service is full.
-        """
+        """See :meth:`SharedStore.create_room`: the budgets are counted and spent under one
+        advisory lock; the room's lease is this server's heartbeat."""
         with self._tx() as db:
             if (address is not None and per_hour > 0) or max_rooms > 0:
                 db.execute("SELECT pg_advisory_xact_lock(%s)", (_CREATE_LOCK,))
@@ -407,137 +415,8 @@ class PgStore(StoreBase):
                 if len(times) >= per_hour:
                     return float(times[len(times) - per_hour] + 3600.0 - now)
                 db.execute("INSERT INTO creations VALUES (%s, %s)", (address, now))
-            db.execute(
-                "INSERT INTO rooms (code, name, preset, options, seats, bot, timer, mode, created, "
-                "game_id, closed, hints, owner, lease) "
-                f"VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,{_FOREVER})",
-                (
-                    room.code,
-                    room.name,
-                    room.preset,
-                    json.dumps(room.options),
-                    room.seats,
-                    room.bot,
-                    room.timer,
-                    room.mode,
-                    room.created,
-                    room.game_id,
-                    room.closed,
-                    int(room.hints),
-                    self.server_id,
-                ),
-            )
-            with db.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO seats VALUES (%s,%s,%s,%s,%s,%s)",
-                    [
-                        (room.code, s.seat, s.name, s.kind, s.bot, s.token_hash)
-                        for s in room.seat_rows
-                    ],
-                )
+            self._insert_room(db, room, ", owner, lease", f", ?, {_FOREVER}", (self.server_id,))
         return None
-
-    def room_exists(self, code: str) -> bool:
-        """Whether a room with this code exists."""
-        with self._one() as db:
-            return db.execute("SELECT 1 FROM rooms WHERE code=%s", (code,)).fetchone() is not None
-
-    def update_seat(self, code: str, seat: SeatRow, *, notice: str | None = None) -> None:
-        """Store a seat's new name, kind, bot or token hash (this server owns the room)."""
-        with self._tx() as db:
-            self._fence(db, code)
-            db.execute(
-                "UPDATE seats SET name=%s, kind=%s, bot=%s, token_hash=%s "
-                "WHERE room=%s AND seat=%s",
-                (seat.name, seat.kind, seat.bot, seat.token_hash, code, seat.seat),
-            )
-            if notice is not None:
-                self.notify(notice)
-
-    def close_room(self, code: str, *, notice: str | None = None) -> None:
-        """Close an expired room (see :meth:`Store.close_room`); its lease ends."""
-        with self._tx() as db:
-            self._fence(db, code)
-            db.execute(
-                "UPDATE rooms SET closed=%s, game_id=NULL, owner=NULL, lease=NULL WHERE code=%s",
-                (time.time(), code),
-            )
-            db.execute(
-                "UPDATE games SET status='abandoned' WHERE room=%s AND status='playing'", (code,)
-            )
-            if notice is not None:
-                self.notify(notice)
-
-    def load_room(self, code: str) -> RoomRow | None:
-        """One open room with its seats, or ``None``."""
-        rooms = self._load("AND code=%s", (code,))
-        return rooms[0] if rooms else None
-
-    def load_rooms(self) -> list[RoomRow]:
-        """Every open room with its seats, oldest first."""
-        return self._load("", ())
-
-    def _load(self, where: str, args: tuple[Any, ...]) -> list[RoomRow]:
-        with self._tx() as db:
-            rows = db.execute(
-                "SELECT code, name, preset, options, seats, bot, timer, mode, created, game_id, "
-                f"hints FROM rooms WHERE closed IS NULL {where} ORDER BY created, code",
-                args,
-            ).fetchall()
-            rooms: list[RoomRow] = []
-            for row in rows:
-                room = RoomRow(
-                    code=row[0],
-                    name=row[1],
-                    preset=row[2],
-                    options=json.loads(row[3]),
-                    seats=row[4],
-                    bot=row[5],
-                    timer=row[6],
-                    mode=row[7],
-                    created=row[8],
-                    game_id=row[9],
-                    hints=bool(row[10]),
-                )
-                room.seat_rows = [
-                    SeatRow(*r)
-                    for r in db.execute(
-                        "SELECT seat, name, kind, bot, token_hash FROM seats WHERE room=%s "
-                        "ORDER BY seat",
-                        (room.code,),
-                    )
-                ]
-                rooms.append(room)
-            return rooms
-
-    # ------------------------------------------------------------------ games
-    def start_game(
-        self,
-        code: str,
-        game_id: str,
-        number: int,
-        record: GameRecord,
-        seats: list[SeatRow],
-        *,
-        notice: str | None = None,
-    ) -> None:
-        """Store a new game (its record, no actions yet), the seats as filled, the room's game."""
-        now = time.time()
-        with self._tx() as db:
-            self._fence(db, code)
-            db.execute(
-                "INSERT INTO games VALUES (%s,%s,%s,%s,%s,%s,%s,%s)",
-                (game_id, code, number, record.dumps(), "playing", now, None, None),
-            )
-            db.execute("UPDATE rooms SET game_id=%s WHERE code=%s", (game_id, code))
-            with db.cursor() as cur:
-                cur.executemany(
-                    "UPDATE seats SET name=%s, kind=%s, bot=%s, token_hash=%s "
-                    "WHERE room=%s AND seat=%s",
-                    [(s.name, s.kind, s.bot, s.token_hash, code, s.seat) for s in seats],
-                )
-            if notice is not None:
-                self.notify(notice)
 
     def append_action(
         self,
@@ -549,91 +428,32 @@ class PgStore(StoreBase):
         room: str | None = None,
         notice: str | None = None,
     ) -> None:
-        """Store action number ``index`` (see :meth:`Store.append_action`); the room must be
-        this server's (``room``), and an index stored already is a lost lease, never a second
-        copy of a move.
+        """Store action number ``index`` (see :meth:`StoreBase.append_action`); the room must
+        be this server's (``room``), and an index stored already is a lost lease, never a
+        second copy of a move.
 
         Raises:
             LeaseLost: another server owns the room, or stored this move first.
         """
-        now = time.time()
         lone = self._lone and finished is None and notice is not None
-        if lone and room is not None and self.server_id is not None:
-            # One statement, one round trip: the lease check (the room's row held shared), the
-            # move, and its notice, committed together.
-            try:
-                row = self.db.execute(
-                    "WITH f AS (SELECT 1 FROM rooms WHERE code=%s AND owner=%s FOR SHARE) "
-                    "INSERT INTO actions (game, idx, action, at) SELECT %s, %s, %s, %s FROM f "
-                    "RETURNING pg_notify(%s, %s)",
-                    (room, self.server_id, game_id, index, action, now, CHANNEL, notice),
-                ).fetchone()
-            except psycopg.errors.UniqueViolation:
-                raise LeaseLost(f"move {index} of game {game_id} is stored already") from None
-            if row is None:
-                raise LeaseLost(f"room {room} is owned by another server now")
+        if not (lone and room is not None and self.server_id is not None):
+            super().append_action(
+                game_id, index, action, finished=finished, room=room, notice=notice
+            )
             return
-        with self._tx() as db:
-            self._fence(db, room)
-            try:
-                db.execute(
-                    "INSERT INTO actions VALUES (%s,%s,%s,%s)", (game_id, index, action, now)
-                )
-            except psycopg.errors.UniqueViolation:
-                raise LeaseLost(f"move {index} of game {game_id} is stored already") from None
-            if finished is not None:
-                db.execute(
-                    "UPDATE games SET status='finished', finished=%s, result=%s WHERE id=%s",
-                    (now, json.dumps(finished), game_id),
-                )
-                db.execute("UPDATE rooms SET game_id=NULL WHERE code=%s", (room,))
-            if notice is not None:
-                self.notify(notice)
-
-    def load_game(self, game_id: str) -> GameRow | None:
-        """A game with its record (actions included), or ``None``."""
-        with self._tx() as db:
-            row = db.execute(
-                "SELECT id, room, number, setup, status, started, finished, result FROM games "
-                "WHERE id=%s",
-                (game_id,),
+        # One statement, one round trip: the lease check (the room's row held shared), the
+        # move, and its notice, committed together.
+        try:
+            row = self.db.execute(
+                "WITH f AS (SELECT 1 FROM rooms WHERE code=%s AND owner=%s FOR SHARE) "
+                "INSERT INTO actions (game, idx, action, at) SELECT %s, %s, %s, %s FROM f "
+                "RETURNING pg_notify(%s, %s)",
+                (room, self.server_id, game_id, index, action, time.time(), CHANNEL, notice),
             ).fetchone()
-            if row is None:
-                return None
-            record = GameRecord.loads(row[3])
-            record.actions = [
-                a
-                for (a,) in db.execute(
-                    "SELECT action FROM actions WHERE game=%s ORDER BY idx", (game_id,)
-                )
-            ]
-        result = json.loads(row[7]) if row[7] is not None else None
-        if result is not None:
-            record.result = dict(result)
-        return GameRow(row[0], row[1], row[2], record, row[4], row[5], row[6], result)
-
-    def finished_games(self, code: str) -> list[str]:
-        """The ids of a room's finished games, in order."""
-        with self._one() as db:
-            return [
-                gid
-                for (gid,) in db.execute(
-                    "SELECT id FROM games WHERE room=%s AND status='finished' ORDER BY number",
-                    (code,),
-                )
-            ]
-
-    def games_count(self, code: str) -> int:
-        """How many games the room has started."""
-        with self._one() as db:
-            row = db.execute("SELECT COUNT(*) FROM games WHERE room=%s", (code,)).fetchone()
-            return int(row[0]) if row else 0
-
-    def open_rooms(self) -> int:
-        """How many rooms are open in the whole service."""
-        with self._one() as db:
-            row = db.execute("SELECT count(*) FROM rooms WHERE closed IS NULL").fetchone()
-            return int(row[0]) if row else 0
+        except psycopg.errors.UniqueViolation:
+            raise LeaseLost(f"move {index} of game {game_id} is stored already") from None
+        if row is None:
+            raise LeaseLost(f"room {room} is owned by another server now")
 
     # ------------------------------------------------------------------ servers and leases
     def heartbeat(self, ttl: float) -> tuple[set[str], set[str]]:
@@ -660,10 +480,10 @@ class PgStore(StoreBase):
         alive = {sid for (room, sid) in rows if not room} | {me}
         return alive, {c for (room, c) in rows if room}
 
-    def claim(self, ttl: float, limit: int, code: str | None = None) -> list[str]:
+    def claim(self, limit: int, code: str | None = None) -> list[str]:
         """Take up to ``limit`` open rooms nobody owns (never owned, released, or whose
         owner's lease ran out or whose owner is gone), oldest first (``code``: that room
-        only). ``ttl``: unused (this server's heartbeat holds the lease).
+        only). This server's heartbeat holds their lease.
 
         Exact under concurrency: ``dead`` lists the owners dead in this statement's snapshot,
         and the room's row, once locked, is taken only if its owner (as it is now, after any
@@ -725,6 +545,41 @@ class PgStore(StoreBase):
                 self.notify(notice)
             return released
 
+    async def channel(self, *, listen: bool = False) -> PgChannel:
+        """A new connection for notices (``listen``: ``LISTEN`` on :data:`CHANNEL`)."""
+        conn = await psycopg.AsyncConnection.connect(
+            self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
+        )
+        if listen:
+            try:
+                await conn.execute(f"LISTEN {CHANNEL}")
+            except BaseException:
+                await conn.close()
+                raise
+        return PgChannel(conn)
+
+
+class PgChannel(NoticeChannel):
+    """A connection of its own for the servers' notices (``LISTEN``/``NOTIFY``), in the event
+    loop: psycopg 3's asynchronous connection, autocommit."""
+
+    def __init__(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        self.conn = conn
+
+    @property
+    def usable(self) -> bool:
+        return not self.conn.closed and not self.conn.broken
+
+    async def send(self, notice: str) -> None:
+        await self.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, notice))
+
+    async def received(self, timeout: float) -> AsyncIterator[str]:
+        async for notice in self.conn.notifies(timeout=timeout):
+            yield notice.payload
+
+    async def close(self) -> None:
+        await self.conn.close()
+
 
 def copy_sqlite(source: str, url: str) -> dict[str, int]:
     """Copy every room, seat, game and action of the SQLite database ``source`` into the
@@ -752,16 +607,10 @@ def copy_sqlite(source: str, url: str) -> dict[str, int]:
                         f"{redact(url)} holds rooms of {source} already ({shown}): nothing "
                         "copied (copy into a database without them)"
                     )
-                tables = {
-                    "rooms": "code, name, preset, options, seats, bot, timer, mode, created, "
-                    "game_id, closed, hints",
-                    "seats": "room, seat, name, kind, bot, token_hash",
-                    "games": "id, room, number, setup, status, started, finished, result",
-                    "actions": "game, idx, action, at",
-                }
-                for table, columns in tables.items():
+                for table, names in COLUMNS.items():
+                    columns = ", ".join(names)
                     rows = sqlite.db.execute(f"SELECT {columns} FROM {table}").fetchall()
-                    marks = ",".join(["%s"] * len(columns.split(",")))
+                    marks = ",".join(["%s"] * len(names))
                     with db.cursor() as cur:
                         cur.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows)
                     counts[table] = len(rows)

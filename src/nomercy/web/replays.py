@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nomercy.web import messages
-from nomercy.web.store import GameRow
+from nomercy.web.sqlcore import GameRow
 
 __all__ = ["Replay", "ReplayCache", "build_replay"]
 

@@ -65,7 +65,7 @@ from nomercy.web.protocol import (
     ProtocolError,
 )
 from nomercy.web.reactions import Reactions
-from nomercy.web.store import GameRow, LeaseLost, RoomRow, SeatRow
+from nomercy.web.sqlcore import GameRow, LeaseLost, RoomRow, SeatRow
 from nomercy.web.writer import StoreUnavailable
 
 if TYPE_CHECKING:
@@ -1243,6 +1243,30 @@ class Room:
             log.warning("room %s: another server took it over", self.code)
             self.owned = False
             asyncio.get_running_loop().create_task(cluster.demote(self))
+
+    def resume(self) -> None:
+        """Carry on where the game stands, after the room was loaded, restored or taken over:
+        the grace periods of people not connected, the turn timer and the bots (a copy of
+        another server's room only shows the owner's deadline)."""
+        self._presence()
+        self._reschedule_timer()
+        self._schedule()
+
+    def take_over(self, now: float) -> None:
+        """This server plays the room from now on (``now``: ``time.monotonic()``; presence
+        heard before may be stale: ``Cluster.presence_settled``). The previous owner's queued
+        notices are dropped, and the room resumes (:meth:`resume`)."""
+        self.adopted_at = now
+        self.owned = True
+        self._notices.clear()
+        self.resume()
+
+    async def stand_down(self) -> None:
+        """Another server plays the room now: stop its bots, turn timer and grace periods
+        (the copy then follows the owner's notices)."""
+        self.owned = False
+        await self.stop_tasks()
+        self._cancel_timer()
 
     def notice(self, kind: str, **fields: Any) -> str | None:
         """A notice about this room for the other servers (``None`` with SQLite)."""

@@ -18,13 +18,15 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from nomercy.core.errors import NoMercyError
 from nomercy.core.game import Game
 from nomercy.web import messages
+from nomercy.web.cluster import Cluster
 from nomercy.web.config import ServerConfig
 from nomercy.web.connections import Connection, Delivery, LoopWatch, address_key
+from nomercy.web.database import open_store
 from nomercy.web.protocol import (
     ErrorCode,
     ProtocolError,
@@ -54,11 +56,8 @@ from nomercy.web.room import (
     bot_seed,
     hash_token,
 )
-from nomercy.web.store import GameRow, LeaseLost, RoomRow, SeatRow, StoreBase, open_store
+from nomercy.web.sqlcore import GameRow, LeaseLost, RoomRow, SeatRow, SharedStore, StoreBase
 from nomercy.web.writer import StoreUnavailable, Writer, log_unsent
-
-if TYPE_CHECKING:
-    from nomercy.web.cluster import Cluster
 
 __all__ = [
     "BOT",
@@ -291,8 +290,6 @@ class Lobby:
         self._writer = Writer(self._store)
         self.watch.start()
         if self._store.shared:
-            from nomercy.web.cluster import Cluster
-
             self.cluster = Cluster(self)
             await self.cluster.start()  # listening before any room is read: no notice missed
             self.opened = True
@@ -301,14 +298,11 @@ class Lobby:
                 state = self.load_state(row.code, row)
                 if state is None:
                     continue
-                room = Room(self, state.row)
+                room = self.add_room(state.row)
                 room.restore(state, *self.replayed(state))
-                self.rooms[room.code] = room
                 if room.started:
                     async with room.lock:
-                        room._presence()
-                        room._reschedule_timer()
-                        room._schedule()
+                        room.resume()
             log.info("%d rooms loaded from %s", len(self.rooms), self.config.database)
             self.opened = True
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep(), name=SWEEP_TASK)
@@ -338,6 +332,26 @@ class Lobby:
         elif finished:
             game = store.load_game(finished[-1])
         return RoomState(row, finished, games, game)
+
+    async def stored(self, code: str) -> tuple[RoomState, Game | None, str | None] | None:
+        """Room ``code`` as stored (:meth:`load_state`, in the writer thread), its game
+        replayed in a worker thread, and the game's id (``None``: no open room ``code``).
+
+        Raises:
+            StoreUnavailable: the database cannot be read.
+        """
+        state = await self.write(self.load_state, code, retry_for=self.config.action_retry)
+        if state is None:
+            return None
+        return (state, *await asyncio.to_thread(self.replayed, state))
+
+    def add_room(self, row: RoomRow, *, owned: bool = True) -> Room:
+        """A new room of this server from its row, registered by its code (``owned``: this
+        server plays it; else it is a copy that follows its owner's notices)."""
+        room = Room(self, row)
+        room.owned = owned
+        self.rooms[row.code] = room
+        return room
 
     def replayed(self, state: RoomState) -> tuple[Game | None, str | None]:
         """The stored room's game rebuilt from its record, and its id (``None``: none)."""
@@ -370,14 +384,13 @@ class Lobby:
         notices out while the room is read and restored: a move applied from a notice
         meanwhile (stored after the read) would otherwise be undone by the older read, and
         its players sent a state older than one they have seen."""
-        state = await self.write(self.load_state, room.code, retry_for=self.config.action_retry)
-        if state is None:
+        stored = await self.stored(room.code)
+        if stored is None:
             self.rooms.pop(room.code, None)
             room.closed = True
             return
-        game, game_id = await asyncio.to_thread(self.replayed, state)
-        if room.restore(state, game, game_id):
-            room._reschedule_timer()
+        if room.restore(*stored):
+            room.resume()
             if room.game is not None:
                 room.broadcast_state([], None, history=True)
         room.broadcast_room()
@@ -515,10 +528,8 @@ class Lobby:
             hints=settings.hints,
         )
         if shared:
-            from nomercy.web.postgres import PgStore
-
             store = self.store
-            assert isinstance(store, PgStore)
+            assert isinstance(store, SharedStore)
             refused = await self.write(
                 functools.partial(
                     store.create_room,
@@ -526,7 +537,6 @@ class Lobby:
                     address=address_key(address) if address is not None else None,
                     per_hour=self.config.rooms_per_hour,
                     max_rooms=self.config.max_rooms,
-                    lease=self.config.lease_ttl,
                 ),
                 retry_for=self.config.action_retry,
             )
@@ -534,8 +544,7 @@ class Lobby:
                 raise self._full() if refused < 0 else self._too_many(refused)
         else:
             await self.write(self.store.create_room, row, retry_for=self.config.action_retry)
-        room = Room(self, row)
-        self.rooms[code] = room
+        room = self.add_room(row)
         log.info("room %s created (%s, %d seats)", code, settings.preset, settings.seats)
         return room, token
 

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from nomercy.web.store import StoreBase
+from nomercy.web.sqlcore import StoreBase
 
 __all__ = ["StoreUnavailable", "Writer", "log_unsent"]
 
