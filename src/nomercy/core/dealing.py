@@ -377,6 +377,7 @@ def deal(g: Game, *, choose_dealer: bool = False) -> None:
     g.turn = (g.dealer + 1) % n
     g.phase = PLAY
     g.hand_start = len(g.log) + len(g._events)
+    g.hand_forgotten = 0  # Game.forget: nothing of the new hand is let go yet
     g._emit(
         EK.DEAL,
         (

@@ -160,7 +160,8 @@ class Game:
     - UNO and knowledge: ``uno_called``, ``uno_window``, ``known``.
     - Scores and record: ``scores``, ``hand_number``, ``hand_winner``, ``winner``, ``log``,
       ``hand_start`` (where the current hand's events start in ``log``), ``history``,
-      ``start``, ``seed``, ``tally``, ``hand_tallies``, ``record_events``.
+      ``start``, ``seed``, ``tally``, ``hand_tallies``, ``record_events``; ``moves`` (actions
+      applied), ``forgotten`` and ``hand_forgotten`` (what :meth:`forget` let go).
     - The rule set's facts as native fields (from :attr:`RuleSet.facts
       <nomercy.core.rules.RuleSet.facts>` and the options, set once): ``classic``,
       ``seven_zero``, ``can_stack``, ``stack_on_total``, ``stack_match`` (A05),
@@ -229,6 +230,10 @@ class Game:
         self.warnings: list[str] = []
         self.total_cards = 0
         self.history: list[Action] = []
+        # What forget() let go: actions before history[0], and the current hand's events
+        # before log[hand_start] (dealing sets it back to 0 with each new hand).
+        self.forgotten = 0
+        self.hand_forgotten = 0
         self.start: dict[str, Any] | None = None  # position the game started from, if any
         self.seed = 0  # the seed new_game was given
         self._events: list[Event] = []
@@ -1939,18 +1944,69 @@ class Game:
         return _views.snapshot(self, seat)
 
     def public_history(self, *, whole_game: bool = False) -> list[dict[str, Any]]:
-        """Public event dicts (what every seat saw) of the current hand, or of the game."""
+        """Public event dicts (what every seat saw) of the current hand, or of the game: the
+        ones the game holds (after :meth:`forget`, the current hand's first
+        ``hand_forgotten`` events are not among them)."""
         public = self._public
         log = self.log
         if len(public) < len(log):
             public.extend(e.public_dict() for e in log[len(public) :])
         return public[:] if whole_game else public[self.hand_start :]
 
+    # ------------------------------------------------------------------ the record of the past
+    @property
+    def moves(self) -> int:
+        """How many actions were applied: ``len(history)`` plus those :meth:`forget` let go."""
+        return self.forgotten + len(self.history)
+
+    def forget(self, keep: int) -> None:
+        """Let go of the record of the past that play never reads: every action of
+        ``history``, the events of the hands before this one, and this hand's events but the
+        newest ``keep``. Play goes on exactly as before (the rules read the state, never the
+        record), so a long-lived holder of a game (a web room, whose record is in its
+        database) keeps its memory bounded however long the game runs.
+
+        Counts stay: :attr:`moves` still counts every action and ``hand_forgotten`` the
+        current hand's events let go (until the next deal). What needs the whole past then
+        refuses with a :class:`NoMercyError`: a record (``GameRecord.from_game``), a position
+        (:meth:`to_position`), and a view with history once part of the hand is gone.
+
+        Raises:
+            ValueError: ``keep`` is negative.
+        """
+        if keep < 0:
+            raise ValueError(f"keep must be >= 0, not {keep}")
+        self.forgotten += len(self.history)
+        self.history = []
+        cut = max(self.hand_start, len(self.log) - keep)
+        if cut == 0:
+            return
+        self.hand_forgotten += cut - self.hand_start
+        self.hand_start = 0
+        del self.log[:cut]
+        del self._public[: min(cut, len(self._public))]
+
+    def check_whole(self, what: str) -> None:
+        """Refuse ``what`` (a record, a position) if :meth:`forget` let part of the past go.
+
+        Raises:
+            NoMercyError: some of the game's actions or of its hand's events are forgotten.
+        """
+        if self.forgotten or self.hand_forgotten:
+            raise NoMercyError(
+                f"{what}: this game let go of its first {self.forgotten} actions and "
+                f"{self.hand_forgotten} events of the hand (Game.forget): its record is "
+                "where it was stored"
+            )
+
     # ------------------------------------------------------------------ positions
     def to_position(self) -> dict[str, Any]:
         """The whole state as a JSON-serialisable dict (docs/notation.md).
 
         ``Game.from_position(g.to_position())`` continues exactly like ``g``, draws included.
+
+        Raises:
+            NoMercyError: the game let go of part of its past (:meth:`forget`).
         """
         return _positions.to_position(self)
 
@@ -2014,7 +2070,7 @@ class Game:
         g.hand_start = 0
         g.warnings = []
         g.total_cards = self.total_cards
-        g.history = []
+        g.history, g.forgotten, g.hand_forgotten = [], 0, 0
         g.start = None
         g.seed = 0
         g._events = []

@@ -47,6 +47,7 @@ __all__ = ["PLAYER_KEYS", "POSITION_KEYS", "from_position", "to_position"]
 
 def to_position(game: Game) -> dict[str, Any]:
     """:meth:`Game.to_position <nomercy.core.game.Game.to_position>` (documented there)."""
+    game.check_whole("a position")  # its log is the whole game's
     pending = game.pending
     position: dict[str, Any] = {
         "rules": game.rules.to_json(),

@@ -67,7 +67,12 @@ class GameRecord:
 
     @classmethod
     def from_game(cls, game: Game) -> GameRecord:
-        """The record of ``game`` so far."""
+        """The record of ``game`` so far.
+
+        Raises:
+            NoMercyError: the game let go of part of its past (``Game.forget``).
+        """
+        game.check_whole("a record")
         return cls(
             rules=game.rules.preset,
             options=dict(game.rules.given),

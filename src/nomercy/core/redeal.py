@@ -261,6 +261,8 @@ class Redealer:
 
     def __init__(self, game: Game, seat: int, gaps: Gaps | None = None) -> None:
         seat = seat_arg(game, seat)
+        # The gaps and the copy's log come from the hand's whole public history (NM-9).
+        game.check_whole("a re-deal")
         hidden: list[Card] = []
         t = game.copy()
         keep: dict[int, list[Card]] = {}
@@ -290,6 +292,7 @@ class Redealer:
         t._public = list(public)
         t.log = [Event.from_dict(d) for d in public]
         t.history = []
+        t.forgotten = 0
         t.opening_events = []
         t.start = None
         t.seed = 0

@@ -643,6 +643,12 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
     play = None if wd4 is None else tuple.__new__(Wd4Play, (wd4.seat, wd4.colour))
     events: tuple[Event, ...] = ()
     if history:
+        if game.hand_forgotten:
+            # Bots read the hand's whole public history (NM-9 gaps): never half of it.
+            raise NoMercyError(
+                f"this game let go of the hand's first {game.hand_forgotten} events "
+                "(Game.forget): view(seat, history=False), or replay its record"
+            )
         # Event.for_seat(None) is the event itself unless it is secret (a draw's cards); the
         # censored copies are kept (Event.for_seat), as this runs for every decision of a bot
         # that reads the history.

@@ -485,7 +485,7 @@ class Table:
 
     def bot_seed(self, seat: int) -> int:
         """:func:`bot_seed` for ``seat`` now."""
-        return bot_seed(self.game.seed, len(self.game.history), seat)
+        return bot_seed(self.game.seed, self.game.moves, seat)
 
     def seat_bot(self, seat: int) -> Bot:
         """The bot that decides for ``seat`` now: its own (a :meth:`SeatBot.named` one made
@@ -535,7 +535,7 @@ class Table:
     @property
     def moves(self) -> int:
         """The actions played so far in the game (every hand)."""
-        return len(self.game.history)
+        return self.game.moves
 
     @property
     def hand_number(self) -> int:
@@ -558,7 +558,7 @@ class Table:
 
     def hint_seed(self, seat: int) -> int:
         """:func:`hint_seed` for ``seat`` now."""
-        return hint_seed(self.game.seed, len(self.game.history), seat)
+        return hint_seed(self.game.seed, self.game.moves, seat)
 
     def hint_refusal(self, seat: int) -> HintRefusal | None:
         """Why ``seat`` gets no hint now (``None``: it has a decision the coach may search):
@@ -650,12 +650,18 @@ class Table:
         action acts (:func:`answer`). A person to act who may call UNO is asked alone (NM-37:
         no bot may catch them first); a person's seat is left out.
         """
+        return [
+            BotQuestion(d.seat, self.seat_bot(d.seat), self.game.view(d.seat), d.legal, d.in_turn)
+            for d in self.bot_decisions()
+        ]
+
+    def bot_decisions(self) -> list[Decision]:
+        """The decisions :meth:`bot_questions` puts to the bots, without their views (whether
+        any bot has one to take)."""
         if self.game.is_over:
             return []
         return [
-            BotQuestion(d.seat, self.seat_bot(d.seat), self.game.view(d.seat), d.legal, d.in_turn)
-            for d in decision_order(self.game, asked=self._asks_out_of_turn)
-            if self.robot(d.seat)
+            d for d in decision_order(self.game, asked=self._asks_out_of_turn) if self.robot(d.seat)
         ]
 
     def questions(self, robot: Callable[[int], bool]) -> list[Decision]:
