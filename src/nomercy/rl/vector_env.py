@@ -2,19 +2,20 @@
 
 Registered as ``NoMercy-v0``'s ``vector_entry_point``, so ``gymnasium.make_vec("NoMercy-v0",
 num_envs=N)`` builds it (``vectorization_mode="sync"`` or ``"async"`` still give Gymnasium's
-own vector envs over N single envs). Each table is a :class:`NoMercyEnv` played directly,
-without the wrappers ``gym.make`` adds or its per-step observation and info: the tables'
-observation vectors are written by their :class:`~nomercy.encoding.fast.TableObserver`
-straight into one ``(num_envs, OBS_SIZE)`` array, their masks into one ``int8`` array, and
-rewards and flags into arrays allocated once; infos are arrays built once per step, with
-the per-table outcome only for the tables whose episode ended. The options are the single
-env's (opponent bots, rewards, observation formats, illegal-action modes, ``max_steps``),
-passed as keyword arguments, plus ``autoreset_mode`` (docs/rl.md, "Vector envs").
+own vector envs over N single envs). Each table is a :class:`~nomercy.rl.table.LearnerTable`,
+the single-table API ``NoMercy-v0`` plays too, with no env or wrapper around it: the tables'
+observation vectors are written straight into the rows of one ``(num_envs, OBS_SIZE)`` array
+and their masks into one ``int8`` array, rewards and flags into arrays allocated once. The
+tables whose opponents all pick at random advance in one compiled call
+(:func:`nomercy.encoding.fast.advance_tables`); Python settles only the tables with something
+to report (a reward, an end, an illegal id) and those with other bots. The options are the
+single env's (opponent bots, rewards, observation formats, illegal-action modes,
+``max_steps``), passed as keyword arguments, plus ``autoreset_mode`` (docs/rl.md, "Vector
+envs").
 """
 
 from __future__ import annotations
 
-from copy import deepcopy
 from typing import Any
 
 import numpy as np
@@ -24,20 +25,24 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from nomercy.encoding.actions import NUM_ACTIONS
+from nomercy.encoding.fast import advance_tables
 from nomercy.encoding.observations import OBS_SIZE
 from nomercy.rl._common import (
     IllegalActionIdError,
     LegalMultiDiscrete,
+    check_flat_bounds,
+    check_obs_format,
     check_seed,
-    explain_illegal,
+    observation_format,
 )
-from nomercy.rl.gymnasium_env import NoMercyEnv
+from nomercy.rl.table import LearnerTable, Step
 
 __all__ = ["NoMercyVectorEnv"]
 
 
 class NoMercyVectorEnv(VectorEnv):
-    """``num_envs`` tables of :class:`NoMercyEnv`, stepped together.
+    """``num_envs`` tables of ``NoMercy-v0`` (:class:`~nomercy.rl.table.LearnerTable`),
+    stepped together.
 
     Args:
         num_envs: the number of tables.
@@ -46,10 +51,11 @@ class NoMercyVectorEnv(VectorEnv):
             table is reset in the step that ends it; its last observation and info are in
             ``info["final_obs"]`` / ``info["final_info"]``) or ``DISABLED`` (reset ended
             tables yourself with ``reset(options={"reset_mask": mask})``).
-        copy: return copies of the observation arrays (default) or the arrays themselves,
-            which the next call overwrites.
-        **env_kwargs: every table's :class:`NoMercyEnv` arguments (``opponents``,
-            ``preset``, ``options``, ``obs_format``, ``reward``, ``max_steps``, ...);
+        copy: return copies (default) or the arrays themselves, which the next call
+            overwrites: the observations, the masks in the infos, rewards and flags.
+        obs_format, flat_bounds: as :class:`~nomercy.rl.NoMercyEnv`.
+        **table_kwargs: every table's other :class:`~nomercy.rl.NoMercyEnv` arguments
+            (``opponents``, ``preset``, ``options``, ``reward``, ``max_steps``, ...);
             ``max_episode_steps`` is taken as ``max_steps``.
 
     Observations are the single env's, batched: a ``(num_envs, OBS_SIZE)`` array for
@@ -67,16 +73,17 @@ class NoMercyVectorEnv(VectorEnv):
         *,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         copy: bool = True,
-        **env_kwargs: Any,
+        obs_format: str = "dict",
+        flat_bounds: str = "fixed",
+        **table_kwargs: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
-        if env_kwargs.get("render_mode") is not None:
+        if table_kwargs.pop("render_mode", None) is not None:
             raise ValueError("the vector env does not render: render a single NoMercy-v0 env")
-        env_kwargs.pop("render_mode", None)
-        steps = env_kwargs.pop("max_episode_steps", None)
-        if steps is not None and env_kwargs.get("max_steps") is None:
-            env_kwargs["max_steps"] = steps
+        steps = table_kwargs.pop("max_episode_steps", None)
+        if steps is not None and table_kwargs.get("max_steps") is None:
+            table_kwargs["max_steps"] = steps
         try:
             self.autoreset_mode = AutoresetMode(autoreset_mode)
         except ValueError:
@@ -85,28 +92,33 @@ class NoMercyVectorEnv(VectorEnv):
                 f"autoreset_mode must be one of {valid}, not {autoreset_mode!r}"
             ) from None
         self.metadata = {"autoreset_mode": self.autoreset_mode}
-        self.envs = [NoMercyEnv(**env_kwargs) for _ in range(num_envs)]
-        first = self.envs[0]
+        self.obs_format = check_obs_format(obs_format)
+        self.flat_bounds = check_flat_bounds(flat_bounds)
+        #: The tables (:class:`~nomercy.rl.table.LearnerTable`), one per sub-env.
+        self.tables = [LearnerTable(**table_kwargs) for _ in range(num_envs)]
+        first = self.tables[0]
         self.num_envs = num_envs
         self.copy = copy
         self.render_mode = None
-        self._flat = first.obs_format == "flat"
-        self.single_observation_space = first.observation_space
+        self._flat = obs_format == "flat"
+        self._raise = first.illegal_action == "raise"
+        self.single_observation_space, self._scale = observation_format(
+            first.encoder, obs_format, flat_bounds
+        )
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         # sample() without a mask draws a legal id per table (LegalMultiDiscrete).
         self.action_space = LegalMultiDiscrete(NUM_ACTIONS, num_envs, self.action_masks)
+        # The tables write their raw vectors and masks into rows of these arrays; the flat
+        # format's scaled vectors go to a new array per step (copy) or to _vectors.
         self._raw = np.zeros((num_envs, OBS_SIZE), dtype=np.float32)
-        # The flat format's scaled vectors have their own array; the dict format's are raw.
         self._vectors = np.zeros_like(self._raw) if self._flat else self._raw
-        self._scale = first._scale
         self._masks = np.zeros((num_envs, NUM_ACTIONS), dtype=np.int8)
         self._raw_rows = [row.data for row in self._raw]
         self._mask_rows = [row.data for row in self._masks]
-        self._no_mask = memoryview(bytes(NUM_ACTIONS)).cast("b")
+        self._cores = [table.core for table in self.tables]
         self._seats = np.zeros(num_envs, dtype=np.int64)
         self._all = np.ones(num_envs, dtype=np.bool_)
-        self._all.setflags(write=False)
         self._rewards = np.zeros(num_envs, dtype=np.float64)
         self._terminations = np.zeros(num_envs, dtype=np.bool_)
         self._truncations = np.zeros(num_envs, dtype=np.bool_)
@@ -137,7 +149,7 @@ class NoMercyVectorEnv(VectorEnv):
         options = dict(options) if options else {}
         mask = options.pop("reset_mask", None)
         if mask is None:
-            mask = np.ones(self.num_envs, dtype=np.bool_)
+            mask = self._all
         elif (
             not isinstance(mask, np.ndarray)
             or mask.dtype != np.bool_
@@ -148,13 +160,10 @@ class NoMercyVectorEnv(VectorEnv):
                 f"options['reset_mask'] must be a bool array of shape ({self.num_envs},) with "
                 "at least one True"
             )
-        rows = list(map(int, np.flatnonzero(mask)))
-        for i in rows:
-            self.envs[i]._deal(seeds[i])
-            self._write(i)
+        for i in np.flatnonzero(mask).tolist():
+            self._deal(i, seeds[i])
             self._terminations[i] = self._truncations[i] = self._autoreset[i] = False
-        infos = self._infos(self._all if len(rows) == self.num_envs else mask)
-        return self._batch(), infos
+        return self._batch(), self._infos(mask)
 
     def step(
         self, actions: npt.ArrayLike
@@ -176,61 +185,49 @@ class NoMercyVectorEnv(VectorEnv):
         if not np.issubdtype(ids.dtype, np.integer):
             raise ValueError(f"actions must be integer ids, not an array of {ids.dtype}")
         mode = self.autoreset_mode
-        resetting = self._autoreset.tolist()
-        if mode is AutoresetMode.DISABLED and any(resetting):
-            i = resetting.index(True)
+        resetting = self._autoreset
+        if mode is AutoresetMode.DISABLED and resetting.any():
+            i = int(np.flatnonzero(resetting)[0])
             raise RuntimeError(
                 f"table {i} has ended: reset it (options={{'reset_mask': ...}}) first"
             )
         actions_list: list[int] = ids.tolist()
-        self._check_legal(actions_list, resetting)
-        same_step = mode is AutoresetMode.SAME_STEP
-        rewards = [0.0] * self.num_envs
-        terminations = [False] * self.num_envs
-        truncations = [False] * self.num_envs
-        extra: list[tuple[int, dict[str, Any]]] = []  # the infos beyond seat and mask
-        for i, (env, action) in enumerate(zip(self.envs, actions_list, strict=True)):
-            if resetting[i]:
-                env._deal()  # NEXT_STEP: this step only resets the table
-            else:
-                why = None
-                if env._all_random and action in env._legal:
-                    moved = env._advance_written(action, self._raw_rows[i], self._mask_rows[i])
-                    if moved is None:
-                        continue  # the common case: no reward, the row is written
-                    reward, terminated, truncated = moved
-                else:
-                    reward, terminated, truncated, why = env._advance(action)
-                rewards[i] = reward
-                if terminated or truncated or why is not None:
-                    info = env._info(terminated or truncated)
-                    if why is not None:
-                        info["illegal_action"] = True
-                        info["reason"] = why
-                    if same_step and (terminated or truncated):
-                        final = {"final_obs": env._observe(), "final_info": info}
-                        extra.append((i, final))
-                        env._deal()
-                    else:
-                        extra.append((i, info))
-                    terminations[i] = terminated
-                    truncations[i] = truncated
-            self._write(i)
-        self._rewards[:] = rewards
-        self._terminations[:] = terminations
-        self._truncations[:] = truncations
-        infos = self._infos(self._all)
-        for i, info in extra:
-            infos = self._add_info(infos, info, i)
-        if not same_step:
-            np.logical_or(self._terminations, self._truncations, out=self._autoreset)
-        return (
-            self._batch(),
-            self._rewards.copy(),
-            self._terminations.copy(),
-            self._truncations.copy(),
-            infos,
+        if self._raise:
+            self._check_legal(actions_list)
+        self._rewards.fill(0.0)
+        self._terminations.fill(False)
+        self._truncations.fill(False)
+        # The compiled step: every table whose random opponents let it advance unremarked
+        # is written there; the others are settled or stepped here, in table order.
+        untouched: list[int] = []
+        settle = advance_tables(
+            self._cores, actions_list, self._raw_rows, self._mask_rows, untouched
         )
+        extra: list[tuple[int, dict[str, Any]]] = []  # the infos beyond seat and mask
+        for i in settle:
+            table = self.tables[i]
+            moved = table.settle(table.observer.out_before, self._raw_rows[i], self._mask_rows[i])
+            self._report(i, moved, extra)
+        for i in untouched:
+            if resetting[i]:
+                self._deal(i)  # NEXT_STEP: this step only resets the table
+            else:
+                moved = self.tables[i].step(actions_list[i], self._raw_rows[i], self._mask_rows[i])
+                self._report(i, moved, extra)
+        infos = self._infos(self._all)
+        for i, info in sorted(extra, key=lambda item: item[0]):
+            infos = self._add_info(infos, info, i)
+        if mode is not AutoresetMode.SAME_STEP:
+            np.logical_or(self._terminations, self._truncations, out=self._autoreset)
+        if self.copy:
+            return (
+                self._batch(),
+                self._rewards.copy(),
+                self._terminations.copy(),
+                self._truncations.copy(),
+                infos,
+            )
+        return self._batch(), self._rewards, self._terminations, self._truncations, infos
 
     def action_masks(self) -> npt.NDArray[np.int8]:
         """Every table's mask of legal ids now, ``(num_envs, NUM_ACTIONS)``."""
@@ -240,40 +237,65 @@ class NoMercyVectorEnv(VectorEnv):
         """Nothing to release: the tables live in this process."""
 
     # ------------------------------------------------------------------ internals
-    def _check_legal(self, actions: list[int], resetting: list[bool]) -> None:
+    def _check_legal(self, actions: list[int]) -> None:
         """In ``illegal_action="raise"`` mode, refuse a batch with an illegal id before any
         table moves (naming the table), so no table's step is lost to another's error."""
-        for i, (env, action) in enumerate(zip(self.envs, actions, strict=True)):
-            if env.illegal_action == "raise" and not resetting[i] and action not in env._legal:
-                game = env.game
-                assert game is not None
-                why = explain_illegal(game, env.seat, action, f"table {i}, seat {env.seat}")
-                raise IllegalActionIdError(why)
+        resetting = self._autoreset
+        for i, (table, action) in enumerate(zip(self.tables, actions, strict=True)):
+            if not resetting[i]:
+                why = table.explain(action, f"table {i}, seat {table.seat}")
+                if why is not None:
+                    raise IllegalActionIdError(why)
 
-    def _write(self, i: int) -> None:
-        """Table ``i``'s learner observation and mask into row ``i`` of the arrays."""
-        env = self.envs[i]
-        game = env.game
-        assert game is not None
-        env._observer.write(game, env.seat, self._raw_rows[i])
-        row = self._mask_rows[i]
-        row[:] = self._no_mask
-        for a in env._legal:
-            row[a] = 1
-        self._seats[i] = env.seat
+    def _deal(self, i: int, seed: int | None = None) -> None:
+        """Deal table ``i`` a new game and write its first observation and mask."""
+        table = self.tables[i]
+        table.reset(seed)
+        table.write(self._raw_rows[i], self._mask_rows[i])
+        self._seats[i] = table.seat
+
+    def _report(self, i: int, moved: Step, extra: list[tuple[int, dict[str, Any]]]) -> None:
+        """Table ``i``'s step outcome into the arrays, and its info (the outcome at an end,
+        the reason of an illegal id) into ``extra``; a same-step autoreset deals again."""
+        reward, terminated, truncated, why = moved
+        self._rewards[i] = reward
+        self._terminations[i] = terminated
+        self._truncations[i] = truncated
+        ended = terminated or truncated
+        if not ended and why is None:
+            return
+        info = self.tables[i].info(ended)
+        if self._flat:
+            info["action_mask"] = self._masks[i].copy()
+        if why is not None:
+            info["illegal_action"] = True
+            info["reason"] = why
+        if ended and self.autoreset_mode is AutoresetMode.SAME_STEP:
+            extra.append((i, {"final_obs": self._row(i), "final_info": info}))
+            self._deal(i)
+        else:
+            extra.append((i, info))
+
+    def _row(self, i: int) -> Any:
+        """Table ``i``'s observation now, as the single env returns it (a new array)."""
+        if self._flat:
+            return np.multiply(self._raw[i], self._scale)
+        return {"observation": self._raw[i].copy(), "action_mask": self._masks[i].copy()}
 
     def _infos(self, rows: npt.NDArray[np.bool_]) -> dict[str, Any]:
         """The infos every table has after a step or reset (its seat; with flat observations
         its mask), for the tables of ``rows``."""
         infos: dict[str, Any] = {"seat": self._seats.copy(), "_seat": rows.copy()}
         if self._flat:
-            infos["action_mask"] = self._masks.copy()
+            infos["action_mask"] = self._masks.copy() if self.copy else self._masks
             infos["_action_mask"] = rows.copy()
         return infos
 
     def _batch(self) -> Any:
         if self._flat:
-            np.multiply(self._raw, self._scale, out=self._vectors)
-            return self._vectors.copy() if self.copy else self._vectors
-        batch = {"observation": self._vectors, "action_mask": self._masks}
-        return deepcopy(batch) if self.copy else batch
+            if self.copy:  # one pass: the scaled copy is the copy asked for
+                return np.multiply(self._raw, self._scale)
+            return np.multiply(self._raw, self._scale, out=self._vectors)
+        if self.copy:
+            return {"observation": self._raw.copy(), "action_mask": self._masks.copy()}
+        return {"observation": self._raw, "action_mask": self._masks}
