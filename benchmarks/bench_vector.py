@@ -63,15 +63,20 @@ def rules_of(config: str) -> dict[str, Any]:
 
 
 def random_legal(masks: Any, randbelow: Callable[[int], int]) -> list[int]:
-    """One id per row of ``masks``, uniform among the row's legal ids (0 for an empty row)."""
-    rows, cols = np.nonzero(masks)
-    counts = np.bincount(rows, minlength=len(masks)).tolist()
-    ids = cols.tolist()
+    """One id per row of ``masks``, uniform among the row's legal ids (0 for an empty row).
+
+    The masks' 0/1 bytes are read as booleans (a view, no copy): ``np.flatnonzero`` on them
+    takes numpy's fast path, some ten times cheaper than ``np.nonzero`` on the ``int8``
+    rows, which took a sixth of the vector env's decision (callgrind)."""
+    rows, width = masks.shape
+    flat = np.flatnonzero(masks.view(np.bool_))
+    ends = np.searchsorted(flat, np.arange(width, (rows + 1) * width, width)).tolist()
+    ids = (flat % width).tolist()
     out = []
     start = 0
-    for count in counts:
-        out.append(ids[start + randbelow(count)] if count else 0)
-        start += count
+    for end in ends:
+        out.append(ids[start + randbelow(end - start)] if end > start else 0)
+        start = end
     return out
 
 

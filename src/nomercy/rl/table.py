@@ -192,7 +192,13 @@ class LearnerTable:
             core.steps = 0
             core.game_steps = 0
             self._declined = set()
-            self._play_bots()
+            if self._fast:  # the bots' moves in compiled code, as advance() plays them
+                core.game_steps = self.observer.play_others(game, seat, choosers)
+                self._offered = False
+                live = not game.is_over and not game.out[seat]
+                core.legal = game.legal_ids(seat) if live else []
+            else:
+                self._play_bots()
             # A game the bots finish before the learner's first turn is dealt again.
             if not game.is_over and not game.out[seat]:
                 break

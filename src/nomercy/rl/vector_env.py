@@ -40,6 +40,10 @@ from nomercy.rl.table import LearnerTable, Step
 __all__ = ["NoMercyVectorEnv"]
 
 
+def _first(item: tuple[int, Step]) -> int:
+    return item[0]
+
+
 class NoMercyVectorEnv(VectorEnv):
     """``num_envs`` tables of ``NoMercy-v0`` (:class:`~nomercy.rl.table.LearnerTable`),
     stepped together.
@@ -119,10 +123,13 @@ class NoMercyVectorEnv(VectorEnv):
         self._cores = [table.core for table in self.tables]
         self._seats = np.zeros(num_envs, dtype=np.int64)
         self._all = np.ones(num_envs, dtype=np.bool_)
+        self._shape = (num_envs,)
         self._rewards = np.zeros(num_envs, dtype=np.float64)
         self._terminations = np.zeros(num_envs, dtype=np.bool_)
         self._truncations = np.zeros(num_envs, dtype=np.bool_)
-        self._autoreset = np.zeros(num_envs, dtype=np.bool_)
+        # The tables whose episode ended in the last step, to reset (NEXT_STEP) or that
+        # must be reset (DISABLED) before they step again.
+        self._ended: set[int] = set()
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(
@@ -162,7 +169,8 @@ class NoMercyVectorEnv(VectorEnv):
             )
         for i in np.flatnonzero(mask).tolist():
             self._deal(i, seeds[i])
-            self._terminations[i] = self._truncations[i] = self._autoreset[i] = False
+            self._terminations[i] = self._truncations[i] = False
+            self._ended.discard(i)
         return self._batch(), self._infos(mask)
 
     def step(
@@ -180,54 +188,58 @@ class NoMercyVectorEnv(VectorEnv):
                 reset.
         """
         ids = np.asarray(actions)
-        if ids.shape != (self.num_envs,):
+        if ids.shape != self._shape:
             raise ValueError(f"actions must have shape ({self.num_envs},), not {ids.shape}")
-        if not np.issubdtype(ids.dtype, np.integer):
+        if ids.dtype.kind not in "iu":  # np.issubdtype(..., np.integer), ~20 times cheaper
             raise ValueError(f"actions must be integer ids, not an array of {ids.dtype}")
         mode = self.autoreset_mode
-        resetting = self._autoreset
-        if mode is AutoresetMode.DISABLED and resetting.any():
-            i = int(np.flatnonzero(resetting)[0])
+        ended = self._ended
+        if ended and mode is AutoresetMode.DISABLED:
             raise RuntimeError(
-                f"table {i} has ended: reset it (options={{'reset_mask': ...}}) first"
+                f"table {min(ended)} has ended: reset it (options={{'reset_mask': ...}}) first"
             )
         actions_list: list[int] = ids.tolist()
         if self._raise:
             self._check_legal(actions_list)
-        self._rewards.fill(0.0)
-        self._terminations.fill(False)
-        self._truncations.fill(False)
+        if self.copy:  # new arrays: the copies asked for, without a copy
+            rewards = np.zeros(self.num_envs)
+            terminations = np.zeros(self.num_envs, dtype=np.bool_)
+            truncations = np.zeros(self.num_envs, dtype=np.bool_)
+        else:
+            rewards, terminations, truncations = (
+                self._rewards,
+                self._terminations,
+                self._truncations,
+            )
+            rewards.fill(0.0)
+            terminations.fill(False)
+            truncations.fill(False)
         # The compiled step: every table whose random opponents let it advance unremarked
-        # is written there; the others are settled or stepped here, in table order.
+        # is written there; the others are settled or stepped here.
         untouched: list[int] = []
         settle = advance_tables(
             self._cores, actions_list, self._raw_rows, self._mask_rows, untouched
         )
-        extra: list[tuple[int, dict[str, Any]]] = []  # the infos beyond seat and mask
+        reports: list[tuple[int, Step]] = []
         for i in settle:
             table = self.tables[i]
-            moved = table.settle(table.observer.out_before, self._raw_rows[i], self._mask_rows[i])
-            self._report(i, moved, extra)
+            out_before = table.observer.out_before
+            reports.append((i, table.settle(out_before, self._raw_rows[i], self._mask_rows[i])))
+        resetting = ended if mode is AutoresetMode.NEXT_STEP else ()
+        self._ended = set()
         for i in untouched:
-            if resetting[i]:
+            if i in resetting:
                 self._deal(i)  # NEXT_STEP: this step only resets the table
             else:
-                moved = self.tables[i].step(actions_list[i], self._raw_rows[i], self._mask_rows[i])
-                self._report(i, moved, extra)
+                table = self.tables[i]
+                moved = table.step(actions_list[i], self._raw_rows[i], self._mask_rows[i])
+                reports.append((i, moved))
+        # Reported first: a same-step autoreset deals again, and the infos show the new deal.
+        extra = self._report(reports, rewards, terminations, truncations) if reports else None
         infos = self._infos(self._all)
-        for i, info in sorted(extra, key=lambda item: item[0]):
-            infos = self._add_info(infos, info, i)
-        if mode is not AutoresetMode.SAME_STEP:
-            np.logical_or(self._terminations, self._truncations, out=self._autoreset)
-        if self.copy:
-            return (
-                self._batch(),
-                self._rewards.copy(),
-                self._terminations.copy(),
-                self._truncations.copy(),
-                infos,
-            )
-        return self._batch(), self._rewards, self._terminations, self._truncations, infos
+        if extra:
+            self._merge_infos(infos, extra)
+        return self._batch(), rewards, terminations, truncations, infos
 
     def action_masks(self) -> npt.NDArray[np.int8]:
         """Every table's mask of legal ids now, ``(num_envs, NUM_ACTIONS)``."""
@@ -240,9 +252,8 @@ class NoMercyVectorEnv(VectorEnv):
     def _check_legal(self, actions: list[int]) -> None:
         """In ``illegal_action="raise"`` mode, refuse a batch with an illegal id before any
         table moves (naming the table), so no table's step is lost to another's error."""
-        resetting = self._autoreset
         for i, (table, action) in enumerate(zip(self.tables, actions, strict=True)):
-            if not resetting[i]:
+            if i not in self._ended:
                 why = table.explain(action, f"table {i}, seat {table.seat}")
                 if why is not None:
                     raise IllegalActionIdError(why)
@@ -254,27 +265,79 @@ class NoMercyVectorEnv(VectorEnv):
         table.write(self._raw_rows[i], self._mask_rows[i])
         self._seats[i] = table.seat
 
-    def _report(self, i: int, moved: Step, extra: list[tuple[int, dict[str, Any]]]) -> None:
-        """Table ``i``'s step outcome into the arrays, and its info (the outcome at an end,
-        the reason of an illegal id) into ``extra``; a same-step autoreset deals again."""
-        reward, terminated, truncated, why = moved
-        self._rewards[i] = reward
-        self._terminations[i] = terminated
-        self._truncations[i] = truncated
-        ended = terminated or truncated
-        if not ended and why is None:
-            return
-        info = self.tables[i].info(ended)
-        if self._flat:
-            info["action_mask"] = self._masks[i].copy()
-        if why is not None:
-            info["illegal_action"] = True
-            info["reason"] = why
-        if ended and self.autoreset_mode is AutoresetMode.SAME_STEP:
-            extra.append((i, {"final_obs": self._row(i), "final_info": info}))
-            self._deal(i)
-        else:
-            extra.append((i, info))
+    def _report(
+        self,
+        reports: list[tuple[int, Step]],
+        rewards: npt.NDArray[np.float64],
+        terminations: npt.NDArray[np.bool_],
+        truncations: npt.NDArray[np.bool_],
+    ) -> list[tuple[int, dict[str, Any]]]:
+        """The tables' step outcomes into the arrays; returns, in table order, the infos
+        beyond seat and mask (the outcome at an end, the reason of an illegal id). An ended
+        table is dealt again now (``SAME_STEP``) or at its next step."""
+        same_step = self.autoreset_mode is AutoresetMode.SAME_STEP
+        extra: list[tuple[int, dict[str, Any]]] = []
+        for i, (reward, terminated, truncated, why) in sorted(reports, key=_first):
+            rewards[i] = reward
+            ended = terminated or truncated
+            if not ended and why is None:
+                continue
+            terminations[i] = terminated
+            truncations[i] = truncated
+            info = self.tables[i].info(ended)
+            if why is not None:
+                info["illegal_action"] = True
+                info["reason"] = why
+            if ended and same_step:
+                if self._flat:
+                    info["action_mask"] = self._masks[i].copy()
+                extra.append((i, {"final_obs": self._row(i), "final_info": info}))
+                self._deal(i)
+            else:
+                # Its seat and mask are in the infos already, as every table's (_infos).
+                del info["seat"]
+                extra.append((i, info))
+                if ended:
+                    self._ended.add(i)
+        return extra
+
+    def _merge_infos(self, infos: dict[str, Any], items: list[tuple[int, dict[str, Any]]]) -> None:
+        """Gymnasium's ``VectorEnv._add_info`` for several tables at once (the same arrays,
+        dtypes and ``_key`` masks; ``items`` in table order), one array per key."""
+        n = self.num_envs
+        keys: dict[str, None] = {}  # every key, in the order the tables first give it
+        for _, info in items:
+            keys.update(dict.fromkeys(info))
+        for key in keys:
+            present = [(i, info[key]) for i, info in items if key in info]
+            first = present[0][1]
+            array: Any
+            if key == "final_obs":
+                array = infos.get(key)
+                if array is None:
+                    array = np.empty(n, dtype=object)  # every item None
+                for i, value in present:
+                    array[i] = value
+            elif isinstance(first, dict):
+                array = infos.get(key, {})
+                self._merge_infos(array, present)
+            else:
+                array = infos.get(key)
+                if array is None:
+                    if type(first) in (int, float, bool) or isinstance(first, np.number):
+                        array = np.zeros(n, dtype=type(first))
+                    elif isinstance(first, np.ndarray):
+                        array = np.zeros((n, *first.shape), dtype=first.dtype)
+                    else:
+                        array = np.empty(n, dtype=object)  # every item None
+                for i, value in present:
+                    array[i] = value
+            rows = infos.get(f"_{key}")
+            if rows is None:
+                rows = np.zeros(n, dtype=np.bool_)
+            for i, _ in present:
+                rows[i] = True
+            infos[key], infos[f"_{key}"] = array, rows
 
     def _row(self, i: int) -> Any:
         """Table ``i``'s observation now, as the single env returns it (a new array)."""
