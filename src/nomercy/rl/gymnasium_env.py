@@ -16,6 +16,7 @@ from gymnasium import spaces
 
 from nomercy.core.game import Game
 from nomercy.encoding.actions import NUM_ACTIONS
+from nomercy.encoding.fast import int32_view
 from nomercy.encoding.observations import OBS_SIZE
 from nomercy.rl._common import (
     LegalDiscrete,
@@ -138,13 +139,13 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         # The table writes the learner's raw vector and mask here; step() hands out copies.
         self._row = np.zeros(OBS_SIZE, dtype=np.float32)
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        self._row_view = self._row.data
+        self._row_view = int32_view(self._row)  # write()'s cheaper target
         self._mask_view = self._mask.data
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # Pickling and deepcopy make the action space a plain Discrete: re-attach the mask;
         # memoryviews do not pickle: take them of the restored arrays.
-        state["_row_view"] = state["_row"].data
+        state["_row_view"] = int32_view(state["_row"])
         state["_mask_view"] = state["_mask"].data
         self.__dict__.update(state)
         self.action_space = LegalDiscrete(NUM_ACTIONS, self.action_masks)

@@ -66,7 +66,8 @@ class LearnerTable:
 
     The learner's observation is the raw vector (:data:`~nomercy.encoding.OBS_SIZE` float32
     entries, unscaled) and its mask an ``int8`` row of ``NUM_ACTIONS`` entries, both written
-    into buffers the caller owns (``memoryview`` s, e.g. ``batch[i].data``). :attr:`game`
+    into buffers the caller owns (``memoryview`` s: ``batch[i].data``, or cheaper to write,
+    :func:`~nomercy.encoding.fast.int32_view` of ``batch[i]``). :attr:`game`
     runs with ``record_events`` off unless a bot reads the history or per-hand rewards need
     the events (docs/rl.md, "Speed").
     """
