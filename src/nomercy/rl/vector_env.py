@@ -131,6 +131,18 @@ class NoMercyVectorEnv(VectorEnv):
         # must be reset (DISABLED) before they step again.
         self._ended: set[int] = set()
 
+    def __getstate__(self) -> dict[str, Any]:
+        # Memoryviews do not pickle: the rows are taken again of the restored arrays.
+        state = self.__dict__.copy()
+        del state["_raw_rows"], state["_mask_rows"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._raw_rows = [int32_view(row) for row in self._raw]
+        self._mask_rows = [row.data for row in self._masks]
+        self.action_space = LegalMultiDiscrete(NUM_ACTIONS, self.num_envs, self.action_masks)
+
     # ------------------------------------------------------------------ gymnasium API
     def reset(
         self,
