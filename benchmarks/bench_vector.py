@@ -18,6 +18,9 @@ part of the step's time. RLCard: one ``rlcard.make('uno')`` env, one decision pe
     python benchmarks/bench_vector.py --self-play   # add nomercy.rl.batched.SelfPlayVectorEnv
     python benchmarks/bench_vector.py --clock cpu   # CPU time: a machine shared with other work
     python benchmarks/bench_vector.py --tables 8,16,64 --single --no-sync  # sizes vs one env
+    # instructions per decision: the difference of two runs (README, 2026-12-07)
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null python benchmarks/bench_vector.py \
+        --tables 64 --no-sync --no-rlcard --configs default --repeat 1 --steps 6000
 
 ``--floor`` adds, per configuration, the same kind of games on bare ``Game`` objects with no
 env at all: ``new_game``, then ``legal_ids`` / ``step`` with events off and a uniform pick
@@ -216,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
         help=f"rule configurations, comma-separated from: {', '.join(CONFIGS)}",
     )
     p.add_argument("--no-sync", action="store_true", help="leave SyncVectorEnv out")
+    p.add_argument("--no-native", action="store_true", help="leave the native vector env out")
+    p.add_argument("--no-rlcard", action="store_true", help="leave RLCard's env out")
     p.add_argument("--floor", action="store_true", help="add the bare engine's floor")
     p.add_argument("--self-play", action="store_true", help="add SelfPlayVectorEnv")
     p.add_argument(
@@ -244,7 +249,8 @@ def main(argv: list[str] | None = None) -> int:
         for tables in sizes:
             # The size is in the name only when several are compared.
             at = f" x{tables}" if len(sizes) > 1 else ""
-            sides[f"native{at} {config}"] = make_ours("vector_entry_point", tables, config)
+            if not args.no_native:
+                sides[f"native{at} {config}"] = make_ours("vector_entry_point", tables, config)
             if not args.no_sync:
                 sides[f"SyncVectorEnv{at} {config}"] = make_ours("sync", tables, config)
             if args.self_play:
@@ -254,7 +260,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.floor:
             sides[f"engine floor {config}"] = make_floor(config)
     try:
-        sides["rlcard.make('uno')"] = make_rlcard()
+        if not args.no_rlcard:
+            sides["rlcard.make('uno')"] = make_rlcard()
     except ImportError as exc:
         print(f"rlcard is missing ({exc}): pip install -e '.[bench]'", file=sys.stderr)
     for run in sides.values():  # warm-up
