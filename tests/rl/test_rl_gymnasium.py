@@ -164,7 +164,7 @@ def test_random_opponents_choose_as_random_bots_among_actions(preset: str) -> No
         obs, _ = env.reset(seed=seed)
         game = env.game
         assert game is not None
-        bots = {s: RandomBot(seed=bot.seed) for s, bot in env._bots.items()}  # type: ignore[attr-defined]
+        bots = {s: RandomBot(seed=bot.seed) for s, bot in env.table.bots.items()}  # type: ignore[attr-defined]
         learner: list[int] = []
         for _ in range(200):
             action = int(rng.choice(np.flatnonzero(obs["action_mask"])))

@@ -130,6 +130,20 @@ def flat_observation_space(encoder: ObservationEncoder, bounds: str = "fixed") -
     return spaces.Box(low, high, (OBS_SIZE,), np.float32)
 
 
+def observation_format(
+    encoder: ObservationEncoder, obs_format: str, bounds: str
+) -> tuple[spaces.Space[Any], npt.NDArray[np.float32]]:
+    """The observation space of ``NoMercy-v0`` (one table) in ``obs_format`` and the flat
+    format's per-entry factors (:func:`~nomercy.encoding.observations.flat_scale`)."""
+    check_obs_format(obs_format)
+    space: spaces.Space[Any] = (
+        flat_observation_space(encoder, bounds)
+        if obs_format == "flat"
+        else observation_space(encoder)
+    )
+    return space, flat_scale(encoder, check_flat_bounds(bounds))
+
+
 def mask_of_ids(ids: list[int]) -> npt.NDArray[np.int8]:
     """A 0/1 ``int8`` mask of ``NUM_ACTIONS`` entries with 1 at each of ``ids``."""
     buf = bytearray(NUM_ACTIONS)  # a few ids: cheaper than numpy fancy indexing
