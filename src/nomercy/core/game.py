@@ -17,6 +17,9 @@ import random
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
+from librt.vecs import vec
+from mypy_extensions import i64
+
 from nomercy.core import positions as _positions
 from nomercy.core import views as _views
 from nomercy.core.actions import (
@@ -109,7 +112,7 @@ def _remove_card(cards: list[Card], card: Card) -> None:
     ``__lt__``, so it has no C-level equality)."""
     for i, held in enumerate(cards):
         if held is card:
-            del cards[i]
+            cards.pop(i)  # compiled, a native call; ``del cards[i]`` is a generic one
             return
     raise ValueError(f"{card} is not in the list")
 
@@ -230,8 +233,10 @@ class Game:
         self._lseat = -1
         self._lids: list[int] = _NO_IDS
         self._legal: dict[int, list[int]] = {}
-        self.card_marks = [0] * NUM_CARDS  # per Card.index: the epoch it was last seen in
-        self.mark_epoch = 0
+        # Per Card.index, the epoch it was last seen in: a packed vector (librt.vecs), so
+        # legality's hand loops read and write unboxed ints.
+        self.card_marks: vec[i64] = vec[i64]([0] * NUM_CARDS)
+        self.mark_epoch: i64 = 0
         self.n_active = self.n
         self.draw_mode = "draw_until_playable"
         self.opening_events: list[Event] = []
@@ -297,7 +302,7 @@ class Game:
         d["_lseat"] = -1
         d["_lids"] = _NO_IDS
         d["_legal"] = {}
-        d["card_marks"] = [0] * NUM_CARDS
+        d["card_marks"] = vec[i64]([0] * NUM_CARDS)
         d["_about"] = None
         d["_about_of"] = None
         d["mark_epoch"] = 0
@@ -824,9 +829,9 @@ class Game:
                 if first <= count:
                     take = first
                     knocked = True
-            drawn = pile[size - take :]
-            drawn.reverse()  # the top of the pile is its end, and the first card drawn
-            del pile[size - take :]
+            # The top of the pile is its end, and the first card drawn (pops are native calls
+            # when compiled; a slice, its reversal and a slice deletion are generic ones).
+            drawn = [pile.pop() for _ in range(take)]
             self._receive_all(seat, drawn)
             return drawn, knocked
         drawn = []
@@ -852,7 +857,7 @@ class Game:
             if cards:  # emptied lists stay (positions list them)
                 for i, held in enumerate(cards):
                     if held is card:
-                        del cards[i]
+                        cards.pop(i)  # native when compiled, unlike ``del cards[i]``
                         break
 
     def _index_known(self) -> list[list[list[Card]]]:
@@ -2016,7 +2021,7 @@ class Game:
         g._lseat = -1
         g._lids = _NO_IDS
         g._legal = {}
-        g.card_marks = [0] * NUM_CARDS
+        g.card_marks = vec[i64]([0] * NUM_CARDS)
         g.mark_epoch = 0
         g.n_active = self.n_active
         g.draw_mode = self.draw_mode

@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Final
 
+from librt.vecs import vec
+from mypy_extensions import i64
+
 from nomercy.core.base import (
     CHOOSE_COLOUR,
     DISCARD_ALL_SUBSET,
@@ -227,8 +230,8 @@ def turn_actions(g: Game) -> list[int]:
         found = False
         # Each card once, in hand order: a card is seen when its mark is this epoch's.
         g.mark_epoch += 1
-        epoch = g.mark_epoch
-        mark = g.card_marks
+        epoch: i64 = g.mark_epoch
+        mark: vec[i64] = g.card_marks  # unboxed reads and writes when compiled
         for card in hand:
             i = card.index
             if playable[i] and mark[i] != epoch:
@@ -560,8 +563,8 @@ def stack_actions(g: Game, seat: int) -> list[int]:
         match = g.stack_match
         # Each card once, in hand order (epoch marks, as in turn_actions).
         g.mark_epoch += 1
-        epoch = g.mark_epoch
-        mark = g.card_marks
+        epoch: i64 = g.mark_epoch
+        mark: vec[i64] = g.card_marks  # unboxed reads and writes when compiled
         for card in g.hands[seat]:
             if not _answers(card, threshold, top, colour, deflect, match):
                 continue
