@@ -491,7 +491,8 @@ class Game:
             NoMercyError: ``seat`` is not an integer (a seat out of range has no actions).
         """
         found = self._seat_for(seat, "legal_ids")
-        return list(self._ids_of(found)) if found >= 0 else []
+        # A slice copies natively when compiled (``list(ids)`` is a generic call).
+        return self._ids_of(found)[:] if found >= 0 else []
 
     def fill_mask(self, mask: Any, seat: object = None) -> int:
         """Write 1 at each legal id of ``seat`` (default: the seat to act) into ``mask``.
@@ -620,9 +621,13 @@ class Game:
         elif type(seat) is not int or not 0 <= seat < self.n:
             raise NoMercyError(f"step: there is no seat {seat!r} in a {self.n}-player game")
         legal = self._ids_of(seat)
-        if type(action_id) is not int or action_id not in legal:
-            raise self._illegal_id(action_id, seat)
-        self._apply(seat, action_id)
+        if type(action_id) is int:
+            # A loop over the ints compiles to native compares (``in`` is a generic call).
+            for legal_id in legal:
+                if legal_id == action_id:
+                    self._apply(seat, legal_id)
+                    return
+        raise self._illegal_id(action_id, seat)
 
     def _illegal_id(self, action_id: object, seat: int) -> NoMercyError:
         if type(action_id) is not int:

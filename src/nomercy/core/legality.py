@@ -8,7 +8,7 @@ bots relies on. Functions take the game as ``g``; hot tables live per rule set o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from librt.vecs import vec
@@ -96,9 +96,12 @@ def _colour_slot(colour: Colour | None) -> int:
     return 3 if colour is _GREEN else 4
 
 
-# The plain variants (ids) of each card by ``Card.index`` (None: not worked out yet), per the
-# three options they depend on (seat-free: a plain variant names no seat).
-_VARIANTS: Final[dict[tuple[str, str, str], list[list[int] | None]]] = {}
+# The plain variants (ids) of each card (None: not worked out yet), per the options they depend
+# on (seat-free: a plain variant names no seat), by ``_variant_slot``: ``Card.index`` for a
+# play that leaves two or more cards, plus ``NUM_CARDS`` for one that leaves one (its UNO
+# call), plus ``2 * NUM_CARDS`` for the last card (A16, C08).
+_VARIANTS: Final[dict[tuple[str, str, str, bool, bool, bool, bool], list[list[int] | None]]] = {}
+_NO_COLOUR: Final[tuple[Colour | None, ...]] = (None,)
 _COLOUR_IDS: Final[tuple[int, ...]] = tuple(COLOUR_BASE + i for i in range(len(COLOURS)))
 
 
@@ -135,10 +138,18 @@ def tables(
     playable = _PLAYABLE.setdefault(
         (r.discard_all_symbol_match, r.plus4_symbols_shared), [None] * (NUM_CARDS * 5)
     )
-    # Plain variants (no UNO call, no 7/0, not the last card) depend only on these options.
-    base = _VARIANTS.setdefault(
-        (r.roulette_chooser, r.roulette_active_colour, r.wild_colour_timing), [None] * NUM_CARDS
+    # Plain variants (no 7/0, no Discard All, no jump-in) depend only on these options (what a
+    # wild names, and for the last card what it ends: A16, C08).
+    key7 = (
+        r.roulette_chooser,
+        r.roulette_active_colour,
+        r.wild_colour_timing,
+        r.last_card_effect != "resolve_effects",
+        r.challenge_on_winning_card,
+        r.wd4_challenge,
+        r.is_classic,
     )
+    base = _VARIANTS.setdefault(key7, [None] * (NUM_CARDS * 3))
     facts = r.facts
     key = (r.is_classic, facts.seven_zero, facts.wild_draw_restricted)
     sets = _CARD_SETS.get(key)
@@ -226,7 +237,8 @@ def turn_actions(g: Game) -> list[int]:
         playable = playable_flags(g)
         restricted = g.restricted_cards
         special = g.special_cards
-        base = g.plain_variants if len(hand) > 2 else None  # _variants' cache, inlined
+        base = g.plain_variants  # variants' cache, inlined
+        offset = _variant_slot(len(hand), 0)
         found = False
         # Each card once, in hand order: a card is seen when its mark is this epoch's.
         g.mark_epoch += 1
@@ -239,7 +251,7 @@ def turn_actions(g: Game) -> list[int]:
                 if restricted[i] and not wild_draw_allowed(g, seat, card):
                     continue
                 found = True
-                cached = base[i] if base is not None and not special[i] else None
+                cached = None if special[i] else base[offset + i]
                 ids = cached if cached is not None else variants(g, seat, card)
                 if len(ids) == 1:  # most cards have one play: an append is the cheaper call
                     acts.append(ids[0])
@@ -591,9 +603,10 @@ def variants(  # noqa: C901 (measured in tests/test_complexity.py)
     """The ids of every play of ``card``: colours for a wild, targets for a 7, UNO."""
     hand = g.hands[seat]
     i = card.index
-    cacheable = len(hand) > 2 and not on_da and not jump and not g.special_cards[i]
+    cacheable = not on_da and not jump and not g.special_cards[i]
+    slot = _variant_slot(len(hand), i)
     if cacheable:
-        cached = g.plain_variants[i]
+        cached = g.plain_variants[slot]
         if cached is not None:
             return cached
     r = g.rules
@@ -622,9 +635,9 @@ def variants(  # noqa: C901 (measured in tests/test_complexity.py)
         pid = (JUMP_BASE if jump else PLAY_BASE) + CARD_OFFSET[i]
         acts = [pid, pid + 1] if size == 1 else [pid]
         if cacheable:
-            g.plain_variants[i] = acts
+            g.plain_variants[slot] = acts
         return acts
-    colours: Iterable[Colour | None] = (None,)
+    colours = _NO_COLOUR
     if card.is_wild:
         if ends:
             # A classic winning Wild +4 still names a colour when it may be challenged (C08).
@@ -639,19 +652,40 @@ def variants(  # noqa: C901 (measured in tests/test_complexity.py)
                 colours = COLOURS
         elif not (g.colour_on_resolution and card.draw_value):
             colours = COLOURS
-    targets: list[int | None] = [None]
-    sizes = [remaining]
-    if number == 7 and not ends and g.seven_zero:  # NM-31: one play per target
-        targets = [s for s in range(g.n) if s != seat and not g.out[s]]
-        sizes = [len(g.hands[t]) for t in targets if t is not None]
     acts = []
-    n = g.n
-    for target, size in zip(targets, sizes, strict=True):
-        rel = 0 if target is None else (target - seat) % n
-        for colour in colours:
-            acts.append(play_id(card, colour, rel, False, jump))
-            if size == 1:
-                acts.append(play_id(card, colour, rel, True, jump))
-    if cacheable:  # depends only on the rules and the card
-        g.plain_variants[i] = acts
+    if number == 7 and not ends and g.seven_zero:  # NM-31: one play per target, in seat order
+        n = g.n
+        out = g.out
+        hands = g.hands
+        for target in range(n):
+            if target != seat and not out[target]:
+                _add_plays(acts, card, colours, (target - seat) % n, len(hands[target]), jump)
+    else:
+        _add_plays(acts, card, colours, 0, remaining, jump)
+    if cacheable:  # depends only on the rules, the card and what the play leaves
+        g.plain_variants[slot] = acts
     return acts
+
+
+def _add_plays(
+    acts: list[int],
+    card: Card,
+    colours: tuple[Colour | None, ...],
+    rel: int,
+    size: int,
+    jump: bool,
+) -> None:
+    """Append the plays of ``card`` naming each of ``colours`` (and the target at offset
+    ``rel``), each followed by its UNO call when the hand it leaves has one card (NM-37)."""
+    for colour in colours:
+        acts.append(play_id(card, colour, rel, False, jump))
+        if size == 1:
+            acts.append(play_id(card, colour, rel, True, jump))
+
+
+def _variant_slot(size: int, index: int) -> int:
+    """Where the plain variants of the card ``index`` played from a hand of ``size`` cards
+    are cached (see ``_VARIANTS``): what matters is whether one card, none or more remain."""
+    if size > 2:
+        return index
+    return index + (NUM_CARDS if size == 2 else 2 * NUM_CARDS)
