@@ -81,8 +81,10 @@ NUM_CARDS: Final = len(ALL_CARDS)
 _RED: Final = Colour.RED
 _YELLOW: Final = Colour.YELLOW
 _GREEN: Final = Colour.GREEN
-# Per (A08, A11) option pair: (top card, active colour) slot -> playable flag per Card.index.
-_PLAYABLE: Final[dict[tuple[bool, bool], list[list[bool] | None]]] = {}
+# Per (A08, A11) option pair: (top card, active colour) slot -> playable flag per Card.index,
+# packed (librt.vecs: compiled, legality's hand loops read them unboxed); _UNSET until needed.
+_PLAYABLE: Final[dict[tuple[bool, bool], list[vec[bool]]]] = {}
+_UNSET: Final[vec[bool]] = vec[bool]()
 
 
 def _colour_slot(colour: Colour | None) -> int:
@@ -107,10 +109,10 @@ _COLOUR_IDS: Final[tuple[int, ...]] = tuple(COLOUR_BASE + i for i in range(len(C
 
 #: Per rule-set key (see tables()), flags by Card.index: the cards whose variants
 #: are never cached, and the wild draw cards restricted by A34 / CL-4.
-_CARD_SETS: Final[dict[tuple[bool, bool, bool], tuple[list[bool], list[bool]]]] = {}
+_CARD_SETS: Final[dict[tuple[bool, bool, bool], tuple[vec[bool], vec[bool]]]] = {}
 
 
-def _card_sets(r: RuleSet) -> tuple[list[bool], list[bool]]:
+def _card_sets(r: RuleSet) -> tuple[vec[bool], vec[bool]]:
     seven_zero = r.facts.seven_zero
     special = [c.kind is K_DISCARD_ALL or (seven_zero and c.number in (0, 7)) for c in ALL_CARDS]
     # A34 restricts every wild draw card, classic's CL-4 only the Wild Draw Four.
@@ -124,19 +126,19 @@ def _card_sets(r: RuleSet) -> tuple[list[bool], list[bool]]:
         )
         for c in ALL_CARDS
     ]
-    return special, restricted
+    return vec[bool](special), vec[bool](restricted)
 
 
 def tables(
     r: RuleSet,
-) -> tuple[list[list[bool] | None], list[list[int] | None], list[bool], list[bool]]:
+) -> tuple[list[vec[bool]], list[list[int] | None], vec[bool], vec[bool]]:
     """A game's legality tables, shared by every game of the same options: the playable
     flags per (top card, colour) slot, the plain variants per card, and flags by
     ``Card.index`` for the cards whose variants are never cached and the restricted wild
     draw cards (A34 / CL-4)."""
     # The matching table depends only on these two options (A08, A11).
     playable = _PLAYABLE.setdefault(
-        (r.discard_all_symbol_match, r.plus4_symbols_shared), [None] * (NUM_CARDS * 5)
+        (r.discard_all_symbol_match, r.plus4_symbols_shared), [_UNSET] * (NUM_CARDS * 5)
     )
     # Plain variants (no 7/0, no Discard All, no jump-in) depend only on these options (what a
     # wild names, and for the last card what it ends: A16, C08).
@@ -185,13 +187,13 @@ def uno_due(g: Game, seat: int) -> bool:
     return len(g.hands[seat]) == 1 and not g.uno_called[seat]
 
 
-def playable_flags(g: Game) -> list[bool]:
+def playable_flags(g: Game) -> vec[bool]:
     """Whether each card (by ``Card.index``) matches the top card and active colour now
     (cached per pair and matching options)."""
     key = g.discard[-1].index * 5 + _colour_slot(g.colour)
     found = g.playable_table[key]
-    if found is None:
-        found = g.playable_table[key] = [is_playable(g, c) for c in ALL_CARDS]
+    if len(found) == 0:  # _UNSET
+        found = g.playable_table[key] = vec[bool]([is_playable(g, c) for c in ALL_CARDS])
     return found
 
 
