@@ -17,6 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
 
+from librt.vecs import vec
+from mypy_extensions import i64
+
 from nomercy.core import positions as _positions
 from nomercy.core import views as _views
 from nomercy.core.actions import (
@@ -117,7 +120,7 @@ def _remove_card(cards: list[Card], card: Card) -> None:
     ``__lt__``, so it has no C-level equality)."""
     for i, held in enumerate(cards):
         if held is card:
-            del cards[i]
+            cards.pop(i)  # compiled, a native call; ``del cards[i]`` is a generic one
             return
     raise ValueError(f"{card} is not in the list")
 
@@ -245,8 +248,10 @@ class Game:
         self._lseat = -1
         self._lids: list[int] = _NO_IDS
         self._legal: dict[int, list[int]] = {}
-        self.card_marks = [0] * NUM_CARDS  # per Card.index: the epoch it was last seen in
-        self.mark_epoch = 0
+        # Per Card.index, the epoch it was last seen in: a packed vector (librt.vecs), so
+        # legality's hand loops read and write unboxed ints.
+        self.card_marks: vec[i64] = vec[i64]([0] * NUM_CARDS)
+        self.mark_epoch: i64 = 0
         self.n_active = self.n
         self.draw_mode = "draw_until_playable"
         self.opening_events: list[Event] = []
@@ -311,13 +316,21 @@ class Game:
         d["_lseat"] = -1
         d["_lids"] = _NO_IDS
         d["_legal"] = {}
-        d["card_marks"] = [0] * NUM_CARDS
+        d["card_marks"] = vec[i64]([0] * NUM_CARDS)
         d["_about"] = None
         d["_about_of"] = None
         d["mark_epoch"] = 0
         d["tally"] = self.tally.copy()
         _set_fields(g, d)
         return g
+
+    def __reduce__(self) -> tuple[Callable[[dict[str, Any]], Game], tuple[dict[str, Any]]]:
+        """Pickling, ``copy.copy`` and ``copy.deepcopy``: every field but legality's packed
+        tables and scratch (librt's vectors do not pickle), which the clone derives again."""
+        fields = _get_fields(self)
+        for name in _PACKED:
+            del fields[name]
+        return _restored, (fields,)
 
     # ------------------------------------------------------------------ search support
     def redeal(self, seat: object, rng: object) -> Game:
@@ -492,7 +505,8 @@ class Game:
             NoMercyError: ``seat`` is not an integer (a seat out of range has no actions).
         """
         found = self._seat_for(seat, "legal_ids")
-        return list(self._ids_of(found)) if found >= 0 else []
+        # A slice copies natively when compiled (``list(ids)`` is a generic call).
+        return self._ids_of(found)[:] if found >= 0 else []
 
     def fill_mask(self, mask: Any, seat: object = None) -> int:
         """Write 1 at each legal id of ``seat`` (default: the seat to act) into ``mask``.
@@ -621,9 +635,13 @@ class Game:
         elif type(seat) is not int or not 0 <= seat < self.n:
             raise NoMercyError(f"step: there is no seat {seat!r} in a {self.n}-player game")
         legal = self._ids_of(seat)
-        if type(action_id) is not int or action_id not in legal:
-            raise self._illegal_id(action_id, seat)
-        self._apply(seat, action_id)
+        if type(action_id) is int:
+            # A loop over the ints compiles to native compares (``in`` is a generic call).
+            for legal_id in legal:
+                if legal_id == action_id:
+                    self._apply(seat, legal_id)
+                    return
+        raise self._illegal_id(action_id, seat)
 
     def _illegal_id(self, action_id: object, seat: int) -> NoMercyError:
         if type(action_id) is not int:
@@ -838,9 +856,9 @@ class Game:
                 if first <= count:
                     take = first
                     knocked = True
-            drawn = pile[size - take :]
-            drawn.reverse()  # the top of the pile is its end, and the first card drawn
-            del pile[size - take :]
+            # The top of the pile is its end, and the first card drawn (pops are native calls
+            # when compiled; a slice, its reversal and a slice deletion are generic ones).
+            drawn = [pile.pop() for _ in range(take)]
             self._receive_all(seat, drawn)
             return drawn, knocked
         drawn = []
@@ -866,7 +884,7 @@ class Game:
             if cards:  # emptied lists stay (positions list them)
                 for i, held in enumerate(cards):
                     if held is card:
-                        del cards[i]
+                        cards.pop(i)  # native when compiled, unlike ``del cards[i]``
                         break
 
     def _index_known(self) -> list[list[list[Card]]]:
@@ -2078,7 +2096,7 @@ class Game:
         g._lseat = -1
         g._lids = _NO_IDS
         g._legal = {}
-        g.card_marks = [0] * NUM_CARDS
+        g.card_marks = vec[i64]([0] * NUM_CARDS)
         g.mark_epoch = 0
         g.n_active = self.n_active
         g.draw_mode = self.draw_mode
@@ -2137,6 +2155,24 @@ def _set_fields(game: Game, fields: dict[str, Any]) -> None:
         game.__dict__.update(fields)
         return
     game.__setstate__(fields)  # type: ignore[attr-defined]  # generated by mypyc
+
+
+#: Legality's packed tables (per rule set) and scratch (librt.vecs): left out of a pickle.
+_PACKED: Final = ("playable_table", "special_cards", "restricted_cards", "card_marks", "mark_epoch")
+
+
+def _restored(fields: dict[str, Any]) -> Game:
+    """A game unpickled or copied (:meth:`Game.__reduce__`): its fields, and legality's
+    packed tables and scratch made again from its rules."""
+    game = Game.__new__(Game)
+    playable, _, special, restricted = tables(fields["rules"])
+    fields["playable_table"] = playable
+    fields["special_cards"] = special
+    fields["restricted_cards"] = restricted
+    fields["card_marks"] = vec[i64]([0] * NUM_CARDS)
+    fields["mark_epoch"] = 0
+    _set_fields(game, fields)
+    return game
 
 
 def new_game(
