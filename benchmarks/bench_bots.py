@@ -52,20 +52,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from nomercy import new_game
 from nomercy.bots import Bot, make_bot, next_action, play_out
 from nomercy.core.actions import Action
+from nomercy.core.stats import wilson_interval
 
 if TYPE_CHECKING:  # a --baseline side runs older sources without it
     from nomercy import PlayerView
-
-
-def wilson(wins: int, games: int, z: float = 1.959964) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion (95% by default)."""
-    if games == 0:
-        return 0.0, 1.0
-    p = wins / games
-    denominator = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denominator
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 class Timed:
@@ -491,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
             forced[0] += game_forced
             progress.update(task, advance=1, rate=f"{wins / (i + 1):.3f}")
             if args.every and (i + 1) % args.every == 0:
-                low, high = wilson(wins, i + 1)
+                low, high = wilson_interval(wins, i + 1)
                 median = f"{statistics.median(times) * 1000:.1f} ms" if times else "-"
                 print(
                     f"[partial] {i + 1} games: won {wins} = {wins / (i + 1):.1%} "
@@ -503,7 +493,7 @@ def main(argv: list[str] | None = None) -> int:
         pool.close()
         pool.join()
     elapsed = time.perf_counter() - start
-    low, high = wilson(wins, args.games)
+    low, high = wilson_interval(wins, args.games)
     result: dict[str, Any] = {
         "bot": args.bot,
         "params": params,

@@ -15,7 +15,7 @@ come every ``--every``-th decision of the same games, so a bucket of 150 decisio
 fewer independent hands, and two checks of 480 games once failed on their own in opposite
 directions (docs/coach.md).
 
-Every seed derives from ``--seed`` (:mod:`nomercy.arena.seeds`); the coach's time cap
+Every seed derives from ``--seed`` (:mod:`nomercy.core.seeds`); the coach's time cap
 (0.5 s) can cut a search short on a loaded machine, so figures move a little between runs.
 
 The ``puct`` coach shows its search's means through a per-table fit
@@ -41,10 +41,10 @@ from pathlib import Path
 from typing import Any
 
 from nomercy import new_game
-from nomercy.arena.seeds import derive_seed
 from nomercy.bots import make_bot
 from nomercy.bots.driver import Driver
 from nomercy.core.actions import CallUno, Catch
+from nomercy.core.seeds import derive_seed
 from nomercy.rl.puct_data import table_for
 from nomercy.tables.coach import Coach, calibrated
 

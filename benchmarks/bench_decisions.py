@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Any
 
 from nomercy import new_game
 from nomercy.arena.runner import parse_bot_spec
-from nomercy.arena.seeds import bot_seed, game_seed
 from nomercy.bots import Bot, make_bot
 from nomercy.bots.driver import Driver
 from nomercy.core.actions import Action
+from nomercy.core.seeds import bot_seed, game_seed
 
 if TYPE_CHECKING:  # a --baseline side runs older sources without it
     from nomercy import PlayerView

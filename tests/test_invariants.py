@@ -38,6 +38,7 @@ from nomercy import (
     Pass,
     Phase,
     Play,
+    Stack,
     parse_action,
 )
 
@@ -430,7 +431,7 @@ def test_a40_knockout_of_stack_opener_leaves_or_cancels_the_penalty(
     check_state(g)  # a stack decision iff a penalty; an active colour while playing
     if reading == "stands":
         value = int(card.split("+")[1])
-        assert g.pending == {"total": value, "last": value, "chain": [value]}
+        assert g.pending == Stack(value, value, (value,))
         assert g.to_act == 1
         assert g.phase is Phase.STACK_OR_ABSORB
         g.apply("draw")

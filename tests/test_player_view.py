@@ -1,21 +1,25 @@
 """Derived facts of the PlayerView and the core predicates the shells use instead of rules.
 
-The view's ``wd4_play`` and ``stacking``, ``legality.answers_stack`` and
-``stack_floor_after`` (NM-18, A04, A05, A07) against the engine's own stack decision, and
+The view's ``wd4_play`` and ``stacking``, its ``answers_stack``, ``answering_flags`` and
+``stack_floor_after`` (NM-18, A04, A05, A07: the legality functions the bots read through
+the view) against the engine's own stack decision, and
 ``redeal.infer_gaps`` reading a view's events exactly as it reads the public event dicts.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
 import pytest
 
-from nomercy import Card, Colour, Game, Phase, Play, new_game
+from nomercy import Card, Colour, Game, Phase, Play, Stack, new_game
+from nomercy.core.base import Wd4
 from nomercy.core.legality import answers_stack, stack_floor_after
 from nomercy.core.redeal import draw_shows_gap, infer_gaps
 from nomercy.core.rules import make_rules
+from nomercy.core.views import Wd4Play
 
 #: Stacking option sets: the defaults, A04 running total, A05 matching, A07 deflection, and
 #: classic with C04 stacking.
@@ -42,7 +46,7 @@ def _random_states(preset: str, options: dict[str, Any], games: int, seed: int) 
 @pytest.mark.parametrize(("preset", "options"), STACK_OPTIONS)
 def test_answers_stack_is_the_engines_stack_decision(preset: str, options: dict[str, Any]) -> None:
     # In every stack decision, the cards the engine lets the seat stack are exactly those
-    # answers_stack accepts on the view's floor, top card and colour.
+    # the view's answers_stack (and answering_flags) accepts on its floor, top card and colour.
     seen = 0
     for g in _random_states(preset, options, 12, 7):
         turn = g.to_act
@@ -54,8 +58,10 @@ def test_answers_stack_is_the_engines_stack_decision(preset: str, options: dict[
         assert view.top is not None and view.pending is not None
         stacked = {a.card for a in g.legal_actions(turn) if isinstance(a, Play)}
         floor, top, colour = view.stack_floor, view.top, view.colour
-        accepted = {c for c in view.hand if answers_stack(g.rules, c, floor, top, colour)}
+        accepted = {c for c in view.hand if view.answers_stack(c, floor, top, colour)}
         assert stacked == accepted, (preset, options, g.to_position())
+        flags = view.answering_flags(floor, top, colour)
+        assert {c for c in view.hand if flags[c.index]} == accepted
         seen += 1
     assert seen > 20
 
@@ -65,14 +71,14 @@ def test_stack_floor_after_is_the_floor_the_next_seat_faces(
     preset: str, options: dict[str, Any]
 ) -> None:
     # NM-18, A04: a Draw Card stacked (or opening a stack) leaves the floor the next seat's
-    # view shows.
+    # view shows, as the playing seat's view predicts it.
     seen = 0
-    rules = make_rules(preset, options)
     for g in _random_states(preset, options, 12, 11):
         turn = g.to_act
         if turn is None:
             continue
         before = g.pending_total if g.phase is Phase.STACK_OR_ABSORB else 0
+        mine = g.view(turn, history=False)
         for action in g.legal_actions(turn):
             if not isinstance(action, Play) or not action.card.draw_value or action.jump:
                 continue
@@ -83,7 +89,9 @@ def test_stack_floor_after_is_the_floor_the_next_seat_faces(
             floor = after.view(after.to_act, history=False).stack_floor
             if floor is None:
                 continue  # the next seat may not stack (classic without C04, a last card)
-            assert floor == stack_floor_after(rules, before, action.card)
+            assert floor == mine.stack_floor_after(action.card, before)
+            if g.phase is Phase.STACK_OR_ABSORB:
+                assert floor == mine.stack_floor_after(action.card)  # the pending total
             seen += 1
             break
     assert seen > 20
@@ -119,6 +127,33 @@ def test_wd4_play_names_the_accused_and_the_colour_it_covered() -> None:
     assert view.wd4_play.colour is Colour.BLUE
     assert view.to_json()["wd4_play"] == {"seat": 1 - seat, "colour": "B"}
     assert new_game(2, rules="classic", seed=30).view(0).wd4_play is None
+
+
+def test_engine_wd4_is_typed_and_its_view_hides_the_guilt() -> None:
+    # CL-8: Game.wd4 is a typed record (seat, guilt, colour); the view and the position
+    # give its public part and the position's JSON form, key for key.
+    game = new_game(2, rules="classic", seed=30)
+    while not game.view(game.to_act).wd4_challengeable:
+        game.apply(game.legal_actions(game.to_act)[0])
+    wd4 = game.wd4
+    assert isinstance(wd4, Wd4) and wd4.colour is Colour.BLUE
+    assert game.view(game.to_act).wd4_play == Wd4Play(wd4.seat, wd4.colour)
+    assert game.to_position()["wd4"] == {"seat": wd4.seat, "guilty": wd4.guilty, "colour": "B"}
+    assert Game.from_position(game.to_position()).wd4 == wd4
+    for seat in range(2):
+        assert "guilty" not in json.dumps(game.view(seat).to_json(bookkeeping=True))
+
+
+def test_game_pending_is_the_views_stack() -> None:
+    # NM-17, NM-18: the engine's pending penalty is the view's Stack, not a second shape.
+    for g in _random_states("no-mercy", {}, 6, 3):
+        pending = g.pending
+        assert pending is None or type(pending) is Stack
+        turn = g.to_act
+        if turn is not None:
+            assert g.view(turn).pending == pending
+        expected = None if pending is None else pending.to_json()
+        assert g.to_position()["pending"] == expected
 
 
 @pytest.mark.parametrize(

@@ -142,11 +142,10 @@ def check_consistent(g: Game, d: Game, seat: int, *, from_view: bool = False) ->
             isinstance(a, Play) and a.card is d.drawn for a in d.legal_actions(d.turn)
         ) == any(isinstance(a, Play) and a.card is g.drawn for a in g.legal_actions(g.turn))
     if d.wd4 is not None:
-        accused = d.wd4["seat"]
-        named = d.wd4["colour"]
-        assert d.wd4["guilty"] == (
-            bool(named)
-            and any(c.colour is not None and c.colour.value == named for c in d.hands[accused])
+        accused = d.wd4.seat
+        named = d.wd4.colour
+        assert d.wd4.guilty == (
+            named is not None and any(c.colour is named for c in d.hands[accused])
         )
     assert d.history == [] and d.start is None and d.seed == 0
     # A valid position that plays on to the end.
@@ -517,16 +516,16 @@ def test_a_classic_wild_four_gets_the_guilt_of_the_sampled_hand() -> None:
         }
     )
     g.apply("play W+4 G")
-    assert g.wd4 is not None and g.wd4["guilty"]
+    assert g.wd4 is not None and g.wd4.guilty
     seen = set()
     for k in range(40):
         d = g.redeal(2, k)
         assert d.wd4 is not None
-        seen.add(d.wd4["guilty"])
+        seen.add(d.wd4.guilty)
         check_consistent(g, d, 2)
     assert seen == {True, False}
     # The accused knows its own hand: its guilt stays.
-    assert all(g.redeal(1, k).wd4["guilty"] for k in range(10))  # type: ignore[index]
+    assert all(g.redeal(1, k).wd4.guilty for k in range(10))  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(("players", "preset", "options", "seed"), OPTION_SETS)

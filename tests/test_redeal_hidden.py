@@ -118,10 +118,10 @@ def twin(g: Game, seat: int, rng: random.Random) -> Game:
         t.draw_mode = rng.choice([rules.voluntary_draw, rules.no_playable_action])
     t.known = {k: list(v) for k, v in g.known.items() if k[0] in (seat, -1)}
     t._about = None
-    if g.wd4 is not None and g.wd4["seat"] != seat:
-        named = g.wd4["colour"]
-        accused = t.hands[g.wd4["seat"]]
-        t.wd4 = {**g.wd4, "guilty": bool(named) and any(c.colour == named for c in accused)}
+    if g.wd4 is not None and g.wd4.seat != seat:
+        named = g.wd4.colour
+        accused = t.hands[g.wd4.seat]
+        t.wd4 = g.wd4._replace(guilty=named is not None and any(c.colour is named for c in accused))
     return t
 
 

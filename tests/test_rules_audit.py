@@ -37,6 +37,7 @@ from nomercy import (
     Phase,
     Play,
     RuleSetError,
+    Stack,
 )
 from nomercy.core.positions import POSITION_KEYS
 
@@ -163,11 +164,11 @@ def _bystander_stack() -> Game:
 def test_nm34_knocking_out_a_bystander_keeps_the_pending_penalty() -> None:
     # Audit bug 3: P0 catches P1, whose 3 cards reach the Mercy limit; P2 still faces 6.
     g = _bystander_stack()
-    assert g.pending == {"total": 6, "last": 4, "chain": [2, 4]}
+    assert g.pending == Stack(6, 4, (2, 4))
     events = g.apply("0:catch 1")
     assert [e.kind for e in events] == ["catch", "knockout"]
     assert g.out == [False, True, False]
-    assert g.pending == {"total": 6, "last": 4, "chain": [2, 4]}
+    assert g.pending == Stack(6, 4, (2, 4))
     assert g.phase is Phase.STACK_OR_ABSORB and g.to_act == 2
     # P2 takes the penalty: its third card reaches the limit (A15) and P0 is left standing.
     events = g.apply("draw")
@@ -199,7 +200,7 @@ def test_a28_default_wrd4_stacked_on_own_wrd4_goes_to_the_opponent() -> None:
     assert g.to_act == 0  # NM-24: the player of the first one is its target
     events = g.apply("play WR+4 B")
     assert g.to_act == 1
-    assert g.pending == {"total": 8, "last": 4, "chain": [4, 4]}
+    assert g.pending == Stack(8, 4, (4, 4))
     assert "[A28]" in events[-1].text
     g.apply("draw")
     assert len(g.hands[1]) == 3 + 8
@@ -215,7 +216,7 @@ def test_a28_self_option_keeps_the_penalty_on_its_player() -> None:
     g.apply("play WR+4 R")
     g.apply("play WR+4 B")
     assert g.to_act == 0
-    assert g.pending == {"total": 8, "last": 4, "chain": [4, 4]}
+    assert g.pending == Stack(8, 4, (4, 4))
 
 
 def test_a28_default_wrd4_answering_the_opponents_stack_sends_it_back() -> None:
@@ -223,7 +224,7 @@ def test_a28_default_wrd4_answering_the_opponents_stack_sends_it_back() -> None:
     g.apply("play R+2")
     g.apply("play WR+4 G")
     assert g.to_act == 0
-    assert g.pending == {"total": 6, "last": 4, "chain": [2, 4]}
+    assert g.pending == Stack(6, 4, (2, 4))
 
 
 def test_a28_version_1_records_replay_with_the_old_default() -> None:
@@ -248,7 +249,8 @@ def test_a28_version_1_records_replay_with_the_old_default() -> None:
     replayed = record.replay()
     assert [len(h) for h in replayed.hands] == [2 + 8, 3]
     assert replayed.rules.wrd4_two_player_in_stack == "self"
-    # A new record of a new game carries version 2 and today's default.
+    # A new record of a game dealt by deal version 1 is version 2 (version 3 is written only
+    # for another deal version: tests/core/test_deal_versions.py) with today's default.
     assert GameRecord.from_game(nomercy.new_game(2, seed=1)).to_dict()["version"] == 2
 
 

@@ -476,7 +476,7 @@ def test_cx07_no_stacking() -> None:
     # P2's blue Draw Two on the absorbed red Draw Two is a symbol match, a new penalty of 2.
     assert "play B+2" in legal(g)
     g.apply("play B+2")
-    assert g.pending is not None and g.pending["total"] == 2
+    assert g.pending is not None and g.pending.total == 2
     assert g.to_act == 0
     g.apply("draw")
     assert sizes(g) == [4, 5, 2]
@@ -500,7 +500,7 @@ def test_c04_classic_stacking_makes_draw_two_on_pending_draw_two_legal() -> None
     assert "play B+2" in legal(g)
     g.apply("play B+2")
     assert g.to_act == 2
-    assert g.pending is not None and g.pending["total"] == 4
+    assert g.pending is not None and g.pending.total == 4
     g.apply("draw")
     assert sizes(g) == [2, 2, 6]
     assert g.to_act == 0

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import nomercy
-from nomercy import NM168_COUNTS, Card, Colour, Event, Game, IllegalActionError, Phase
+from nomercy import NM168_COUNTS, Card, Colour, Event, Game, IllegalActionError, Phase, Stack
 
 # ---------------------------------------------------------------------------- helpers
 
@@ -166,7 +166,7 @@ def test_ex02_absorbed_penalty_ends_turn_without_play() -> None:
     draw = ["R7", "B9", "G2", "Y8", "R5", "B1"]
     g = pos([["W+6", "G9"], hand1, ["B6", "G6"]], ["G5"], draw)
     g.apply("play W+6 R")
-    assert g.pending == {"total": 6, "last": 6, "chain": [6]}
+    assert g.pending == Stack(6, 6, (6,))
     assert g.to_act == 1 and g.phase is Phase.STACK_OR_ABSORB
     assert moves(g) == {"draw"}
     assert_illegal(g, "play B+4", "NM-18")
@@ -202,7 +202,7 @@ def test_ex03_threshold_is_last_value_not_total() -> None:
     assert_illegal(g, "play G3", "NM-19")
     g.apply("play W+6 G")
     assert g.pending is not None
-    assert (g.pending["total"], g.pending["last"]) == (22, 6)
+    assert (g.pending.total, g.pending.last) == (22, 6)
     assert g.to_act == 3
 
 
@@ -221,12 +221,12 @@ def ex04_game(timo_extra: Sequence[str] = ()) -> Game:
 
 def ex04_chain(g: Game) -> None:
     g.apply("play R+4")
-    assert g.to_act == 1 and g.pending is not None and g.pending["total"] == 4
+    assert g.to_act == 1 and g.pending is not None and g.pending.total == 4
     g.apply("play W+6 G")
-    assert g.to_act == 2 and g.pending is not None and g.pending["total"] == 10
+    assert g.to_act == 2 and g.pending is not None and g.pending.total == 10
     g.apply("play W+6 Y")
     assert g.to_act == 3
-    assert g.pending == {"total": 16, "last": 6, "chain": [4, 6, 6]}
+    assert g.pending == Stack(16, 6, (4, 6, 6))
 
 
 def test_ex04_four_player_chain_absorbed_at_24() -> None:
@@ -300,7 +300,7 @@ def test_ex06_pending_not_counted_and_knockout_stops_absorb() -> None:
     g.apply("play W+10 B")
     assert len(g.hands[1]) == 19 and not g.out[1]
     assert g.pending is not None
-    assert (g.pending["total"], g.pending["last"]) == (20, 10)
+    assert (g.pending.total, g.pending.last) == (20, 10)
     assert g.to_act == 2
     events = g.apply("draw")
     assert one(events, "absorb").data["count"] == 19
@@ -368,7 +368,7 @@ def test_ex08_resolved_penalty_does_not_carry_over() -> None:
     assert g.pending is None and colour(g) == "Y" and g.to_act == 0
     events = g.apply("play Y+2")
     assert "[NM-16]" in one(events, "stack").text
-    assert g.pending == {"total": 2, "last": 2, "chain": [2]}
+    assert g.pending == Stack(2, 2, (2,))
     assert g.to_act == 1
     assert "play R+2" in legal(g)  # any Draw Card, even a +2, may be stacked
 
@@ -423,7 +423,7 @@ def test_ex10a_plus2_plus4_plus6_totals_twelve() -> None:
     g.apply("play B+4")
     g.apply("play W+6 G")
     assert g.to_act == 3
-    assert g.pending == {"total": 12, "last": 6, "chain": [2, 4, 6]}
+    assert g.pending == Stack(12, 6, (2, 4, 6))
     assert played_cards(g) == {"W+6"}
     assert_illegal(g, "play Y+4", "NM-18")
     g.apply("draw")
@@ -431,14 +431,14 @@ def test_ex10a_plus2_plus4_plus6_totals_twelve() -> None:
     assert g.pending is None and g.to_act == 0
     # The 12 no longer circulates: a new Draw Card opens a new chain from 0 (NM-20).
     g.apply("play G+2")
-    assert g.pending == {"total": 2, "last": 2, "chain": [2]}
+    assert g.pending == Stack(2, 2, (2,))
 
 
 def test_ex10b_plus4_plus6_next_draws_ten() -> None:
     g = pos([["R+4", "R5"], ["W+6", "B6"], ["Y+4", "G3"]], ["R9"])
     g.apply("play R+4")
     g.apply("play W+6 B")
-    assert g.pending is not None and g.pending["total"] == 10
+    assert g.pending is not None and g.pending.total == 10
     assert_illegal(g, "play Y+4", "NM-18")
     g.apply("draw")
     assert len(g.hands[2]) == 12
@@ -449,7 +449,7 @@ def test_ex10c_plus6_plus10_next_draws_sixteen() -> None:
     g = pos([["W+6", "R5"], ["W+10", "B6"], ["W+6", "G3"]], ["R9"])
     g.apply("play W+6 R")
     g.apply("play W+10 B")
-    assert g.pending == {"total": 16, "last": 10, "chain": [6, 10]}
+    assert g.pending == Stack(16, 10, (6, 10))
     assert_illegal(g, "play W+6 G", "NM-18")
     assert moves(g) == {"draw"}
     g.apply("draw")
@@ -550,7 +550,7 @@ def test_ex15_wrd4_four_players_hits_previous_seat() -> None:
     events = g.apply("play WR+4 B")
     assert "[NM-24]" in one(events, "stack").text
     assert g.direction == -1
-    assert g.pending == {"total": 4, "last": 4, "chain": [4]}
+    assert g.pending == Stack(4, 4, (4,))
     assert g.to_act == 3  # Timo, not Olli
     assert colour(g) == "B"
     g.apply("draw")
@@ -562,10 +562,10 @@ def test_ex16_wrd4_continues_plus2_chain_and_sends_it_back() -> None:
     hands = [["Y1", "Y2"], ["R+2", "W+6", "R6"], ["WR+4", "Y3", "Y4"], ["Y5", "Y6"]]
     g = pos(hands, ["R5"], turn=1, names=NAMES)
     g.apply("play R+2")
-    assert g.to_act == 2 and g.pending == {"total": 2, "last": 2, "chain": [2]}
+    assert g.to_act == 2 and g.pending == Stack(2, 2, (2,))
     g.apply("play WR+4 G")
     assert g.direction == -1
-    assert g.pending == {"total": 6, "last": 4, "chain": [2, 4]}
+    assert g.pending == Stack(6, 4, (2, 4))
     assert g.to_act == 1  # Olli
     events = g.apply("draw")
     assert one(events, "absorb").data["count"] == 6
@@ -587,10 +587,10 @@ def test_ex17_wrd4_answered_by_wrd4() -> None:
     g = pos(hands, ["R5"], names=["A", "B", "C", "D"])
     g.apply("play WR+4 R")
     assert g.direction == -1 and g.to_act == 3
-    assert g.pending == {"total": 4, "last": 4, "chain": [4]}
+    assert g.pending == Stack(4, 4, (4,))
     g.apply("play WR+4 Y")
     assert g.direction == 1
-    assert g.pending == {"total": 8, "last": 4, "chain": [4, 4]}
+    assert g.pending == Stack(8, 4, (4, 4))
     assert g.to_act == 0
     g.apply("draw")
     assert len(g.hands[0]) == 2 + 8
@@ -608,11 +608,11 @@ def test_ex18a_two_player_wrd4_stacked_back() -> None:
     events = g.apply("play WR+4 R")
     assert "[NM-24]" in one(events, "stack").text
     assert g.to_act == 0
-    assert g.pending == {"total": 4, "last": 4, "chain": [4]}
+    assert g.pending == Stack(4, 4, (4,))
     assert g.phase is Phase.STACK_OR_ABSORB
     g.apply("play W+6 B")
     assert g.to_act == 1
-    assert g.pending == {"total": 10, "last": 6, "chain": [4, 6]}
+    assert g.pending == Stack(10, 6, (4, 6))
     g.apply("draw")
     assert sizes(g) == [3, 16]
     assert g.to_act == 0
@@ -1183,14 +1183,14 @@ def _deflect_game(players: list[list[str]]) -> Game:
 def test_a07_skip_deflection_passes_the_penalty_to_the_next_player() -> None:
     g = _deflect_game([["R1", "R2"], ["RS", "G3", "G4"], ["Y1", "Y2"]])
     events = g.apply("play RS")
-    assert g.to_act == 2 and g.pending == {"total": 2, "last": 2, "chain": [2]}
+    assert g.to_act == 2 and g.pending == Stack(2, 2, (2,))
     assert any("[A07]" in e.text for e in events)
 
 
 def test_a07_two_player_skip_deflection_sends_the_penalty_to_the_opponent() -> None:
     g = _deflect_game([["R1", "R2"], ["RS", "G3", "G4"]])
     g.apply("play RS")
-    assert g.to_act == 0 and g.pending is not None and g.pending["total"] == 2
+    assert g.to_act == 0 and g.pending is not None and g.pending.total == 2
 
 
 def test_a07_reverse_deflection_sends_the_penalty_back() -> None:

@@ -65,7 +65,7 @@ def cluster() -> Iterator[str]:
         start_new_session=True,  # its own process group, for the fallback below
     )
     try:
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + 300  # only catches a hang: Ray starts slowly under load
         while True:
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=1):

@@ -83,7 +83,7 @@ def test_counts_match_the_engine_events() -> None:
     for index in range(6):
         result = play_game(setup, lineup, index)
         game = setup.new_game(index)
-        from nomercy.arena.seeds import bot_seed
+        from nomercy.core.seeds import bot_seed
 
         bots = [make_bot(s.name, seed=bot_seed(8, index, i)) for i, s in enumerate(lineup)]
         play_out(game, bots)

@@ -23,7 +23,6 @@ from nomercy.arena.runner import (
     finishing_ranks,
     play_game,
 )
-from nomercy.arena.seeds import bot_seed, game_seed
 from nomercy.arena.tournament import lineups as tournament_lineups
 from nomercy.arena.tournament import run_tournament
 from nomercy.bots.driver import Driver
@@ -31,6 +30,7 @@ from nomercy.bots.registry import BOTS
 from nomercy.core.actions import Challenge, Draw, Pass, Play
 from nomercy.core.events import Event
 from nomercy.core.game import Phase, new_game
+from nomercy.core.seeds import bot_seed, game_seed
 
 _TURN_ACTIONS = frozenset({Play, Draw, Pass, Challenge})
 _DRAW_KINDS = frozenset({"draw", "absorb", "catch", "challenge", "reveal"})

@@ -11,7 +11,6 @@ import pytest
 from nomercy import Game
 from nomercy.arena.parallel import chunk_games, run_chunks
 from nomercy.arena.runner import BotSpec, GameSetup, HandStats, finishing_ranks, play_game
-from nomercy.arena.seeds import bot_seed, game_seed
 from nomercy.arena.tournament import (
     CSV_FIELDS,
     SCHEMA,
@@ -20,6 +19,7 @@ from nomercy.arena.tournament import (
     rate_games,
     run_tournament,
 )
+from nomercy.core.seeds import bot_seed, game_seed
 
 GREEDY, RANDOM = BotSpec("greedy"), BotSpec("random")
 

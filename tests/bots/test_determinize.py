@@ -183,7 +183,7 @@ def test_cl8_honest_deals_give_the_accused_no_card_of_the_colour() -> None:
     for _ in range(30):
         d = honest.sample(rng)
         assert all(c.colour is not Card("B1").colour for c in d.hands[1])
-        assert d.wd4 is not None and d.wd4["guilty"] is False
+        assert d.wd4 is not None and d.wd4.guilty is False
     # Nobody else may challenge, and without a pending Wild +4 there is nothing to judge.
     assert honest_redealer_for(json_view(g, 1)) is None
     assert honest_redealer_for(json_view(new_game(2, rules="classic", seed=1), 0)) is None

@@ -10,7 +10,7 @@ import pytest
 import nomercy.rl as rl
 from nomercy.bots.neural_bot import NeuralBot
 from nomercy.bots.neural_features import NUM_ACTIONS, OBS_SIZE, VIEW_KEEP, action_id
-from nomercy.rl.actions import action_to_id
+from nomercy.encoding.actions import action_to_id
 
 
 @pytest.mark.parametrize("preset", ["no-mercy", "classic"])

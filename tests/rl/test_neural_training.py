@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nomercy.arena.stats import wilson_interval
 from nomercy.bots.neural_bot import Policy, load_policy
 from nomercy.bots.neural_features import NUM_ACTIONS, OBS_SIZE, VIEW_KEEP
-from nomercy.rl.selfplay import KINDS, Lane, TableMix, evaluate, gae, wilson
+from nomercy.core.stats import wilson_interval
+from nomercy.rl.selfplay import KINDS, Lane, TableMix, evaluate, gae
 
 
 def _tiny_policy(seed: int) -> Policy:
@@ -69,13 +69,9 @@ def test_gae_of_whole_trajectories() -> None:
         gae([1.0], values, [3], gamma=1.0, lam=1.0)
 
 
-def test_wilson_interval() -> None:
-    low, high = wilson(50, 100)
-    assert low == pytest.approx(0.4038, abs=1e-4) and high == pytest.approx(0.5962, abs=1e-4)
-    low, high = wilson(0, 10)
-    assert low == pytest.approx(0.0, abs=1e-12) and 0.2 < high < 0.35
-    with pytest.raises(ValueError):
-        wilson(0, 0)
+def test_evaluate_refuses_no_games() -> None:
+    with pytest.raises(ValueError, match="positive integer"):
+        evaluate(load_policy(), "random", 0)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -119,11 +115,9 @@ def test_evaluate_plays_the_bot_code_on_fixed_deals() -> None:
     first = evaluate(policy, "random", 12, players=3, seed=40)
     again = evaluate(policy, "random", 12, players=3, seed=40)
     assert first == again
-    # The rate and its interval follow from the count (arena's Wilson interval, written apart).
+    # The rate and its interval follow from the count (the core's Wilson interval).
     assert first["games"] == 12 and first["win_rate"] == first["wins"] / 12
-    assert (first["low"], first["high"]) == pytest.approx(
-        wilson_interval(first["wins"], 12), abs=1e-4
-    )
+    assert (first["low"], first["high"]) == wilson_interval(first["wins"], 12)
 
 
 # --------------------------------------------------------------------------- with torch

@@ -140,15 +140,15 @@ def test_the_vector_env_refuses_a_batch_with_an_illegal_id_before_any_table_move
     masks = info["action_mask"]
     actions = np.array([_legal(m)[0] for m in masks])
     illegal = next(i for i in range(469) if not masks[3][i])
-    before = [env.game.to_position() for env in vec.unwrapped.envs]
+    before = [env.game.to_position() for env in vec.unwrapped.tables]
     bad = actions.copy()
     bad[3] = illegal
     with pytest.raises(IllegalActionIdError, match=r"^table 3, seat"):
         vec.step(bad)
-    assert [env.game.to_position() for env in vec.unwrapped.envs] == before
+    assert [env.game.to_position() for env in vec.unwrapped.tables] == before
     with pytest.raises(ValueError, match="integer ids, not an array of float64"):
         vec.step(actions.astype(float))
-    assert [env.game.to_position() for env in vec.unwrapped.envs] == before
+    assert [env.game.to_position() for env in vec.unwrapped.tables] == before
     vec.step(actions)  # the legal batch still plays
 
 

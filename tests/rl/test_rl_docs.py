@@ -17,8 +17,8 @@ def test_docs_tables_match_the_code() -> None:
 
 
 def test_action_table_lists_every_id_once() -> None:
+    from nomercy.encoding.actions import action_table
     from nomercy.rl import NUM_ACTIONS
-    from nomercy.rl.actions import action_table
 
     covered: list[int] = []
     for first, last, _ in action_table():

@@ -111,7 +111,7 @@ def test_bad_arguments() -> None:
 
 def test_offered_mode_gives_the_learner_out_of_turn_turns() -> None:
     from nomercy.core.actions import Catch, Play
-    from nomercy.rl.actions import PASS_ID, legal_ids
+    from nomercy.encoding.actions import PASS_ID, legal_ids
 
     check_env(
         gym.make(
@@ -164,7 +164,7 @@ def test_random_opponents_choose_as_random_bots_among_actions(preset: str) -> No
         obs, _ = env.reset(seed=seed)
         game = env.game
         assert game is not None
-        bots = {s: RandomBot(seed=bot.seed) for s, bot in env._bots.items()}  # type: ignore[attr-defined]
+        bots = {s: RandomBot(seed=bot.seed) for s, bot in env.table.bots.items()}  # type: ignore[attr-defined]
         learner: list[int] = []
         for _ in range(200):
             action = int(rng.choice(np.flatnonzero(obs["action_mask"])))

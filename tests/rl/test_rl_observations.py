@@ -11,9 +11,9 @@ from rlkit import random_options, random_states
 
 from nomercy.core.cards import COLOURS, Card
 from nomercy.core.game import Game
+from nomercy.encoding.observations import CARD_KINDS
 from nomercy.rl import OBS_LAYOUT, OBS_SIZE, ObservationEncoder, PublicTracker, action_mask
 from nomercy.rl._common import apply_tracked, start_tracking
-from nomercy.rl.observations import CARD_KINDS
 
 
 def test_layout_is_contiguous_and_covers_the_vector() -> None:

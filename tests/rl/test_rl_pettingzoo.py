@@ -189,7 +189,7 @@ def test_api_test_with_offered_out_of_turn_actions(
 
 def test_offered_mode_offers_catches_and_jump_ins_to_other_seats() -> None:
     from nomercy.core.actions import Catch, Play
-    from nomercy.rl.actions import PASS_ID, legal_ids
+    from nomercy.encoding.actions import PASS_ID, legal_ids
 
     seen: set[str] = set()
     for seed in range(40):

@@ -45,7 +45,7 @@ def test_the_adapter_speaks_the_vec_env_protocol() -> None:
         for i in np.flatnonzero(~dones):
             assert infos[i] == {}
     assert ended > 3 and truncated_seen > 0
-    assert venv.get_attr("seat") == [env.seat for env in venv.venv.envs]
+    assert venv.get_attr("seat") == [env.seat for env in venv.venv.tables]
     assert venv.env_is_wrapped(object) == [False] * 3
     with pytest.raises(RuntimeError, match="step_async"):
         venv.step_wait()

@@ -124,3 +124,18 @@ def test_arrays_are_reused_only_when_asked() -> None:
     first, _ = sharing.reset(seed=3)
     second, _ = sharing.reset(seed=4)
     assert first is second  # preallocated once, overwritten in place
+
+
+def test_a_copied_or_pickled_vector_env_steps_as_the_original() -> None:
+    import copy
+    import pickle
+
+    envs = NoMercyVectorEnv(3, opponents=["random"], obs_format="flat")
+    envs.reset(seed=0)
+    for clone in (copy.deepcopy(envs), pickle.loads(pickle.dumps(envs))):
+        twin = copy.deepcopy(envs)
+        for _ in range(40):
+            actions = clone.action_space.sample()  # legal ids, from the clone's own masks
+            got, want = clone.step(actions), twin.step(actions)
+            for a, b in zip(got[:4], want[:4], strict=True):
+                np.testing.assert_array_equal(a, b)

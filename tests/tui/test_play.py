@@ -87,9 +87,9 @@ def log_text(app: NomercyApp) -> str:
     return "\n".join(table_screen(app).log_lines)
 
 
-async def until(pilot: Pilot[Any], check: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Let the app run until ``check()`` holds (bounded): one ``pause()`` is not always enough
-    for a key's effect to reach the screen on a loaded machine."""
+async def until(pilot: Pilot[Any], check: Callable[[], bool], timeout: float = 60.0) -> None:
+    """Let the app run until ``check()`` holds: one ``pause()`` is not always enough for a
+    key's effect to reach the screen on a loaded machine. The bound only catches a hang."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not check():
@@ -729,6 +729,7 @@ def test_play_help_documents_every_flag(capsys: pytest.CaptureFixture[str]) -> N
         "--option",
         "--match",
         "--seed",
+        "--deal-version",
         "--speed",
         "--fast",
         "--bot-uno-forget",

@@ -46,6 +46,12 @@ class ManualClock(Clock):
         (which always waits for its next round)."""
         return sum(1 for _, f, sweep in self._sleepers if not f.done() and not sweep)
 
+    @property
+    def wakes(self) -> list[float]:
+        """When the waits under way end (the lobby's sweep aside), soonest first: what still
+        waits for the clock, which no real-time pause can tell."""
+        return sorted(end for end, f, sweep in self._sleepers if not f.done() and not sweep)
+
     def advance(self, seconds: float) -> None:
         """Move the clock on; every wait that ends by then ends now."""
         self.now += seconds
@@ -55,10 +61,10 @@ class ManualClock(Clock):
             if not future.done():
                 future.set_result(None)
 
-    async def advance_and_sweep(self, seconds: float, timeout: float = 5.0) -> None:
-        """:meth:`advance` the clock, then wait (real time, at most ``timeout`` s) until the
-        lobby's sweep has finished any round that came due (it waits for its next one): the
-        rooms it expires are gone when this returns."""
+    async def advance_and_sweep(self, seconds: float, timeout: float = 60.0) -> None:
+        """:meth:`advance` the clock, then wait until the lobby's sweep has finished any round
+        that came due (it waits for its next one): the rooms it expires are gone when this
+        returns. ``timeout`` (real time) only catches a hang."""
         self.advance(seconds)
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
@@ -66,9 +72,9 @@ class ManualClock(Clock):
             assert loop.time() < end, "the lobby's sweep does not come back"
             await asyncio.sleep(0.001)
 
-    async def advance_when_waiting(self, seconds: float, timeout: float = 5.0) -> None:
-        """Wait (real time, at most ``timeout`` s) until something sleeps on the clock (the
-        lobby's sweep aside), then :meth:`advance` it by ``seconds``."""
+    async def advance_when_waiting(self, seconds: float, timeout: float = 60.0) -> None:
+        """Wait until something sleeps on the clock (the lobby's sweep aside), then
+        :meth:`advance` it by ``seconds``. ``timeout`` (real time) only catches a hang."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while not self.sleeping:

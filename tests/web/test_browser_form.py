@@ -15,12 +15,12 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="playwright is in .[dev]")
 
 from playwright.sync_api import Browser, Route, expect
-from test_browser import _context, base_url, browser  # noqa: F401
+from test_browser import WAIT_MS, _context, base_url, browser  # noqa: F401
 
 
 def test_the_form_creates_a_room_with_javascript_off(base_url: str, browser: Browser) -> None:  # noqa: F811
     ctx = browser.new_context(java_script_enabled=False)
-    ctx.set_default_timeout(15000)
+    ctx.set_default_timeout(WAIT_MS)
     page = ctx.new_page()
     try:
         page.goto(base_url + "/")

@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="playwright is in .[dev]")
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect
-from test_browser import NEXT_SEED, PHONE, _Console, _seed_where, _shot, base_url, browser  # noqa: F401
+from test_browser import NEXT_SEED, PHONE, WAIT_MS, _Console, _seed_where, _shot, base_url, browser  # noqa: F401
 from test_browser_phone import DESKTOP, _room
 
 from nomercy import Game
@@ -64,7 +64,7 @@ def _ctx(browser: Browser, size: str) -> BrowserContext:  # noqa: F811
         )
     else:
         ctx = browser.new_context(viewport=DESKTOP, locale="en-GB", reduced_motion="reduce")
-    ctx.set_default_timeout(15000)
+    ctx.set_default_timeout(WAIT_MS)
     return ctx
 
 
@@ -111,7 +111,7 @@ def test_every_playable_card_is_in_reach_with_the_warnings_and_the_hint_open(
         expect(page.locator("#prompt")).to_have_class(re.compile(r"\bmine\b"))
         expect(page.locator("#hand .card")).to_have_count(cards)
         page.locator("#hint-btn").click()
-        expect(page.locator("#hint .hint-move")).to_be_visible(timeout=60000)
+        expect(page.locator("#hint .hint-move")).to_be_visible()
         # The hint, and the prompt, are not hidden under the strip.
         assert page.locator("#hint").evaluate(_ABOVE_STRIP), size
         assert page.locator("#prompt").evaluate(_ABOVE_STRIP), size

@@ -70,13 +70,11 @@ def test_a_late_friend_takes_over_a_bots_seat(
         expect(late.locator(".log-panel .late-join")).to_be_hidden()  # not the host's
         # Ann plays; the seat's next decision is Carol's, and she makes it.
         _play_something(host)
-        expect(host.locator("#prompt")).to_contain_text("Carol", timeout=20000)
-        expect(late.locator("#prompt")).to_have_class(re.compile(r"\bmine\b"), timeout=20000)
+        expect(host.locator("#prompt")).to_contain_text("Carol")
+        expect(late.locator("#prompt")).to_have_class(re.compile(r"\bmine\b"))
         played = _play_something(late)
         # Her moves read under her name (the game was dealt with "Bot 1"; the page renames).
-        expect(host.locator("#log")).to_contain_text(
-            re.compile(r"Carol (plays|draws|takes)"), timeout=20000
-        )
+        expect(host.locator("#log")).to_contain_text(re.compile(r"Carol (plays|draws|takes)"))
         expect(host.locator("#log")).to_contain_text("Carol takes over Bot 1's seat")
         assert played
         _shot(late, "late-join-phone")

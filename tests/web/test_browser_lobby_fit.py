@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="playwright is in .[dev]")
 
 from playwright.sync_api import Browser, expect
-from test_browser import PHONE, _open_lobby, base_url, browser  # noqa: F401
+from test_browser import PHONE, WAIT_MS, _open_lobby, base_url, browser  # noqa: F401
 
 #: For every select: the widest option's text against the room the select leaves for it
 #: (its inner width less the padding and the arrow), measured with the select's own font.
@@ -34,7 +34,7 @@ _CUT = """() => {
 def test_no_lobby_drop_down_cuts_its_text(base_url: str, browser: Browser, size: str) -> None:  # noqa: F811
     viewport = PHONE if size == "phone" else {"width": 1280, "height": 900}
     ctx = browser.new_context(viewport=viewport, locale="en-GB")
-    ctx.set_default_timeout(15000)
+    ctx.set_default_timeout(WAIT_MS)
     page = ctx.new_page()
     try:
         _open_lobby(page, base_url)

@@ -21,6 +21,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from test_browser import (  # noqa: F401
     NEXT_SEED,
     PHONE,
+    WAIT_MS,
     _Console,
     _drive,
     _open_lobby,
@@ -50,7 +51,7 @@ def _ctx(browser: Browser, size: str) -> BrowserContext:  # noqa: F811
         )
     else:
         ctx = browser.new_context(viewport=DESKTOP, locale="en-GB")
-    ctx.set_default_timeout(15000)
+    ctx.set_default_timeout(WAIT_MS)
     return ctx
 
 
@@ -112,7 +113,7 @@ def test_the_warning_and_the_hint_are_in_view_when_the_player_decides(
         # The keyboard starts on a playable card, not on a dim one.
         expect(page.locator("#hand .card.selected")).to_have_class(re.compile(r"\blegal\b"))
         page.locator("#hint-btn").click()
-        expect(page.locator("#hint .hint-move")).to_be_visible(timeout=30000)
+        expect(page.locator("#hint .hint-move")).to_be_visible()
         assert _in_view(page, "#hint"), size
         assert _in_view(page, "#advice"), size
         _shot(page, f"decide-in-view-{size}")

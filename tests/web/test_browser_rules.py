@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("playwright.sync_api", reason="playwright is in .[dev]")
 
 from playwright.sync_api import Browser, Page, expect
-from test_browser import NEXT_SEED, _Console, _shot, base_url, browser  # noqa: F401
+from test_browser import NEXT_SEED, WAIT_MS, _Console, _shot, base_url, browser  # noqa: F401
 from test_browser_hand import _ctx
 from test_browser_phone import _room
 
@@ -114,7 +114,7 @@ def test_the_rule_dialog_speaks_the_ui_language_and_says_the_text_is_english(
     browser: Browser,  # noqa: F811
 ) -> None:
     ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="de-DE")
-    ctx.set_default_timeout(15000)
+    ctx.set_default_timeout(WAIT_MS)
     page = ctx.new_page()
     errors = _Console(page)
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import socket
+import sys
 import unittest.mock
 from pathlib import Path
 
@@ -32,6 +33,10 @@ from nomercy.web.serve import default_database
         (["--max-rooms", "-3"], "--max-rooms must be >= 0"),
         (["--hellos-per-address", "-1"], "--hellos-per-address must be >= 0"),
         (["--send-budget", "100"], "--send-budget must be >= 4096"),
+        (["--hint-workers", "0"], "--hint-workers must be >= 1"),
+        (["--hint-iterations", "0"], "--hint-iterations must be >= 1"),
+        (["--sockets-per-address", "-1"], "--sockets-per-address must be >= 0"),
+        (["--ws-ping", "0"], "--ws-ping must be > 0"),
         (["--allowed-host", "http://cards.example/"], "--allowed-host takes a host name"),
         (["--allowed-host", ""], "--allowed-host takes a host name"),
     ],
@@ -53,6 +58,34 @@ def test_a_host_that_names_no_address_is_a_usage_error(
         assert main(["serve", "--host", "999.1.1.1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("nomercy serve: error: --host 999.1.1.1: not an address to listen on")
+
+
+@pytest.mark.no_store
+def test_the_first_bad_flag_in_checking_order_is_the_one_named(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["serve", "--ws-ping", "0", "--grace", "-1", "--max-rooms", "-1"]) == 2
+    assert "--grace must be >= 0, got -1.0" in capsys.readouterr().err
+    assert main(["serve", "--ws-ping", "0", "--max-rooms", "-1"]) == 2
+    assert "--max-rooms must be >= 0, got -1" in capsys.readouterr().err
+
+
+@pytest.mark.no_store
+def test_a_missing_extra_is_named_with_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A None entry in sys.modules makes its import fail, as on an install without the extra.
+    with monkeypatch.context() as patch:
+        patch.setitem(sys.modules, "psycopg", None)
+        assert main(["serve", "--database", "postgresql://nomercy@127.0.0.1/none"]) == 2
+    err = capsys.readouterr().err
+    assert "a PostgreSQL database needs the web-pg extra: pip install '.[web-pg]'" in err
+    with monkeypatch.context() as patch:
+        patch.setitem(sys.modules, "nomercy.web.launch", None)
+        assert main(["serve"]) == 2
+    assert "the web server needs the web extra: pip install '.[web]'" in capsys.readouterr().err
+    assert main(["serve", "--database", "mysql://db/cards"]) == 2
+    assert "--database takes a SQLite file or a postgresql:// URL" in capsys.readouterr().err
 
 
 @pytest.mark.sqlite_only
@@ -101,7 +134,7 @@ def test_serve_help_lists_the_flags(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_lan_address_is_an_ipv4_address_or_none() -> None:
-    from nomercy.web.serve import lan_address
+    from nomercy.web.launch import lan_address
 
     address = lan_address()
     assert address is None or (address.count(".") == 3 and not address.startswith("127."))
@@ -140,7 +173,7 @@ def test_flags_reach_the_servers_config(tmp_path: Path, monkeypatch: pytest.Monk
     # checks the other half: that ``nomercy serve``'s flags become that config.
     import uvicorn
 
-    import nomercy.web.app
+    import nomercy.web.launch
 
     seen: dict[str, object] = {}
 
@@ -148,7 +181,7 @@ def test_flags_reach_the_servers_config(tmp_path: Path, monkeypatch: pytest.Monk
         seen["config"] = config
         return object()
 
-    monkeypatch.setattr(nomercy.web.app, "create_app", capture)
+    monkeypatch.setattr(nomercy.web.launch, "create_app", capture)
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(kw))
     monkeypatch.setattr(logging, "basicConfig", lambda **kw: None)
     root = logging.getLogger()

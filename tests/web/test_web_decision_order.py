@@ -12,7 +12,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from webharness import Server, run
+from webharness import Server, bots_idle, run
 
 from nomercy.bots import make_bot
 from nomercy.core.actions import Action, CallUno, Catch
@@ -58,7 +58,7 @@ def test_nm37_no_bot_catches_the_person_to_act_before_their_uno_call(
                 assert room.bot_questions() == []
                 assert room.bot_choice() is None
             await client.state(move)
-            await client.drain(0.1)  # the bot task had its chance to act
+            await bots_idle(room)  # the bots were asked and let the person call first
             assert room.game is not None and len(room.game.history) == move
             await client.act(str(call))
             after = await client.state(move + 1)

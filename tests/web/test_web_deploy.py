@@ -18,14 +18,16 @@ from pathlib import Path
 
 import pytest
 from pgcluster import find_bin_dir
-from realserver import free_port, request
+from realserver import START_LIMIT, free_port, request
 
 from nomercy.cli.main import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def wait_ready(port: int, proc: subprocess.Popen[bytes], log: Path, limit: float = 60) -> None:
+def wait_ready(
+    port: int, proc: subprocess.Popen[bytes], log: Path, limit: float = START_LIMIT
+) -> None:
     deadline = time.monotonic() + limit
     while True:
         try:

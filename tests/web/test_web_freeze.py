@@ -1,10 +1,16 @@
-"""A frozen server is noticed (issue 43): three servers on PostgreSQL behind a real nginx
-running deploy/nginx.conf, two people in a room whose sockets the proxy sends (by the room's
-code) to one server, which owns the room. That server is stopped with SIGSTOP (a VM pause, a
-long stall): its lease lapses and another server takes the room over; the proxy hears nothing
-from the frozen one for 3 s and closes the people's sockets; they reconnect, as the page does,
-and the proxy sends their handshakes, unanswered, on to another server. The game moves on while
-the owner is still frozen, and after SIGCONT nothing is lost or doubled.
+"""A frozen server is noticed (issue 43): three servers on PostgreSQL behind a real proxy
+running a shipped configuration (deploy/nginx.conf, deploy/Caddyfile), two people in a room
+whose sockets the proxy sends (by the room's code) to one server, which owns the room. That
+server is stopped with SIGSTOP (a VM pause, a long stall): its lease lapses and another server
+takes the room over; the proxy hears nothing from the frozen one for 3 s and closes the
+people's sockets; they reconnect, as the page does, and the proxy sends their handshakes,
+unanswered, on to another server. The game moves on while the owner is still frozen, and after
+SIGCONT nothing is lost or doubled.
+
+CI lets the owner go as soon as the game has moved on; ``--soak`` keeps it stopped for issue
+43's 30 s whatever happens (a server thawed long after its leases lapsed). With ``-s`` the test
+prints when the game moved on (issue 43: within 10 s of the stop); the time is printed, not
+asserted beyond the 30 s (the suite runs under load).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from caddyproxy import caddy_proxy
 from realserver import RealServer, request
 from test_web_cluster import GAME_LIMIT, record_of, servers
 from test_web_outage import agrees_with_record
@@ -81,17 +88,25 @@ class Person:
                 await ws.send(json.dumps({"type": "action", "action": msg["legal"][0]}))
 
 
-def _owner(srvs: list[RealServer]) -> RealServer:
+def _owner(srvs: list[RealServer]) -> RealServer | None:
+    """The server playing the room (``None``: none now, e.g. in the moment of a handover)."""
     owners = [s for s in srvs if request(s.port, "/readyz").body["rooms"] == 1]
-    assert len(owners) == 1, [request(s.port, "/readyz").body for s in srvs]
-    return owners[0]
+    assert len(owners) <= 1, [request(s.port, "/readyz").body for s in srvs]
+    return owners[0] if owners else None
 
 
-def test_a_frozen_owner_is_left_and_the_game_goes_on(tmp_path: Path, pg_database: str) -> None:
+#: The shipped proxies: deploy/nginx.conf and deploy/Caddyfile.
+PROXIES = {"nginx": proxy, "caddy": caddy_proxy}
+
+
+@pytest.mark.parametrize("shipped", sorted(PROXIES))
+def test_a_frozen_owner_is_left_and_the_game_goes_on(
+    tmp_path: Path, pg_database: str, soak: int, shipped: str
+) -> None:
     with (
         # Bots wait 0.25 s a move, so that the game outlasts the setting up below.
         servers(tmp_path, pg_database, 3, "--ws-ping", "1", "--bot-delay", "0.25") as srvs,
-        proxy(*(s.port for s in srvs)) as port,
+        PROXIES[shipped](*(s.port for s in srvs)) as port,
     ):
         created = request(port, "/api/rooms", {"host_name": "Ann", "seats": 4, "bot": "greedy"})
         assert created.status == 201, created.body
@@ -110,7 +125,7 @@ def test_a_frozen_owner_is_left_and_the_game_goes_on(tmp_path: Path, pg_database
             while ann.last is None or ann.last["move"] < 6 or time.monotonic() - since < 3:
                 assert time.monotonic() < deadline
                 now_owner = _owner(srvs)
-                if now_owner is not owner:
+                if now_owner is not owner or owner is None:
                     owner, since = now_owner, time.monotonic()
                 await asyncio.sleep(0.2)
             assert owner is not None and ann.last["view"]["phase"] != "over"
@@ -123,6 +138,8 @@ def test_a_frozen_owner_is_left_and_the_game_goes_on(tmp_path: Path, pg_database
                     assert time.monotonic() - frozen < FROZEN, "no move while the owner froze"
                     await asyncio.sleep(0.05)
                 waited = time.monotonic() - frozen
+                if soak > 1:  # the whole 30 s (the game may end meanwhile)
+                    await asyncio.sleep(max(0.0, frozen + FROZEN - time.monotonic()))
             finally:
                 owner.proc.send_signal(signal.SIGCONT)
             await asyncio.wait_for(asyncio.gather(*tasks), GAME_LIMIT)
@@ -130,7 +147,9 @@ def test_a_frozen_owner_is_left_and_the_game_goes_on(tmp_path: Path, pg_database
             return waited, ann.last["game_id"]
 
         waited, game_id = asyncio.run(main())
-        print(f"the game moved on {waited:.2f} s after the owner's SIGSTOP")  # pytest -s
+        held = FROZEN if soak > 1 else waited
+        # pytest -s
+        print(f"\nthe game moved on {waited:.2f} s after the owner's SIGSTOP (held {held:.0f} s)")
         record = record_of(port, game_id)
         assert record.replay().is_over
         for person in (ann, bob):

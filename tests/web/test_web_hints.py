@@ -62,7 +62,7 @@ def test_a_hint_is_one_of_the_legal_actions_and_is_not_played(tmp_path: Path) ->
             # Nothing was played: the game waits at move 0, Bob heard nothing of it.
             assert server.room(code).game is not None
             assert len(server.room(code).game.history) == 0  # type: ignore[union-attr]
-            heard = await bob.drain(0.1)
+            heard = await bob.settled()  # all the loop had for him (no real-time pause)
             assert [m for m in heard if m["type"] == "hint" or m.get("move", 0) > 0] == []
             # Asking again for the same moment gets the same answer without a new search.
             await ann.send({"type": "hint"})

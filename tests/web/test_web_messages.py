@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
+import pytest
 from webharness import Server, run, table
 
+import nomercy.web
 from nomercy.web.messages import PROTOCOL_VERSION
+
+WEB = Path(nomercy.web.__file__).resolve().parent
+#: Typed dicts the web builds that are no message to a client: a request a server forwards to
+#: the room's owner, which judges it as a client's (web/rooms.py: a ``join`` on another server).
+_REQUESTS = {"join"}
 
 
 def test_the_protocol_version_is_in_meta_and_every_welcome(tmp_path: Path) -> None:
@@ -46,3 +54,30 @@ def test_each_seat_gets_its_player_view_as_json_without_the_engine_bookkeeping(
                 assert view["two_player"] is False and view["next_seat"] == game.view(0).next_seat
 
     run(main)
+
+
+def _typed_dicts(path: Path) -> list[tuple[int, str]]:
+    """Each dict display in ``path`` with a constant ``"type"`` key: (line, its value)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                is_type = isinstance(key, ast.Constant) and key.value == "type"
+                if is_type and isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    found.append((node.lineno, value.value))
+    return found
+
+
+@pytest.mark.no_store
+def test_every_message_to_a_client_is_built_in_messages_py() -> None:
+    # One module owns the wire format (issue 47): elsewhere a typed dict is an ASGI event
+    # (a dotted type such as "websocket.close") or a forwarded request, never a message.
+    assert any(kind == "error" for _, kind in _typed_dicts(WEB / "messages.py"))
+    outside = [
+        f"{path.relative_to(WEB)}:{line}: {kind!r}"
+        for path in sorted(WEB.rglob("*.py"))
+        if path.name != "messages.py"
+        for line, kind in _typed_dicts(path)
+        if "." not in kind and kind not in _REQUESTS
+    ]
+    assert outside == []

@@ -86,11 +86,12 @@ def test_db_copy_moves_rooms_and_replays_over(
             async with room.lock:
                 room.seats[0].kind, room.seats[0].bot = "bot", "greedy"  # bots play it out
                 await room.start_game()
-            for _ in range(400):
-                if room.finished:
-                    break
+            # The bots play it out, each move stored: the bound only catches a hang (a
+            # loaded machine takes many times the second or two it takes alone).
+            end = asyncio.get_running_loop().time() + 120
+            while not room.finished:
+                assert asyncio.get_running_loop().time() < end, "the game did not end"
                 await asyncio.sleep(0.02)
-            assert room.finished
             game_id = room.finished[0]
             row = server.lobby.store.load_game(game_id)
             assert row is not None

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from realserver import RealServer, free_port, real_server, request
+from realserver import START_LIMIT, RealServer, free_port, real_server, request
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus
 
@@ -80,7 +80,7 @@ def proxy(*upstreams: int) -> Iterator[int]:
             stderr=subprocess.STDOUT,
         )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + START_LIMIT
         while True:
             try:
                 if request(port, "/healthz", timeout=2).status == 200:

@@ -45,7 +45,7 @@ def http(port: int, path: str, body: dict[str, Any] | None = None) -> Any:
         headers={"content-type": "application/json"},
         method="GET" if body is None else "POST",
     )
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=60) as response:  # catches a hang only
         text = response.read().decode()
     return text if path.endswith("format=record") else json.loads(text)
 
@@ -101,12 +101,12 @@ def server(
     with log.open("ab") as err:
         proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + realserver.START_LIMIT
         while True:
             try:
                 http(port, "/api/meta")
                 break
-            except (urllib.error.URLError, ConnectionError):
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
                 assert proc.poll() is None, log.read_text()
                 assert time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.1)
@@ -130,7 +130,7 @@ class Player:
         self.states: list[dict[str, Any]] = []
 
     async def recv(self) -> dict[str, Any]:
-        msg: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), 15))
+        msg: dict[str, Any] = json.loads(await asyncio.wait_for(self.ws.recv(), 60))
         if msg["type"] == "state":
             self.states.append(msg)
         return msg

@@ -43,21 +43,21 @@ def test_a_notice_during_a_reload_is_not_undone_by_it(tmp_path: Path) -> None:
             def held(code: str, row: Any = None) -> RoomState | None:
                 state = load_state(code, row)  # the move is not stored yet: read before it
                 read.set()
-                assert go.wait(10), "never let go"
+                assert go.wait(60), "never let go"
                 return state
 
             lobby.load_state = held  # type: ignore[method-assign]
             reload = asyncio.ensure_future(lobby.resync(room))
-            assert await asyncio.to_thread(read.wait, 10)
+            assert await asyncio.to_thread(read.wait, 60)
             # The owner's move arrives meanwhile; its follower task gets the loop's next turns
             # (an unheld lock is taken without waiting, and the move applied at once).
             room.receive(notice)
             for _ in range(5):
                 await asyncio.sleep(0)
             go.set()
-            await asyncio.wait_for(reload, 10)
+            await asyncio.wait_for(reload, 60)
             if room._follower is not None:  # the notice, if it waited for the reload
-                await asyncio.wait_for(room._follower, 10)
+                await asyncio.wait_for(room._follower, 60)
             lobby.load_state = load_state  # type: ignore[method-assign]
 
             assert room.game is not None and len(room.game.history) == 1

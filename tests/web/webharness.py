@@ -15,12 +15,38 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from clocks import ManualClock
 
 from nomercy.core.game import Game
 from nomercy.web import ServerConfig, create_app
+from nomercy.web.connections import LoopWatch
 from nomercy.web.rooms import Lobby, Room
 
-TIMEOUT = 10.0
+#: The bound on every wait for the app (real time): it only catches a hang, so it is far above
+#: what the slowest wait takes on a loaded machine (the suite runs beside other work).
+TIMEOUT = 60.0
+
+
+#: Event-loop rounds :func:`settle` runs: far more than any message's path through the app
+#: (a handful of tasks hand it on: the socket's reader and worker, the sender).
+SETTLE_TURNS = 100
+
+
+async def settle(turns: int = SETTLE_TURNS) -> None:
+    """Let the event loop run ``turns`` rounds: the app's work that needs only the loop (no
+    thread, no real wait) is done afterwards however slowly the machine runs."""
+    for _ in range(turns):
+        await asyncio.sleep(0)
+
+
+class NoStalls(LoopWatch):
+    """The loop watch of a server on a hand-driven clock: the test's clock is all the time
+    there is, so a pause of the test process (a loaded machine) is no stall to credit to a
+    connection's rate (``Connection.admit``); else the limits' counts would depend on the
+    machine's speed. Stalls themselves are tested on a real server (test_web_bounds.py)."""
+
+    def stalled(self, now: float) -> float:
+        return 0.0
 
 
 class Closed(Exception):
@@ -132,6 +158,17 @@ class WsClient:
             except TimeoutError:
                 return got
 
+    async def settled(self, turns: int = SETTLE_TURNS) -> list[dict[str, Any]]:
+        """Every message the server sends once it has run ``turns`` rounds of the event loop
+        (:func:`settle`): with a hand-driven clock, what is due by now, counted in the loop's
+        rounds, not in real time, so a loaded machine neither hides a message nor makes one
+        late. Only for work done in the loop (no database write or bot in a thread)."""
+        await settle(turns)
+        got = []
+        while not self.from_app.empty():
+            got.append(await self.recv())
+        return got
+
     async def hello(self, token: str | None = None) -> dict[str, Any]:
         """Say hello and return the welcome."""
         self.token = token
@@ -158,6 +195,8 @@ class Server:
         self.config = ServerConfig(database=database, **config)
         self.app = create_app(self.config)
         self.lobby: Lobby = self.app.state.lobby
+        if isinstance(self.config.clock, ManualClock):
+            self.lobby.watch = NoStalls()
         self._lifespan: Any = None
         self._https: list[httpx.AsyncClient] = []
         self.http = self.http_from("127.0.0.1")
@@ -236,6 +275,15 @@ async def table(
     for client in clients:
         await client.drain(0.02)
     return code, clients
+
+
+async def bots_idle(room: Room, timeout: float = TIMEOUT) -> None:
+    """Wait until ``room``'s bot task has ended (or none runs): every bot has been asked and
+    has acted or let its chance go. A condition, not a pause: a test that checks a bot did
+    not act cannot pass because the bot was merely slow (``timeout`` only catches a hang)."""
+    task = room._bot_task
+    if task is not None:
+        await asyncio.wait_for(asyncio.shield(task), timeout)
 
 
 def run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:

@@ -1,7 +1,7 @@
 """Run many games: in this process, on local worker processes, or on a Ray cluster.
 
 Work is cut into :class:`Chunk` s of consecutive game indices. Every game derives its seeds
-from the run's master seed and its own index (:mod:`nomercy.arena.seeds`), and results are put
+from the run's master seed and its own index (:mod:`nomercy.core.seeds`), and results are put
 back in chunk order, so the same run gives the same results with any ``jobs``, any chunk size
 and either backend.
 

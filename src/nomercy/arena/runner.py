@@ -1,7 +1,7 @@
 """Play one game of a tournament or a simulation and keep what the statistics need.
 
 :func:`play_game` is the unit of work every backend runs: it builds the game and the bots from
-seeds derived from the run's master seed and the game's index (:mod:`nomercy.arena.seeds`),
+seeds derived from the run's master seed and the game's index (:mod:`nomercy.core.seeds`),
 plays the game and turns the statistics the engine keeps per hand
 (:class:`~nomercy.core.tally.Tally`, ``Game.hand_tallies``) into one :class:`HandStats` per
 hand. The result is small and picklable, so worker processes and Ray tasks send back only
@@ -38,12 +38,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from nomercy.arena.seeds import bot_seeds, game_seed
 from nomercy.bots.base import Bot
 from nomercy.bots.driver import Driver, view_mode
 from nomercy.bots.spec import BotSpec, for_table, parse_bot_spec
+from nomercy.core.dealing import DEAL_VERSION
 from nomercy.core.game import Game, Phase, new_game
 from nomercy.core.rules import RuleSet, make_rules
+from nomercy.core.seeds import bot_seeds, game_seed
 from nomercy.core.tally import Tally
 
 __all__ = [
@@ -72,7 +73,8 @@ class GameSetup:
 
     ``deal_games``: how many consecutive games share a deal (game ``i`` is dealt from
     ``game_seed(seed, i // deal_games)``); 1 by default, the number of seats for the paired
-    deals of a sequential test (:mod:`nomercy.arena.sprt`).
+    deals of a sequential test (:mod:`nomercy.arena.sprt`). ``deal_version``: the shuffles'
+    generator (``new_game``; docs/notation.md, "Deal versions"), which the reports name.
     """
 
     players: int
@@ -81,6 +83,7 @@ class GameSetup:
     seed: int = 0
     max_actions: int = MAX_ACTIONS
     deal_games: int = 1
+    deal_version: int = DEAL_VERSION
 
     @classmethod
     def make(
@@ -90,9 +93,11 @@ class GameSetup:
         options: Mapping[str, Any] | None = None,
         seed: int = 0,
         max_actions: int = MAX_ACTIONS,
+        deal_version: int = DEAL_VERSION,
     ) -> GameSetup:
         """A setup with ``options`` given as a mapping."""
-        return cls(players, preset, tuple(sorted((options or {}).items())), seed, max_actions)
+        options_items = tuple(sorted((options or {}).items()))
+        return cls(players, preset, options_items, seed, max_actions, deal_version=deal_version)
 
     def rules(self) -> RuleSet:
         """The rule set of every game of the run (built once per preset and options).
@@ -114,7 +119,12 @@ class GameSetup:
     def new_game(self, index: int) -> Game:
         """Game ``index`` of the run, dealt with its derived seed (its deal's: ``deal_games``)."""
         deal = index // self.deal_games
-        return new_game(self.players, rules=self.rules(), seed=game_seed(self.seed, deal))
+        return new_game(
+            self.players,
+            rules=self.rules(),
+            seed=game_seed(self.seed, deal),
+            deal_version=self.deal_version,
+        )
 
 
 #: Rule sets by (preset, options): checking the options costs more than a deal.

@@ -24,7 +24,7 @@ from typing import Any
 
 from nomercy.arena.parallel import Progress, chunk_games, default_jobs, run_chunks
 from nomercy.arena.runner import BotSpec, GameResult, GameSetup, HandStats
-from nomercy.arena.stats import distribution, summarize, wilson_interval
+from nomercy.core.stats import distribution, summarize, wilson_interval
 
 __all__ = ["CSV_FIELDS", "SCHEMA", "SimulationResult", "Variant", "run_simulation"]
 
@@ -143,6 +143,7 @@ class SimulationResult:
                 "players": self.players,
                 "bots": [b.label for b in self.bots],
                 "seed": self.seed,
+                "deal_version": first.deal_version,
                 "preset": first.preset,
                 "options": {
                     k: v for k, v in first.options if self.compare is None or k != self.compare
@@ -249,6 +250,7 @@ def run_simulation(
                     {**base, name: value},
                     setup.seed,
                     setup.max_actions,
+                    deal_version=setup.deal_version,
                 ),
             )
             for value in values

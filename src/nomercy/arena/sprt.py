@@ -60,7 +60,7 @@ from typing import Any
 
 from nomercy.arena.parallel import Chunk, Progress, default_jobs, run_chunks
 from nomercy.arena.runner import BotSpec, GameSetup
-from nomercy.arena.stats import Z95
+from nomercy.core.stats import Z95
 
 __all__ = [
     "SCHEMA",

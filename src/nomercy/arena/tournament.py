@@ -12,7 +12,7 @@ with fewer seats than bots, every game leaves some bots out, in turn. A bot may 
 more than once: it then holds that many places of the rotation (one standing over them all).
 
 **Seeds.** Game ``i`` is dealt with ``game_seed(seed, i)`` and the bot in seat ``s`` gets
-``bot_seed(seed, i, s)`` (:mod:`nomercy.arena.seeds`), so results do not depend on ``jobs``
+``bot_seed(seed, i, s)`` (:mod:`nomercy.core.seeds`), so results do not depend on ``jobs``
 or the backend.
 
 **Ratings.** openskill's Plackett-Luce model (Weng and Lin 2011), starting every bot at
@@ -38,7 +38,7 @@ from typing import Any
 
 from nomercy.arena.parallel import Progress, chunk_games, default_jobs, run_chunks
 from nomercy.arena.runner import BotSpec, GameResult, GameSetup
-from nomercy.arena.stats import wilson_interval
+from nomercy.core.stats import wilson_interval
 
 __all__ = [
     "SCHEMA",
@@ -201,6 +201,7 @@ class TournamentResult:
                 "players": setup.players,
                 "games": len(self.games),
                 "seed": setup.seed,
+                "deal_version": setup.deal_version,
                 "preset": setup.preset,
                 "options": dict(setup.options),
                 "lineups": [

@@ -63,7 +63,6 @@ from nomercy.core.actions import (
 )
 from nomercy.core.base import Phase
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
-from nomercy.core.legality import answering_flags, answers_stack, stack_floor_after
 from nomercy.core.views import PlayerView
 
 __all__ = ["HeuristicBot"]
@@ -133,12 +132,11 @@ class _Context:
 
     def follow_ups(self, rest: Sequence[Card], total: int, card: Card) -> list[Card]:
         """The Draw Cards of ``rest`` the engine would let us stack on ``card`` played onto
-        a penalty of ``total`` (NM-18, A04 via :func:`stack_floor_after`, A05), naming each
-        one's own colour (:func:`answers_stack`)."""
-        floor = stack_floor_after(self.rules, total, card)
-        return [
-            c for c in rest if c.draw_value and answers_stack(self.rules, c, floor, card, c.colour)
-        ]
+        a penalty of ``total`` (NM-18, A04 via :meth:`PlayerView.stack_floor_after`, A05),
+        naming each one's own colour (:meth:`PlayerView.answers_stack`)."""
+        floor = self.view.stack_floor_after(card, total)
+        answers = self.view.answers_stack
+        return [c for c in rest if c.draw_value and answers(c, floor, card, c.colour)]
 
     def distance(self, seat: int) -> int:
         d = self.players[seat].mercy_distance
@@ -178,9 +176,9 @@ class _Context:
 
     def answer_probability(self, seat: int, floor: int, top: Card) -> float:
         """Chance that ``seat`` holds a card that answers a stack of ``floor`` once ``top`` is
-        played (the engine's test, :func:`~nomercy.core.legality.answers_stack`: NM-18, A05,
-        A07; a wild ``top``'s colour is not known yet, so it is taken as none)."""
-        answers = answering_flags(self.rules, floor, top, top.colour)
+        played (the engine's test, :meth:`PlayerView.answers_stack`: NM-18, A05, A07; a wild
+        ``top``'s colour is not known yet, so it is taken as none)."""
+        answers = self.view.answering_flags(floor, top, top.colour)
         if any(answers[c.index] for c in self.k.known.get(seat, [])):
             return 1.0
         unseen = self.k.unseen
@@ -368,7 +366,7 @@ class HeuristicBot:
             if not ctx.follow_ups(rest, total, card):
                 return None
             return 1.0 + self._victim_bonus(ctx, victim, total + value + 4)
-        answer = ctx.answer_probability(victim, stack_floor_after(ctx.rules, total, card), card)
+        answer = ctx.answer_probability(victim, ctx.view.stack_floor_after(card, total), card)
         score = 10.0 - _ANSWER * answer - _STACK_KEEP * _KEEP.get(value, 1.0)
         score += self._victim_bonus(ctx, victim, total + value)
         return score
@@ -398,7 +396,7 @@ class HeuristicBot:
         if ctx.follow_ups(rest, sent, card):
             return False  # a follow-up: we can answer an answer
         victim = ctx.victim(card)
-        answer = ctx.answer_probability(victim, stack_floor_after(ctx.rules, total, card), card)
+        answer = ctx.answer_probability(victim, ctx.view.stack_floor_after(card, total), card)
         back = sent + card.draw_value  # the smallest answer
         # A knock-out (NM-33) weighs like the game: a victim who probably answers makes even
         # a stack that would knock it out a bad gamble.
@@ -507,7 +505,7 @@ class HeuristicBot:
                     follow = min(follows, key=lambda c: (c.draw_value, c.is_wild))
                     victim = nxt
                     total = card.draw_value + follow.draw_value
-                    floor = stack_floor_after(ctx.rules, card.draw_value, follow)
+                    floor = ctx.view.stack_floor_after(follow, card.draw_value)
                     answer = ctx.answer_probability(victim, floor, follow)
                     gain = _ATTACK * total + 12.0 * ctx.threat(victim) + _EXTRA_TURN
                     score += _COMBO * (
@@ -518,7 +516,7 @@ class HeuristicBot:
                     )
             else:
                 victim = ctx.victim(card)
-                floor = stack_floor_after(ctx.rules, 0, card)  # it opens a stack
+                floor = ctx.view.stack_floor_after(card, 0)  # it opens a stack
                 answer = ctx.answer_probability(victim, floor, card)
                 # Unanswered, the victim takes the cards and (two players) we play again.
                 gain = _ATTACK * card.draw_value + 12.0 * ctx.threat(victim)

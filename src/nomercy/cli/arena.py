@@ -22,12 +22,14 @@ from nomercy.cli.common import (
     EXIT_FAILURE,
     PROG,
     UsageError,
+    add_deal_version_argument,
     add_rules_arguments,
     check_writable,
     install_hint,
     parse_options,
 )
 from nomercy.cli.progress import progress_bar
+from nomercy.core.dealing import DEAL_VERSION, seed_label
 from nomercy.core.errors import NoMercyError
 from nomercy.core.rules import parse_option_value
 
@@ -169,6 +171,7 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--seed", type=int, default=0, help="master seed; game i's seeds derive from it (0)"
     )
+    add_deal_version_argument(parser)
     parser.add_argument(
         "--jobs",
         type=int,
@@ -243,7 +246,9 @@ def _parse_bots(text: str, preset: str) -> list[BotSpec]:
 
 
 def _setup(args: argparse.Namespace, options: dict[str, Any]) -> GameSetup:
-    setup = GameSetup.make(args.players, args.preset, options, args.seed)
+    setup = GameSetup.make(
+        args.players, args.preset, options, args.seed, deal_version=args.deal_version
+    )
     try:
         setup.new_game(0)  # player count and option combination, checked once here
     except NoMercyError as exc:
@@ -377,7 +382,7 @@ def _print_standings(result: Any, out: TextIO) -> None:
         title=(
             f"{len(result.games)} games, {setup.players} players, {setup.preset}"
             + (f" ({options})" if options else "")
-            + f", seed {setup.seed}"
+            + f", {seed_label(setup.seed, setup.deal_version)}"
         ),
         caption=_standings_caption(result),
     )
@@ -486,7 +491,8 @@ def _print_summary(summary: dict[str, Any], out: TextIO) -> None:
     title = (
         f"{config['games']} games per variant, {config['players']} players, {config['preset']}"
         + (f" ({options})" if options else "")
-        + f", bots {','.join(sorted(set(config['bots'])))}, seed {config['seed']}"
+        + f", bots {','.join(sorted(set(config['bots'])))}, "
+        + seed_label(config["seed"], config.get("deal_version", DEAL_VERSION))
     )
     table = Table(title=title, caption="mean (median); penalties: cards in each stack taken")
     for header in (
@@ -620,6 +626,9 @@ def _sprt(args: argparse.Namespace, out: TextIO) -> int:
         raise UsageError("--sprt plays until it decides: use --max-games, not --games")
     if args.csv:
         raise UsageError("--sprt writes no standings: use --json or --state")
+    if args.deal_version != DEAL_VERSION:
+        # Its saved state (--state) names no deal version: a resumed test must deal alike.
+        raise UsageError(f"--sprt deals with deal version {DEAL_VERSION} only")
     args.games = args.max_games
     jobs = _check_run(args)
     bots = _parse_bots(args.bots, args.preset)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from nomercy.core.dealing import DEAL_VERSION, DEAL_VERSIONS
 from nomercy.core.errors import NoMercyError
 from nomercy.core.rules import PRESETS, parse_option_value
 
@@ -17,6 +18,7 @@ __all__ = [
     "EXIT_USAGE",
     "PROG",
     "UsageError",
+    "add_deal_version_argument",
     "add_rules_arguments",
     "check_writable",
     "parse_options",
@@ -52,6 +54,21 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME=VALUE",
         help="set a rule option (repeatable); see `nomercy rules`",
+    )
+
+
+def add_deal_version_argument(parser: argparse.ArgumentParser) -> None:
+    """--deal-version, for the commands that deal a game from --seed (docs/notation.md)."""
+    parser.add_argument(
+        "--deal-version",
+        type=int,
+        choices=DEAL_VERSIONS,
+        default=DEAL_VERSION,
+        metavar="V",
+        help=(
+            "the shuffles' generator: 1 (random.Random) or 2 (xoshiro128++, cheaper); "
+            "a seed deals another game under each, and records name it (default: %(default)s)"
+        ),
     )
 
 

@@ -38,12 +38,14 @@ from nomercy.cli.common import (
     EXIT_USAGE,
     PROG,
     UsageError,
+    add_deal_version_argument,
     add_rules_arguments,
     check_writable,
     install_hint,
     parse_options,
 )
 from nomercy.core.actions import Action
+from nomercy.core.dealing import seed_label
 from nomercy.core.errors import NoMercyError
 from nomercy.core.events import Event
 from nomercy.core.game import Game, new_game
@@ -102,7 +104,9 @@ examples:
   nomercy play --save-dir games/                 # every finished game saved as a record
   nomercy play --resume games/nomercy-saved-seed4242-20260101-120000.json
 
-Each game gets a fresh random seed unless --seed is given; the log's first line shows it.
+Each game gets a fresh random seed unless --seed is given; the log's first line shows it
+(with --deal-version 2, the cheaper shuffles, it shows the version too: the seed deals
+another game under each version).
 Keys: arrows + enter choose a legal action (mouse clicks work too); d draws (or takes a
 pending penalty), and says which rule forbids it when it cannot; u calls UNO (with two cards,
 choose a 'play ... + call UNO' action); i types an action in notation (play W+6 G, play R7 2,
@@ -200,6 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--players", type=int, default=4, metavar="N", help="number of seats (default: 4)"
     )
     play.add_argument("--seed", type=int, default=0, help="shuffle seed (default: 0)")
+    add_deal_version_argument(play)
     add_rules_arguments(play)
     play.add_argument(
         "--bots",
@@ -305,6 +310,7 @@ def _add_play(sub: Any, raw: type[argparse.HelpFormatter]) -> None:
         default=None,
         help="shuffle seed, to deal a game again (default: a fresh random seed, shown in the log)",
     )
+    add_deal_version_argument(play)
     play.add_argument(
         "--speed",
         type=float,
@@ -443,7 +449,13 @@ def _selfplay(args: argparse.Namespace, out: TextIO) -> int:
     options = parse_options(args.option)
     check_writable(args.save)  # before the game, not after it
     try:
-        game = new_game(args.players, rules=args.preset, options=options, seed=args.seed)
+        game = new_game(
+            args.players,
+            rules=args.preset,
+            options=options,
+            seed=args.seed,
+            deal_version=args.deal_version,
+        )
     except NoMercyError as exc:
         raise UsageError(str(exc)) from None
     bots = _make_bots(args.bots, game.n, args.seed, game.rules.preset)
@@ -452,7 +464,8 @@ def _selfplay(args: argparse.Namespace, out: TextIO) -> int:
     quiet = args.quiet
     if not quiet:
         seats = ", ".join(f"{game.names[s]} {bot.name}" for s, bot in enumerate(bots))
-        print(f"{args.preset}, {game.n} players, seed {args.seed}; bots: {seats}", file=out)
+        seed = seed_label(args.seed, game.deal_version)
+        print(f"{args.preset}, {game.n} players, {seed}; bots: {seats}", file=out)
         _print_events(game.opening_events, out)
 
     def narrate(action: Action, events: list[Event]) -> None:
@@ -548,6 +561,7 @@ def _play_config(args: argparse.Namespace) -> Any:
             options=options,
             seed=args.seed if args.seed is not None else secrets.randbelow(1_000_000),
             uno_forget=args.bot_uno_forget,
+            deal_version=args.deal_version,
         )
     except (NoMercyError, TableError) as exc:
         raise UsageError(str(exc)) from None
@@ -586,7 +600,11 @@ def _replay(args: argparse.Namespace, out: TextIO) -> int:
     seat = args.seat
     if seat is not None and not 0 <= seat < game.n:
         raise UsageError(f"--seat {seat}: the game has seats 0 to {game.n - 1}")
-    origin = "from a position" if record.start is not None else f"seed {record.seed}"
+    origin = (
+        "from a position"
+        if record.start is not None
+        else seed_label(record.seed, record.deal_version)
+    )
     count = len(record.actions)
     head = f"{record.rules}, {game.n} players, {origin}; {count} action{'' if count == 1 else 's'}"
     if seat is not None:

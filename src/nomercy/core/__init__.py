@@ -1,4 +1,4 @@
-"""The pure rules engine: standard library only, no I/O.
+"""The pure rules engine: the standard library (and mypy_extensions' ``i64``), no I/O.
 
 The same source runs either as plain Python or compiled by mypyc (``pip install`` with a C
 compiler present, or ``python -m nomercy.core.build``, writes the extensions to ``_compiled/``

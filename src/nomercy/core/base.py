@@ -9,20 +9,44 @@ imports the modules that work on a game (they receive it as an argument).
 from __future__ import annotations
 
 from enum import StrEnum, unique
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from nomercy.core.cards import Kind
+from nomercy.core.cards import Colour, Kind
 from nomercy.core.errors import NoMercyError, RuleSetError
 from nomercy.core.rules import RuleSet
 
 if TYPE_CHECKING:
     from nomercy.core.game import Game
 
-__all__ = ["EngineError", "Phase", "check_deal", "seat_arg"]
+__all__ = ["EngineError", "Phase", "Wd4", "check_deal", "seat_arg"]
 
 
 class EngineError(NoMercyError):
     """The game cannot go on (A13 ``exhaustion_fallback="raise"``); the game is unchanged."""
+
+
+class Wd4(NamedTuple):
+    """A classic Wild +4 awaiting a challenge (CL-8), as the engine keeps it (``Game.wd4``).
+
+    Whether the play was honest is hidden until challenged: a view shows ``seat`` and
+    ``colour`` only (``PlayerView.wd4_play``).
+    """
+
+    seat: int
+    """The seat that played the Wild +4 (the one a challenge accuses)."""
+    guilty: bool
+    """Whether that seat held a card of ``colour`` when it played (CL-8)."""
+    colour: Colour | None
+    """The active colour it was played on."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The position format's ``"wd4"`` (docs/notation.md): colour as its letter."""
+        colour = self.colour
+        return {
+            "seat": self.seat,
+            "guilty": self.guilty,
+            "colour": colour.value if colour else None,
+        }
 
 
 @unique

@@ -1,7 +1,14 @@
 """Dealing and shuffling: the only chance in a game (NM-2..NM-5, CL-2, CL-3, A01, A38).
 
-Each shuffle uses ``random.Random(key)`` with the game's key and then advances the key with
-SplitMix64, so a position plus actions always continues the same way, draws included.
+Each shuffle draws from a generator seeded with the game's key and then advances the key with
+SplitMix64, so a position plus actions always continues the same way, draws included. Which
+generator is the game's *deal version* (docs/notation.md, "Deal versions"):
+
+- version 1: ``random.Random(key)`` (MT19937) and CPython's ``random.shuffle``;
+- version 2: :class:`DealStream` (xoshiro128++ seeded by SplitMix64, Lemire's bounded
+  draws) and a Fisher-Yates shuffle of our own, about five times cheaper, with every bit of
+  its output fixed by this module rather than by a library.
+
 Functions that work on a game take it as ``g`` (``Game`` calls them).
 """
 
@@ -10,6 +17,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+from mypy_extensions import i64
 
 from nomercy.core.base import (
     CHOOSE_COLOUR,
@@ -30,25 +39,144 @@ if TYPE_CHECKING:
     from nomercy.core.game import Game
 
 __all__ = [
+    "DEAL_VERSION",
+    "DEAL_VERSIONS",
     "MASK",
+    "DealStream",
     "below",
+    "check_deal_version",
     "choice_as_random",
     "deal",
     "fresh_deck",
+    "key_below",
     "next_key",
     "randbelow",
+    "seed_label",
     "shuffle_as_random",
+    "shuffle_with_key",
 ]
 
 MASK: Final = (1 << 64) - 1
+_GAMMA: Final = 0x9E3779B97F4A7C15  # SplitMix64's increment
+_M32: Final = 0xFFFFFFFF
+_2_32: Final = 1 << 32
+_N_LIMIT: Final = 1 << 31  # DealStream.below's bound: a product of 32 and 31 bits fits i64
+
+#: The deal versions this code deals (docs/notation.md, "Deal versions").
+DEAL_VERSIONS: Final = (1, 2)
+#: The deal version of a new game when none is named, and of every record, position or
+#: room that names none (all of them were dealt by version 1). Version 2 is opt-in until
+#: every place that keeps or shows a seed also keeps the version.
+DEAL_VERSION: Final = 1
+
+
+def check_deal_version(version: object) -> int:
+    """``version`` if it is a deal version this code deals.
+
+    Raises:
+        TypeError: not an integer.
+        RuleSetError: an integer that is not a deal version.
+    """
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise TypeError(f"deal_version must be an integer, not {version!r}")
+    if version not in DEAL_VERSIONS:
+        raise RuleSetError(
+            f"deal version {version} is not one this version of nomercy deals "
+            f"({', '.join(map(str, DEAL_VERSIONS))})"
+        )
+    return version
+
+
+def seed_label(seed: int, version: int) -> str:
+    """How interfaces show a game's seed: with its deal version when it is not 1, since the
+    seed alone deals another game under another version.
+
+    >>> seed_label(12, 1), seed_label(12, 2)
+    ('seed 12', 'seed 12, deal version 2')
+    """
+    return f"seed {seed}" if version == DEAL_VERSION else f"seed {seed}, deal version {version}"
 
 
 def next_key(key: int) -> int:
     """SplitMix64 step: derive the next shuffle key from the current one (Pgx-style keys)."""
-    z = (key + 0x9E3779B97F4A7C15) & MASK
+    z = (key + _GAMMA) & MASK
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
     return z ^ (z >> 31)
+
+
+class DealStream:
+    """Deal version 2's generator: xoshiro128++ 1.0 (Blackman and Vigna) on four 32-bit words.
+
+    Seeded from a 64-bit ``key``: the first two outputs of SplitMix64 from state ``key``
+    (``next_key(key)`` and ``next_key(key + 0x9E3779B97F4A7C15)``), each split low word first,
+    as the authors recommend seeding it (two distinct outputs, so never the all-zero state).
+    Every value it computes stays below 2**63, so the compiled build works in machine words
+    (``i64``) and the pure build in Python ints, to the same bits.
+
+    >>> s = DealStream(0)
+    >>> [s.next32() for _ in range(3)]
+    [1179900579, 1938959192, 3089844957]
+    """
+
+    __slots__ = ("a", "b", "c", "d")
+
+    def __init__(self, key: int) -> None:
+        key &= MASK
+        low = next_key(key)
+        high = next_key((key + _GAMMA) & MASK)
+        self.a: i64 = low & _M32
+        self.b: i64 = low >> 32
+        self.c: i64 = high & _M32
+        self.d: i64 = high >> 32
+
+    def next32(self) -> i64:
+        """The next 32-bit output (xoshiro128++'s ``next``)."""
+        a = self.a
+        b = self.b
+        c = self.c
+        d = self.d
+        x = (a + d) & _M32
+        result = ((((x << 7) & _M32) | (x >> 25)) + a) & _M32
+        t = (b << 9) & _M32
+        c ^= a
+        d ^= b
+        b ^= c
+        a ^= d
+        c ^= t
+        self.a = a
+        self.b = b
+        self.c = c
+        self.d = ((d << 11) & _M32) | (d >> 21)
+        return result
+
+    def below(self, n: i64) -> i64:
+        """A number in ``range(n)`` for ``1 <= n < 2**31``, unbiased: Lemire's
+        multiply-and-shift with rejection (2019), one ``next32`` almost always (``n`` is
+        bounded so that the product fits a signed 64-bit word).
+
+        Raises:
+            ValueError: ``n`` is out of that range.
+        """
+        if n < 1 or n >= _N_LIMIT:
+            raise ValueError(f"DealStream.below needs 1 <= n < 2**31, not {n}")
+        m = self.next32() * n
+        low = m & _M32
+        if low < n:
+            floor = (_2_32 - n) % n  # 2**32 mod n: the draws that would bias
+            while low < floor:
+                m = self.next32() * n
+                low = m & _M32
+        return m >> 32
+
+    def shuffle(self, cards: list[Any]) -> None:
+        """Fisher-Yates from the top index down, as version 1's shuffle runs: position
+        ``i`` swaps with ``below(i + 1)``."""
+        i: i64 = len(cards) - 1
+        while i > 0:
+            j = self.below(i + 1)
+            cards[i], cards[j] = cards[j], cards[i]
+            i -= 1
 
 
 _DECKS: Final[dict[tuple[tuple[str, int], ...], tuple[Card, ...]]] = {}
@@ -188,6 +316,22 @@ def choice_as_random(rng: random.Random) -> Callable[[Sequence[_T]], _T]:
     return RandomChoice(rng) if _INLINED else rng.choice
 
 
+def shuffle_with_key(cards: list[Any], key: int, version: int) -> None:
+    """Shuffle ``cards`` in place as deal ``version`` does with ``key`` (the caller advances
+    the key: ``Game._shuffle``)."""
+    if version == 1:
+        shuffle_as_random(cards, random.Random(key))
+    else:
+        DealStream(key).shuffle(cards)
+
+
+def key_below(key: int, n: int, version: int) -> int:
+    """A number in ``range(n)`` drawn as deal ``version`` does with ``key`` (A38's dealer)."""
+    if version == 1:
+        return random.Random(key).randrange(n)
+    return DealStream(key).below(n)
+
+
 def deal(g: Game, *, choose_dealer: bool = False) -> None:
     """NM-2…NM-5, CL-2, CL-3: shuffle, deal, flip the start card."""
     r = g.rules
@@ -199,7 +343,7 @@ def deal(g: Game, *, choose_dealer: bool = False) -> None:
         if r.dealer_rule == "highest_card":
             g.dealer = high_card_dealer(g, deck)
         else:
-            g.dealer = random.Random(g.key).randrange(n)
+            g.dealer = key_below(g.key, n, g.deal_version)
             g.key = next_key(g.key)
             g._emit(
                 EK.DEALER,
@@ -233,6 +377,7 @@ def deal(g: Game, *, choose_dealer: bool = False) -> None:
     g.turn = (g.dealer + 1) % n
     g.phase = PLAY
     g.hand_start = len(g.log) + len(g._events)
+    g.hand_forgotten = 0  # Game.forget: nothing of the new hand is let go yet
     g._emit(
         EK.DEAL,
         (

@@ -7,15 +7,18 @@ leaves the game untouched, and it returns the :class:`~nomercy.core.events.Event
 explains what happened, citing RULES.md ids.
 
 Randomness: the only chance is shuffling. The state holds an integer key (``seed``); each
-shuffle uses ``random.Random(key)`` and then advances the key, so a position plus actions
-always gives the same game.
+shuffle draws from a generator seeded with the key, chosen by the game's deal version
+(``nomercy.core.dealing``), and then advances the key, so a position plus actions always
+gives the same game.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Final, cast
+
+from librt.vecs import vec
+from mypy_extensions import i64
 
 from nomercy.core import positions as _positions
 from nomercy.core import views as _views
@@ -44,11 +47,19 @@ from nomercy.core.base import (
     STACK_OR_ABSORB,
     EngineError,
     Phase,
+    Wd4,
     check_deal,
     seat_arg,
 )
 from nomercy.core.cards import Card, Colour
-from nomercy.core.dealing import MASK, deal, next_key, shuffle_as_random
+from nomercy.core.dealing import (
+    DEAL_VERSION,
+    MASK,
+    check_deal_version,
+    deal,
+    next_key,
+    shuffle_with_key,
+)
 from nomercy.core.decisions import Decision, decision_order
 from nomercy.core.diagnose import diagnose
 from nomercy.core.errors import (
@@ -95,7 +106,7 @@ from nomercy.core.legality import (
 from nomercy.core.redeal import Redealer, view_position
 from nomercy.core.rules import RuleSet, make_rules
 from nomercy.core.tally import Tally
-from nomercy.core.views import PlayerView
+from nomercy.core.views import PlayerView, Stack
 
 if TYPE_CHECKING:
     from nomercy.core.views import Snapshot
@@ -109,7 +120,7 @@ def _remove_card(cards: list[Card], card: Card) -> None:
     ``__lt__``, so it has no C-level equality)."""
     for i, held in enumerate(cards):
         if held is card:
-            del cards[i]
+            cards.pop(i)  # compiled, a native call; ``del cards[i]`` is a generic one
             return
     raise ValueError(f"{card} is not in the list")
 
@@ -144,14 +155,16 @@ class Game:
     - Table and turn: ``rules``, ``n``, ``names``, ``hands`` (``list[list[Card]]``),
       ``out``, ``n_active`` (seats not knocked out), ``turn``, ``direction`` (1 or -1),
       ``phase``, ``drawn``, ``draw_mode`` (how the seat now deciding on ``drawn`` drew,
-      A02/A03), ``dealer``, ``key`` (the shuffle key).
+      A02/A03), ``dealer``, ``key`` (the shuffle key), ``deal_version`` (the generator
+      its shuffles draw from, ``nomercy.core.dealing``).
     - Piles and penalties: ``discard`` (top last), ``colour``, ``set_aside``,
       ``pending_total``, ``pending_last``, ``pending_chain``, ``chain_wild``, ``pending_win``,
       ``wd4``, ``resume``, ``roulette_colour``.
     - UNO and knowledge: ``uno_called``, ``uno_window``, ``known``.
     - Scores and record: ``scores``, ``hand_number``, ``hand_winner``, ``winner``, ``log``,
       ``hand_start`` (where the current hand's events start in ``log``), ``history``,
-      ``start``, ``seed``, ``tally``, ``hand_tallies``, ``record_events``.
+      ``start``, ``seed``, ``tally``, ``hand_tallies``, ``record_events``; ``moves`` (actions
+      applied), ``forgotten`` and ``hand_forgotten`` (what :meth:`forget` let go).
     - The rule set's facts as native fields (from :attr:`RuleSet.facts
       <nomercy.core.rules.RuleSet.facts>` and the options, set once): ``classic``,
       ``seven_zero``, ``can_stack``, ``stack_on_total``, ``stack_match`` (A05),
@@ -199,12 +212,13 @@ class Game:
         self.phase = PLAY
         self.drawn: Card | None = None
         self.key = 0
+        self.deal_version = DEAL_VERSION  # which generator shuffles (core/dealing.py)
         self.dealer = 0
         self.scores = [0] * self.n
         self.hand_number = 1
         self.hand_winner: int | None = None
         self.winner: int | None = None
-        self.wd4: dict[str, Any] | None = None  # classic Wild +4 awaiting a challenge (CL-8)
+        self.wd4: Wd4 | None = None  # classic Wild +4 awaiting a challenge (CL-8)
         self.pending_win: int | None = None  # last card whose effect still resolves (A16/A17)
         self.resume: int | None = None  # CHOOSE_COLOUR: who plays after
         self.roulette_colour: Colour | None = None  # A21 player_names: colour after the reveal
@@ -219,6 +233,10 @@ class Game:
         self.warnings: list[str] = []
         self.total_cards = 0
         self.history: list[Action] = []
+        # What forget() let go: actions before history[0], and the current hand's events
+        # before log[hand_start] (dealing sets it back to 0 with each new hand).
+        self.forgotten = 0
+        self.hand_forgotten = 0
         self.start: dict[str, Any] | None = None  # position the game started from, if any
         self.seed = 0  # the seed new_game was given
         self._events: list[Event] = []
@@ -230,8 +248,10 @@ class Game:
         self._lseat = -1
         self._lids: list[int] = _NO_IDS
         self._legal: dict[int, list[int]] = {}
-        self.card_marks = [0] * NUM_CARDS  # per Card.index: the epoch it was last seen in
-        self.mark_epoch = 0
+        # Per Card.index, the epoch it was last seen in: a packed vector (librt.vecs), so
+        # legality's hand loops read and write unboxed ints.
+        self.card_marks: vec[i64] = vec[i64]([0] * NUM_CARDS)
+        self.mark_epoch: i64 = 0
         self.n_active = self.n
         self.draw_mode = "draw_until_playable"
         self.opening_events: list[Event] = []
@@ -287,7 +307,6 @@ class Game:
         d["set_aside"] = list(self.set_aside)
         d["pending_chain"] = list(self.pending_chain)
         d["scores"] = list(self.scores)
-        d["wd4"] = dict(self.wd4) if self.wd4 else None
         d["known"] = {k: list(v) for k, v in self.known.items()}
         d["log"] = list(self.log)
         d["_public"] = list(self._public)
@@ -297,13 +316,21 @@ class Game:
         d["_lseat"] = -1
         d["_lids"] = _NO_IDS
         d["_legal"] = {}
-        d["card_marks"] = [0] * NUM_CARDS
+        d["card_marks"] = vec[i64]([0] * NUM_CARDS)
         d["_about"] = None
         d["_about_of"] = None
         d["mark_epoch"] = 0
         d["tally"] = self.tally.copy()
         _set_fields(g, d)
         return g
+
+    def __reduce__(self) -> tuple[Callable[[dict[str, Any]], Game], tuple[dict[str, Any]]]:
+        """Pickling, ``copy.copy`` and ``copy.deepcopy``: every field but legality's packed
+        tables and scratch (librt's vectors do not pickle), which the clone derives again."""
+        fields = _get_fields(self)
+        for name in _PACKED:
+            del fields[name]
+        return _restored, (fields,)
 
     # ------------------------------------------------------------------ search support
     def redeal(self, seat: object, rng: object) -> Game:
@@ -396,15 +423,15 @@ class Game:
         return self.discard[-1]
 
     @property
-    def pending(self) -> dict[str, Any] | None:
-        """The penalty the seat to act faces, or ``None``."""
+    def pending(self) -> Stack | None:
+        """The penalty the seat to act faces (NM-17, NM-18), or ``None``: the view's
+        :class:`~nomercy.core.views.Stack`."""
         if not self.pending_total:
             return None
-        return {
-            "total": self.pending_total,
-            "last": self.pending_last,
-            "chain": list(self.pending_chain),
-        }
+        # tuple.__new__: a NamedTuple's own __new__ is a Python function, a step's worth.
+        return tuple.__new__(
+            Stack, (self.pending_total, self.pending_last, tuple(self.pending_chain))
+        )
 
     def active_seats(self) -> list[int]:
         """Seats not knocked out, in seat order."""
@@ -478,7 +505,8 @@ class Game:
             NoMercyError: ``seat`` is not an integer (a seat out of range has no actions).
         """
         found = self._seat_for(seat, "legal_ids")
-        return list(self._ids_of(found)) if found >= 0 else []
+        # A slice copies natively when compiled (``list(ids)`` is a generic call).
+        return self._ids_of(found)[:] if found >= 0 else []
 
     def fill_mask(self, mask: Any, seat: object = None) -> int:
         """Write 1 at each legal id of ``seat`` (default: the seat to act) into ``mask``.
@@ -607,9 +635,13 @@ class Game:
         elif type(seat) is not int or not 0 <= seat < self.n:
             raise NoMercyError(f"step: there is no seat {seat!r} in a {self.n}-player game")
         legal = self._ids_of(seat)
-        if type(action_id) is not int or action_id not in legal:
-            raise self._illegal_id(action_id, seat)
-        self._apply(seat, action_id)
+        if type(action_id) is int:
+            # A loop over the ints compiles to native compares (``in`` is a generic call).
+            for legal_id in legal:
+                if legal_id == action_id:
+                    self._apply(seat, legal_id)
+                    return
+        raise self._illegal_id(action_id, seat)
 
     def _illegal_id(self, action_id: object, seat: int) -> NoMercyError:
         if type(action_id) is not int:
@@ -749,7 +781,7 @@ class Game:
         return self.n_active == 2
 
     def _shuffle(self, cards: list[Card]) -> None:
-        shuffle_as_random(cards, random.Random(self.key))
+        shuffle_with_key(cards, self.key, self.deal_version)
         self.key = next_key(self.key)
 
     def _reshuffle(self) -> bool:
@@ -824,9 +856,9 @@ class Game:
                 if first <= count:
                     take = first
                     knocked = True
-            drawn = pile[size - take :]
-            drawn.reverse()  # the top of the pile is its end, and the first card drawn
-            del pile[size - take :]
+            # The top of the pile is its end, and the first card drawn (pops are native calls
+            # when compiled; a slice, its reversal and a slice deletion are generic ones).
+            drawn = [pile.pop() for _ in range(take)]
             self._receive_all(seat, drawn)
             return drawn, knocked
         drawn = []
@@ -852,7 +884,7 @@ class Game:
             if cards:  # emptied lists stay (positions list them)
                 for i, held in enumerate(cards):
                     if held is card:
-                        del cards[i]
+                        cards.pop(i)  # native when compiled, unlike ``del cards[i]``
                         break
 
     def _index_known(self) -> list[list[list[Card]]]:
@@ -911,11 +943,7 @@ class Game:
         if self.wd4 is None and card.kind is K_WILD_DRAW_FOUR and self.classic and r.wd4_challenge:
             # CL-8: remember whether the play was honest, for a challenge.
             guilty = any(c.colour is self.colour for c in hand)
-            self.wd4 = {
-                "seat": seat,
-                "guilty": guilty,
-                "colour": self.colour.value if self.colour else None,
-            }
+            self.wd4 = Wd4(seat, guilty, self.colour)
         elif stacking:
             self.wd4 = None
         # Active colour (NM-11, A18). chain_colour_source="last_wild_named" reads S4 literally:
@@ -1631,7 +1659,7 @@ class Game:
             # Anyone else's knock-out (a caught bystander, the Draw Card's own player under a
             # deferred Mercy check) leaves the target facing it (RULES.md A40).
             self._drop_penalty()
-        elif self.wd4 is not None and self.wd4.get("seat") == seat:
+        elif self.wd4 is not None and self.wd4.seat == seat:
             self.wd4 = None  # CL-8: a knocked-out player's Wild +4 can no longer be challenged
         self.tally.knocked_out(seat)  # NM-33, NM-34
         self._emit(
@@ -1731,7 +1759,7 @@ class Game:
         """CL-8: the challenged player shows their hand; guilty draws 4, else the challenger 6."""
         assert self.wd4 is not None
         info = self.wd4
-        accused = info["seat"]
+        accused = info.seat
         self.wd4 = None
         hand = [c.code for c in self.hands[accused]]
         self._emit(
@@ -1751,7 +1779,7 @@ class Game:
         total = self.pending_total
         win = self.pending_win
         self._clear_pending()
-        if info["guilty"]:
+        if info.guilty:
             drawn, _ = self._draw_cards(accused, 4, per_card_mercy=False)
             self.tally.cards_drawn += len(drawn)  # CL-8
             self._emit(
@@ -1759,7 +1787,7 @@ class Game:
                 (
                     "Challenge succeeds: {} held {} and draws 4 [CL-8]",
                     self.names[accused],
-                    info["colour"] and Colour(info["colour"]).word,
+                    info.colour and info.colour.word,
                 ),
                 accused,
                 {"cards": [c.code for c in drawn], "count": 4},
@@ -1934,18 +1962,69 @@ class Game:
         return _views.snapshot(self, seat)
 
     def public_history(self, *, whole_game: bool = False) -> list[dict[str, Any]]:
-        """Public event dicts (what every seat saw) of the current hand, or of the game."""
+        """Public event dicts (what every seat saw) of the current hand, or of the game: the
+        ones the game holds (after :meth:`forget`, the current hand's first
+        ``hand_forgotten`` events are not among them)."""
         public = self._public
         log = self.log
         if len(public) < len(log):
             public.extend(e.public_dict() for e in log[len(public) :])
         return public[:] if whole_game else public[self.hand_start :]
 
+    # ------------------------------------------------------------------ the record of the past
+    @property
+    def moves(self) -> int:
+        """How many actions were applied: ``len(history)`` plus those :meth:`forget` let go."""
+        return self.forgotten + len(self.history)
+
+    def forget(self, keep: int) -> None:
+        """Let go of the record of the past that play never reads: every action of
+        ``history``, the events of the hands before this one, and this hand's events but the
+        newest ``keep``. Play goes on exactly as before (the rules read the state, never the
+        record), so a long-lived holder of a game (a web room, whose record is in its
+        database) keeps its memory bounded however long the game runs.
+
+        Counts stay: :attr:`moves` still counts every action and ``hand_forgotten`` the
+        current hand's events let go (until the next deal). What needs the whole past then
+        refuses with a :class:`NoMercyError`: a record (``GameRecord.from_game``), a position
+        (:meth:`to_position`), and a view with history once part of the hand is gone.
+
+        Raises:
+            ValueError: ``keep`` is negative.
+        """
+        if keep < 0:
+            raise ValueError(f"keep must be >= 0, not {keep}")
+        self.forgotten += len(self.history)
+        self.history = []
+        cut = max(self.hand_start, len(self.log) - keep)
+        if cut == 0:
+            return
+        self.hand_forgotten += cut - self.hand_start
+        self.hand_start = 0
+        del self.log[:cut]
+        del self._public[: min(cut, len(self._public))]
+
+    def check_whole(self, what: str) -> None:
+        """Refuse ``what`` (a record, a position) if :meth:`forget` let part of the past go.
+
+        Raises:
+            NoMercyError: some of the game's actions or of its hand's events are forgotten.
+        """
+        if self.forgotten or self.hand_forgotten:
+            raise NoMercyError(
+                f"{what}: this game let go of its first {self.forgotten} actions and "
+                f"{self.hand_forgotten} events of the hand (Game.forget): its record is "
+                "where it was stored"
+            )
+
     # ------------------------------------------------------------------ positions
     def to_position(self) -> dict[str, Any]:
         """The whole state as a JSON-serialisable dict (docs/notation.md).
 
         ``Game.from_position(g.to_position())`` continues exactly like ``g``, draws included.
+
+        Raises:
+            NoMercyError: the game let go of part of its past (:meth:`forget`).
         """
         return _positions.to_position(self)
 
@@ -1991,12 +2070,13 @@ class Game:
         g.phase = self.phase
         g.drawn = self.drawn
         g.key = self.key
+        g.deal_version = self.deal_version
         g.dealer = self.dealer
         g.scores = list(self.scores)
         g.hand_number = self.hand_number
         g.hand_winner = self.hand_winner
         g.winner = self.winner
-        g.wd4 = dict(self.wd4) if self.wd4 else None
+        g.wd4 = self.wd4
         g.pending_win = self.pending_win
         g.resume = self.resume
         g.roulette_colour = self.roulette_colour
@@ -2008,7 +2088,7 @@ class Game:
         g.hand_start = 0
         g.warnings = []
         g.total_cards = self.total_cards
-        g.history = []
+        g.history, g.forgotten, g.hand_forgotten = [], 0, 0
         g.start = None
         g.seed = 0
         g._events = []
@@ -2016,13 +2096,19 @@ class Game:
         g._lseat = -1
         g._lids = _NO_IDS
         g._legal = {}
-        g.card_marks = [0] * NUM_CARDS
+        g.card_marks = vec[i64]([0] * NUM_CARDS)
         g.mark_epoch = 0
         g.n_active = self.n_active
         g.draw_mode = self.draw_mode
         g.opening_events = []
         g.tally = self.tally.copy()
         g.hand_tallies = self.hand_tallies
+        self._copy_rule_facts(g)
+        return g
+
+    def _copy_rule_facts(self, g: Game) -> None:
+        """Give ``g`` this game's rule-set facts and tables (:meth:`_setup_caches` derives
+        them once per rule set; a search copy shares them instead of deriving them again)."""
         g.classic = self.classic
         g.jump_in = self.jump_in
         g.may_draw = self.may_draw
@@ -2049,7 +2135,6 @@ class Game:
         g.special_cards = self.special_cards
         g.restricted_cards = self.restricted_cards
         g._acts = self._acts
-        return g
 
 
 # Compiled by mypyc, Game is a native class: no instance __dict__, but it lists its fields.
@@ -2072,6 +2157,24 @@ def _set_fields(game: Game, fields: dict[str, Any]) -> None:
     game.__setstate__(fields)  # type: ignore[attr-defined]  # generated by mypyc
 
 
+#: Legality's packed tables (per rule set) and scratch (librt.vecs): left out of a pickle.
+_PACKED: Final = ("playable_table", "special_cards", "restricted_cards", "card_marks", "mark_epoch")
+
+
+def _restored(fields: dict[str, Any]) -> Game:
+    """A game unpickled or copied (:meth:`Game.__reduce__`): its fields, and legality's
+    packed tables and scratch made again from its rules."""
+    game = Game.__new__(Game)
+    playable, _, special, restricted = tables(fields["rules"])
+    fields["playable_table"] = playable
+    fields["special_cards"] = special
+    fields["restricted_cards"] = restricted
+    fields["card_marks"] = vec[i64]([0] * NUM_CARDS)
+    fields["mark_epoch"] = 0
+    _set_fields(game, fields)
+    return game
+
+
 def new_game(
     players: int,
     *,
@@ -2079,6 +2182,7 @@ def new_game(
     options: Mapping[str, Any] | None = None,
     seed: int = 0,
     names: list[str] | None = None,
+    deal_version: int = DEAL_VERSION,
 ) -> Game:
     """Shuffle, choose a dealer, deal and flip the start card.
 
@@ -2089,12 +2193,16 @@ def new_game(
         seed: the shuffle seed, any integer (read modulo 2**64); the same seed and actions
             give the same game.
         names: player names (default ``P0``, ``P1``, …).
+        deal_version: the generator of the shuffles (docs/notation.md, "Deal versions"):
+            1 (the default, ``random.Random``) or 2 (xoshiro128++, cheaper); a seed deals
+            different games under each.
 
     Raises:
-        RuleSetError: unknown preset/option/value, or a player count out of range.
-        TypeError: ``players`` or ``seed`` is not an integer (the compiled build refuses
-            it as the call is made, with Python's own message), or ``names`` is not a list
-            of strings.
+        RuleSetError: unknown preset/option/value, a player count out of range, or an
+            unknown deal version.
+        TypeError: ``players``, ``seed`` or ``deal_version`` is not an integer (the
+            compiled build refuses it as the call is made, with Python's own message), or
+            ``names`` is not a list of strings.
     """
     # TypeError, as the compiled build's argument check raises; it lets a bool through as
     # 0 or 1 (then a count out of range), so only the pure build names a bool here.
@@ -2102,6 +2210,7 @@ def new_game(
         raise TypeError(f"players must be an integer, not {players!r}")
     if not isinstance(seed, int):
         raise TypeError(f"seed must be an integer, not {seed!r}")
+    version = check_deal_version(deal_version)
     ruleset = make_rules(rules, options)
     if not ruleset.min_players <= players <= ruleset.max_players:
         raise RuleSetError(
@@ -2117,6 +2226,7 @@ def new_game(
             raise RuleSetError(f"{len(names)} names given for {players} players")
     g = Game(ruleset, names or [f"P{i}" for i in range(players)])
     g.seed = seed
+    g.deal_version = version
     g.key = next_key(seed & MASK)
     if not ruleset.is_classic and players > 6:
         g.warnings.append(

@@ -33,7 +33,8 @@ Classic tables of 7 to :data:`MAX_SEATS` (10) seats (A30) need offsets 6..9, whi
 table lacks; the engine gives them the ids after it, so every action of every table has one id
 (:data:`NUM_IDS` in all): ``catch`` offsets 6..9 (469-472), then the coloured 7s' swaps with
 offsets 6..9, play then jump-in, colour by colour, offset by offset, without then with UNO
-(473-536). Policies and observations (``nomercy.encoding``) use the stable table only.
+(473-536). Policies and observations use the stable table only: a policy imports the ids
+from :mod:`nomercy.encoding.actions` (the constants, masks and checked conversions).
 """
 
 from __future__ import annotations
@@ -59,7 +60,6 @@ __all__ = [
     "PLAY_BASE",
     "PLAY_COUNT",
     "UNO_ID",
-    "ActionIdError",
     "action_id",
     "catch_id",
     "id_action",

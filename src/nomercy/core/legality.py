@@ -8,8 +8,11 @@ bots relies on. Functions take the game as ``g``; hot tables live per rule set o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
+
+from librt.vecs import vec
+from mypy_extensions import i64
 
 from nomercy.core.base import (
     CHOOSE_COLOUR,
@@ -78,8 +81,10 @@ NUM_CARDS: Final = len(ALL_CARDS)
 _RED: Final = Colour.RED
 _YELLOW: Final = Colour.YELLOW
 _GREEN: Final = Colour.GREEN
-# Per (A08, A11) option pair: (top card, active colour) slot -> playable flag per Card.index.
-_PLAYABLE: Final[dict[tuple[bool, bool], list[list[bool] | None]]] = {}
+# Per (A08, A11) option pair: (top card, active colour) slot -> playable flag per Card.index,
+# packed (librt.vecs: compiled, legality's hand loops read them unboxed); _UNSET until needed.
+_PLAYABLE: Final[dict[tuple[bool, bool], list[vec[bool]]]] = {}
+_UNSET: Final[vec[bool]] = vec[bool]()
 
 
 def _colour_slot(colour: Colour | None) -> int:
@@ -93,18 +98,21 @@ def _colour_slot(colour: Colour | None) -> int:
     return 3 if colour is _GREEN else 4
 
 
-# The plain variants (ids) of each card by ``Card.index`` (None: not worked out yet), per the
-# three options they depend on (seat-free: a plain variant names no seat).
-_VARIANTS: Final[dict[tuple[str, str, str], list[list[int] | None]]] = {}
+# The plain variants (ids) of each card (None: not worked out yet), per the options they depend
+# on (seat-free: a plain variant names no seat), by ``_variant_slot``: ``Card.index`` for a
+# play that leaves two or more cards, plus ``NUM_CARDS`` for one that leaves one (its UNO
+# call), plus ``2 * NUM_CARDS`` for the last card (A16, C08).
+_VARIANTS: Final[dict[tuple[str, str, str, bool, bool, bool, bool], list[list[int] | None]]] = {}
+_NO_COLOUR: Final[tuple[Colour | None, ...]] = (None,)
 _COLOUR_IDS: Final[tuple[int, ...]] = tuple(COLOUR_BASE + i for i in range(len(COLOURS)))
 
 
 #: Per rule-set key (see tables()), flags by Card.index: the cards whose variants
 #: are never cached, and the wild draw cards restricted by A34 / CL-4.
-_CARD_SETS: Final[dict[tuple[bool, bool, bool], tuple[list[bool], list[bool]]]] = {}
+_CARD_SETS: Final[dict[tuple[bool, bool, bool], tuple[vec[bool], vec[bool]]]] = {}
 
 
-def _card_sets(r: RuleSet) -> tuple[list[bool], list[bool]]:
+def _card_sets(r: RuleSet) -> tuple[vec[bool], vec[bool]]:
     seven_zero = r.facts.seven_zero
     special = [c.kind is K_DISCARD_ALL or (seven_zero and c.number in (0, 7)) for c in ALL_CARDS]
     # A34 restricts every wild draw card, classic's CL-4 only the Wild Draw Four.
@@ -118,24 +126,32 @@ def _card_sets(r: RuleSet) -> tuple[list[bool], list[bool]]:
         )
         for c in ALL_CARDS
     ]
-    return special, restricted
+    return vec[bool](special), vec[bool](restricted)
 
 
 def tables(
     r: RuleSet,
-) -> tuple[list[list[bool] | None], list[list[int] | None], list[bool], list[bool]]:
+) -> tuple[list[vec[bool]], list[list[int] | None], vec[bool], vec[bool]]:
     """A game's legality tables, shared by every game of the same options: the playable
     flags per (top card, colour) slot, the plain variants per card, and flags by
     ``Card.index`` for the cards whose variants are never cached and the restricted wild
     draw cards (A34 / CL-4)."""
     # The matching table depends only on these two options (A08, A11).
     playable = _PLAYABLE.setdefault(
-        (r.discard_all_symbol_match, r.plus4_symbols_shared), [None] * (NUM_CARDS * 5)
+        (r.discard_all_symbol_match, r.plus4_symbols_shared), [_UNSET] * (NUM_CARDS * 5)
     )
-    # Plain variants (no UNO call, no 7/0, not the last card) depend only on these options.
-    base = _VARIANTS.setdefault(
-        (r.roulette_chooser, r.roulette_active_colour, r.wild_colour_timing), [None] * NUM_CARDS
+    # Plain variants (no 7/0, no Discard All, no jump-in) depend only on these options (what a
+    # wild names, and for the last card what it ends: A16, C08).
+    key7 = (
+        r.roulette_chooser,
+        r.roulette_active_colour,
+        r.wild_colour_timing,
+        r.last_card_effect != "resolve_effects",
+        r.challenge_on_winning_card,
+        r.wd4_challenge,
+        r.is_classic,
     )
+    base = _VARIANTS.setdefault(key7, [None] * (NUM_CARDS * 3))
     facts = r.facts
     key = (r.is_classic, facts.seven_zero, facts.wild_draw_restricted)
     sets = _CARD_SETS.get(key)
@@ -171,13 +187,13 @@ def uno_due(g: Game, seat: int) -> bool:
     return len(g.hands[seat]) == 1 and not g.uno_called[seat]
 
 
-def playable_flags(g: Game) -> list[bool]:
+def playable_flags(g: Game) -> vec[bool]:
     """Whether each card (by ``Card.index``) matches the top card and active colour now
     (cached per pair and matching options)."""
     key = g.discard[-1].index * 5 + _colour_slot(g.colour)
     found = g.playable_table[key]
-    if found is None:
-        found = g.playable_table[key] = [is_playable(g, c) for c in ALL_CARDS]
+    if len(found) == 0:  # _UNSET
+        found = g.playable_table[key] = vec[bool]([is_playable(g, c) for c in ALL_CARDS])
     return found
 
 
@@ -223,12 +239,13 @@ def turn_actions(g: Game) -> list[int]:
         playable = playable_flags(g)
         restricted = g.restricted_cards
         special = g.special_cards
-        base = g.plain_variants if len(hand) > 2 else None  # _variants' cache, inlined
+        base = g.plain_variants  # variants' cache, inlined
+        offset = _variant_slot(len(hand), 0)
         found = False
         # Each card once, in hand order: a card is seen when its mark is this epoch's.
         g.mark_epoch += 1
-        epoch = g.mark_epoch
-        mark = g.card_marks
+        epoch: i64 = g.mark_epoch
+        mark: vec[i64] = g.card_marks  # unboxed reads and writes when compiled
         for card in hand:
             i = card.index
             if playable[i] and mark[i] != epoch:
@@ -236,7 +253,7 @@ def turn_actions(g: Game) -> list[int]:
                 if restricted[i] and not wild_draw_allowed(g, seat, card):
                     continue
                 found = True
-                cached = base[i] if base is not None and not special[i] else None
+                cached = None if special[i] else base[offset + i]
                 ids = cached if cached is not None else variants(g, seat, card)
                 if len(ids) == 1:  # most cards have one play: an append is the cheaper call
                     acts.append(ids[0])
@@ -560,8 +577,8 @@ def stack_actions(g: Game, seat: int) -> list[int]:
         match = g.stack_match
         # Each card once, in hand order (epoch marks, as in turn_actions).
         g.mark_epoch += 1
-        epoch = g.mark_epoch
-        mark = g.card_marks
+        epoch: i64 = g.mark_epoch
+        mark: vec[i64] = g.card_marks  # unboxed reads and writes when compiled
         for card in g.hands[seat]:
             if not _answers(card, threshold, top, colour, deflect, match):
                 continue
@@ -588,9 +605,10 @@ def variants(  # noqa: C901 (measured in tests/test_complexity.py)
     """The ids of every play of ``card``: colours for a wild, targets for a 7, UNO."""
     hand = g.hands[seat]
     i = card.index
-    cacheable = len(hand) > 2 and not on_da and not jump and not g.special_cards[i]
+    cacheable = not on_da and not jump and not g.special_cards[i]
+    slot = _variant_slot(len(hand), i)
     if cacheable:
-        cached = g.plain_variants[i]
+        cached = g.plain_variants[slot]
         if cached is not None:
             return cached
     r = g.rules
@@ -619,9 +637,9 @@ def variants(  # noqa: C901 (measured in tests/test_complexity.py)
         pid = (JUMP_BASE if jump else PLAY_BASE) + CARD_OFFSET[i]
         acts = [pid, pid + 1] if size == 1 else [pid]
         if cacheable:
-            g.plain_variants[i] = acts
+            g.plain_variants[slot] = acts
         return acts
-    colours: Iterable[Colour | None] = (None,)
+    colours = _NO_COLOUR
     if card.is_wild:
         if ends:
             # A classic winning Wild +4 still names a colour when it may be challenged (C08).
@@ -636,19 +654,40 @@ def variants(  # noqa: C901 (measured in tests/test_complexity.py)
                 colours = COLOURS
         elif not (g.colour_on_resolution and card.draw_value):
             colours = COLOURS
-    targets: list[int | None] = [None]
-    sizes = [remaining]
-    if number == 7 and not ends and g.seven_zero:  # NM-31: one play per target
-        targets = [s for s in range(g.n) if s != seat and not g.out[s]]
-        sizes = [len(g.hands[t]) for t in targets if t is not None]
     acts = []
-    n = g.n
-    for target, size in zip(targets, sizes, strict=True):
-        rel = 0 if target is None else (target - seat) % n
-        for colour in colours:
-            acts.append(play_id(card, colour, rel, False, jump))
-            if size == 1:
-                acts.append(play_id(card, colour, rel, True, jump))
-    if cacheable:  # depends only on the rules and the card
-        g.plain_variants[i] = acts
+    if number == 7 and not ends and g.seven_zero:  # NM-31: one play per target, in seat order
+        n = g.n
+        out = g.out
+        hands = g.hands
+        for target in range(n):
+            if target != seat and not out[target]:
+                _add_plays(acts, card, colours, (target - seat) % n, len(hands[target]), jump)
+    else:
+        _add_plays(acts, card, colours, 0, remaining, jump)
+    if cacheable:  # depends only on the rules, the card and what the play leaves
+        g.plain_variants[slot] = acts
     return acts
+
+
+def _add_plays(
+    acts: list[int],
+    card: Card,
+    colours: tuple[Colour | None, ...],
+    rel: int,
+    size: int,
+    jump: bool,
+) -> None:
+    """Append the plays of ``card`` naming each of ``colours`` (and the target at offset
+    ``rel``), each followed by its UNO call when the hand it leaves has one card (NM-37)."""
+    for colour in colours:
+        acts.append(play_id(card, colour, rel, False, jump))
+        if size == 1:
+            acts.append(play_id(card, colour, rel, True, jump))
+
+
+def _variant_slot(size: int, index: int) -> int:
+    """Where the plain variants of the card ``index`` played from a hand of ``size`` cards
+    are cached (see ``_VARIANTS``): what matters is whether one card, none or more remain."""
+    if size > 2:
+        return index
+    return index + (NUM_CARDS if size == 2 else 2 * NUM_CARDS)

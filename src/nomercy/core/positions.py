@@ -29,9 +29,11 @@ from nomercy.core.base import (
     ROULETTE_COLOUR,
     STACK_OR_ABSORB,
     Phase,
+    Wd4,
     check_deal,
 )
 from nomercy.core.cards import Card, Colour, parse_card, parse_colour
+from nomercy.core.dealing import DEAL_VERSION, DEAL_VERSIONS
 from nomercy.core.errors import NoMercyError, NotationError
 from nomercy.core.events import Event
 from nomercy.core.legality import is_playable
@@ -45,7 +47,9 @@ __all__ = ["PLAYER_KEYS", "POSITION_KEYS", "from_position", "to_position"]
 
 def to_position(game: Game) -> dict[str, Any]:
     """:meth:`Game.to_position <nomercy.core.game.Game.to_position>` (documented there)."""
-    return {
+    game.check_whole("a position")  # its log is the whole game's
+    pending = game.pending
+    position: dict[str, Any] = {
         "rules": game.rules.to_json(),
         "players": [
             {
@@ -62,7 +66,7 @@ def to_position(game: Game) -> dict[str, Any]:
         "colour": game.colour.value if game.colour else None,
         "draw_pile": [c.code for c in reversed(game._draw)],
         "set_aside": [c.code for c in game.set_aside],
-        "pending": game.pending,
+        "pending": None if pending is None else pending.to_json(),
         "seed": game.key,
         "fill": "none",
         "phase": game.phase.value,
@@ -70,7 +74,7 @@ def to_position(game: Game) -> dict[str, Any]:
         "draw_mode": game.draw_mode,
         "uno_window": sorted(game.uno_window),
         "chain_wild": game.chain_wild,
-        "wd4": game.wd4,
+        "wd4": None if game.wd4 is None else game.wd4.to_json(),
         "pending_win": game.pending_win,
         "resume": game.resume,
         "roulette_colour": game.roulette_colour.value if game.roulette_colour else None,
@@ -84,6 +88,11 @@ def to_position(game: Game) -> dict[str, Any]:
         "log": game.public_history(whole_game=True),
         "hand_log_start": game.hand_start,
     }
+    if game.deal_version != DEAL_VERSION:
+        # Only another version is named: a position without the key is version 1's, so
+        # every position written before deal versions existed reads (and prints) as it was.
+        position["deal_version"] = game.deal_version
+    return position
 
 
 def from_position(cls: type[Game], position: Mapping[str, Any] | str) -> Game:
@@ -112,7 +121,7 @@ POSITION_KEYS: Final = frozenset(
         "pending", "seed", "fill", "phase", "drawn", "draw_mode", "uno_window", "chain_wild",
         "wd4", "pending_win", "resume", "roulette_colour", "known", "dealer", "scores",
         "hand_number", "hand_winner", "winner", "total_cards", "log", "hand_log_start",
-        "colour_chooser",
+        "colour_chooser", "deal_version",
     }
 )  # fmt: skip
 #: Every key of a position's player.
@@ -173,7 +182,7 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:  # noqa: C901, PLR0
     g.discard = cards(pos.get("discard"), "discard")
     draw_top_first = cards(pos.get("draw_pile", []), "draw_pile")
     g.set_aside = cards(pos.get("set_aside", []), "set_aside")
-    g.key = _int_key(pos, "seed", 0)
+    g.key, g.deal_version = _shuffle_state(pos)
     fill = pos.get("fill", "draw_pile")
     if fill not in ("draw_pile", "none"):
         raise NotationError(f"'fill' must be 'draw_pile' or 'none', not {fill!r}")
@@ -562,6 +571,17 @@ def _int_key(
     return _int_value(data[key], where + key, minimum)
 
 
+def _shuffle_state(data: Mapping[str, Any]) -> tuple[int, int]:
+    """The key of the next shuffle (``seed``) and the generator it seeds (``deal_version``,
+    version 1 when absent), or a NotationError naming the key that is wrong."""
+    value = data.get("deal_version", DEAL_VERSION)
+    if isinstance(value, bool) or not isinstance(value, int) or value not in DEAL_VERSIONS:
+        raise NotationError(
+            f"'deal_version' must be one of {', '.join(map(str, DEAL_VERSIONS))}, not {value!r}"
+        )
+    return _int_key(data, "seed", 0), value
+
+
 def _seat_value(value: Any, what: str, n: int) -> int | None:
     if value is None:
         return None
@@ -586,7 +606,7 @@ def _colour_key(data: Mapping[str, Any], key: str) -> Colour | None:
         raise NotationError(f"'{key}': {exc}") from None
 
 
-def _wd4_key(pos: Mapping[str, Any], rules: RuleSet, n: int) -> dict[str, Any] | None:
+def _wd4_key(pos: Mapping[str, Any], rules: RuleSet, n: int) -> Wd4 | None:
     """CL-8: the classic Wild +4 awaiting a challenge: who played it, honestly or not."""
     wd4 = pos.get("wd4")
     if not wd4:
@@ -600,4 +620,4 @@ def _wd4_key(pos: Mapping[str, Any], rules: RuleSet, n: int) -> dict[str, Any] |
     if pos.get("phase", "stack_or_absorb") != "stack_or_absorb" or seat == pos.get("turn"):
         raise NotationError("'wd4' waits for its target's stack decision: phase 'stack_or_absorb'")
     colour = _colour_key(wd4, "colour")
-    return {"seat": seat, "guilty": guilty, "colour": colour.value if colour else None}
+    return Wd4(seat, guilty, colour)

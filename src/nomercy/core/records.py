@@ -1,4 +1,4 @@
-"""Game records: rules, options, players, seed and actions reproduce a game exactly."""
+"""Game records: rules, options, players, seed, deal version and actions reproduce a game."""
 
 from __future__ import annotations
 
@@ -6,13 +6,18 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from nomercy.core.dealing import DEAL_VERSION, DEAL_VERSIONS
 from nomercy.core.errors import NotationError
 from nomercy.core.game import Game, new_game
 
 __all__ = ["GameRecord"]
 
-RECORD_VERSION = 2
-"""Version 2: the default of A28 ``wrd4_two_player_in_stack`` became ``"opponent"`` (S4)."""
+RECORD_VERSION = 3
+"""Version 2: the default of A28 ``wrd4_two_player_in_stack`` became ``"opponent"`` (S4).
+Version 3: the record names its deal version (``deal_version``). Only a game dealt by a
+version other than 1 is written as version 3: a deal version 1 record stays version 2, byte for
+byte as before (every nomercy that reads version 2 replays it), while an older nomercy refuses a
+version 3 record rather than deal it with the wrong generator."""
 
 #: Option defaults that changed, by the record version that changed them: a record of an
 #: earlier version replays with the old default unless it gave the option explicitly.
@@ -37,6 +42,7 @@ class GameRecord:
         options: the options given explicitly.
         players: number of seats.
         seed: the ``new_game`` seed.
+        deal_version: the ``new_game`` deal version (1 for a record that names none).
         actions: the actions in notation, in order.
         names: player names.
         start: the start position when the game did not begin with ``new_game``.
@@ -57,10 +63,16 @@ class GameRecord:
     names: list[str] | None = None
     start: dict[str, Any] | None = None
     result: dict[str, Any] = field(default_factory=dict)
+    deal_version: int = DEAL_VERSION
 
     @classmethod
     def from_game(cls, game: Game) -> GameRecord:
-        """The record of ``game`` so far."""
+        """The record of ``game`` so far.
+
+        Raises:
+            NoMercyError: the game let go of part of its past (``Game.forget``).
+        """
+        game.check_whole("a record")
         return cls(
             rules=game.rules.preset,
             options=dict(game.rules.given),
@@ -71,6 +83,7 @@ class GameRecord:
             names=list(game.names),
             start=game.start,
             result={"winner": game.winner, "scores": list(game.scores), "over": game.is_over},
+            deal_version=game.deal_version,
         )
 
     def start_game(self) -> Game:
@@ -82,7 +95,12 @@ class GameRecord:
         if self.start is not None:
             return Game.from_position(self.start)
         return new_game(
-            self.players, rules=self.rules, options=self.options, seed=self.seed, names=self.names
+            self.players,
+            rules=self.rules,
+            options=self.options,
+            seed=self.seed,
+            names=self.names,
+            deal_version=self.deal_version,
         )
 
     def replay(self) -> Game:
@@ -100,7 +118,7 @@ class GameRecord:
         """A JSON-serialisable dict."""
         data: dict[str, Any] = {
             "format": "nomercy-record",
-            "version": RECORD_VERSION,
+            "version": RECORD_VERSION if self.deal_version != DEAL_VERSION else 2,
             "rules": self.rules,
             "options": self.options,
             "players": self.players,
@@ -109,6 +127,8 @@ class GameRecord:
             "actions": self.actions,
             "result": self.result,
         }
+        if self.deal_version != DEAL_VERSION:
+            data["deal_version"] = self.deal_version
         if self.start is not None:
             data["start"] = self.start
         return data
@@ -142,6 +162,14 @@ class GameRecord:
             )
         players = _whole(data.get("players", 4), "players")
         seed = _whole(data.get("seed", 0), "seed")
+        # Every record before version 3 was dealt by deal version 1 and names none.
+        deal_version = _whole(data.get("deal_version", DEAL_VERSION), "deal_version")
+        if deal_version not in DEAL_VERSIONS:
+            raise NotationError(
+                f"the record's deal version {deal_version} is not one this version of nomercy "
+                f"deals ({', '.join(map(str, DEAL_VERSIONS))}); a newer record needs a newer "
+                "nomercy"
+            )
         actions = data["actions"]
         if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
             raise NotationError("the record's 'actions' must be a list of actions in notation")
@@ -182,6 +210,7 @@ class GameRecord:
                 names=names,
                 start=start,
                 result=dict(data.get("result") or {}),
+                deal_version=deal_version,
             )
         except (TypeError, ValueError) as exc:
             raise NotationError(f"malformed game record: {exc}") from None

@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from nomercy.core.base import DISCARD_ALL_SUBSET, DISCARD_ALL_TOP, seat_arg
+from nomercy.core.base import DISCARD_ALL_SUBSET, DISCARD_ALL_TOP, Wd4, seat_arg
 from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, parse_card
 from nomercy.core.dealing import below
 from nomercy.core.errors import NotationError
@@ -261,6 +261,8 @@ class Redealer:
 
     def __init__(self, game: Game, seat: int, gaps: Gaps | None = None) -> None:
         seat = seat_arg(game, seat)
+        # The gaps and the copy's log come from the hand's whole public history (NM-9).
+        game.check_whole("a re-deal")
         hidden: list[Card] = []
         t = game.copy()
         keep: dict[int, list[Card]] = {}
@@ -290,6 +292,7 @@ class Redealer:
         t._public = list(public)
         t.log = [Event.from_dict(d) for d in public]
         t.history = []
+        t.forgotten = 0
         t.opening_events = []
         t.start = None
         t.seed = 0
@@ -533,14 +536,11 @@ class Redealer:
         g.key = key
         seat = self._seat
         wd4 = g.wd4
-        if wd4 is not None and wd4["seat"] != seat:
-            named = wd4.get("colour")
-            colour = Colour(named) if named else None
-            accused = g.hands[wd4["seat"]]
-            g.wd4 = {
-                **wd4,
-                "guilty": colour is not None and any(c.colour is colour for c in accused),
-            }
+        if wd4 is not None and wd4.seat != seat:
+            colour = wd4.colour
+            accused = g.hands[wd4.seat]
+            guilty = colour is not None and any(c.colour is colour for c in accused)
+            g.wd4 = Wd4(wd4.seat, guilty, colour)
         return g
 
 

@@ -30,7 +30,10 @@ from nomercy.core.errors import NoMercyError, NotationError
 from nomercy.core.events import Event
 from nomercy.core.legality import (
     aim_penalty,
+    answering_flags,
+    answers_stack,
     cards_shed,
+    stack_floor_after,
     stack_threshold,
     turn_after_play,
     turn_after_resolution,
@@ -110,6 +113,10 @@ class Stack(NamedTuple):
     chain: tuple[int, ...]
     """The draw values stacked so far, oldest first."""
 
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form of a view's and a position's ``"pending"`` (docs/notation.md)."""
+        return {"total": self.total, "last": self.last, "chain": list(self.chain)}
+
 
 class Wd4Play(NamedTuple):
     """A classic Wild +4 that may be challenged (CL-8): who played it, and on what colour.
@@ -122,6 +129,10 @@ class Wd4Play(NamedTuple):
     """The seat that played the Wild +4 (the one a challenge accuses)."""
     colour: Colour | None
     """The active colour it was played on: a guilty player held a card of it (CL-8)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (a view's ``"wd4_play"``): colour as its letter."""
+        return {"seat": self.seat, "colour": self.colour.value if self.colour else None}
 
 
 class Bookkeeping(NamedTuple):
@@ -137,7 +148,7 @@ class Bookkeeping(NamedTuple):
     pending_win: int | None
     resume: int | None
     roulette_colour: Colour | None
-    wd4: Mapping[str, Any] | None
+    wd4: Wd4Play | None
     """A classic Wild +4 awaiting a challenge, without whether it was honest (CL-8)."""
     total_cards: int
     hand_log_start: int
@@ -347,6 +358,49 @@ class PlayerView(NamedTuple):
         seat = self._player(seat, "zero_pass_giver")
         return zero_pass_giver(seat, self.direction, [p.out for p in self.players])
 
+    def stack_floor_after(self, card: Card, total: int | None = None) -> int:
+        """The floor of the stack once ``card`` is stacked on a penalty of ``total`` cards
+        (default: the pending penalty's, 0 when none: ``card`` opens one): its own draw value,
+        or under A04 ``running_total`` the new total (NM-18). The next seat answers with a
+        card :meth:`answers_stack` accepts on it
+        (:func:`~nomercy.core.legality.stack_floor_after`).
+
+        >>> from nomercy import Card, new_game
+        >>> new_game(2, seed=1).view(0).stack_floor_after(Card("W+4"), 6)
+        4
+        """
+        if total is None:
+            total = self.pending.total if self.pending is not None else 0
+        return stack_floor_after(self.rules, total, card)
+
+    def answers_stack(self, card: Card, floor: int, top: Card, colour: Colour | None) -> bool:
+        """Whether ``card`` may be stacked on a penalty whose floor is ``floor``, with ``top``
+        on the pile and ``colour`` active: the engine's test of every card in a stack
+        decision (:func:`~nomercy.core.legality.answers_stack`: NM-18 the floor, A05
+        ``stack_requires_match``, A07 ``skip_reverse_deflect``). Now: ``floor``
+        :attr:`stack_floor`, ``top`` :attr:`top`, ``colour`` :attr:`colour`; after a play,
+        :meth:`stack_floor_after` and the card played.
+
+        >>> from nomercy import Card, Colour, new_game
+        >>> v = new_game(2, seed=1).view(0)
+        >>> v.answers_stack(Card("B+4"), 4, Card("WR+4"), Colour.RED)
+        True
+        """
+        return answers_stack(self.rules, card, floor, top, colour)
+
+    def answering_flags(self, floor: int, top: Card, colour: Colour | None) -> list[bool]:
+        """:meth:`answers_stack` for every card at once, by :attr:`Card.index
+        <nomercy.core.cards.Card.index>` (cached, shared: do not modify), for weighing many
+        cards against one stack, e.g. the unseen cards an opponent may hold
+        (:func:`~nomercy.core.legality.answering_flags`).
+
+        >>> from nomercy import Card, Colour, new_game
+        >>> flags = new_game(2, seed=1).view(0).answering_flags(4, Card("R+4"), Colour.RED)
+        >>> flags[Card("W+6").index], flags[Card("R+2").index]
+        (True, False)
+        """
+        return answering_flags(self.rules, floor, top, colour)
+
     def to_json(self, *, bookkeeping: bool = False) -> dict[str, Any]:
         """The JSON-serialisable form: cards as codes, colours and the phase as strings.
 
@@ -365,13 +419,7 @@ class PlayerView(NamedTuple):
             "discard": [c.code for c in self.discard],
             "draw_pile_size": self.draw_pile_size,
             "set_aside_size": self.set_aside_size,
-            "pending": None
-            if self.pending is None
-            else {
-                "total": self.pending.total,
-                "last": self.pending.last,
-                "chain": list(self.pending.chain),
-            },
+            "pending": None if self.pending is None else self.pending.to_json(),
             "hand": [c.code for c in self.hand],
             "drawn": self.drawn.code if self.drawn is not None else None,
             "players": [
@@ -399,12 +447,7 @@ class PlayerView(NamedTuple):
             "two_player": self.two_player,
             "next_seat": self.next_seat,
             "stack_floor": self.stack_floor,
-            "wd4_play": None
-            if self.wd4_play is None
-            else {
-                "seat": self.wd4_play.seat,
-                "colour": self.wd4_play.colour.value if self.wd4_play.colour else None,
-            },
+            "wd4_play": None if self.wd4_play is None else self.wd4_play.to_json(),
             "stacking": self.stacking,
         }
         if bookkeeping:
@@ -452,7 +495,7 @@ class PlayerView(NamedTuple):
             "pending_win": b.pending_win,
             "resume": b.resume,
             "roulette_colour": b.roulette_colour.value if b.roulette_colour else None,
-            "wd4": dict(b.wd4) if b.wd4 is not None else None,
+            "wd4": b.wd4.to_json() if b.wd4 is not None else None,
             "total_cards": b.total_cards,
             "hand_log_start": b.hand_log_start,
         }
@@ -484,6 +527,13 @@ def _card(code: str | None) -> Card | None:
     return None if code is None else parse_card(code)
 
 
+def _wd4_play(data: Mapping[str, Any] | None) -> Wd4Play | None:
+    """:meth:`Wd4Play.to_json` read back."""
+    if not data:
+        return None
+    return Wd4Play(int(data["seat"]), Colour(data["colour"]) if data["colour"] else None)
+
+
 def _from_json(data: Mapping[str, Any]) -> PlayerView:
     """:meth:`PlayerView.from_json` (documented there), without its error wrapping."""
     cards = parse_card
@@ -499,7 +549,7 @@ def _from_json(data: Mapping[str, Any]) -> PlayerView:
             engine["pending_win"],
             engine["resume"],
             _colour(engine["roulette_colour"]),
-            dict(engine["wd4"]) if engine["wd4"] else None,
+            _wd4_play(engine["wd4"]),
             int(engine["total_cards"]),
             int(engine["hand_log_start"]),
         )
@@ -545,9 +595,7 @@ def _from_json(data: Mapping[str, Any]) -> PlayerView:
         data["next_seat"],
         data["stack_floor"],
         notes,
-        None
-        if wd4 is None
-        else Wd4Play(int(wd4["seat"]), Colour(wd4["colour"]) if wd4["colour"] else None),
+        _wd4_play(wd4),
         bool(data.get("stacking", True)),
     )
 
@@ -587,15 +635,20 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
             cards = game.known.get((viewer, s))
             if cards and s != viewer:
                 known[s] = tuple(cards)
-    pending = game.pending_total
-    stack: Stack | None = None
-    if pending:
-        stack = tuple.__new__(Stack, (pending, game.pending_last, tuple(game.pending_chain)))
+    stack = game.pending
     turn = game.turn
     over = game.phase is OVER
     wd4 = game.wd4
+    # CL-8: whether the Wild +4 was played dishonestly is hidden until challenged.
+    play = None if wd4 is None else tuple.__new__(Wd4Play, (wd4.seat, wd4.colour))
     events: tuple[Event, ...] = ()
     if history:
+        if game.hand_forgotten:
+            # Bots read the hand's whole public history (NM-9 gaps): never half of it.
+            raise NoMercyError(
+                f"this game let go of the hand's first {game.hand_forgotten} events "
+                "(Game.forget): view(seat, history=False), or replay its record"
+            )
         # Event.for_seat(None) is the event itself unless it is secret (a draw's cards); the
         # censored copies are kept (Event.for_seat), as this runs for every decision of a bot
         # that reads the history.
@@ -607,8 +660,7 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
         game.pending_win,
         game.resume,
         game.roulette_colour,
-        # CL-8: whether the Wild +4 was played dishonestly is hidden until challenged.
-        {k: v for k, v in wd4.items() if k != "guilty"} if wd4 else None,
+        play,
         game.total_cards,
         game.hand_start,
     )
@@ -641,7 +693,7 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
         None if over or turn is None else game.next_active(turn),
         stack_floor(game),
         tuple.__new__(Bookkeeping, notes),
-        None if wd4 is None else tuple.__new__(Wd4Play, (wd4["seat"], _colour(wd4["colour"]))),
+        play,
         game.can_stack,
     )
     return tuple.__new__(PlayerView, fields)

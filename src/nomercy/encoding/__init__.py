@@ -5,8 +5,8 @@
 - :mod:`nomercy.encoding.observations`: a seat's view (or ``Game.snapshot(seat)``) as a
   ``float32`` vector with named slices (``OBS_LAYOUT``, ``ObservationEncoder``).
 
-One encoding serves the RL environments (:mod:`nomercy.rl`, which re-exports both modules as
-``nomercy.rl.actions`` and ``nomercy.rl.observations``) and the ``neural`` bot
+One encoding serves the RL environments (:mod:`nomercy.rl`; these two modules are where a policy
+imports the ids and observations from) and the ``neural`` bot
 (:mod:`nomercy.bots.neural_bot`), so a policy trained in one plays in the other. It sits above
 the core and below both, and needs numpy (the ``rl`` or ``neural`` extra). docs/rl.md
 documents the layout.

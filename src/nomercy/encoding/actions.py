@@ -1,9 +1,11 @@
 """Stable integer ids for every action a policy can take (docs/rl.md), as numpy masks.
 
-The ids are the engine's own (:mod:`nomercy.core.ids`, where the layout is described;
-``ACTION_SPACE_VERSION`` 1): one table for both presets, seats inside an action written
-relative to the actor. This module keeps to the stable table (2 to :data:`MAX_PLAYERS`
-seats, ids below :data:`NUM_ACTIONS`) and adds the numpy mask and the docs table.
+The one module a policy imports the ids from. The ids are the engine's own
+(:mod:`nomercy.core.ids` defines them and describes the layout; ``ACTION_SPACE_VERSION`` 1):
+one table for both presets, seats inside an action written relative to the actor. This
+module keeps to the stable table (2 to :data:`MAX_PLAYERS` seats, ids below
+:data:`NUM_ACTIONS`), exports its constants, and adds the conversions checked against it, the
+numpy mask and the docs table.
 """
 
 from __future__ import annotations
@@ -49,12 +51,13 @@ __all__ = [
     "PLAY_BASE",
     "PLAY_COUNT",
     "UNO_ID",
-    "ActionIdError",
     "action_mask",
     "action_name",
     "action_table",
     "action_table_markdown",
     "action_to_id",
+    "fast_id",
+    "fast_ids",
     "id_to_action",
     "legal_ids",
 ]

@@ -70,7 +70,15 @@ _UNO: Final[int] = _layout._UNO
 _VOID: Final[int] = _layout._VOID
 _WD4: Final[int] = _layout._WD4
 
-__all__ = ["MODES", "TableObserver", "TurnCore", "draw_pile_size"]
+__all__ = [
+    "MODES",
+    "LearnerCore",
+    "TableObserver",
+    "TurnCore",
+    "advance_tables",
+    "draw_pile_size",
+    "int32_view",
+]
 
 #: How a :class:`TableObserver` keeps the colour gaps: ``"none"`` (the rules make every flag
 #: 0), ``"infer"`` (from each step's public effects, events off), ``"events"`` (events on).
@@ -391,9 +399,15 @@ class TableObserver:
 
     # ------------------------------------------------------------------ writing
     def write(self, game: Game, seat: int, out: memoryview) -> None:
-        """Write ``seat``'s observation vector into ``out`` (a float32 memoryview of
-        ``OBS_SIZE`` entries, e.g. ``batch[i].data``)."""
-        out[:] = memoryview(self._fill(game, seat)).cast("B").cast("f")
+        """Write ``seat``'s observation vector into ``out``: a float32 memoryview of
+        ``OBS_SIZE`` entries (e.g. ``batch[i].data``), or the same bytes read as int32
+        (:func:`int32_view`), which takes the vector's float32 encodings in one copy where a
+        float32 view needs two casts first."""
+        values = self._fill(game, seat)
+        if out.format == "i":
+            out[:] = values
+        else:
+            out[:] = memoryview(values).cast("B").cast("f")
 
     def vector(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
         """``seat``'s observation vector as a new ``float32`` array."""
@@ -594,6 +608,125 @@ class TurnCore:
         if turn >= 0:
             self.decider = turn
         return turn
+
+
+class LearnerCore:
+    """The compiled part of one learner's table (:class:`nomercy.rl.table.LearnerTable`,
+    which ``NoMercy-v0`` and its vector env both play): the game, the learner's seat and
+    legal ids, the opponents' id choosers, the step counts, and the common step of a table
+    whose opponents choose from their ids alone (:meth:`advance`), which
+    :func:`advance_tables` takes for a whole batch of tables in one call.
+
+    Args:
+        observer: the table's :class:`TableObserver`, which steps the game and writes.
+    """
+
+    __slots__ = (
+        "choosers",
+        "fast",
+        "game",
+        "game_steps",
+        "legal",
+        "max_steps",
+        "observer",
+        "seat",
+        "steps",
+    )
+
+    def __init__(self, observer: TableObserver) -> None:
+        self.observer = observer
+        self.game: Game | None = None
+        #: The learner's seat.
+        self.seat = 0
+        #: The learner's legal ids now (empty: the episode is over, nothing is legal).
+        self.legal: list[int] = []
+        #: Each seat's choice of an id from its legal ids (``RandomBot.id_chooser``), for
+        #: :meth:`advance`; ``None`` for the learner's seat.
+        self.choosers: list[Callable[[list[int]], int] | None] = []
+        #: Whether :meth:`advance` may play this table: every opponent chooses from its ids
+        #: alone and only the seat to act acts (no out-of-turn chances offered).
+        self.fast = False
+        #: The learner's actions this episode (illegal ones included) and its cap (0: none).
+        self.steps = 0
+        self.max_steps = 0
+        #: The game's steps this episode, every seat's.
+        self.game_steps = 0
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Compiled, the class is native: pickle and copy rebuild it from its fields.
+        fields = (self.game, self.seat, self.legal, self.choosers, self.fast, self.steps)
+        return _learner_core, (self.observer, self.max_steps, self.game_steps, *fields)
+
+    def advance(self, aid: int, out: memoryview, mask: memoryview) -> bool:
+        """Play the learner's legal id ``aid``, then the opponents until the learner is to
+        act again (:meth:`TableObserver.advance`). Returns ``True`` when the episode goes on
+        with nothing to report (no reward, no knock-out, no truncation), the learner's
+        observation written into ``out`` and its mask into ``mask``; ``False`` when there is
+        something to settle (:meth:`TableObserver.out_before` says who was out before),
+        nothing written. Only for a :attr:`fast` table and an id of :attr:`legal`."""
+        game = self.game
+        assert game is not None
+        seat = self.seat
+        observer = self.observer
+        legal = observer.advance(game, aid, seat, self.choosers, out, mask)
+        self.game_steps += observer.moves
+        self.steps += 1
+        if legal is not None:
+            self.legal = legal
+            return self.max_steps <= 0 or self.steps < self.max_steps
+        if game.phase is not OVER and not game.out[seat]:
+            self.legal = game.legal_ids(seat)  # another seat was knocked out (NM-33)
+        else:
+            self.legal = []
+        return False
+
+
+def advance_tables(
+    cores: list[LearnerCore],
+    actions: list[int],
+    outs: list[memoryview],
+    masks: list[memoryview],
+    untouched: list[int],
+) -> list[int]:
+    """One step of a batch of tables, in one call (the vector env's step): table ``i``
+    plays ``actions[i]`` with :meth:`LearnerCore.advance`, writing into ``outs[i]`` and
+    ``masks[i]``, if it is :attr:`~LearnerCore.fast` and the id is legal. Returns the tables
+    that moved and have something to settle (a reward, an end); appends to ``untouched`` the
+    tables it did not move (not fast, an illegal id, an ended episode), for the caller's
+    general step."""
+    settle: list[int] = []
+    for i in range(len(cores)):
+        core = cores[i]
+        aid = actions[i]
+        if not core.fast or aid not in core.legal:
+            untouched.append(i)
+        elif not core.advance(aid, outs[i], masks[i]):
+            settle.append(i)
+    return settle
+
+
+def int32_view(row: Any) -> memoryview:
+    """A float32 array's bytes as a memoryview of int32s, the cheaper target of
+    :meth:`TableObserver.write` (the rows of the envs' observation arrays)."""
+    return memoryview(row).cast("B").cast("i")
+
+
+def _learner_core(
+    observer: TableObserver,
+    max_steps: int,
+    game_steps: int,
+    game: Game | None,
+    seat: int,
+    legal: list[int],
+    choosers: list[Callable[[list[int]], int] | None],
+    fast: bool,
+    steps: int,
+) -> LearnerCore:
+    """A :class:`LearnerCore` unpickled."""
+    core = LearnerCore(observer)
+    core.max_steps, core.game_steps, core.game, core.seat = max_steps, game_steps, game, seat
+    core.legal, core.choosers, core.fast, core.steps = legal, choosers, fast, steps
+    return core
 
 
 def _turn_core(

@@ -2,9 +2,10 @@
 
 Needs the ``rl`` extra: ``pip install 'uno-no-mercy[rl]'`` (numpy, gymnasium, pettingzoo).
 
-- :mod:`nomercy.rl.actions`: stable action ids (``ACTION_SPACE_VERSION``, ``action_to_id``,
-  ``id_to_action``, ``action_mask``);
-- :mod:`nomercy.rl.observations`: view → vector (``OBS_LAYOUT``, ``ObservationEncoder``);
+- the action ids and observations are :mod:`nomercy.encoding.actions` and
+  :mod:`nomercy.encoding.observations` (below the bots too, so the ``neural`` bot shares
+  them); the package exports the names an environment's user needs most (``NUM_ACTIONS``,
+  ``action_mask``, ``OBS_SIZE``, ``ObservationEncoder``, ...);
 - :func:`env` / :class:`raw_env`: the PettingZoo AEC environment, every seat an agent;
 - :class:`NoMercyEnv`: a Gymnasium environment, one learning seat against registered bots
   (registered as ``NoMercy-v0``);
@@ -26,11 +27,11 @@ except ImportError as _exc:  # pragma: no cover - depends on the install
         f"nomercy.rl needs the rl extra ({_exc.name} is missing): pip install 'uno-no-mercy[rl]'"
     ) from _exc
 
+from nomercy.core.errors import ActionIdError
 from nomercy.encoding.actions import (
     ACTION_SPACE_VERSION,
     MAX_PLAYERS,
     NUM_ACTIONS,
-    ActionIdError,
     action_mask,
     action_name,
     action_to_id,
@@ -41,7 +42,7 @@ from nomercy.encoding.observations import OBS_LAYOUT, OBS_SIZE, ObservationEncod
 from nomercy.rl._common import IllegalActionIdError
 from nomercy.rl.gymnasium_env import NoMercyEnv
 from nomercy.rl.pettingzoo_env import env, parallel_env, raw_env
-from nomercy.rl.policies import PolicyFn, as_policy, evaluate, wilson
+from nomercy.rl.policies import PolicyFn, as_policy, evaluate
 from nomercy.rl.selfplay_env import SelfPlayEnv
 
 __all__ = [
@@ -67,7 +68,6 @@ __all__ = [
     "legal_ids",
     "parallel_env",
     "raw_env",
-    "wilson",
 ]
 
 

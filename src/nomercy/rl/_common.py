@@ -12,7 +12,7 @@ from gymnasium import spaces
 
 from nomercy.core.actions import Action
 from nomercy.core.decisions import decision_order
-from nomercy.core.errors import IllegalActionError
+from nomercy.core.errors import ActionIdError, IllegalActionError
 from nomercy.core.events import Event, EventKind
 from nomercy.core.game import Game
 from nomercy.core.rules import RuleSet, make_rules
@@ -20,7 +20,6 @@ from nomercy.core.views import PlayerView
 from nomercy.encoding.actions import (
     MAX_PLAYERS,
     NUM_ACTIONS,
-    ActionIdError,
     action_name,
     id_to_action,
 )
@@ -129,6 +128,20 @@ def flat_observation_space(encoder: ObservationEncoder, bounds: str = "fixed") -
     low = (encoder.low * scale).astype(np.float32)
     high = (encoder.high * scale).astype(np.float32)
     return spaces.Box(low, high, (OBS_SIZE,), np.float32)
+
+
+def observation_format(
+    encoder: ObservationEncoder, obs_format: str, bounds: str
+) -> tuple[spaces.Space[Any], npt.NDArray[np.float32]]:
+    """The observation space of ``NoMercy-v0`` (one table) in ``obs_format`` and the flat
+    format's per-entry factors (:func:`~nomercy.encoding.observations.flat_scale`)."""
+    check_obs_format(obs_format)
+    space: spaces.Space[Any] = (
+        flat_observation_space(encoder, bounds)
+        if obs_format == "flat"
+        else observation_space(encoder)
+    )
+    return space, flat_scale(encoder, check_flat_bounds(bounds))
 
 
 def mask_of_ids(ids: list[int]) -> npt.NDArray[np.int8]:

@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from nomercy.bots.policy_bot import Policy, PolicyFn, as_policy
-from nomercy.rl.selfplay import wilson
+from nomercy.core.stats import wilson_interval
 
-__all__ = ["Policy", "PolicyFn", "as_policy", "evaluate", "wilson"]
+__all__ = ["Policy", "PolicyFn", "as_policy", "evaluate"]
 
 
 def evaluate(
@@ -89,7 +89,7 @@ def evaluate(
         wins += info["winner"] == info["seat"]
         knocked += bool(info["knocked_out"][info["seat"]]) and info["winner"] != info["seat"]
         steps += info["episode_steps"]
-    low, high = wilson(wins, games)
+    low, high = wilson_interval(wins, games)
     return {
         "wins": wins,
         "games": games,

@@ -118,11 +118,11 @@ class NoMercySB3VecEnv(_VecEnv):  # type: ignore[misc]
         return self.venv.action_masks().astype(np.bool_)
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        return [getattr(self.venv.envs[i], attr_name) for i in self._indices(indices)]
+        return [getattr(self.venv.tables[i], attr_name) for i in self._indices(indices)]
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
         for i in self._indices(indices):
-            setattr(self.venv.envs[i], attr_name, value)
+            setattr(self.venv.tables[i], attr_name, value)
 
     def env_method(
         self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
@@ -133,7 +133,7 @@ class NoMercySB3VecEnv(_VecEnv):  # type: ignore[misc]
             masks = self.action_masks()
             return [masks[i] for i in chosen]
         return [
-            getattr(self.venv.envs[i], method_name)(*method_args, **method_kwargs) for i in chosen
+            getattr(self.venv.tables[i], method_name)(*method_args, **method_kwargs) for i in chosen
         ]
 
     def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:

@@ -9,8 +9,8 @@
   recording each learner seat's trajectory and its final reward;
 - :func:`gae`: advantages of finished trajectories;
 - :func:`evaluate`: the shipped bot code (:class:`~nomercy.bots.neural_bot.NeuralBot`)
-  against registry bots through the driver, as tournaments play it;
-- :func:`wilson`: a 95% interval for a win rate.
+  against registry bots through the driver, as tournaments play it, with the win rate's
+  Wilson interval (:func:`nomercy.core.stats.wilson_interval`).
 
 The learner's input is the env's flat vector times ``VIEW_KEEP`` (``opp_void`` zeroed: it
 comes from the env's event tracker, not from a view, so the bot could not rebuild it).
@@ -18,7 +18,6 @@ comes from the env's event tracker, not from a view, so the bot could not rebuil
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from nomercy.bots.neural_bot import NeuralBot, Policy
 from nomercy.bots.neural_features import VIEW_KEEP, action_id
 from nomercy.bots.registry import make_bot
 from nomercy.core.game import new_game
+from nomercy.core.stats import wilson_interval
 from nomercy.rl.pettingzoo_env import raw_env
 
 __all__ = [
@@ -42,7 +42,6 @@ __all__ = [
     "TableMix",
     "evaluate",
     "gae",
-    "wilson",
 ]
 
 #: Who fills the other seats of a training game.
@@ -244,17 +243,6 @@ def gae(
     return adv, adv + values
 
 
-def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of ``wins`` out of ``games`` (95% by default)."""
-    if games <= 0:
-        raise ValueError("need at least one game")
-    p = wins / games
-    denom = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denom
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
-    return centre - half, centre + half
-
-
 def evaluate(
     policy: Policy,
     opponent: str,
@@ -268,7 +256,12 @@ def evaluate(
 
     Game ``i`` is dealt from ``seed + i`` and the neural bot sits at seat ``i % players``, so
     every seat gets its share. Returns wins, games, the win rate and its Wilson interval.
+
+    Raises:
+        ValueError: ``games`` is not a positive integer.
     """
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a positive integer, not {games!r}")
     bot = NeuralBot(weights=policy)
     wins = 0
     for i in range(games):
@@ -280,7 +273,7 @@ def evaluate(
         game = new_game(players, rules=preset, seed=seed + i)
         play_out(game, bots)
         wins += game.winner == seat
-    low, high = wilson(wins, games)
+    low, high = wilson_interval(wins, games)
     return {
         "opponent": opponent,
         "players": players,

@@ -31,7 +31,6 @@ from typing import Any
 from nomercy.core.actions import Action, Challenge, Draw, Play, parse_action
 from nomercy.core.base import Phase
 from nomercy.core.cards import Card, Kind
-from nomercy.core.legality import answers_stack, stack_floor_after
 from nomercy.core.rules import RuleSet
 from nomercy.core.views import PlayerView
 
@@ -206,8 +205,8 @@ def _penalty_advice(
         out = [Advice(kind, text + _cite(ids), tuple(ids), {"total": total})]
         after = view.players[seat].hand_size - 1 + total
         # Could the player stack again on its own card (NM-18, A04, A05, A07)?
-        floor = stack_floor_after(rules, before, card)
-        again = any(answers_stack(rules, c, floor, card, action.colour) for c in rest)
+        floor = view.stack_floor_after(card, before)
+        again = any(view.answers_stack(c, floor, card, action.colour) for c in rest)
         if limit is not None and after >= limit and not again:
             out.append(
                 Advice(

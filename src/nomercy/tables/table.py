@@ -44,6 +44,7 @@ from nomercy.bots import Bot, OutOfTurnBot
 from nomercy.bots.levels import resolve_level
 from nomercy.bots.spec import BotSpec, check_preset, for_table, parse_bot_spec
 from nomercy.core.actions import Action, CallUno, Catch, Draw, Pass, Play, parse_action
+from nomercy.core.dealing import DEAL_VERSION
 from nomercy.core.decisions import Decision, decision_order
 from nomercy.core.errors import IllegalActionError, NoMercyError, NotationError
 from nomercy.core.events import Event
@@ -334,6 +335,7 @@ class Table:
         seed: int = 0,
         uno_forget: float = 0.0,
         names: Sequence[str] | None = None,
+        deal_version: int = DEAL_VERSION,
     ) -> Table:
         """A new game with one human seat (or none) and the named bots in the other seats.
 
@@ -341,6 +343,8 @@ class Table:
         :mod:`nomercy.bots.levels`) per bot seat in seat order; a single name fills every
         bot seat. Each bot decides each move afresh, seeded by :func:`bot_seed` (as the web's
         bots); its UNO forgetting is seeded ``seed * 100 + s + 50`` for seat ``s``.
+        ``deal_version`` chooses the shuffles' generator (``new_game``); the table's record
+        names it, so a resumed game deals on as it began.
 
         Raises:
             TableError: a bad seat, bot list or forget rate.
@@ -352,6 +356,7 @@ class Table:
             options=options,
             seed=seed,
             names=list(names) if names is not None else None,
+            deal_version=deal_version,
         )
         if human is not None and not 0 <= human < players:
             raise TableError(f"seat {human} is not a seat of a {players}-player game")
@@ -480,7 +485,7 @@ class Table:
 
     def bot_seed(self, seat: int) -> int:
         """:func:`bot_seed` for ``seat`` now."""
-        return bot_seed(self.game.seed, len(self.game.history), seat)
+        return bot_seed(self.game.seed, self.game.moves, seat)
 
     def seat_bot(self, seat: int) -> Bot:
         """The bot that decides for ``seat`` now: its own (a :meth:`SeatBot.named` one made
@@ -513,6 +518,11 @@ class Table:
         return self.game.seed
 
     @property
+    def deal_version(self) -> int:
+        """The game's deal version: with the seed, what deals the game again."""
+        return self.game.deal_version
+
+    @property
     def players(self) -> int:
         """The number of seats."""
         return self.game.n
@@ -525,7 +535,7 @@ class Table:
     @property
     def moves(self) -> int:
         """The actions played so far in the game (every hand)."""
-        return len(self.game.history)
+        return self.game.moves
 
     @property
     def hand_number(self) -> int:
@@ -548,7 +558,7 @@ class Table:
 
     def hint_seed(self, seat: int) -> int:
         """:func:`hint_seed` for ``seat`` now."""
-        return hint_seed(self.game.seed, len(self.game.history), seat)
+        return hint_seed(self.game.seed, self.game.moves, seat)
 
     def hint_refusal(self, seat: int) -> HintRefusal | None:
         """Why ``seat`` gets no hint now (``None``: it has a decision the coach may search):
@@ -640,12 +650,18 @@ class Table:
         action acts (:func:`answer`). A person to act who may call UNO is asked alone (NM-37:
         no bot may catch them first); a person's seat is left out.
         """
+        return [
+            BotQuestion(d.seat, self.seat_bot(d.seat), self.game.view(d.seat), d.legal, d.in_turn)
+            for d in self.bot_decisions()
+        ]
+
+    def bot_decisions(self) -> list[Decision]:
+        """The decisions :meth:`bot_questions` puts to the bots, without their views (whether
+        any bot has one to take)."""
         if self.game.is_over:
             return []
         return [
-            BotQuestion(d.seat, self.seat_bot(d.seat), self.game.view(d.seat), d.legal, d.in_turn)
-            for d in decision_order(self.game, asked=self._asks_out_of_turn)
-            if self.robot(d.seat)
+            d for d in decision_order(self.game, asked=self._asks_out_of_turn) if self.robot(d.seat)
         ]
 
     def questions(self, robot: Callable[[int], bool]) -> list[Decision]:

@@ -29,6 +29,7 @@ from textual.worker import Worker, WorkerState
 
 from nomercy.bots.levels import level_label, level_of
 from nomercy.core.actions import Action, CallUno, Draw, Play
+from nomercy.core.dealing import DEAL_VERSION, seed_label
 from nomercy.core.errors import NoMercyError
 from nomercy.core.events import Event, EventKind
 from nomercy.core.rules import RuleSet
@@ -100,14 +101,17 @@ def bot_words(kind: str, preset: str) -> str:
 
 def play_command(table: Table, human: int) -> str:
     """The ``nomercy play`` command that deals ``table``'s game again, with the same seats:
-    its seed, and every flag that is not the default (the preset, the players, the rule
-    options, ``--match``, the bots, the human's seat, the bots' UNO forgetting).
+    its seed, and every flag that is not the default (the deal version, the preset, the
+    players, the rule options, ``--match``, the bots, the human's seat, the bots' UNO
+    forgetting).
 
     >>> play_command(Table.new(3, bots=["greedy"], rules="classic", seed=12), 0)
     'nomercy play --seed 12 --preset classic --players 3 --bot-uno-forget 0'
     """
     rules = table.rules
     parts = ["nomercy", "play", "--seed", str(table.seed)]
+    if table.deal_version != DEAL_VERSION:
+        parts += ["--deal-version", str(table.deal_version)]
     if rules.preset != "no-mercy":
         parts += ["--preset", rules.preset]
     if table.players != 4:
@@ -495,7 +499,8 @@ class TableScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.table
         intro = (
-            f"{table.rules.preset}, {table.players} players, seed {table.seed}; you are seat "
+            f"{table.rules.preset}, {table.players} players, "
+            f"{seed_label(table.seed, table.deal_version)}; you are seat "
             f"{self.human} ({table.names[self.human]})"
         )
         # Each bot by its level, the algorithm shown (docs/bots.md#levels), or its name.
@@ -883,8 +888,8 @@ class TableScreen(Screen[None]):
         return f"Goodbye ({self._seed_note()})"
 
     def _seed_note(self) -> str:
-        seed = self.table.seed
-        return f"seed {seed}: `{play_command(self.table, self.human)}` deals this game again"
+        seed = seed_label(self.table.seed, self.table.deal_version)
+        return f"{seed}: `{play_command(self.table, self.human)}` deals this game again"
 
     def action_quit_game(self) -> None:
         if self.table.is_over:

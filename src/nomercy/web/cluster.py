@@ -76,6 +76,8 @@ T = TypeVar("T")
 FORWARD_WAIT = 1.5
 #: Rooms claimed in one statement.
 CLAIM_BATCH = 50
+#: Seconds between attempts to reload a room's copy while the database is unavailable.
+RELOAD_PAUSE = 0.5
 
 #: The forwarded action the current task serves, as ``[forwarder, request id, room]``, until
 #: the move's ``act`` notice carries it (then the forwarder's id is cleared): that notice is
@@ -145,13 +147,18 @@ class Cluster:
         self._claim_now = asyncio.Event()
         self._alive: set[str] = {self.id}
         self._beat_at = 0.0  # time.monotonic() of the last heartbeat that worked
+        #: Servers missing from the live ones at a heartbeat, since when (time.monotonic()):
+        #: one is taken as gone only after a lease's time (it may just be late to renew its
+        #: own lease: after a database outage, or under load).
+        self._missing: dict[str, float] = {}
         #: time.monotonic() when this server's notices' connection last came up (its
         #: knowledge of the others' presence starts there), and whether it is up now.
         self.listen_at = 0.0
         self.listening = False
         self._stopping = False
         self._handing: set[str] = set()  # rooms being handed to another server
-        self._adopting: set[str] = set()  # rooms being taken over (adopt)
+        self._adopting: set[str] = set()  # rooms being loaded to be played here
+        self._adoptions: set[asyncio.Task[Room | None]] = set()  # _adopt_soon's tasks
         # Requests and answers between servers go out on a connection of their own, at once
         # (not behind the writer's batches; they need no order with the writes).
         self._out: NoticeChannel | None = None
@@ -167,6 +174,8 @@ class Cluster:
         with contextlib.suppress(*self.store.errors):
             self._out = await self.store.channel()
         await self._beat()
+        if self._adoptions:  # the rooms claimed at startup are played before it serves
+            await asyncio.gather(*self._adoptions, return_exceptions=True)
         self.send(self.encode("who", "", {}))
         self._beater = asyncio.get_running_loop().create_task(self._beat_loop())
 
@@ -307,6 +316,7 @@ class Cluster:
             return
         if kind == "bye":
             self._alive.discard(sender)
+            self._missing.pop(sender, None)
             self._forget(sender)
             self._claim_now.set()
             return
@@ -391,10 +401,20 @@ class Cluster:
         except Exception as exc:
             log.warning("heartbeat: the database is unavailable: %s", exc)
             return
-        self._beat_at = time.monotonic()
-        for server in self._alive - alive:
-            self._forget(server)
-        self._alive = alive | {self.id}
+        now = time.monotonic()
+        self._beat_at = now
+        # A server whose lease lapsed may be alive with people connected, only late to renew
+        # it (after a database outage every lease lapsed; under load a heartbeat is late):
+        # its presence is kept, and presence_settled waits for it, until it has been missing
+        # for a lease's time (issue 43: nobody connected anywhere is handed to the bot).
+        for server in alive:
+            self._missing.pop(server, None)
+        for server in self._alive - alive - {self.id}:
+            if now - self._missing.setdefault(server, now) >= self.ttl:
+                del self._missing[server]
+                self._alive.discard(server)
+                self._forget(server)
+        self._alive |= alive
         for room in list(self.lobby.rooms.values()):
             # A room taken over since the heartbeat was asked may be missing from its answer.
             lost = room.owned and room.code not in owned and room.adopted_at < asked
@@ -402,21 +422,17 @@ class Cluster:
                 log.warning("room %s: lost its lease to another server", room.code)
                 await self.demote(room)
         for code in sorted(owned):
-            loaded = self.lobby.rooms.get(code)
-            if loaded is not None and (loaded.owned or loaded.closed):
+            here = self.lobby.rooms.get(code)
+            if here is not None and (here.owned or here.closed):
                 continue
             if code in self._handing or code in self._adopting or self._stopping:
                 continue
-            # The database says this server plays the room, and its lease runs: nobody else
-            # will claim it. Played here again, unless it went meanwhile (the heartbeat's
-            # answer may be stale: a room handed over since).
-            try:
-                mine = await self.lobby.write(self.store.owner, code, retry_for=0.0) == self.id
-            except StoreUnavailable:
-                return  # the database went away again: the next heartbeat
-            if mine:
-                log.warning("room %s: this server's, but not played here: taking it up", code)
-                await self.adopt(code)
+            # Its lease is this server's but nobody plays it here: a takeover whose load and
+            # release both failed while the database was down, a room stood down on another
+            # reading, a move found stored as another (the copy behind). No other server
+            # claims a room of a live owner, so this one plays it.
+            log.warning("room %s: this server holds its lease: taking it over", code)
+            self._adopt_soon(code)
         while True:
             try:
                 codes = await self.lobby.write(self.store.claim, CLAIM_BATCH, retry_for=0.0)
@@ -424,29 +440,43 @@ class Cluster:
                 log.warning("claiming rooms: the database is unavailable: %s", exc)
                 return
             for code in codes:
-                await self.adopt(code)
+                self._adopt_soon(code)
             if len(codes) < CLAIM_BATCH:
                 break
+
+    def _adopt_soon(self, code: str) -> None:
+        """Adopt a room claimed by the heartbeat in a task of its own: loading rooms (a
+        database read and a replay each) must not make this server's next heartbeat late, or
+        the others would take its rooms and think its people gone."""
+        self._adopting.add(code)
+        task = asyncio.get_running_loop().create_task(self.adopt(code))
+        for tasks in (self._tasks, self._adoptions):
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
 
     async def adopt(self, code: str) -> Room | None:
         """Take over a room whose lease this server just got: reload it from the database
         (everything committed before the claim), then play it: bots, timer, grace periods."""
-        lobby = self.lobby
         self._adopting.add(code)
         try:
+            return await self._adopt(code)
+        finally:
+            self._adopting.discard(code)
+
+    async def _adopt(self, code: str) -> Room | None:
+        lobby = self.lobby
+        try:
             stored = await lobby.stored(code)
-        except StoreUnavailable as exc:
-            # The database went away (again): the lease is kept, and the heartbeat takes the
-            # room up once the database answers (or the lease lapses and another server does).
-            log.warning("room %s: cannot load it to take it over: %s", code, exc)
-            return None
-        except Exception:
-            log.exception("room %s: cannot load it to take it over", code)
+        except Exception as exc:
+            if isinstance(exc, StoreUnavailable):  # an outage: said, not a failure of ours
+                log.warning("room %s: cannot load it to take it over: %s", code, exc)
+            else:
+                log.exception("room %s: cannot load it to take it over", code)
+            # Kept by this server if the database refuses this too: the heartbeat sees its
+            # lease here and loads it again.
             with contextlib.suppress(Exception):
                 await lobby.write(self.store.release, [code], retry_for=1.0)
             return None
-        finally:
-            self._adopting.discard(code)
         if stored is None:
             return None
         state, game, game_id = stored
@@ -507,16 +537,16 @@ class Cluster:
         self._spawn(self._reload(room))
 
     async def _reload(self, room: Room) -> None:
-        """Reload a copy of a room from the database; while the database does not answer,
-        again every ``lease_ttl / 4`` seconds, until done (or the room is played here again,
-        or gone): a copy left as it was could miss moves for good."""
-        while not (self._stopping or room.closed or room.owned):
+        """Reload a room's copy from the database (notices were missed, or the room was
+        lost), trying again while the database is unavailable: a copy left behind would show
+        its people a turn that is not theirs while the owner waits for them."""
+        while not self._stopping and not room.closed and not room.owned:
             try:
                 await self.lobby.resync(room)
                 return
             except StoreUnavailable as exc:
-                log.warning("room %s: cannot reload it: %s", room.code, exc)
-            await asyncio.sleep(self.ttl / 4)
+                log.warning("room %s: cannot reload it yet: %s", room.code, exc)
+            await asyncio.sleep(RELOAD_PAUSE)
 
     async def load(self, code: str) -> Room | None:
         """A copy of room ``code`` for this server's clients (loaded once however many ask),
@@ -579,7 +609,7 @@ class Cluster:
         loop = asyncio.get_running_loop()
         lobby = self.lobby
         end = loop.time() + lobby.config.action_retry + self.ttl
-        move = len(room.game.history) if room.game is not None else None
+        move = room.game.moves if room.game is not None else None
         guard: int | None = None
         while True:
             if room.owned:  # taken over meanwhile (by this server)
@@ -653,7 +683,7 @@ class Cluster:
             if room is None or not room.owned:
                 reply["moved"] = True
             elif message.get("g") is not None and (
-                room.game is None or len(room.game.history) != message["g"]
+                room.game is None or room.game.moves != message["g"]
             ):
                 pass  # sent again after the game moved on: the first one was played
             elif data["type"] == "join":

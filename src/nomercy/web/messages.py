@@ -31,10 +31,12 @@ if TYPE_CHECKING:
 __all__ = [
     "PROTOCOL_VERSION",
     "dumps",
+    "error",
     "frame",
     "hint",
     "history",
     "pong",
+    "reaction",
     "replay_head",
     "replay_step",
     "room",
@@ -131,6 +133,18 @@ def seat_taken(seat: int, name: str, was: str | None, playing: bool) -> dict[str
 def pong() -> dict[str, Any]:
     """The answer to ``ping``."""
     return {"type": "pong"}
+
+
+def error(code: str, message: str) -> dict[str, Any]:
+    """An ``error`` message: a refused request's ``code`` (an ``ErrorCode`` value of
+    web/protocol.py) and a message naming the problem."""
+    return {"type": "error", "code": code, "message": message}
+
+
+def reaction(seat: int, key: str) -> dict[str, Any]:
+    """A ``reaction`` message, to the whole room: ``seat`` sent the quick reaction ``key``
+    (one of web/reactions.py's ``REACTIONS``)."""
+    return {"type": "reaction", "seat": seat, "reaction": key}
 
 
 # ---------------------------------------------------------------------- replays

@@ -18,6 +18,7 @@ from nomercy.bots.levels import LEVELS, algorithm, level_bot, resolve_level
 from nomercy.core.errors import NoMercyError
 from nomercy.core.game import new_game
 from nomercy.core.rules import OPTIONS, PRESETS, RuleSet, make_rules
+from nomercy.web import messages
 from nomercy.web.messages import PROTOCOL_VERSION
 
 __all__ = [
@@ -145,7 +146,7 @@ class ProtocolError(Exception):
 
     def to_message(self) -> dict[str, Any]:
         """The WebSocket ``error`` message."""
-        return {"type": "error", "code": self.code.value, "message": self.message}
+        return messages.error(self.code.value, self.message)
 
 
 class TokenBucket:

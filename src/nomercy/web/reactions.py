@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from nomercy.web import messages
 from nomercy.web.protocol import ErrorCode, ProtocolError
 
 if TYPE_CHECKING:  # the room imports this module; only its type is needed here
@@ -64,7 +65,7 @@ class Reactions:
                 ErrorCode.TOO_SOON, f"one reaction every {REACTION_EVERY:g} s, please"
             )
         self._last[seat] = now
-        room.send_all({"type": "reaction", "seat": seat, "reaction": key})
+        room.send_all(messages.reaction(seat, key))
 
     def _switch(self, room: Room, seat: int | None, data: dict[str, Any]) -> None:
         if seat != 0:

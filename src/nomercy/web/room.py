@@ -22,6 +22,8 @@ tasks of the room, cancelled when the server stops. Every message to a connectio
 its own bounded queue and sender task (:class:`Connection`), so a slow client never blocks a
 room; room summaries are coalesced (at most one per ``SUMMARY_DELAY`` per room), so a crowd of
 connections saying ``hello`` costs each of them one message, not one per other connection.
+Memory: the room's game lets go of its past as it goes (``EVENTS_HELD``, ``Game.forget``: the
+record is in the database), so a room holds the same however long its game runs.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import hmac
@@ -97,6 +100,12 @@ HELLO_EVERY = 0.5
 #: newest; the client asks for older ones with ``history`` messages, ``HISTORY_PAGE`` at a time.
 HELLO_HISTORY = 60
 HISTORY_PAGE = 100
+#: The current hand's newest events a room's game keeps when it lets go of its past
+#: (``Game.forget``: every action and the older events, which are in the database), done
+#: when it holds twice as many events or actions: a room's memory is bounded however long
+#: its game runs (issue 43). At least ``HELLO_HISTORY``; a hand longer than this is read
+#: whole (bots, hints, old history pages) from the game replayed off the event loop.
+EVENTS_HELD = 500
 #: Seconds between asking the other servers who is here, while a grace period has run out but
 #: some live server has not said yet (``Room._away``).
 PRESENCE_WAIT = 0.5
@@ -299,6 +308,42 @@ class Room:
         """Whether a bot plays ``seat`` now (a bot seat, or a person's seat while away)."""
         return self.table is not None and self.table.robot(seat)
 
+    async def whole_table(self) -> Table:
+        """The room's table, its game with the whole hand's history: the table itself while
+        its game holds it; else (a hand longer than ``EVENTS_HELD``) a table seated alike
+        over the game replayed, in a worker thread, from its stored record up to this move.
+        Bots, the timer's bot and hints read the hand's whole public history (the colours a
+        draw proves a seat lacks, NM-9), so they decide exactly as in a room that keeps it.
+        The caller holds the lock.
+
+        Raises:
+            StoreUnavailable: the database did not answer.
+        """
+        table = self.table
+        assert table is not None and self.game_id is not None
+        game = table.game
+        if not game.hand_forgotten:
+            return table
+        moves, game_id = game.moves, self.game_id
+        row = await self.lobby.write(
+            functools.partial(self.lobby.store.load_game, game_id),
+            retry_for=self.config.action_retry,
+        )
+        # A copy of the room may be behind its owner: its own move, not the database's last.
+        if row is None or len(row.record.actions) < moves:
+            raise RuntimeError(f"game {game_id}: the database lacks moves before {moves}")
+        record = dataclasses.replace(row.record, actions=row.record.actions[:moves])
+        return self._seat_table(await asyncio.to_thread(record.replay))
+
+    def _bound(self) -> None:
+        """Let the game go of its past when it holds ``2 * EVENTS_HELD`` events or actions:
+        the room's memory stays bounded however long the game runs (issue 43); the record
+        is in the database."""
+        game = self.game
+        keep = max(EVENTS_HELD, HELLO_HISTORY)  # a hello carries HELLO_HISTORY events
+        if game is not None and max(len(game.log), len(game.history)) > 2 * keep:
+            game.forget(keep)
+
     def state_message(
         self,
         seat: int | None,
@@ -319,10 +364,12 @@ class Room:
         public: list[dict[str, Any]] = []
         if history:
             # The newest HELLO_HISTORY public events of the hand; older ones on request
-            # (``history`` messages), so a hello's size does not grow with the hand.
+            # (``history`` messages), so a hello's size does not grow with the hand. The game
+            # holds at least that many (EVENTS_HELD): its first ``hand_forgotten`` are gone.
             public = game.public_history()
-            history_from = max(0, len(public) - HELLO_HISTORY)
-            public = public[history_from:]
+            held = max(0, len(public) - HELLO_HISTORY)
+            history_from = game.hand_forgotten + held
+            public = public[held:]
         if seat is not None and not game.is_over and not game.out[seat]:
             actions = game.legal_actions(seat)
             # Consequences a player may not expect, from this seat's view only.
@@ -333,7 +380,7 @@ class Room:
         return messages.state(
             seat=seat,
             game_id=self.game_id,
-            move=len(game.history),
+            move=game.moves,
             view=messages.view_json(view, public),
             legal=actions,
             advice=advice,
@@ -350,7 +397,7 @@ class Room:
         connection, is spliced in fresh."""
         game = self.game
         assert game is not None
-        key = (id(game), self.game_id, len(game.history), game.is_over, self.deadline)
+        key = (id(game), self.game_id, game.moves, game.is_over, self.deadline)
         if key != self._hello_key:
             self._hello_key = key
             self._hello_texts = {}
@@ -360,22 +407,33 @@ class Room:
             text = self._hello_texts[seat] = dumps(message)[:-1]
         return f'{text},"room":{dumps(self.summary())}}}'
 
-    def history_page(self, before: Any) -> dict[str, Any]:
+    async def history_page(self, before: Any) -> dict[str, Any]:
         """A ``history`` message: the current hand's public events ``[from, before)``, at most
-        ``HISTORY_PAGE`` of them, oldest first.
+        ``HISTORY_PAGE`` of them, oldest first. The caller holds the lock. Events the game
+        let go of (``EVENTS_HELD``) come from the game replayed (:meth:`whole_table`).
 
         Raises:
-            ProtocolError: ``malformed`` (``before`` not an index), ``not_started``.
+            ProtocolError: ``malformed`` (``before`` not an index), ``not_started``,
+                ``unavailable`` (an old page, and the database does not answer).
         """
         if isinstance(before, bool) or not isinstance(before, int) or before < 0:
             raise ProtocolError(ErrorCode.MALFORMED, "'before' must be an event index (>= 0)")
         game = self.game
         if game is None:
             raise ProtocolError(ErrorCode.NOT_STARTED, "the game has not started")
+        gone = game.hand_forgotten
         public = game.public_history()
-        end = min(before, len(public))
+        end = min(before, gone + len(public))
         start = max(0, end - HISTORY_PAGE)
-        return messages.history(self.game_id, game.hand_number, start, public[start:end])
+        if start >= gone:
+            page = public[start - gone : end - gone]
+        else:
+            try:
+                whole = (await self.whole_table()).game
+            except StoreUnavailable:
+                raise _unavailable("the older history is not at hand") from None
+            page = whole.public_history()[start:end]
+        return messages.history(self.game_id, game.hand_number, start, page)
 
     # ------------------------------------------------------------------ broadcasting
     def broadcast_room(self) -> None:
@@ -464,7 +522,7 @@ class Room:
             raise ProtocolError(ErrorCode.HELLO_FIRST, "say hello first (with your seat token)")
         if kind == "history":
             async with self.lock:
-                conn.send(self.history_page(data.get("before")))
+                conn.send(await self.history_page(data.get("before")))
             return
         if kind == "hint":
             await self.hint(conn)
@@ -692,9 +750,13 @@ class Room:
                 raise ProtocolError(
                     ErrorCode.NOT_YOUR_TURN, f"it is {who}'s turn: hints are for your decisions"
                 )
-            legal = table.legal_actions(seat)
-            view = table.view(seat)
-            seed = table.hint_seed(seat)
+            try:
+                whole = await self.whole_table()  # the coach reads the whole hand (NM-9)
+            except StoreUnavailable:
+                raise _unavailable("no hint now") from None
+            legal = whole.legal_actions(seat)
+            view = whole.view(seat)
+            seed = whole.hint_seed(seat)
             game_id = self.game_id
         if conn.hint_pending:
             raise ProtocolError(ErrorCode.HINT_BUSY, "one hint at a time: the last one is coming")
@@ -845,11 +907,7 @@ class Room:
         try:
             await self.apply(action, retry_for=self.config.action_retry)
         except StoreUnavailable:
-            raise ProtocolError(
-                ErrorCode.UNAVAILABLE,
-                "the database is unavailable: the move was not played; try again",
-                503,
-            ) from None
+            raise _unavailable("the move was not played") from None
         except NoMercyError as exc:  # IllegalActionError, NotationError, EngineError
             if game.to_act != seat and not isinstance(action, (CallUno, Catch)):
                 turn = game.to_act
@@ -875,7 +933,7 @@ class Room:
         turn = game.to_act
         before = game.copy()  # a few microseconds; the way back if the move cannot be stored
         events = game.apply(action)
-        index = len(game.history) - 1
+        index = game.moves - 1
         finished = self._result() if game.is_over else None
         try:
             await self.lobby.write(
@@ -911,6 +969,7 @@ class Room:
             log.info("room %s: game %s over, winner %s", self.code, self.game_id, game.winner)
         self._reschedule_timer()
         self.broadcast_state(events, action)
+        self._bound()
         self._schedule()
         return events
 
@@ -958,13 +1017,21 @@ class Room:
         try:
             while True:
                 async with self.lock:
-                    game = self.game
-                    if self.closed or game is None:
+                    game, table = self.game, self.table
+                    if self.closed or game is None or table is None:
                         return
-                    questions = self.bot_questions()
-                    if not questions:
+                    if not table.bot_decisions():
+                        return  # no bot has a decision to take: no need of the whole hand
+                    try:
+                        questions = (await self.whole_table()).bot_questions()
+                    except StoreUnavailable:
+                        questions = None  # an old hand's history is not at hand: wait
+                    if questions == []:
                         return
-                    moves, game_id = len(game.history), self.game_id
+                    moves, game_id = game.moves, self.game_id
+                if questions is None:
+                    await asyncio.sleep(RETRY_PAUSE)
+                    continue
                 began = loop.time()
                 action = await asyncio.to_thread(answer, questions)
                 await asyncio.sleep(max(0.0, delay - (loop.time() - began)))
@@ -972,7 +1039,7 @@ class Room:
                     game = self.game
                     if self.closed or game is None:
                         return
-                    if self.game_id != game_id or len(game.history) != moves:
+                    if self.game_id != game_id or game.moves != moves:
                         continue  # someone acted meanwhile: ask again
                     if action is None:
                         return  # every bot lets its chance go; the next change asks again
@@ -1060,8 +1127,14 @@ class Room:
                         return
                     seat = game.to_act
                     assert seat is not None
-                    moves = len(game.history)
-                    decision = self.timeout_decision(seat)
+                    moves = game.moves
+                    try:
+                        decision: Action | BotQuestion | None = await self.timeout_decision(seat)
+                    except StoreUnavailable:
+                        decision = None  # an old hand's history is not at hand: wait
+                if decision is None:
+                    await asyncio.sleep(RETRY_PAUSE)
+                    continue
                 # A bot's decision is made in a worker thread, like the bots' own moves.
                 if isinstance(decision, BotQuestion):
                     action = await asyncio.to_thread(answer, [decision])
@@ -1071,7 +1144,7 @@ class Room:
                     game = self.game
                     if self._timer_key != key or game is None or game.is_over:
                         return
-                    if len(game.history) != moves:
+                    if game.moves != moves:
                         continue  # an out-of-turn action meanwhile: decide again
                     if action is None:
                         return
@@ -1089,13 +1162,20 @@ class Room:
         except Exception:
             log.exception("room %s: the timer failed", self.code)
 
-    def timeout_decision(self, seat: int) -> Action | BotQuestion:
+    async def timeout_decision(self, seat: int) -> Action | BotQuestion:
         """What a seat whose time ran out does (``Table.timeout_question``): draw (or take the
         penalty), else pass, else the room's bot decides (a forced play, a colour, a Discard
-        All choice, a challenge)."""
+        All choice, a challenge), from the whole hand (:meth:`whole_table`).
+
+        Raises:
+            StoreUnavailable: the hand's older history is not at hand.
+        """
         table = self.table
         assert table is not None
-        return table.timeout_question(seat)
+        action, _ = table.timeout_choice(seat)
+        if action is not None:
+            return action
+        return (await self.whole_table()).timeout_question(seat)
 
     def _presence(self) -> None:
         """Start or stop the grace period of each person's seat."""
@@ -1298,9 +1378,9 @@ class Room:
                 if message["g"] not in self.finished:
                     await self.lobby.reload(self)
                 return
-            if index < len(game.history):
+            if index < game.moves:
                 return  # already in this copy (it was loaded after the move)
-            if index > len(game.history):
+            if index > game.moves:
                 await self.lobby.reload(self)  # a notice was missed
                 return
             turn = game.to_act
@@ -1317,6 +1397,7 @@ class Room:
                 self.broadcast_state(events, action)
             finally:
                 self._arrival = None
+            self._bound()
         elif kind == "game":
             if message["g"] == self.game_id:
                 return
@@ -1355,7 +1436,7 @@ class Room:
         """Take the stored room (seats, games, the game replayed) as this copy's state, keeping
         its connections; whether the game changed (it was behind, or another game)."""
         changed = game_id != self.game_id or (
-            game is not None and (self.game is None or len(game.history) != len(self.game.history))
+            game is not None and (self.game is None or game.moves != self.game.moves)
         )
         for row in state.row.seat_rows:
             s = self.seats[row.seat]
@@ -1369,7 +1450,15 @@ class Room:
             self._in_turn = 0
             self._timer_key = None
             self.deadline = None
+            self._bound()
         return changed
+
+
+def _unavailable(what: str) -> ProtocolError:
+    """The ``unavailable`` error: the database did not answer; ``what`` did not happen."""
+    return ProtocolError(
+        ErrorCode.UNAVAILABLE, f"the database is unavailable: {what}; try again", 503
+    )
 
 
 def _seat_json(s: SeatState, away: bool = False) -> list[Any]:

@@ -7,7 +7,6 @@ subcommand on an install without the ``web`` extra; the server is imported when 
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import socket
 import sys
@@ -53,6 +52,43 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         epilog=_EPILOG,
         formatter_class=formatter_class,
     )
+    _add_listen_flags(parser)
+    _add_room_flags(parser)
+    limits = parser.add_argument_group("connection limits")
+    _add_connection_limits(limits)
+    _add_traffic_limits(limits)
+    coach = parser.add_argument_group("the coach (hints)")
+    coach.add_argument(
+        "--hint-workers",
+        type=int,
+        default=2,
+        metavar="N",
+        help="hints the server computes at once, each in a thread for up to 0.5 s; one more "
+        "request is refused with hint_busy (default: %(default)s)",
+    )
+    coach.add_argument(
+        "--hint-iterations",
+        type=int,
+        default=1500,
+        metavar="N",
+        help="search iterations per hint (default: %(default)s; hosts turn hints off per room)",
+    )
+    parser.add_argument(
+        "--timings",
+        action="store_true",
+        help="record the server-side time of each action (GET /api/timings; for benchmarks)",
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default="info",
+        help="server log level (default: %(default)s)",
+    )
+    parser.set_defaults(handler=serve)
+
+
+def _add_listen_flags(parser: argparse.ArgumentParser) -> None:
+    """Where the server listens, the names it answers to, and its database."""
     parser.add_argument(
         "--host",
         default="127.0.0.1",
@@ -77,6 +113,10 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         "postgresql://USER@HOST/DB URL: any number of servers on one PostgreSQL database serve "
         "every room together (needs the web-pg extra)",
     )
+
+
+def _add_room_flags(parser: argparse.ArgumentParser) -> None:
+    """How rooms play: bot pace, the grace of a lost connection, the message rate, expiry."""
     parser.add_argument(
         "--bot-delay",
         type=float,
@@ -116,7 +156,10 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         help="close a room that nobody but its host ever joined (and that never started a "
         "game) after this long with no connection; 0: like any room (default: %(default)s)",
     )
-    limits = parser.add_argument_group("connection limits")
+
+
+def _add_connection_limits(limits: argparse._ArgumentGroup) -> None:
+    """How many rooms and connections, in all and per client address."""
     limits.add_argument(
         "--rooms-per-hour",
         type=int,
@@ -164,6 +207,10 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         metavar="N",
         help="WebSockets (seats and spectators) one room holds at most (default: %(default)s)",
     )
+
+
+def _add_traffic_limits(limits: argparse._ArgumentGroup) -> None:
+    """What one connection may cost: hellos, unsent bytes, and how long it may stay silent."""
     limits.add_argument(
         "--hellos-per-address",
         type=float,
@@ -206,47 +253,6 @@ def add_serve_parser(sub: Any, formatter_class: type[argparse.HelpFormatter]) ->
         "closed); behind deploy/nginx.conf give 1, so that the proxy notices a frozen server "
         "by its silence (default: %(default)s)",
     )
-    coach = parser.add_argument_group("the coach (hints)")
-    coach.add_argument(
-        "--hint-workers",
-        type=int,
-        default=2,
-        metavar="N",
-        help="hints the server computes at once, each in a thread for up to 0.5 s; one more "
-        "request is refused with hint_busy (default: %(default)s)",
-    )
-    coach.add_argument(
-        "--hint-iterations",
-        type=int,
-        default=1500,
-        metavar="N",
-        help="search iterations per hint (default: %(default)s; hosts turn hints off per room)",
-    )
-    parser.add_argument(
-        "--timings",
-        action="store_true",
-        help="record the server-side time of each action (GET /api/timings; for benchmarks)",
-    )
-    parser.add_argument(
-        "--log-level",
-        choices=("debug", "info", "warning", "error"),
-        default="info",
-        help="server log level (default: %(default)s)",
-    )
-    parser.set_defaults(handler=serve)
-
-
-def lan_address() -> str | None:
-    """This machine's address on its default route (no packet is sent), or ``None``."""
-    import socket
-
-    try:
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.connect(("10.255.255.255", 1))  # UDP connect only picks the interface
-            address: str = s.getsockname()[0]
-    except OSError:
-        return None
-    return None if address.startswith("127.") else address
 
 
 def _fail(message: str) -> int:
@@ -254,179 +260,73 @@ def _fail(message: str) -> int:
     return 2
 
 
-def serve(args: argparse.Namespace, out: TextIO) -> int:  # noqa: C901 (measured in tests/test_complexity.py)
-    """Run the server until interrupted; 2 on bad flags or a missing extra."""
+#: Each number flag's bound, as (flag, comparison, bound), in the order they are checked.
+_BOUNDS_FIRST = (("--bot-delay", ">=", 0), ("--grace", ">=", 0), ("--rate-limit", ">", 0))
+_BOUNDS_THEN = (
+    ("--room-idle", ">=", 0),
+    ("--unjoined-room-idle", ">=", 0),
+    ("--rooms-per-hour", ">=", 0),
+    ("--max-rooms", ">=", 0),
+    ("--hellos-per-address", ">=", 0),
+    ("--send-budget", ">=", 4096),
+    ("--max-connections", ">=", 1),
+    ("--room-connections", ">=", 1),
+    ("--hint-workers", ">=", 1),
+    ("--hint-iterations", ">=", 1),
+    ("--max-per-address", ">=", 0),
+    ("--sockets-per-address", ">=", 0),
+    ("--header-timeout", ">", 0),
+    ("--hello-timeout", ">", 0),
+    ("--ws-ping", ">", 0),
+)
+
+
+def _out_of_bounds(
+    args: argparse.Namespace, bounds: tuple[tuple[str, str, int], ...]
+) -> str | None:
+    """The first flag of ``bounds`` whose value is past its bound, said as a usage error."""
+    for flag, comparison, bound in bounds:
+        value = getattr(args, flag[2:].replace("-", "_"))
+        if value < bound or (comparison == ">" and value == bound):
+            return f"{flag} must be {comparison} {bound}, got {value}"
+    return None
+
+
+def _flag_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with ``nomercy serve``'s flags (the first problem found), or ``None``."""
     if not 1 <= args.port <= 65535:
-        return _fail(f"--port must be 1-65535, got {args.port}")
-    if args.bot_delay < 0:
-        return _fail(f"--bot-delay must be >= 0, got {args.bot_delay}")
-    if args.grace < 0:
-        return _fail(f"--grace must be >= 0, got {args.grace}")
-    if args.rate_limit <= 0:
-        return _fail(f"--rate-limit must be > 0, got {args.rate_limit}")
+        return f"--port must be 1-65535, got {args.port}"
+    problem = _out_of_bounds(args, _BOUNDS_FIRST)
+    if problem is not None:
+        return problem
     try:  # a host that names no address fails here, in words, not in uvicorn's log
         if args.host:  # "" is every interface, as 0.0.0.0
             socket.getaddrinfo(args.host, args.port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
-        return _fail(f"--host {args.host}: not an address to listen on ({exc})")
+        return f"--host {args.host}: not an address to listen on ({exc})"
     for name in args.allowed_host:
         if not name.strip() or any(c in name for c in "/ \t@"):
-            return _fail(f"--allowed-host takes a host name (no scheme or path), not {name!r}")
-    for flag, value in (
-        ("--room-idle", args.room_idle),
-        ("--unjoined-room-idle", args.unjoined_room_idle),
-        ("--rooms-per-hour", args.rooms_per_hour),
-        ("--max-rooms", args.max_rooms),
-        ("--hellos-per-address", args.hellos_per_address),
-    ):
-        if value < 0:
-            return _fail(f"{flag} must be >= 0, got {value}")
-    if args.send_budget < 4096:
-        return _fail(f"--send-budget must be >= 4096, got {args.send_budget}")
-    for flag, value in (
-        ("--max-connections", args.max_connections),
-        ("--room-connections", args.room_connections),
-    ):
-        if value < 1:
-            return _fail(f"{flag} must be >= 1, got {value}")
-    for flag, value in (
-        ("--hint-workers", args.hint_workers),
-        ("--hint-iterations", args.hint_iterations),
-    ):
-        if value < 1:
-            return _fail(f"{flag} must be >= 1, got {value}")
-    for flag, value in (
-        ("--max-per-address", args.max_per_address),
-        ("--sockets-per-address", args.sockets_per_address),
-    ):
-        if value < 0:
-            return _fail(f"{flag} must be >= 0, got {value}")
-    for flag, seconds in (
-        ("--header-timeout", args.header_timeout),
-        ("--hello-timeout", args.hello_timeout),
-        ("--ws-ping", args.ws_ping),
-    ):
-        if seconds <= 0:
-            return _fail(f"{flag} must be > 0, got {seconds}")
-    try:
-        import uvicorn
-        import uvicorn.config
+            return f"--allowed-host takes a host name (no scheme or path), not {name!r}"
+    return _out_of_bounds(args, _BOUNDS_THEN)
 
-        from nomercy.web.app import create_app
-        from nomercy.web.database import open_store
-        from nomercy.web.guard import (
-            AllowedHosts,
-            Limits,
-            RateLimitFilter,
-            guarded_protocol,
-            raise_open_files_limit,
-        )
-        from nomercy.web.protocol import HARD_MAX_BYTES
-        from nomercy.web.rooms import ServerConfig
-        from nomercy.web.sqlcore import StoreError
-        from nomercy.web.store import DatabaseLock, is_postgres_url
+
+def serve(args: argparse.Namespace, out: TextIO) -> int:
+    """Run the server until interrupted; 2 on bad flags, an unusable database or a missing
+    extra."""
+    problem = _flag_problem(args)
+    if problem is not None:
+        return _fail(problem)
+    try:
+        # The web extra, imported only to run: the CLI lists this command without it.
+        from nomercy.web.launch import ExtraMissing, LaunchError, launch
     except ImportError as exc:
         return _fail(f"the web server needs the web extra: {_install('web')} ({exc})")
-    database: Path | str = Path(args.database) if args.database else default_database()
-    lock: DatabaseLock | None = None
-    shown_database = str(database)
-    if args.database and is_postgres_url(args.database):
-        database = args.database
-        try:
-            import psycopg  # noqa: F401
-        except ImportError:
-            return _fail(f"a PostgreSQL database needs the web-pg extra: {_install('web-pg')}")
-        from nomercy.web.postgres import redact
-
-        shown_database = redact(args.database)
-    elif args.database and "://" in args.database:
-        return _fail(
-            f"--database takes a SQLite file or a postgresql:// URL, not {args.database!r}"
-        )
-    else:
-        try:
-            # Held until the process ends: a second server on this file refuses to start.
-            lock = DatabaseLock(database)
-        except StoreError as exc:
-            return _fail(str(exc))
-    try:  # a clear error now rather than a traceback from the server's startup
-        open_store(database).close()
-    except StoreError as exc:
-        if lock is not None:
-            lock.release()
-        return _fail(str(exc))
-    logging.basicConfig(
-        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    for handler in logging.getLogger().handlers:
-        handler.addFilter(RateLimitFilter())
-    max_connections = args.max_connections
-    open_files = raise_open_files_limit()
-    if open_files is not None and max_connections > open_files - 64:
-        # Past the open-files limit every accept fails; keep room for the database and logs.
-        max_connections = max(16, open_files - 64)
-        logging.getLogger("nomercy.web").warning(
-            "--max-connections lowered to %d to fit the open-files limit (%d)",
-            max_connections,
-            open_files,
-        )
-    limits = Limits(max_connections, args.max_per_address, args.header_timeout)
-    config = ServerConfig(
-        database=database,
-        bot_delay=args.bot_delay,
-        grace=args.grace,
-        rate_per_second=args.rate_limit,
-        rate_capacity=2 * args.rate_limit,
-        hello_timeout=args.hello_timeout,
-        body_timeout=args.header_timeout,
-        room_connections=args.room_connections,
-        sockets_per_address=args.sockets_per_address,
-        room_idle=args.room_idle,
-        unjoined_idle=args.unjoined_room_idle,
-        rooms_per_hour=args.rooms_per_hour,
-        max_rooms=args.max_rooms,
-        hellos_per_address=args.hellos_per_address,
-        hello_burst=6 * args.hellos_per_address,
-        send_bytes=args.send_budget,
-        timings=args.timings,
-        hint_workers=args.hint_workers,
-        hint_iterations=args.hint_iterations,
-        allowed_hosts=AllowedHosts.for_listening(args.host, args.allowed_host),
-    )
-    app = create_app(config)
-    shown = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
-    print(f"nomercy serve: http://{shown}:{args.port}/  (database {shown_database})", file=out)
-    if args.host in ("0.0.0.0", "::"):
-        where = lan_address() or "YOUR-LAN-IP"
-        print(
-            f"listening on every interface: friends join at http://{where}:{args.port}/", file=out
-        )
-    out.flush()
-    ws = "websockets-sansio" if "websockets-sansio" in uvicorn.config.WS_PROTOCOLS else "auto"
     try:
-        uvicorn.run(
-            app,
-            host=args.host,
-            port=args.port,
-            http=guarded_protocol(limits),
-            ws=ws,
-            ws_max_size=HARD_MAX_BYTES,
-            # Idle kept-alive HTTP connections and the close handshake of a WebSocket whose
-            # peer has gone quiet are bounded too.
-            timeout_keep_alive=5,
-            ws_ping_interval=args.ws_ping,
-            ws_ping_timeout=20.0,
-            # No limit_concurrency: the guarded protocol closes surplus connections before
-            # they are read (uvicorn's own limit answers a plain-text 503 once headers are in).
-            log_level=args.log_level,
-            # uvicorn's loggers go through the root handler and its rate limit.
-            log_config=None,
-            lifespan="on",
-        )
-    finally:
-        if lock is not None:
-            lock.release()
-    return 0
+        return launch(args, out, args.database or default_database())
+    except ExtraMissing as exc:
+        return _fail(f"{exc.what} needs the {exc.extra} extra: {_install(exc.extra)}")
+    except LaunchError as exc:
+        return _fail(str(exc))
 
 
 _DB_EPILOG = """\

@@ -1,4 +1,9 @@
-"""Small statistics helpers: Wilson intervals, quantiles and summaries (standard library only)."""
+"""Small statistics helpers: Wilson intervals, quantiles and summaries (standard library only).
+
+In the core, like :mod:`nomercy.core.seeds`, so that every layer measures the same way: the
+arena's tournaments and simulations, and the RL package's ``evaluate`` (which may not import
+the arena) share one Wilson interval.
+"""
 
 from __future__ import annotations
 

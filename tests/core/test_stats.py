@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from nomercy.arena.stats import distribution, quantile, summarize, wilson_interval
+from nomercy.core.stats import distribution, quantile, summarize, wilson_interval
 
 
 def test_wilson_interval_matches_published_values() -> None:

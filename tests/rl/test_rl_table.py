@@ -1,0 +1,106 @@
+"""The single-table API (``nomercy.rl.table.LearnerTable``) that ``NoMercy-v0`` and its vector
+env both play, and the compiled batch step (``nomercy.encoding.fast.advance_tables``)."""
+
+from __future__ import annotations
+
+import pytest
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("gymnasium")
+
+from nomercy.encoding.actions import NUM_ACTIONS  # noqa: E402
+from nomercy.encoding.fast import advance_tables  # noqa: E402
+from nomercy.encoding.observations import OBS_SIZE  # noqa: E402
+from nomercy.rl import NoMercyEnv  # noqa: E402
+from nomercy.rl._common import IllegalActionIdError  # noqa: E402
+from nomercy.rl.table import LearnerTable  # noqa: E402
+
+
+def _rows(k: int) -> tuple[object, object, list[memoryview], list[memoryview]]:
+    raw = np.zeros((k, OBS_SIZE), dtype=np.float32)
+    masks = np.zeros((k, NUM_ACTIONS), dtype=np.int8)
+    return raw, masks, [r.data for r in raw], [m.data for m in masks]
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"opponents": ["random"]},
+        {"opponents": ["random", "greedy"], "preset": "classic"},
+        {"opponents": ["random"] * 3, "learner_seat": None, "knockout_bonus": 0.5},
+    ],
+)
+def test_a_table_plays_the_single_envs_episodes(kwargs: dict[str, object]) -> None:
+    """Seeded alike and given the same ids, a table writes the observations and masks, and
+    returns the rewards and flags, that ``NoMercy-v0`` returns (Dict format)."""
+    table = LearnerTable(**kwargs)  # type: ignore[arg-type]
+    env = NoMercyEnv(**kwargs)  # type: ignore[arg-type]
+    raw, masks, rows, mask_rows = _rows(1)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for seed in range(6):
+        table.reset(seed)
+        table.write(rows[0], mask_rows[0])
+        obs, info = env.reset(seed=seed)
+        assert table.seat == info["seat"] == env.seat
+        for _ in range(400):
+            np.testing.assert_array_equal(raw[0], obs["observation"])
+            np.testing.assert_array_equal(masks[0], obs["action_mask"])
+            assert sorted(table.legal) == np.flatnonzero(masks[0]).tolist()
+            action = int(rng.choice(np.flatnonzero(masks[0])))
+            moved = table.step(action, rows[0], mask_rows[0])
+            obs, reward, terminated, truncated, info = env.step(action)
+            assert moved == (reward, terminated, truncated, None)
+            if terminated or truncated:
+                np.testing.assert_array_equal(raw[0], obs["observation"])
+                assert not masks[0].any()  # nothing is legal once the episode is over
+                assert table.info(True) == {k: v for k, v in info.items() if k != "action_mask"}
+                episodes += 1
+                break
+        assert table.game is not None and env.game is not None
+        assert table.game.history == env.game.history
+    assert episodes == 6
+
+
+def test_advance_tables_moves_only_the_tables_it_may() -> None:
+    """The batch step advances a fast table given a legal id, writing its row as the table's
+    own write does; it leaves a table given an illegal id, and a table with another bot, as
+    they were, for the caller's general step."""
+    fast = LearnerTable(["random"])
+    illegal = LearnerTable(["random"])
+    greedy = LearnerTable(["greedy"])
+    tables = [fast, illegal, greedy]
+    for i, table in enumerate(tables):
+        table.reset(40 + i)
+    raw, masks, rows, mask_rows = _rows(3)
+    before = [t.game.to_position() for t in tables]  # type: ignore[union-attr]
+    wrong = next(a for a in range(NUM_ACTIONS) if a not in illegal.legal)
+    actions = [fast.legal[0], wrong, greedy.legal[0]]
+    untouched: list[int] = []
+    settle = advance_tables([t.core for t in tables], actions, rows, mask_rows, untouched)
+    assert untouched == [1, 2]
+    assert [t.game.to_position() for t in tables][1:] == before[1:]  # type: ignore[union-attr]
+    assert fast.game.to_position() != before[0]  # type: ignore[union-attr]
+    if settle:  # the move ended the episode or knocked a seat out: nothing written yet
+        assert settle == [0]
+        fast.settle(fast.observer.out_before, rows[0], mask_rows[0])
+    np.testing.assert_array_equal(raw[0], fast.observation())
+    np.testing.assert_array_equal(masks[0], fast.mask())
+    assert not raw[1:].any() and not masks[1:].any()  # nothing written for the others
+
+
+def test_a_table_refuses_what_it_cannot_take() -> None:
+    _, _, rows, mask_rows = _rows(1)
+    table = LearnerTable(["random"], illegal_action="raise")
+    with pytest.raises(RuntimeError, match="reset"):
+        table.step(0, rows[0], mask_rows[0])
+    table.reset(3)
+    wrong = next(a for a in range(NUM_ACTIONS) if a not in table.legal)
+    position = table.game.to_position()  # type: ignore[union-attr]
+    with pytest.raises(IllegalActionIdError, match="seat 0"):
+        table.step(wrong, rows[0], mask_rows[0])
+    assert table.game.to_position() == position  # type: ignore[union-attr]
+    assert table.explain(wrong, "seat 0") is not None
+    assert table.explain(table.legal[0], "seat 0") is None
+    with pytest.raises(ValueError, match="reward"):
+        LearnerTable(["random"], reward="money")
