@@ -66,7 +66,19 @@ from nomercy.core.game import Game
 from nomercy.core.ids import NUM_IDS, action_id
 from nomercy.core.views import PlayerView
 
-__all__ = ["CLASSIC_ITERATIONS", "DEFAULT_ITERATIONS", "ROLLOUTS", "ActionStats", "ISMCTSBot"]
+__all__ = [
+    "CLASSIC_ITERATIONS",
+    "DEFAULT_ITERATIONS",
+    "ROLLOUTS",
+    "SAFETY_TIME",
+    "ActionStats",
+    "ISMCTSBot",
+]
+
+#: The wall-clock cap per decision when ``max_time`` is not given: a safety net against a
+#: runaway search, never the budget (the test suite raises it, so that a loaded machine cannot
+#: cut a search of fixed iterations short and change its choice).
+SAFETY_TIME = 5.0
 
 #: The iteration budget when neither ``iterations`` nor ``time_limit`` is given.
 DEFAULT_ITERATIONS = 400
@@ -124,7 +136,8 @@ class ISMCTSBot:
         priors: the classic deal priors, a name in
             :data:`~nomercy.bots.determinize.PRIORS` (see
             :func:`~nomercy.bots.determinize.search_sampler`); No Mercy deals use none.
-        max_time: a wall-clock cap in seconds per decision, only as a safety net.
+        max_time: a wall-clock cap in seconds per decision, only as a safety net
+            (``None``: :data:`SAFETY_TIME`).
 
     Raises:
         ValueError: an iteration count below 1 or not a whole number, a time limit that is
@@ -152,7 +165,7 @@ class ISMCTSBot:
         rollout: str = "heuristic",
         variants: str = "one",
         priors: str = "choices",
-        max_time: float = 5.0,
+        max_time: float | None = None,
     ) -> None:
         if iterations is not None and (
             isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1
@@ -178,6 +191,8 @@ class ISMCTSBot:
             raise ValueError(f"variants must be 'one' or 'all', not {variants!r}")
         if priors not in PRIORS:
             raise ValueError(f"priors must be one of {', '.join(PRIORS)}, not {priors!r}")
+        if max_time is None:
+            max_time = SAFETY_TIME
         if max_time <= 0:
             raise ValueError(f"max_time must be positive, not {max_time}")
         self.seed = seed

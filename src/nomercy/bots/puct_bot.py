@@ -77,7 +77,8 @@ class PUCTBot(ISMCTSBot):
         rollout_depth: the rollout's length when ``rollout_mix`` is above 0.
         weights: a weights file or a :class:`~nomercy.bots.pvnet.PVNet`; ``None`` loads the
             shipped ``puct.npz``.
-        max_time: a wall-clock cap per decision, only as a safety net.
+        max_time: a wall-clock cap per decision, only as a safety net (``None``: the search
+            bot's ``SAFETY_TIME``).
         infer: deals weighed per decision by the opponents' decisions
             (:mod:`nomercy.bots.inference`); the search draws its deals from them by
             weight. 0: no inference, every iteration a fresh deal.
@@ -103,7 +104,7 @@ class PUCTBot(ISMCTSBot):
         rollout_mix: float = 0.0,
         rollout_depth: int = 12,
         weights: str | Path | PVNet | None = None,
-        max_time: float = 5.0,
+        max_time: float | None = None,
         infer: int = 0,
         prior_temp: float = 1.0,
         fpu_reduction: float = 0.0,
