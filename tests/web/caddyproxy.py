@@ -12,15 +12,12 @@ import contextlib
 import os
 import re
 import shutil
-import subprocess
 import tempfile
-import time
-import urllib.error
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from realserver import free_port, request
+from realserver import free_port, proxy_process
 
 CADDYFILE = Path(__file__).resolve().parents[2] / "deploy" / "Caddyfile"
 
@@ -55,30 +52,7 @@ def caddy_proxy(*upstreams: int) -> Iterator[int]:
     conf.write_text(caddy_config(port, upstreams))
     log = home / "caddy.log"
     env = {**os.environ, "XDG_DATA_HOME": str(home), "XDG_CONFIG_HOME": str(home)}
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [caddy, "run", "--config", str(conf), "--adapter", "caddyfile"],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=env,
-        )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if request(port, "/healthz", timeout=2).status == 200:
-                    break
-            except (OSError, urllib.error.URLError):
-                pass
-            assert proc.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
-        yield port
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        shutil.rmtree(home, ignore_errors=True)
+    with proxy_process(
+        [caddy, "run", "--config", str(conf), "--adapter", "caddyfile"], port, log, home, env
+    ) as served:
+        yield served

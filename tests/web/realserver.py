@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import shutil
 import socket
 import subprocess
 import sys
@@ -23,6 +24,36 @@ from typing import Any
 #: Seconds a server process (or the proxy) may take to start answering: a bound that only
 #: catches a hang (a second or two alone; many times that beside other work).
 START_LIMIT = 120.0
+
+
+@contextmanager
+def proxy_process(
+    command: list[str], port: int, log: Path, workdir: Path, env: dict[str, str] | None = None
+) -> Iterator[int]:
+    """Run a proxy (nginx, Caddy) writing to ``log``; yield ``port`` once ``/healthz``
+    answers through it (``START_LIMIT`` bounds a hang); then stop it and remove ``workdir``."""
+    with log.open("wb") as out:
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+    try:
+        deadline = time.monotonic() + START_LIMIT
+        while True:
+            try:
+                if request(port, "/healthz", timeout=2).status == 200:
+                    break
+            except (OSError, urllib.error.URLError):
+                pass
+            assert proc.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def free_port() -> int:

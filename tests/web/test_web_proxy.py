@@ -16,14 +16,12 @@ import re
 import shutil
 import subprocess
 import tempfile
-import time
-import urllib.error
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from realserver import START_LIMIT, RealServer, free_port, real_server, request
+from realserver import RealServer, free_port, proxy_process, real_server, request
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus
 
@@ -73,32 +71,9 @@ def proxy(*upstreams: int) -> Iterator[int]:
         [nginx, "-t", "-c", str(conf), "-p", str(prefix)], capture_output=True, text=True
     )
     assert checked.returncode == 0, checked.stderr
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [nginx, "-c", str(conf), "-p", str(prefix), "-g", "daemon off;"],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        deadline = time.monotonic() + START_LIMIT
-        while True:
-            try:
-                if request(port, "/healthz", timeout=2).status == 200:
-                    break
-            except (OSError, urllib.error.URLError):
-                pass
-            assert proc.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.1)
-        yield port
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        shutil.rmtree(prefix, ignore_errors=True)
+    command = [nginx, "-c", str(conf), "-p", str(prefix), "-g", "daemon off;"]
+    with proxy_process(command, port, log, prefix) as served:
+        yield served
 
 
 @pytest.mark.sqlite_only  # the proxy's limits are the point, not the store
