@@ -46,6 +46,14 @@ def test_the_adapter_speaks_the_vec_env_protocol() -> None:
             assert infos[i] == {}
     assert ended > 3 and truncated_seen > 0
     assert venv.get_attr("seat") == [env.seat for env in venv.venv.tables]
+    # SB3's VecEnv.__init__ reads every table's render_mode (a warning, an error here, if
+    # missing): the tables do not render.
+    assert venv.get_attr("render_mode") == [None] * 3 and venv.get_attr("render_mode", 1) == [None]
+    # MaskablePPO asks has_attr("action_masks") (SB3's: get_attr does not raise) first.
+    masks = venv.get_attr("action_masks", [0, 2])
+    np.testing.assert_array_equal([m() for m in masks], venv.action_masks()[[0, 2]])
+    with pytest.raises(AttributeError):
+        venv.get_attr("no_such_attribute")
     assert venv.env_is_wrapped(object) == [False] * 3
     with pytest.raises(RuntimeError, match="step_async"):
         venv.step_wait()

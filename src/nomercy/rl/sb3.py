@@ -118,7 +118,17 @@ class NoMercySB3VecEnv(_VecEnv):  # type: ignore[misc]
         return self.venv.action_masks().astype(np.bool_)
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        return [getattr(self.venv.tables[i], attr_name) for i in self._indices(indices)]
+        """Each table's attribute (of its :class:`~nomercy.rl.table.LearnerTable`), and the
+        two SB3 asks of every env as a single env has them: ``render_mode`` (the vector
+        env's: the tables do not render; ``VecEnv.__init__`` reads it) and ``action_masks``
+        (a method giving the table's mask; ``MaskablePPO`` checks it with ``has_attr``)."""
+        chosen = self._indices(indices)
+        if attr_name == "render_mode":
+            return [self.venv.render_mode for _ in chosen]
+        if attr_name == "action_masks":
+            tables = self.venv.tables
+            return [lambda t=tables[i]: t.mask().astype(np.bool_) for i in chosen]
+        return [getattr(self.venv.tables[i], attr_name) for i in chosen]
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
         for i in self._indices(indices):
@@ -127,7 +137,8 @@ class NoMercySB3VecEnv(_VecEnv):  # type: ignore[misc]
     def env_method(
         self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
     ) -> list[Any]:
-        """Call a method of each table's env; ``"action_masks"`` reads the batch's masks."""
+        """Call a method of each table (its ``LearnerTable``); ``"action_masks"`` reads the
+        batch's masks."""
         chosen = self._indices(indices)
         if method_name == "action_masks":
             masks = self.action_masks()
