@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from trainkit import needs
 
 from nomercy.bots.neural_bot import Policy, load_policy
 from nomercy.bots.neural_features import NUM_ACTIONS, OBS_SIZE, VIEW_KEEP
@@ -129,7 +130,7 @@ def test_evaluate_plays_the_bot_code_on_fixed_deals() -> None:
 
 # --------------------------------------------------------------------------- with torch
 def test_training_runs_resumes_and_exports(tmp_path: Path) -> None:
-    pytest.importorskip("torch")
+    needs("torch")
     from nomercy.rl.train_neural import main
 
     out = tmp_path / "run"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from trainkit import needs
 
 from nomercy.rl.sb3 import HAVE_SB3, NoMercySB3VecEnv
 from nomercy.rl.vector_env import NoMercyVectorEnv
@@ -59,9 +60,10 @@ def test_the_adapter_speaks_the_vec_env_protocol() -> None:
         venv.step_wait()
 
 
-@pytest.mark.skipif(not HAVE_SB3, reason="stable-baselines3 is not installed")
 def test_maskable_ppo_learns_on_the_adapter() -> None:
-    contrib = pytest.importorskip("sb3_contrib")
+    needs("stable_baselines3")
+    assert HAVE_SB3  # the adapter found SB3 at import
+    contrib = needs("sb3_contrib")
     from stable_baselines3.common.vec_env import VecEnv
 
     venv = NoMercySB3VecEnv(4, opponents=["random"], obs_format="flat")

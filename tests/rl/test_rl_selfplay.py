@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from trainkit import needs
 
 import nomercy.rl as rl
 from nomercy.core.stats import wilson_interval
@@ -151,14 +152,14 @@ def test_evaluate_a_callable_reproducibly_with_a_wilson_interval() -> None:
 
 
 def test_as_policy_takes_torch_modules_and_sb3_models() -> None:
-    torch = pytest.importorskip("torch")
+    torch = needs("torch")
     torch.manual_seed(0)
     module = torch.nn.Sequential(
         torch.nn.Linear(rl.OBS_SIZE, 32), torch.nn.Tanh(), torch.nn.Linear(32, rl.NUM_ACTIONS)
     )
     result = rl.evaluate(module, opponents="random", games=10, seed=1)
     assert result["games"] == 10
-    ppo = pytest.importorskip("stable_baselines3").PPO
+    ppo = needs("stable_baselines3").PPO
     model = ppo("MlpPolicy", rl.SelfPlayEnv(["random"]), n_steps=64, batch_size=32, seed=0)
     assert rl.evaluate(model, opponents="greedy", games=6, seed=2)["games"] == 6
     # A snapshot is frozen: training the model on does not change the policy taken from it.
