@@ -30,7 +30,7 @@ from nomercy.rl.vector_env import NoMercyVectorEnv
 
 def _sb3_vec_env() -> Any:
     """SB3's ``VecEnv`` class, or ``object`` without SB3. Imported by name, so that mypy
-    sees the same (``Any``) with SB3 installed and without (CI has neither SB3 nor torch)."""
+    sees the same (``Any``) with SB3 installed and without (a user may have neither)."""
     try:
         module = importlib.import_module("stable_baselines3.common.vec_env.base_vec_env")
     except ImportError:  # pragma: no cover - depends on the install
