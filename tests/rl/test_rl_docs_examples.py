@@ -220,8 +220,7 @@ def test_example_environment_side_runs_without_torch() -> None:
 
 
 def test_example_commands_run(tmp_path: Path) -> None:
-    # Without torch train.py's commands cannot run (test_example_environment_side_runs_
-    # without_torch runs their torch-free side).
+    # train.py's commands need torch; their torch-free side runs in the test above.
     needs("torch")
     lines = [c for c in _all_commands() if c.startswith("python examples/")]
     assert len(lines) == 2  # train and evaluate, then evaluate the saved policy
