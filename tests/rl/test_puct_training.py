@@ -19,7 +19,9 @@ from nomercy.rl import puct_data
 
 @pytest.fixture(scope="module")
 def shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One shard of 20 searched games (4 iterations a decision: seconds)."""
+    """One shard of 20 searched games (4 iterations a decision: seconds); torch first, so
+    that without it no game is played for tests that skip."""
+    needs("torch")
     out = tmp_path_factory.mktemp("shards")
     assert puct_data.main(["--out", str(out), "--shards", "1", "--iterations", "4"]) == 0
     return out
@@ -102,7 +104,6 @@ def test_the_export_is_the_network_the_bot_plays(shards: Path, tmp_path: Path) -
 
 
 def test_init_starts_from_given_weights(shards: Path, tmp_path: Path) -> None:
-    needs("torch")
     first, again = tmp_path / "first", tmp_path / "again"
     assert _train(shards, first, "--epochs", "2") == 0
     init = first / "puct.npz"
@@ -119,7 +120,6 @@ def test_init_starts_from_given_weights(shards: Path, tmp_path: Path) -> None:
 
 
 def test_plot_draws_the_log(shards: Path, tmp_path: Path) -> None:
-    needs("torch")
     from nomercy.rl import train_puct
 
     run = tmp_path / "run"
