@@ -66,6 +66,9 @@ def pytest_configure(config: pytest.Config) -> None:
 #: (``--dist loadfile --no-loadscope-reorder``, scripts/check) hands files to the workers in
 #: collection order, so the longest files do not end the run alone on one worker.
 SLOW_FILES: dict[str, float] = {
+    # With the rl-train extra (CI installs it): its three training recipes, measured serially
+    # on 2026-12-07 at a load average of about 10 (92 s of CPU).
+    "tests/rl/test_rl_recipes.py": 227.0,
     "tests/web/test_web_bounds.py": 91.6,
     "tests/golden/test_golden.py": 80.4,
     "tests/web/test_browser.py": 65.4,

@@ -29,6 +29,7 @@ from pettingzoo.test import (
     state_test,
 )
 from pettingzoo.utils.conversions import parallel_to_aec
+from trainkit import needs
 
 import nomercy.rl as rl
 from nomercy.rl._common import IllegalActionIdError
@@ -224,8 +225,8 @@ def test_gymnasium_check_env(players: int, preset: str, fmt: str, mode: str) -> 
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize(("players", "preset"), TABLES)
 def test_sb3_check_env(players: int, preset: str, fmt: str, mode: str) -> None:
-    pytest.importorskip("torch")
-    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    needs("torch")
+    sb3_checker = needs("stable_baselines3.common.env_checker")
     for env in _gym_envs(fmt, mode, preset, players):
         with warnings.catch_warnings():
             warnings.simplefilter("error")

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from trainkit import needs
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "rl.md"
@@ -219,12 +220,8 @@ def test_example_environment_side_runs_without_torch() -> None:
 
 
 def test_example_commands_run(tmp_path: Path) -> None:
-    if importlib.util.find_spec("torch") is None:
-        pytest.skip(
-            "PyTorch is not installed (pip install -e '.[rl-train]'): train.py's commands "
-            "did not run; test_example_environment_side_runs_without_torch ran its "
-            "torch-free side"
-        )
+    # train.py's commands need torch; their torch-free side runs in the test above.
+    needs("torch")
     lines = [c for c in _all_commands() if c.startswith("python examples/")]
     assert len(lines) == 2  # train and evaluate, then evaluate the saved policy
     # Cut to seconds: as written they train for 10 minutes and play 1,000 games per pair.

@@ -1,6 +1,6 @@
 """docs/rl.md's recipes run as written: the env blocks always, the training blocks when
-PyTorch and sb3-contrib are installed (the rl-train extra; skipped otherwise, the reason
-printed: CI has no PyTorch)."""
+PyTorch and sb3-contrib are installed (the rl-train extra, which CI installs; skipped
+elsewhere, the reason printed: trainkit)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from trainkit import needs
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "rl.md"
 RECIPES = ("sb3-mlp", "self-play", "vector-envs", "supersuit-black-death", "sb3-vec-env")
@@ -79,8 +80,8 @@ def test_the_native_vector_env_takes_its_options_as_keywords_only() -> None:
 
 @pytest.mark.parametrize("name", TRAINED)
 def test_recipe_training(name: str) -> None:
-    pytest.importorskip("torch")
-    pytest.importorskip("sb3_contrib")
+    needs("torch")
+    needs("sb3_contrib")
     blocks = _blocks()
     namespace: dict[str, Any] = {"__name__": f"recipe_{name.replace('-', '_')}"}
     _run(blocks[name, "env"], namespace, name)
@@ -94,8 +95,8 @@ def test_recipe_training(name: str) -> None:
 
 
 def test_make_vec_env_needs_no_extra_arguments() -> None:
-    pytest.importorskip("torch")
-    env_util = pytest.importorskip("stable_baselines3.common.env_util")
+    needs("torch")
+    env_util = needs("stable_baselines3.common.env_util")
     import numpy as np
 
     import nomercy.rl  # noqa: F401 (registers NoMercy-v0)
@@ -112,8 +113,8 @@ def test_make_vec_env_needs_no_extra_arguments() -> None:
 
 @pytest.mark.parametrize("obs_format", ["dict", "flat"])
 def test_sb3_check_env(obs_format: str) -> None:
-    pytest.importorskip("torch")
-    env_checker = pytest.importorskip("stable_baselines3.common.env_checker")
+    needs("torch")
+    env_checker = needs("stable_baselines3.common.env_checker")
     import gymnasium as gym
 
     import nomercy.rl  # noqa: F401

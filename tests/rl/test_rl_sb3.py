@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from trainkit import needs
 
 from nomercy.rl.sb3 import HAVE_SB3, NoMercySB3VecEnv
 from nomercy.rl.vector_env import NoMercyVectorEnv
@@ -46,14 +47,23 @@ def test_the_adapter_speaks_the_vec_env_protocol() -> None:
             assert infos[i] == {}
     assert ended > 3 and truncated_seen > 0
     assert venv.get_attr("seat") == [env.seat for env in venv.venv.tables]
+    # SB3's VecEnv.__init__ reads every table's render_mode (a warning, an error here, if
+    # missing): the tables do not render.
+    assert venv.get_attr("render_mode") == [None] * 3 and venv.get_attr("render_mode", 1) == [None]
+    # MaskablePPO asks has_attr("action_masks") (SB3's: get_attr does not raise) first.
+    masks = venv.get_attr("action_masks", [0, 2])
+    np.testing.assert_array_equal([m() for m in masks], venv.action_masks()[[0, 2]])
+    with pytest.raises(AttributeError):
+        venv.get_attr("no_such_attribute")
     assert venv.env_is_wrapped(object) == [False] * 3
     with pytest.raises(RuntimeError, match="step_async"):
         venv.step_wait()
 
 
-@pytest.mark.skipif(not HAVE_SB3, reason="stable-baselines3 is not installed")
 def test_maskable_ppo_learns_on_the_adapter() -> None:
-    contrib = pytest.importorskip("sb3_contrib")
+    needs("stable_baselines3")
+    assert HAVE_SB3  # the adapter found SB3 at import
+    contrib = needs("sb3_contrib")
     from stable_baselines3.common.vec_env import VecEnv
 
     venv = NoMercySB3VecEnv(4, opponents=["random"], obs_format="flat")

@@ -7,9 +7,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from trainkit import needs
 
 import nomercy.rl as rl
 from nomercy.core.stats import wilson_interval
+from nomercy.encoding.actions import DRAW_ID, PASS_ID
 
 KNOCKOUTS = {"mercy_threshold": 12}
 
@@ -110,6 +112,18 @@ def test_the_pool_keeps_the_latest_snapshots() -> None:
         rl.SelfPlayEnv(["nobody"])
 
 
+def _draws(obs: Any, mask: np.ndarray) -> int:
+    """Draw whenever drawing is legal, else the highest legal id."""
+    return DRAW_ID if mask[DRAW_ID] else int(np.flatnonzero(mask)[-1])
+
+
+def _plays_a_card(obs: Any, mask: np.ndarray) -> int:
+    """The highest legal id that is neither draw nor pass, else draw or pass."""
+    legal = np.flatnonzero(mask)
+    cards = legal[(legal != DRAW_ID) & (legal != PASS_ID)]
+    return int(cards[-1] if len(cards) else legal[0])
+
+
 def test_evaluate_a_callable_reproducibly_with_a_wilson_interval() -> None:
     def lowest(obs: Any, mask: np.ndarray) -> int:
         return int(np.flatnonzero(mask)[0])
@@ -121,6 +135,14 @@ def test_evaluate_a_callable_reproducibly_with_a_wilson_interval() -> None:
     assert first["games"] == 30 and first["win_rate"] == first["wins"] / 30
     assert (first["low"], first["high"]) == wilson_interval(first["wins"], 30)
     assert first["mean_length"] > 10
+    # The count is the policy's own wins (seeded games, so the same figures under any load):
+    # heads-up, a policy that plays a card whenever it can beats one that draws whenever it
+    # may (about 23 of 30), and the drawer loses most games to heuristic, mostly knocked out
+    # by the Mercy rule (NM-33). A count of the wrong seat, constant or inverted fails one.
+    strong = rl.evaluate(_plays_a_card, opponents=[_draws], games=30, seed=5)
+    weak = rl.evaluate(_draws, opponents="heuristic", games=30, seed=5)
+    assert strong["wins"] > 15 and weak["wins"] < 15
+    assert weak["knocked_out"] > 15 and weak["knocked_out"] <= 30 - weak["wins"]
     with pytest.raises(ValueError, match="opponents"):
         rl.evaluate(lowest, opponents=["random"], players=3, games=5)
     with pytest.raises(ValueError, match="forbids"):
@@ -130,14 +152,14 @@ def test_evaluate_a_callable_reproducibly_with_a_wilson_interval() -> None:
 
 
 def test_as_policy_takes_torch_modules_and_sb3_models() -> None:
-    torch = pytest.importorskip("torch")
+    torch = needs("torch")
     torch.manual_seed(0)
     module = torch.nn.Sequential(
         torch.nn.Linear(rl.OBS_SIZE, 32), torch.nn.Tanh(), torch.nn.Linear(32, rl.NUM_ACTIONS)
     )
     result = rl.evaluate(module, opponents="random", games=10, seed=1)
     assert result["games"] == 10
-    ppo = pytest.importorskip("stable_baselines3").PPO
+    ppo = needs("stable_baselines3").PPO
     model = ppo("MlpPolicy", rl.SelfPlayEnv(["random"]), n_steps=64, batch_size=32, seed=0)
     assert rl.evaluate(model, opponents="greedy", games=6, seed=2)["games"] == 6
     # A snapshot is frozen: training the model on does not change the policy taken from it.

@@ -30,7 +30,7 @@ from nomercy.rl.vector_env import NoMercyVectorEnv
 
 def _sb3_vec_env() -> Any:
     """SB3's ``VecEnv`` class, or ``object`` without SB3. Imported by name, so that mypy
-    sees the same (``Any``) with SB3 installed and without (CI has neither SB3 nor torch)."""
+    sees the same (``Any``) with SB3 installed and without (a user may have neither)."""
     try:
         module = importlib.import_module("stable_baselines3.common.vec_env.base_vec_env")
     except ImportError:  # pragma: no cover - depends on the install
@@ -118,7 +118,17 @@ class NoMercySB3VecEnv(_VecEnv):  # type: ignore[misc]
         return self.venv.action_masks().astype(np.bool_)
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
-        return [getattr(self.venv.tables[i], attr_name) for i in self._indices(indices)]
+        """Each table's attribute (of its :class:`~nomercy.rl.table.LearnerTable`), and the
+        two SB3 asks of every env as a single env has them: ``render_mode`` (the vector
+        env's: the tables do not render; ``VecEnv.__init__`` reads it) and ``action_masks``
+        (a method giving the table's mask; ``MaskablePPO`` checks it with ``has_attr``)."""
+        chosen = self._indices(indices)
+        if attr_name == "render_mode":
+            return [self.venv.render_mode for _ in chosen]
+        if attr_name == "action_masks":
+            tables = self.venv.tables
+            return [lambda t=tables[i]: t.mask().astype(np.bool_) for i in chosen]
+        return [getattr(self.venv.tables[i], attr_name) for i in chosen]
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
         for i in self._indices(indices):
@@ -127,7 +137,8 @@ class NoMercySB3VecEnv(_VecEnv):  # type: ignore[misc]
     def env_method(
         self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any
     ) -> list[Any]:
-        """Call a method of each table's env; ``"action_masks"`` reads the batch's masks."""
+        """Call a method of each table (its ``LearnerTable``); ``"action_masks"`` reads the
+        batch's masks."""
         chosen = self._indices(indices)
         if method_name == "action_masks":
             masks = self.action_masks()

@@ -1,7 +1,7 @@
 """Self-play data for training the ``neural`` bot: the parts that need no torch.
 
 :mod:`nomercy.rl.train_neural` runs masked PPO over the PettingZoo environment
-(``obs_format="flat"``). This module holds what it needs besides torch, so CI can test it:
+(``obs_format="flat"``). This module holds what it needs besides torch, tested without torch:
 
 - :class:`TableMix`: which table a new game uses (players, preset) and who sits at the other
   seats (the learner itself, a past self from the pool, ``heuristic`` or ``random``);

@@ -197,6 +197,27 @@ def plot(log: Path, png: Path) -> None:
     fig.savefig(png, dpi=110)
 
 
+def _resume(
+    ckpt: Path, net: Net, opt: torch.optim.Optimizer, gen: torch.Generator, size: int
+) -> tuple[int, float]:
+    """The epochs done and the best held-out score so far: ``(0, inf)`` for a new run, else
+    read from ``ckpt`` with the network's, the optimiser's and the generator's states."""
+    if not ckpt.exists():
+        return 0, math.inf
+    state = torch.load(ckpt)
+    net.load_state_dict(state["net"])
+    opt.load_state_dict(state["opt"])
+    epoch, best = int(state["epoch"]), float(state["best"])
+    # The shuffles and colour renamings go on as in an uninterrupted run.
+    if "gen" in state:
+        gen.set_state(state["gen"])
+    else:  # a checkpoint written before the generator was saved: the shuffles only
+        for _ in range(epoch):
+            torch.randperm(size, generator=gen)
+    print(f"resumed after epoch {epoch}", flush=True)
+    return epoch, best
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m nomercy.rl.train_puct",
@@ -271,14 +292,8 @@ def main(argv: list[str] | None = None) -> int:
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=args.weight_decay)
     args.out.mkdir(parents=True, exist_ok=True)
     ckpt = args.out / "checkpoint.pt"
-    epoch = 0
-    best = math.inf
-    if ckpt.exists():
-        state = torch.load(ckpt)
-        net.load_state_dict(state["net"])
-        opt.load_state_dict(state["opt"])
-        epoch, best = state["epoch"], state["best"]
-        print(f"resumed after epoch {epoch}", flush=True)
+    gen = torch.Generator().manual_seed(args.seed)
+    epoch, best = _resume(ckpt, net, opt, gen, len(train["obs"]))
     size = len(train["obs"])
     steps = args.epochs * math.ceil(size / args.batch)
     settings = {
@@ -296,13 +311,10 @@ def main(argv: list[str] | None = None) -> int:
         "init": None if args.init is None else str(args.init),
     }
     print(f"{size} training examples, {len(val['obs'])} held out, {len(paths)} shards", flush=True)
-    gen = torch.Generator().manual_seed(args.seed)
     obs_maps, action_maps = (torch.as_tensor(m) for m in colour_maps())
     if args.temperature != 1.0:
         for part in (train, val):
             part["visits"] = part["visits"] ** (1.0 / args.temperature)
-    for _ in range(epoch):
-        torch.randperm(size, generator=gen)  # the same order as an uninterrupted run
     while epoch < args.epochs:
         start = time.monotonic()
         order = torch.randperm(size, generator=gen)
@@ -337,9 +349,8 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.out / "log.jsonl", "a") as fh:
             fh.write(json.dumps(figures) + "\n")
         print(json.dumps(figures), flush=True)
-        torch.save(
-            {"net": net.state_dict(), "opt": opt.state_dict(), "epoch": epoch, "best": best}, ckpt
-        )
+        state = {"net": net.state_dict(), "opt": opt.state_dict(), "epoch": epoch, "best": best}
+        torch.save({**state, "gen": gen.get_state()}, ckpt)
     return 0
 
 
