@@ -20,6 +20,7 @@ build).
     python benchmarks/bench_rl.py --configs default,options,classic --builds both --repeat 5
     python benchmarks/bench_rl.py --parts --builds both   # where an env step's time goes
     python benchmarks/bench_rl.py --configs default,options,classic --clock cpu   # busy machine
+    python benchmarks/bench_rl.py --configs default,classic --deal-version 1,2   # both deals
 
 ``--parts`` adds three sides per configuration and build, to show where the time of a step
 goes: ``mask only`` plays the same games through the env but reads only the action mask
@@ -28,6 +29,11 @@ own parts and no PettingZoo bookkeeping (``new_game``, the env's ``TableObserver
 vector, the mask and ``step``; the same pick from the mask), the floor of any AEC env over
 this engine; and ``engine only`` plays them on a bare ``Game`` of the same rules
 (``legal_actions()``, ``apply()``; no env, no ids, no mask).
+
+``--deal-version`` is the env's ``deal_version`` (and the deal of the ``--parts`` sides), 1 by
+default; several (``1,2``) give each of our sides once per version in the same run. The
+versions deal other games for the same seeds, so their games differ in length too: compare
+steps per second, not seconds.
 
 Needs the rl and bench extras: ``pip install -e '.[rl,bench]'``; ``--builds both`` needs the
 compiled core (``python -m nomercy.core.build``).
@@ -74,14 +80,14 @@ def _version(dist: str) -> str:
         return "unknown"
 
 
-def make_env(players: int, config: str) -> Any:
+def make_env(players: int, config: str, version: int = 1) -> Any:
     import nomercy.rl
 
     if config == "classic":
-        return nomercy.rl.env(num_players=players, preset="classic")
+        return nomercy.rl.env(num_players=players, preset="classic", deal_version=version)
     if config == "options":
-        return nomercy.rl.env(num_players=players, options=OPTIONS)
-    return nomercy.rl.env(num_players=players)
+        return nomercy.rl.env(num_players=players, options=OPTIONS, deal_version=version)
+    return nomercy.rl.env(num_players=players, deal_version=version)
 
 
 #: What a side of ours runs: the env (``env``), the env reading masks only (``mask``), the
@@ -89,10 +95,10 @@ def make_env(players: int, config: str) -> Any:
 PARTS = {"env": "", "mask": ", mask only", "floor": ", no env", "engine": ", engine only"}
 
 
-def make_ours(players: int, config: str, part: str = "env") -> TimeFn:
-    env = make_env(players, config)
+def make_ours(players: int, config: str, part: str = "env", version: int = 1) -> TimeFn:
+    env = make_env(players, config, version)
     if part == "engine":
-        return _timed(_engine_play(players, env.rules))
+        return _timed(_engine_play(players, env.rules, version))
     if part == "floor":
         return _timed(_floor_play(players, env))
     observe = part == "env"
@@ -122,7 +128,7 @@ def _floor_play(players: int, env: Any) -> Callable[[int], int]:
 
     def play(seed: int) -> int:
         randrange = random.Random(seed).randrange
-        game = new_game(players, rules=env.rules, seed=seed)
+        game = new_game(players, rules=env.rules, seed=seed, deal_version=env.deal_version)
         observer.start(game)
         steps = 0
         while not game.is_over:
@@ -137,12 +143,12 @@ def _floor_play(players: int, env: Any) -> Callable[[int], int]:
     return play
 
 
-def _engine_play(players: int, rules: Any) -> Callable[[int], int]:
+def _engine_play(players: int, rules: Any, version: int) -> Callable[[int], int]:
     from nomercy.core.game import new_game
 
     def play(seed: int) -> int:
         choice = random.Random(seed).choice
-        game = new_game(players, rules=rules, seed=seed)
+        game = new_game(players, rules=rules, seed=seed, deal_version=version)
         steps = 0
         while not game.is_over:
             game.apply(choice(game.legal_actions()))
@@ -185,12 +191,26 @@ def _timed(play: Callable[[int], int]) -> TimeFn:
     return run
 
 
-def make_child(build: str, players: int, config: str, part: str = "env") -> TimeFn:
+def make_child(
+    build: str, players: int, config: str, part: str = "env", version: int = 1
+) -> TimeFn:
     """Our env on one core build ("pure" or "compiled"), timed in a child process."""
     clock = "cpu" if CLOCK[0] is time.process_time else "wall"
     request, _info = start_worker(
         build,
-        [__file__, "--worker", config, "--players", str(players), "--part", part, "--clock", clock],
+        [
+            __file__,
+            "--worker",
+            config,
+            "--players",
+            str(players),
+            "--part",
+            part,
+            "--clock",
+            clock,
+            "--deal-version",
+            str(version),
+        ],
     )
 
     def run(seeds: range) -> tuple[int, float]:
@@ -200,11 +220,11 @@ def make_child(build: str, players: int, config: str, part: str = "env") -> Time
     return run
 
 
-def worker(players: int, config: str, part: str) -> int:
+def worker(players: int, config: str, part: str, version: int) -> int:
     """Child of --builds both: time what the parent asks on this process's core build."""
     import nomercy.core
 
-    run = make_ours(players, config, part)
+    run = make_ours(players, config, part, version)
     print(
         json.dumps({"build": nomercy.core.BUILD, "description": nomercy.core.build_description()}),
         flush=True,
@@ -213,6 +233,25 @@ def worker(players: int, config: str, part: str) -> int:
         start, stop = line.split()
         print(json.dumps(run(range(int(start), int(stop)))), flush=True)
     return 0
+
+
+def deal_versions(p: argparse.ArgumentParser, text: str) -> list[int]:
+    """``--deal-version``'s versions (``"1,2"``), checked against the core's list (bench_vector
+    reads its flag with it too)."""
+    from nomercy.core.dealing import DEAL_VERSIONS
+
+    try:
+        versions = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        versions = []
+    if not versions or any(v not in DEAL_VERSIONS for v in versions):
+        p.error(
+            f"--deal-version takes deal versions, comma-separated, from "
+            f"{', '.join(map(str, DEAL_VERSIONS))}"
+        )
+    if len(set(versions)) < len(versions):
+        p.error("--deal-version takes distinct versions")
+    return versions
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -243,13 +282,20 @@ def main(argv: list[str] | None = None) -> int:
         default="wall",
         help="time with the wall clock or with each process's CPU time (a busy machine)",
     )
+    p.add_argument(
+        "--deal-version",
+        default="1",
+        help="our env's deal_version (docs/notation.md); several comma-separated (1,2) run "
+        "each of our sides once per version",
+    )
     p.add_argument("--worker", metavar="CONFIG", help=argparse.SUPPRESS)
     p.add_argument("--part", choices=tuple(PARTS), default="env", help=argparse.SUPPRESS)
     p.add_argument("--json", action="store_true", help="print one JSON object instead")
     args = p.parse_args(argv)
     CLOCK[0] = time.process_time if args.clock == "cpu" else time.perf_counter
+    versions = deal_versions(p, args.deal_version)
     if args.worker:
-        return worker(args.players, args.worker, args.part)
+        return worker(args.players, args.worker, args.part, versions[0])
     if args.games < 1 or args.repeat < 1:
         p.error("--games and --repeat must be at least 1")
     if not 2 <= args.players <= 6:
@@ -265,13 +311,16 @@ def main(argv: list[str] | None = None) -> int:
     sides: dict[str, TimeFn] = {}
     try:
         for config in configs:
-            for build in builds:
-                for part in parts:
-                    key = f"{config} ({build}){PARTS[part]}"
-                    if args.builds == "both":
-                        sides[key] = make_child(build, args.players, config, part)
-                    else:
-                        sides[key] = make_ours(args.players, config, part)
+            for v in versions:
+                # The version is in the names only when several are compared.
+                dv = f" v{v}" if len(versions) > 1 else ""
+                for build in builds:
+                    for part in parts:
+                        key = f"{config}{dv} ({build}){PARTS[part]}"
+                        if args.builds == "both":
+                            sides[key] = make_child(build, args.players, config, part, v)
+                        else:
+                            sides[key] = make_ours(args.players, config, part, v)
         sides["rlcard"] = make_rlcard()
     except ImportError as exc:
         print(f"missing dependency ({exc}): pip install -e '.[rl,bench]'", file=sys.stderr)

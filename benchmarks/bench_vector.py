@@ -18,6 +18,7 @@ part of the step's time. RLCard: one ``rlcard.make('uno')`` env, one decision pe
     python benchmarks/bench_vector.py --self-play   # add nomercy.rl.batched.SelfPlayVectorEnv
     python benchmarks/bench_vector.py --clock cpu   # CPU time: a machine shared with other work
     python benchmarks/bench_vector.py --tables 8,16,64 --single --no-sync  # sizes vs one env
+    python benchmarks/bench_vector.py --tables 8,64 --no-sync --deal-version 1,2  # both deals
     # instructions per decision: the difference of two runs (README, 2026-12-07)
     valgrind --tool=callgrind --callgrind-out-file=/dev/null python benchmarks/bench_vector.py \
         --tables 64 --no-sync --no-rlcard --configs default --repeat 1 --steps 6000
@@ -31,6 +32,8 @@ decision at a time (every step is the learner's): the vector env must beat it pe
 every size from 8 tables up (issue 42). ``--tables`` takes several sizes (``8,16,64``).
 ``--self-play`` adds :class:`nomercy.rl.batched.SelfPlayVectorEnv` (``--tables`` tables of 2
 learners, flat observations): there every decision of every seat counts, as in RLCard's env.
+``--deal-version`` is the envs' (and the floor's) ``deal_version``, 1 by default; several
+(``1,2``) give each of our sides once per version, side by side in the same run.
 
 Needs the rl and bench extras: ``pip install -e '.[rl,bench]'``.
 """
@@ -47,9 +50,9 @@ from typing import Any
 
 import numpy as np
 
-# The three configurations are bench_rl.py's (the same non-default option set): this script
+# The three configurations and --deal-version's check are bench_rl.py's: this script
 # runs from benchmarks/, whose folder Python puts first on the path.
-from bench_rl import CONFIGS, OPTIONS
+from bench_rl import CONFIGS, OPTIONS, deal_versions
 
 #: The clock the rates are timed with (``--clock``): wall time, or this process's CPU time,
 #: which a machine shared with other work disturbs far less.
@@ -83,7 +86,7 @@ def random_legal(masks: Any, randbelow: Callable[[int], int]) -> list[int]:
     return out
 
 
-def make_ours(mode: str, tables: int, config: str) -> Callable[[int, int], float]:
+def make_ours(mode: str, tables: int, config: str, version: int = 1) -> Callable[[int, int], float]:
     import gymnasium as gym
 
     import nomercy.rl  # noqa: F401 (registers NoMercy-v0)
@@ -94,6 +97,7 @@ def make_ours(mode: str, tables: int, config: str) -> Callable[[int, int], float
         vectorization_mode=mode,
         opponents=["random"],
         obs_format="flat",
+        deal_version=version,
         **rules_of(config),
     )
 
@@ -111,7 +115,7 @@ def make_ours(mode: str, tables: int, config: str) -> Callable[[int, int], float
     return run
 
 
-def make_single(config: str) -> Callable[[int, int], float]:
+def make_single(config: str, version: int = 1) -> Callable[[int, int], float]:
     """One ``gym.make("NoMercy-v0")`` env (2 players, ``random`` opponent, flat observations),
     stepped with a random legal id from ``info["action_mask"]`` and reset when its episode
     ends; every step is a learner decision. The figure the vector env must beat per
@@ -120,7 +124,13 @@ def make_single(config: str) -> Callable[[int, int], float]:
 
     import nomercy.rl  # noqa: F401 (registers NoMercy-v0)
 
-    env = gym.make("NoMercy-v0", opponents=["random"], obs_format="flat", **rules_of(config))
+    env = gym.make(
+        "NoMercy-v0",
+        opponents=["random"],
+        obs_format="flat",
+        deal_version=version,
+        **rules_of(config),
+    )
 
     def run(steps: int, seed: int) -> float:
         _, info = env.reset(seed=seed)
@@ -138,10 +148,10 @@ def make_single(config: str) -> Callable[[int, int], float]:
     return run
 
 
-def make_selfplay(tables: int, config: str) -> Callable[[int, int], float]:
+def make_selfplay(tables: int, config: str, version: int = 1) -> Callable[[int, int], float]:
     from nomercy.rl.batched import SelfPlayVectorEnv
 
-    envs = SelfPlayVectorEnv(tables, 2, copy=False, **rules_of(config))
+    envs = SelfPlayVectorEnv(tables, 2, copy=False, deal_version=version, **rules_of(config))
 
     def run(steps: int, seed: int) -> float:
         _, masks, _ = envs.reset(seed=seed)
@@ -156,7 +166,7 @@ def make_selfplay(tables: int, config: str) -> Callable[[int, int], float]:
     return run
 
 
-def make_floor(config: str) -> Callable[[int, int], float]:
+def make_floor(config: str, version: int = 1) -> Callable[[int, int], float]:
     from nomercy.core.game import new_game
     from nomercy.core.rules import make_rules
 
@@ -169,7 +179,7 @@ def make_floor(config: str) -> Callable[[int, int], float]:
         game_seed = seed * 1_000_003
         start = CLOCK[0]()
         while done < steps:
-            game = new_game(2, rules=rules, seed=game_seed)
+            game = new_game(2, rules=rules, seed=game_seed, deal_version=version)
             game.record_events = False
             game_seed += 1
             while True:
@@ -232,12 +242,19 @@ def main(argv: list[str] | None = None) -> int:
         default="wall",
         help="time with the wall clock or with this process's CPU time (a busy machine)",
     )
+    p.add_argument(
+        "--deal-version",
+        default="1",
+        help="the envs' deal_version (docs/notation.md); several comma-separated (1,2) "
+        "run each of our sides once per version",
+    )
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     try:
         sizes = [int(t) for t in args.tables.split(",") if t.strip()]
     except ValueError:
         p.error("--tables takes integers, comma-separated")
+    versions = deal_versions(p, args.deal_version)
     if not sizes or min(sizes) < 1 or args.steps < 1 or args.repeat < 1:
         p.error("--tables, --steps and --repeat must be at least 1")
     CLOCK[0] = time.process_time if args.clock == "cpu" else time.perf_counter
@@ -246,19 +263,23 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--configs takes distinct names from {', '.join(CONFIGS)}")
     sides: dict[str, Callable[[int, int], float]] = {}
     for config in configs:
-        for tables in sizes:
-            # The size is in the name only when several are compared.
-            at = f" x{tables}" if len(sizes) > 1 else ""
-            if not args.no_native:
-                sides[f"native{at} {config}"] = make_ours("vector_entry_point", tables, config)
-            if not args.no_sync:
-                sides[f"SyncVectorEnv{at} {config}"] = make_ours("sync", tables, config)
-            if args.self_play:
-                sides[f"self-play{at} {config}"] = make_selfplay(tables, config)
-        if args.single:
-            sides[f"single env {config}"] = make_single(config)
-        if args.floor:
-            sides[f"engine floor {config}"] = make_floor(config)
+        for v in versions:
+            # The version and the size are in the names only when several are compared.
+            dv = f" v{v}" if len(versions) > 1 else ""
+            for tables in sizes:
+                at = f" x{tables}" if len(sizes) > 1 else ""
+                if not args.no_native:
+                    sides[f"native{at} {config}{dv}"] = make_ours(
+                        "vector_entry_point", tables, config, v
+                    )
+                if not args.no_sync:
+                    sides[f"SyncVectorEnv{at} {config}{dv}"] = make_ours("sync", tables, config, v)
+                if args.self_play:
+                    sides[f"self-play{at} {config}{dv}"] = make_selfplay(tables, config, v)
+            if args.single:
+                sides[f"single env {config}{dv}"] = make_single(config, v)
+            if args.floor:
+                sides[f"engine floor {config}{dv}"] = make_floor(config, v)
     try:
         if not args.no_rlcard:
             sides["rlcard.make('uno')"] = make_rlcard()
@@ -277,8 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     medians: dict[str, Any] = {name: statistics.median(r) for name, r in rates.items()}
     base = medians.get("rlcard.make('uno')")
     print(
-        f"\n{args.tables} tables, 2 players vs random, flat observations, medians "
-        f"({args.clock} clock)"
+        f"\n{args.tables} tables, 2 players vs random, flat observations, deal version "
+        f"{args.deal_version}, medians ({args.clock} clock)"
     )
     for name, median in medians.items():
         ratio = f"{median / base:.2f}x rlcard" if base else ""

@@ -51,3 +51,45 @@ def random_states(
                 game.apply(rng.choice(game.legal_actions(rng.choice(others))))
             else:
                 game.apply(rng.choice(game.legal_actions()))
+
+
+def rehide(position: dict[str, Any], seat: int, rng: random.Random) -> dict[str, Any]:
+    """The same position with everything ``seat`` cannot see dealt anew.
+
+    Cards in opponents' hands that ``seat`` does not know, and the draw pile, are pooled,
+    shuffled and dealt back (each opponent keeps its hand size and its known cards).
+    """
+    pos = dict(position)
+    players = [dict(p) for p in pos["players"]]
+    known = {k: list(v) for k, v in pos["known"].items()}
+    pool = list(pos["draw_pile"])
+    keep: dict[int, list[str]] = {}
+    for o, p in enumerate(players):
+        if o == seat:
+            continue
+        hand = list(p["hand"])
+        fixed = list(known.get(f"{seat},{o}", []))
+        if pos["drawn"] is not None and pos["turn"] == o and pos["phase"] == "play_drawn":
+            fixed.append(pos["drawn"])
+        mine: list[str] = []
+        for code in fixed:
+            if code in hand:
+                hand.remove(code)
+                mine.append(code)
+        keep[o] = mine
+        pool.extend(hand)
+        p["hand_size"] = len(p["hand"])
+    rng.shuffle(pool)
+    for o, p in enumerate(players):
+        if o == seat:
+            continue
+        free = p.pop("hand_size") - len(keep[o])
+        p["hand"] = keep[o] + [pool.pop() for _ in range(free)]
+        rng.shuffle(p["hand"])
+    pos["players"] = players
+    pos["draw_pile"] = pool
+    # Only what `seat` knows stays; other seats' knowledge is not in its view.
+    pos["known"] = {k: v for k, v in known.items() if k.startswith(f"{seat},")}
+    if pos.get("wd4"):
+        pos["wd4"] = {**pos["wd4"], "guilty": rng.random() < 0.5}
+    return pos

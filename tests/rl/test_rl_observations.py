@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import numpy as np
 import pytest
-from rlkit import random_options, random_states
+from rlkit import random_options, random_states, rehide
 
 from nomercy.core.cards import COLOURS, Card
 from nomercy.core.game import Game
@@ -81,48 +80,6 @@ def test_observations_stay_inside_the_box(preset: str) -> None:
             assert all(counts[CARD_KINDS.index(c)] == discard.count(c) for c in set(discard))
 
 
-def _rehide(position: dict[str, Any], seat: int, rng: random.Random) -> dict[str, Any]:
-    """The same position with everything ``seat`` cannot see dealt anew.
-
-    Cards in opponents' hands that ``seat`` does not know, and the draw pile, are pooled,
-    shuffled and dealt back (each opponent keeps its hand size and its known cards).
-    """
-    pos = dict(position)
-    players = [dict(p) for p in pos["players"]]
-    known = {k: list(v) for k, v in pos["known"].items()}
-    pool = list(pos["draw_pile"])
-    keep: dict[int, list[str]] = {}
-    for o, p in enumerate(players):
-        if o == seat:
-            continue
-        hand = list(p["hand"])
-        fixed = list(known.get(f"{seat},{o}", []))
-        if pos["drawn"] is not None and pos["turn"] == o and pos["phase"] == "play_drawn":
-            fixed.append(pos["drawn"])
-        mine: list[str] = []
-        for code in fixed:
-            if code in hand:
-                hand.remove(code)
-                mine.append(code)
-        keep[o] = mine
-        pool.extend(hand)
-        p["hand_size"] = len(p["hand"])
-    rng.shuffle(pool)
-    for o, p in enumerate(players):
-        if o == seat:
-            continue
-        free = p.pop("hand_size") - len(keep[o])
-        p["hand"] = keep[o] + [pool.pop() for _ in range(free)]
-        rng.shuffle(p["hand"])
-    pos["players"] = players
-    pos["draw_pile"] = pool
-    # Only what `seat` knows stays; other seats' knowledge is not in its view.
-    pos["known"] = {k: v for k, v in known.items() if k.startswith(f"{seat},")}
-    if pos.get("wd4"):
-        pos["wd4"] = {**pos["wd4"], "guilty": rng.random() < 0.5}
-    return pos
-
-
 @pytest.mark.parametrize("preset", ["no-mercy", "classic"])
 def test_observations_contain_nothing_hidden(preset: str) -> None:
     checked = 0
@@ -132,7 +89,7 @@ def test_observations_contain_nothing_hidden(preset: str) -> None:
             continue
         seat = rng.randrange(game.n)
         position = game.to_position()
-        other = Game.from_position(_rehide(position, seat, rng))
+        other = Game.from_position(rehide(position, seat, rng))
         changed += (
             any(other.hands[o] != game.hands[o] for o in range(game.n) if o != seat)
             or other.draw_pile != game.draw_pile

@@ -11,6 +11,7 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from nomercy.core.actions import Action
+from nomercy.core.dealing import check_deal_version
 from nomercy.core.decisions import decision_order
 from nomercy.core.errors import ActionIdError, IllegalActionError
 from nomercy.core.events import Event, EventKind
@@ -80,6 +81,19 @@ def check_seed(seed: object) -> int | None:
     if found is None:
         raise TypeError(f"seed must be an integer or None, not {seed!r}")
     return found
+
+
+def check_env_deal_version(version: object) -> int:
+    """The deal version an environment deals its games with (docs/notation.md, "Deal
+    versions"; 1 by default, so a seed deals the episodes it always has), checked by the
+    core's own check; a numpy integer is read as its int, as seeds and seats are.
+
+    Raises:
+        TypeError: not an integer (a bool, a float, a string).
+        RuleSetError: an integer that is not a deal version (a ``ValueError``).
+    """
+    found = as_int(version)
+    return check_deal_version(version if found is None else found)
 
 
 def check_max_steps(max_steps: int | None) -> int | None:

@@ -27,12 +27,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from nomercy.core.dealing import DEAL_VERSION
 from nomercy.core.game import Game, new_game
 from nomercy.encoding.actions import NUM_ACTIONS
 from nomercy.encoding.fast import TableObserver
 from nomercy.encoding.observations import OBS_SIZE, ObservationEncoder, flat_scale
 from nomercy.rl._common import (
     IllegalActionIdError,
+    check_env_deal_version,
     check_flat_bounds,
     check_max_steps,
     check_obs_format,
@@ -62,6 +64,8 @@ class SelfPlayVectorEnv:
         flat_bounds: ``"fixed"`` (default) or ``"rules"``.
         copy: return copies of the arrays (default) or the arrays themselves, which the next
             call overwrites.
+        deal_version: the generator of every deal's shuffles, as :class:`nomercy.rl.raw_env`
+            (1 by default); every table deals with it at every reset and autoreset.
 
     Per table, the game, its seeds and the rewards are those of a ``raw_env`` reset with
     the same seed and played with the same ids (a test compares them). Only the seat to act
@@ -83,9 +87,12 @@ class SelfPlayVectorEnv:
         obs_format: str = "flat",
         flat_bounds: str = "fixed",
         copy: bool = True,
+        deal_version: int = DEAL_VERSION,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
+        #: The deal version of every game the tables deal (``deal_version``).
+        self.deal_version = check_env_deal_version(deal_version)
         self.rules = make_ruleset(preset, options, num_players)
         self.reward = check_reward(reward, points_scale, knockout_bonus)
         self.points_scale = float(points_scale)
@@ -265,7 +272,9 @@ class SelfPlayVectorEnv:
                     base &= (1 << 128) - 1
                 rng = self._seed_rngs[i] = np.random.default_rng(base)
             game_seed = int(rng.integers(0, 2**63))
-        game = new_game(self.num_players, rules=self.rules, seed=game_seed)
+        game = new_game(
+            self.num_players, rules=self.rules, seed=game_seed, deal_version=self.deal_version
+        )
         self._observers[i].start(game)
         self._was_out[i] = [False] * self.num_players
         self._steps[i] = 0

@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
+from nomercy.core.dealing import DEAL_VERSION
 from nomercy.core.game import Game
 from nomercy.encoding.actions import NUM_ACTIONS
 from nomercy.encoding.fast import int32_view
@@ -57,6 +58,9 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             ``Box`` in [-1, 1]), for policies that take one array; the mask is then in
             ``info["action_mask"]`` and :meth:`action_masks`.
         flat_bounds: ``"fixed"`` (default) or ``"rules"``, as :class:`nomercy.rl.raw_env`.
+        deal_version: the generator of every deal's shuffles, as :func:`nomercy.new_game`
+            (docs/notation.md, "Deal versions"): 1 (default: a seed deals the episodes it
+            always has) or 2 (cheaper deals compiled: docs/rl.md, "Speed").
         render_mode: ``None``; ``"ansi"``: ``render()`` returns the learner's view as text;
             ``"human"``: that text is printed after every ``reset()`` and ``step()`` (and by
             ``render()``, which returns ``None``); ``"rgb_array"``: ``render()`` returns a
@@ -102,6 +106,7 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         points_scale: float = 100.0,
         knockout_bonus: float = 0.0,
         flat_bounds: str = "fixed",
+        deal_version: int = DEAL_VERSION,
     ) -> None:
         #: The table this env plays (the single-table API the vector env shares).
         self.table = table = LearnerTable(
@@ -116,8 +121,10 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
             reward=reward,
             points_scale=points_scale,
             knockout_bonus=knockout_bonus,
+            deal_version=deal_version,
         )
         self.rules = table.rules
+        self.deal_version = table.deal_version
         self.n = table.n
         self.opponents = table.opponents
         self.reward = table.reward

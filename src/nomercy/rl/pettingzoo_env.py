@@ -24,6 +24,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec, turn_based_aec_to_parallel
 
+from nomercy.core.dealing import DEAL_VERSION
 from nomercy.core.game import Game, new_game
 from nomercy.core.ids import ID_KIND, K_CATCH, K_UNO
 from nomercy.encoding.actions import NUM_ACTIONS, PASS_ID
@@ -33,6 +34,7 @@ from nomercy.rl._common import (
     IllegalActionIdError,
     LegalDiscrete,
     as_int,
+    check_env_deal_version,
     check_flat_bounds,
     check_illegal_mode,
     check_illegal_reward,
@@ -107,6 +109,9 @@ class raw_env(AECEnv[str, Obs, int]):
             points / ``points_scale``; in a match (scoring on) so at the end of every hand.
         points_scale: the divisor of ``"points"`` rewards.
         knockout_bonus: added to every agent still in when another is knocked out.
+        deal_version: the generator of every deal's shuffles, as :func:`nomercy.new_game`
+            (docs/notation.md, "Deal versions"): 1 (default: a seed deals the games it
+            always has) or 2 (cheaper deals compiled: docs/rl.md, "Speed").
 
     A seat knocked out by the Mercy rule (NM-33) is terminated at once with −1 in either
     scheme (in a match with scoring on, a knocked-out seat rejoins at the next deal, so it is
@@ -142,8 +147,11 @@ class raw_env(AECEnv[str, Obs, int]):
         points_scale: float = 100.0,
         knockout_bonus: float = 0.0,
         flat_bounds: str = "fixed",
+        deal_version: int = DEAL_VERSION,
     ) -> None:
         super().__init__()
+        #: The deal version of every game this env deals (``deal_version``).
+        self.deal_version = check_env_deal_version(deal_version)
         self.reward = check_reward(reward, points_scale, knockout_bonus)
         self.points_scale = float(points_scale)
         self.knockout_bonus = float(knockout_bonus)
@@ -258,8 +266,8 @@ class raw_env(AECEnv[str, Obs, int]):
 
     # ------------------------------------------------------------------ lifecycle
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Deal a new game. ``seed`` fixes the shuffle; without one a fresh seed is drawn
-        from a generator that the last explicit seed started."""
+        """Deal a new game. ``seed`` fixes the shuffle (with :attr:`deal_version`); without
+        one a fresh seed is drawn from a generator that the last explicit seed started."""
         seed = check_seed(seed)
         if seed is not None:
             # The generator for later unseeded resets starts from this seed; it is built on
@@ -277,7 +285,9 @@ class raw_env(AECEnv[str, Obs, int]):
         self._game_seed = game_seed
         self._started = False  # until the deal succeeds (it may refuse, NM-4)
         self._game = None
-        self._game = new_game(self.num_players, rules=self.rules, seed=game_seed)
+        self._game = new_game(
+            self.num_players, rules=self.rules, seed=game_seed, deal_version=self.deal_version
+        )
         self._started = True
         self._observer.start(self._game)
         self._steps = 0

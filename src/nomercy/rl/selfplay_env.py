@@ -24,6 +24,7 @@ from nomercy.bots.base import Bot
 from nomercy.bots.driver import NO_VIEW, view_mode
 from nomercy.bots.registry import make_bot
 from nomercy.core.actions import Action
+from nomercy.core.dealing import DEAL_VERSION
 from nomercy.encoding.actions import NUM_ACTIONS, PASS_ID, fast_id
 from nomercy.encoding.observations import flat_scale
 from nomercy.rl._common import (
@@ -85,6 +86,8 @@ class SelfPlayEnv(gym.Env[Obs, np.int64]):
         pool_size: how many snapshots are kept (the oldest is dropped).
         latest_share: the probability that a ``"self"`` seat plays the latest snapshot.
         render_mode: as :class:`nomercy.rl.NoMercyEnv`, from the learner's view.
+        deal_version: the generator of every deal's shuffles, as :class:`nomercy.rl.raw_env`
+            (1 by default).
 
     ``info`` holds ``seat`` and ``action_mask`` after every reset and step, and at the
     episode's end the outcome (docs/rl.md, "Infos": winner, knock-outs, hand sizes, points,
@@ -115,6 +118,7 @@ class SelfPlayEnv(gym.Env[Obs, np.int64]):
         pool_size: int = 8,
         latest_share: float = 0.5,
         render_mode: str | None = None,
+        deal_version: int = DEAL_VERSION,
     ) -> None:
         if isinstance(opponents, str):
             opponents = [opponents]
@@ -132,7 +136,10 @@ class SelfPlayEnv(gym.Env[Obs, np.int64]):
             points_scale=points_scale,
             knockout_bonus=knockout_bonus,
             flat_bounds=flat_bounds,
+            deal_version=deal_version,
         )
+        #: The deal version of every game this env deals (``deal_version``).
+        self.deal_version = self.aec.deal_version
         self.n = n
         self.learner_seat = check_learner_seat(learner_seat, n)
         self.max_steps = check_max_steps(max_steps)

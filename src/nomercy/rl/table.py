@@ -25,6 +25,7 @@ from nomercy.bots.driver import view_mode
 from nomercy.bots.random_bot import RandomBot
 from nomercy.bots.registry import make_bot
 from nomercy.core.actions import Action
+from nomercy.core.dealing import DEAL_VERSION
 from nomercy.core.game import Game, new_game
 from nomercy.core.ids import ID_KIND, K_CATCH, K_UNO
 from nomercy.encoding.actions import NUM_ACTIONS, PASS_ID
@@ -33,6 +34,7 @@ from nomercy.encoding.observations import ObservationEncoder
 from nomercy.rl._common import (
     IllegalActionIdError,
     as_int,
+    check_env_deal_version,
     check_illegal_mode,
     check_illegal_reward,
     check_learner_seat,
@@ -62,7 +64,8 @@ class LearnerTable:
     """One learner against ``len(opponents)`` bots (2-6 seats in all): the arguments are
     :class:`nomercy.rl.NoMercyEnv`'s that concern the game (``opponents``, ``preset``,
     ``options``, ``learner_seat``, ``illegal_action``, ``illegal_reward``, ``max_steps``,
-    ``out_of_turn``, ``reward``, ``points_scale``, ``knockout_bonus``), checked here.
+    ``out_of_turn``, ``reward``, ``points_scale``, ``knockout_bonus``, ``deal_version``),
+    checked here.
 
     The learner's observation is the raw vector (:data:`~nomercy.encoding.OBS_SIZE` float32
     entries, unscaled) and its mask an ``int8`` row of ``NUM_ACTIONS`` entries, both written
@@ -86,7 +89,11 @@ class LearnerTable:
         reward: str = "win_loss",
         points_scale: float = 100.0,
         knockout_bonus: float = 0.0,
+        deal_version: int = DEAL_VERSION,
     ) -> None:
+        #: The deal version of every game this table deals (docs/notation.md, "Deal
+        #: versions"), checked before anything else is built.
+        self.deal_version = check_env_deal_version(deal_version)
         self.reward = check_reward(reward, points_scale, knockout_bonus)
         self.points_scale = float(points_scale)
         self.knockout_bonus = float(knockout_bonus)
@@ -165,7 +172,7 @@ class LearnerTable:
         ``seed`` seeds the table's generator (:attr:`np_random`, as Gymnasium's
         ``Env.reset`` does); ``None`` goes on with it (a fresh one the first time). The
         learner's seat (if drawn), the bots' seeds and the game's seed come from it, in
-        that order, so a seed always deals the same episode."""
+        that order, so a seed always deals the same episode (under :attr:`deal_version`)."""
         if seed is not None or self.np_random is None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         rng = self.np_random
@@ -187,7 +194,12 @@ class LearnerTable:
                 for s, bot in self._bots.items():
                     choosers[s] = cast(RandomBot, bot).id_chooser()
             core.choosers = choosers
-            game = new_game(n, rules=self.rules, seed=int(rng.integers(0, 2**63)))
+            game = new_game(
+                n,
+                rules=self.rules,
+                seed=int(rng.integers(0, 2**63)),
+                deal_version=self.deal_version,
+            )
             core.game = game
             self.observer.start(game)
             core.steps = 0

@@ -59,8 +59,9 @@ class NoMercyVectorEnv(VectorEnv):
             overwrites: the observations, the masks in the infos, rewards and flags.
         obs_format, flat_bounds: as :class:`~nomercy.rl.NoMercyEnv`.
         **table_kwargs: every table's other :class:`~nomercy.rl.NoMercyEnv` arguments
-            (``opponents``, ``preset``, ``options``, ``reward``, ``max_steps``, ...);
-            ``max_episode_steps`` is taken as ``max_steps``.
+            (``opponents``, ``preset``, ``options``, ``reward``, ``max_steps``,
+            ``deal_version``, ...); ``max_episode_steps`` is taken as ``max_steps``. Every
+            table deals with ``deal_version`` at every reset and autoreset.
 
     Observations are the single env's, batched: a ``(num_envs, OBS_SIZE)`` array for
     ``obs_format="flat"`` (the masks in ``info["action_mask"]`` and :meth:`action_masks`), a
@@ -101,6 +102,8 @@ class NoMercyVectorEnv(VectorEnv):
         #: The tables (:class:`~nomercy.rl.table.LearnerTable`), one per sub-env.
         self.tables = [LearnerTable(**table_kwargs) for _ in range(num_envs)]
         first = self.tables[0]
+        #: The deal version every table deals with (``deal_version``; 1 by default).
+        self.deal_version = first.deal_version
         self.num_envs = num_envs
         self.copy = copy
         self.render_mode = None
