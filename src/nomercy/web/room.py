@@ -919,8 +919,8 @@ class Room:
 
     # ------------------------------------------------------------------ applying
     async def apply(self, action: Action, *, retry_for: float) -> list[Event]:
-        """Apply ``action`` (the engine checks it), store it, and tell everyone. The caller
-        holds the room's lock.
+        """Submit ``action`` at the room's table (``Table.submit``, the terminal's door: the
+        engine judges it), store it, and tell everyone. The caller holds the room's lock.
 
         Raises:
             NoMercyError: the engine refused the action; nothing changed.
@@ -928,11 +928,13 @@ class Room:
                 is as it was before.
             LeaseLost: another server owns the room now; the game is as it was before.
         """
-        game = self.game
-        assert game is not None and self.game_id is not None
+        table = self.table
+        assert table is not None and self.game_id is not None
+        game = table.game
         turn = game.to_act
         before = game.copy()  # a few microseconds; the way back if the move cannot be stored
-        events = game.apply(action)
+        # The one door for a move, as the terminal's: the table judges it (the engine's rules).
+        events = table.submit(action.seat, action)
         index = game.moves - 1
         finished = self._result() if game.is_over else None
         try:
@@ -1383,9 +1385,12 @@ class Room:
             if index > game.moves:
                 await self.lobby.reload(self)  # a notice was missed
                 return
+            table = self.table
+            assert table is not None
             turn = game.to_act
-            events = game.apply(message["a"])
-            action = game.history[-1]
+            # The owner's notation names the seat when it is not the seat to act (a catch).
+            action = parse_action(message["a"], turn)
+            events = table.submit(action.seat, action)
             if action.seat == turn:
                 self._in_turn += 1
             if game.is_over and self.game_id is not None:
