@@ -22,7 +22,8 @@ ALLOWED: dict[str, set[str]] = {
     "postgres": {"sqlcore", "store"},
     "database": {"sqlcore", "store"},
     "writer": {"sqlcore"},
-    "cluster": {"config", "protocol", "room", "sqlcore", "writer"},
+    "presence": set(),
+    "cluster": {"config", "presence", "protocol", "room", "sqlcore", "writer"},
 }
 #: Imports inside a function that are allowed, and why: (module, imported) pairs.
 LAZY = {("database", "nomercy.web.postgres")}  # psycopg is optional (the web-pg extra)

@@ -60,6 +60,7 @@ from nomercy.tables.table import (
 from nomercy.web import messages
 from nomercy.web.connections import Connection, Delivery
 from nomercy.web.messages import dumps
+from nomercy.web.presence import Here, Presence
 from nomercy.web.protocol import (
     ErrorCode,
     ProtocolError,
@@ -91,9 +92,6 @@ log = logging.getLogger("nomercy.web")
 #: Seconds a room waits to send its changed summary, so that a burst of changes (a crowd
 #: connecting, many hellos) becomes one message per connection.
 SUMMARY_DELAY = 0.05
-#: Seconds every client of a room must have been on other servers before its owner hands it
-#: to one of them (so a client reconnecting through another server does not move the room).
-HANDOVER_DELAY = 1.0
 #: Seconds a connection waits between two hellos (each answered with the whole state).
 HELLO_EVERY = 0.5
 #: Public history entries (the current hand's) a ``hello``'s state carries at most: the
@@ -193,19 +191,12 @@ class Room:
         #: Whether this server plays the room's game (always, with SQLite); otherwise it
         #: follows the owner's notices and forwards its clients' requests (cluster.py).
         self.owned = True
-        #: Each other server's connections to this room: (seats connected, spectators,
-        #: sockets), from their presence notices.
-        self.remote: dict[str, tuple[frozenset[int], int, int]] = {}
-        #: When each other server last announced its connections here (``time.monotonic()``),
-        #: and when this server took the room over: ``Cluster.presence_settled``.
-        self.heard: dict[str, float] = {}
-        self.adopted_at = 0.0
+        #: The room's connections on the other servers (their ``here`` notices: presence.py).
+        self.presence = Presence()
         #: Actions forwarded to the owner, by seat: when they arrived (timings).
         self.forwarded: dict[int, float] = {}
         #: The server thought to own the room (a copy's; ``None``: look it up).
         self.owner: str | None = None
-        self._presence_pending: asyncio.TimerHandle | None = None
-        self._handover_pending: asyncio.TimerHandle | None = None
         self._notices: collections.deque[dict[str, Any]] = collections.deque()
         self._follower: asyncio.Task[None] | None = None
 
@@ -293,16 +284,16 @@ class Room:
 
     def connected(self, seat: int) -> bool:
         """Whether a connection holds ``seat``, on this server or another."""
-        return bool(self.seats[seat].conns) or any(seat in r[0] for r in self.remote.values())
+        return bool(self.seats[seat].conns) or self.presence.seated(seat)
 
     def spectators(self) -> int:
         """Spectators watching, on every server."""
         here = sum(1 for c in self.conns if c.seat is None)
-        return here + sum(r[1] for r in self.remote.values())
+        return here + self.presence.spectators()
 
     def all_sockets(self) -> int:
         """WebSockets attached to the room on every server."""
-        return self.sockets + sum(r[2] for r in self.remote.values())
+        return self.sockets + self.presence.sockets()
 
     def robot(self, seat: int) -> bool:
         """Whether a bot plays ``seat`` now (a bot seat, or a person's seat while away)."""
@@ -1262,7 +1253,7 @@ class Room:
         """This server plays the room from now on (``now``: ``time.monotonic()``; presence
         heard before may be stale: ``Cluster.presence_settled``). The previous owner's queued
         notices are dropped, and the room resumes (:meth:`resume`)."""
-        self.adopted_at = now
+        self.presence.adopted_at = now
         self.owned = True
         self._notices.clear()
         self.resume()
@@ -1292,52 +1283,21 @@ class Room:
         self.publish("relay", m=message)
 
     def announce(self) -> None:
-        """Tell the other servers, soon, who is connected here (coalesced like summaries)."""
-        if self.lobby.cluster is None or self._presence_pending is not None or self.closed:
-            return
-        loop = asyncio.get_running_loop()
-        self._presence_pending = loop.call_later(SUMMARY_DELAY, self._announce)
-
-    def _announce(self) -> None:
-        self._presence_pending = None
+        """Tell the other servers, soon, who is connected here (``Cluster.announce``)."""
         cluster = self.lobby.cluster
-        if cluster is not None and not self.closed:
-            cluster.send(cluster.encode("here", self.code, self.presence()))
-            self._follow_clients()
+        if cluster is not None:
+            cluster.announce(self)
 
-    def _elsewhere(self) -> str | None:
-        """The server to give this room to: the one with most of its clients, when every
-        client is on another server (``None``: keep it)."""
-        if not self.owned or self.closed or self.sockets or not self.remote:
-            return None
-        return max(self.remote, key=lambda server: (self.remote[server][2], server))
-
-    def _follow_clients(self) -> None:
-        """Every client of the room is on other servers: hand the room to one of them if that
-        lasts ``HANDOVER_DELAY`` seconds (the room is then played where its clients are, so
-        nothing is forwarded and no server keeps a copy: a proxy that routes by room code gets
-        every room played by one server)."""
-        if self._handover_pending is not None or self._elsewhere() is None:
-            return
-        loop = asyncio.get_running_loop()
-        self._handover_pending = loop.call_later(HANDOVER_DELAY, self._hand_over)
-
-    def _hand_over(self) -> None:
-        self._handover_pending = None
-        target = self._elsewhere()
-        cluster = self.lobby.cluster
-        if target is not None and cluster is not None:
-            cluster.hand_over(self, target)
-
-    def presence(self) -> dict[str, Any]:
-        """This server's connections to the room (a ``here`` notice's fields)."""
-        seats = sorted(s.seat for s in self.seats if s.conns)
+    def here(self) -> Here:
+        """This server's connections to the room (what it announces)."""
+        seats = frozenset(s.seat for s in self.seats if s.conns)
         spectators = sum(1 for c in self.conns if c.seat is None)
-        return {"seats": seats, "spec": spectators, "socks": self.sockets}
+        return Here(seats, spectators, self.sockets)
 
     def presence_changed(self) -> None:
-        """Another server's connections changed: the owner starts or stops grace periods (and
-        a person back on another server is no longer away); everyone's summary changes."""
+        """Another server's connections changed (the cluster heard it): the owner starts or
+        stops grace periods (and a person back on another server is no longer away);
+        everyone's summary changes."""
         if self.owned:
             for s in self.seats:
                 if self.is_away(s.seat) and self.connected(s.seat):
@@ -1346,7 +1306,6 @@ class Room:
                     self.publish("seat", seat=_seat_json(s, away=False))
             self._presence()
             self._reschedule_timer()
-            self._follow_clients()
         self.broadcast_room()
 
     def receive(self, message: dict[str, Any]) -> None:
