@@ -14,7 +14,7 @@ own transaction, and sends every connection what its seat may know (its
 :mod:`~nomercy.web.messages`, and its own legal actions).
 
 Concurrency: one asyncio lock per room; the engine is fast, so actions are applied in the event
-loop, but the database is written from one writer thread (:meth:`Lobby.write`), so a database
+loop, but the database is written from one writer thread (``Lobby.write``), so a database
 locked by another process stalls only the rooms that write, and a failed write is retried (a
 bot's or the timer's move until it is stored, a person's for a few seconds before an
 ``unavailable`` error). Bots, the turn timer and the disconnection grace periods are asyncio
@@ -37,9 +37,9 @@ import hashlib
 import hmac
 import logging
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeVar
 
 from nomercy.core.actions import Action, CallUno, Catch, parse_action
 from nomercy.core.errors import NoMercyError
@@ -58,6 +58,7 @@ from nomercy.tables.table import (
     bot_seed,
 )
 from nomercy.web import messages
+from nomercy.web.config import ServerConfig
 from nomercy.web.connections import Connection, Delivery
 from nomercy.web.messages import dumps
 from nomercy.web.presence import Here, Presence
@@ -66,11 +67,8 @@ from nomercy.web.protocol import (
     ProtocolError,
 )
 from nomercy.web.reactions import Reactions
-from nomercy.web.sqlcore import GameRow, LeaseLost, RoomRow, SeatRow
+from nomercy.web.sqlcore import GameRow, LeaseLost, RoomRow, SeatRow, StoreBase
 from nomercy.web.writer import StoreUnavailable
-
-if TYPE_CHECKING:
-    from nomercy.web.rooms import Lobby
 
 __all__ = [
     "BOT",
@@ -80,6 +78,8 @@ __all__ = [
     "OPEN",
     "BotQuestion",
     "Room",
+    "RoomCluster",
+    "RoomLobby",
     "RoomState",
     "SeatState",
     "answer",
@@ -88,6 +88,7 @@ __all__ = [
 ]
 
 log = logging.getLogger("nomercy.web")
+T = TypeVar("T")
 
 #: Seconds a room waits to send its changed summary, so that a burst of changes (a crowd
 #: connecting, many hellos) becomes one message per connection.
@@ -137,10 +138,80 @@ class SeatState:
         return SeatRow(self.seat, self.name, self.kind, self.bot, self.token_hash)
 
 
+class RoomCluster(Protocol):
+    """What a room needs of the other servers (:class:`nomercy.web.cluster.Cluster`, which
+    imports this module: the room sees it through this)."""
+
+    def encode(self, kind: str, code: str, fields: dict[str, Any]) -> str:
+        """A notice about room ``code``."""
+        ...
+
+    def send(self, notice: str) -> None:
+        """Send a notice after the database calls queued before it."""
+        ...
+
+    def announce(self, room: Room) -> None:
+        """Tell the other servers, soon, who is connected to ``room`` here."""
+        ...
+
+    def presence_settled(self, room: Room) -> bool:
+        """Whether every live server has said who it has in ``room``."""
+        ...
+
+    def ask_presence(self, room: Room) -> None:
+        """Ask every server who is connected to ``room`` through it."""
+        ...
+
+    async def forward(self, room: Room, seat: int | None, data: dict[str, Any]) -> Any:
+        """Have ``room``'s owner handle a request; its answer."""
+        ...
+
+    async def demote(self, room: Room) -> None:
+        """Stop playing ``room`` and follow its new owner."""
+        ...
+
+
+class RoomLobby(Protocol):
+    """What a room needs of its server's lobby (:class:`nomercy.web.rooms.Lobby`, which
+    imports this module): the database, the other servers, budgets, reloading a room."""
+
+    config: ServerConfig
+    rooms: dict[str, Room]
+    timings: collections.deque[float]
+    hints_running: int
+    hint_tasks: set[asyncio.Task[None]]
+
+    @property
+    def store(self) -> StoreBase:
+        """The open database."""
+        ...
+
+    @property
+    def cluster(self) -> RoomCluster | None:
+        """The other servers of a shared database (``None``: SQLite)."""
+        ...
+
+    async def write(self, call: Callable[..., T], *args: Any, retry_for: float) -> T:
+        """Run a database call in the writer thread (retried for ``retry_for`` seconds)."""
+        ...
+
+    def hello_allowed(self, address: str | None) -> bool:
+        """Spend one of ``address``'s hellos, if it has one."""
+        ...
+
+    async def resync(self, room: Room) -> None:
+        """Reload a copy of a room from the database, taking its lock."""
+        ...
+
+    async def reload(self, room: Room) -> None:
+        """Reload a copy of a room from the database (the caller holds its lock)."""
+        ...
+
+
 class Room:
     """A room: its settings, seats, current (or last) game and connections."""
 
-    def __init__(self, lobby: Lobby, row: RoomRow) -> None:
+    def __init__(self, lobby: RoomLobby, row: RoomRow) -> None:
         self.lobby = lobby
         self.config = lobby.config
         self.code = row.code
