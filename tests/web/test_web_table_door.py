@@ -9,12 +9,13 @@ import functools
 from pathlib import Path
 
 import pytest
-from webharness import Server, run
+from webharness import Server, WsClient, run
 
 from nomercy.core.actions import Action, parse_action
 from nomercy.core.errors import IllegalActionError
 from nomercy.core.events import Event
 from nomercy.tables import Table
+from nomercy.web.room import Room
 
 #: Moves the test plays at most before it compares (the game may end first).
 MOVES = 40
@@ -23,6 +24,16 @@ MOVES = 40
 def _after(move: int, message: dict[str, object]) -> bool:
     """Whether a ``state`` message is of a move after ``move``."""
     return isinstance(message["move"], int) and message["move"] > move
+
+
+async def _started(server: Server, seats: int) -> tuple[Room, WsClient]:
+    """A room of ``seats`` whose host (seat 0) is connected, its game started with bots."""
+    created = await server.create(seats=seats, bot="greedy", hints=False)
+    host = await server.ws(created["code"])
+    await host.hello(created["token"])
+    await host.send({"type": "start"})
+    await host.state(0)
+    return server.room(created["code"]), host
 
 
 def test_every_move_of_a_room_goes_through_table_submit(
@@ -40,13 +51,7 @@ def test_every_move_of_a_room_goes_through_table_submit(
 
     async def main() -> tuple[list[str], list[int], int]:
         async with Server(tmp_path / "web.sqlite", seed_source=lambda: 7) as server:
-            created = await server.create(seats=3, bot="greedy", hints=False)
-            code = created["code"]
-            ann = await server.ws(code)
-            await ann.hello(created["token"])
-            await ann.send({"type": "start"})
-            await ann.state(0)
-            room = server.room(code)
+            room, ann = await _started(server, 3)
             people = 0
             while room.game is not None and not room.game.is_over:
                 game = room.game
@@ -73,13 +78,7 @@ def test_every_move_of_a_room_goes_through_table_submit(
 def test_a_refused_move_is_refused_as_the_terminal_refuses_it(tmp_path: Path) -> None:
     async def main() -> None:
         async with Server(tmp_path / "web.sqlite", seed_source=lambda: 7) as server:
-            created = await server.create(seats=2, bot="greedy", hints=False)
-            code = created["code"]
-            ann = await server.ws(code)
-            await ann.hello(created["token"])
-            await ann.send({"type": "start"})
-            await ann.state(0)
-            room = server.room(code)
+            room, ann = await _started(server, 2)
             while room.game is not None and room.game.to_act != 0:  # the bot's turn first
                 await ann.expect("state", functools.partial(_after, room.game.moves))
             async with room.lock:
