@@ -35,7 +35,7 @@ from longgames import BIG_DECK, long_actions
 from webharness import Server
 
 from nomercy import new_game
-from nomercy.web import room as room_module
+from nomercy.web import gameflow
 
 EVERY = 1000
 
@@ -103,12 +103,12 @@ def main() -> None:
     actions = long_actions(args.moves)
     tracemalloc.start()
     results: dict[str, Any] = {}
-    held = room_module.EVENTS_HELD
+    held = gameflow.EVENTS_HELD
     with tempfile.TemporaryDirectory() as tmp:
         for name, bound in (("bounded", held), ("unbounded", 10**12)):
-            room_module.EVENTS_HELD = bound
+            gameflow.EVENTS_HELD = bound
             results[name] = asyncio.run(drive(Path(tmp) / f"{name}.sqlite", actions))
-    room_module.EVENTS_HELD = held
+    gameflow.EVENTS_HELD = held
     same = results["bounded"]["states_digest"] == results["unbounded"]["states_digest"]
     results["same_states"] = same
     results["events_held"] = held

@@ -24,6 +24,7 @@ from longgames import BIG_DECK, long_actions
 from webharness import Server, WsClient, run
 
 from nomercy import new_game
+from nomercy.web import gameflow
 from nomercy.web import room as room_module
 
 HELD = room_module.HELLO_HISTORY  # the least a room keeps
@@ -109,9 +110,9 @@ def test_a_room_driven_for_many_moves_holds_a_bounded_past_and_shows_the_same_ga
 ) -> None:
     actions = long_actions(700, hand=40)
     assert len(actions) >= 700
-    monkeypatch.setattr(room_module, "EVENTS_HELD", HELD)
+    monkeypatch.setattr(gameflow, "EVENTS_HELD", HELD)
     lean = _people_run(tmp_path / "lean.sqlite", actions)
-    monkeypatch.setattr(room_module, "EVENTS_HELD", 10**9)
+    monkeypatch.setattr(gameflow, "EVENTS_HELD", 10**9)
     whole = _people_run(tmp_path / "whole.sqlite", actions)
     # The lean room let go of most of the hand, and never held more than its bound.
     assert lean["forgotten"] > 500
@@ -167,9 +168,9 @@ def _bots_run(path: Path, seed: int) -> tuple[list[str], int]:
 def test_bots_read_the_whole_hand_and_play_as_in_a_room_that_keeps_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(room_module, "EVENTS_HELD", HELD)
+    monkeypatch.setattr(gameflow, "EVENTS_HELD", HELD)
     lean, replayed = _bots_run(tmp_path / "lean.sqlite", 21)
-    monkeypatch.setattr(room_module, "EVENTS_HELD", 10**9)
+    monkeypatch.setattr(gameflow, "EVENTS_HELD", 10**9)
     whole, _ = _bots_run(tmp_path / "whole.sqlite", 21)
     assert replayed > 10  # the bots decided from the replayed game, many times
     assert lean == whole and len(lean) > 40

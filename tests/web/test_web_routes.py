@@ -5,10 +5,10 @@ route each module declares."""
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import pytest
+from importscan import scan
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
 import nomercy.web
@@ -23,25 +23,8 @@ ROUTES = WEB / "routes"
 
 def _imports(path: Path) -> tuple[set[str], set[str]]:
     """The nomercy modules ``path`` imports at module level, and those inside functions."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    nested = {
-        id(sub)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-        for sub in ast.walk(node)
-    }
-    top: set[str] = set()
-    inner: set[str] = set()
-    for node in ast.walk(tree):
-        names = []
-        if isinstance(node, ast.ImportFrom) and node.module:
-            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-        elif isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        for name in names:
-            if name.startswith("nomercy."):
-                (inner if id(node) in nested else top).add(name)
-    return top, inner
+    found = scan(path)
+    return found.top, found.inner
 
 
 def test_route_modules_import_common_and_below_only() -> None:

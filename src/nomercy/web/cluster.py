@@ -22,12 +22,14 @@ rooms through their public API (:class:`~nomercy.web.room.Room`) and with the lo
   joins on a server that does not own the room are forwarded to the owner as a ``fwd`` notice;
   its answer (``re``) comes back the same way. A join sends only the new token's hash.
 - **Presence.** Each server announces who is connected to each room through it (``here``),
-  so summaries and grace periods count every server's connections. Presence is a fact, not a
-  guess (issue 43): a server whose notices' connection comes back (a database outage)
-  announces its clients again and asks the others to; and an owner hands a person's seat to
-  the bot only once every live server has said who it has in the room since the owner last
-  could have missed it (since it took the room over, or since its own notices came back):
-  until then it asks (``who``), and every server answers for the room, if only "nobody".
+  so summaries and grace periods count every server's connections (each room keeps what it
+  heard: :class:`~nomercy.web.presence.Presence`; this module sends, hears and asks).
+  Presence is a fact, not a guess (issue 43): a server whose notices' connection comes back
+  (a database outage) announces its clients again and asks the others to; and an owner hands
+  a person's seat to the bot only once every live server has said who it has in the room
+  since the owner last could have missed it (since it took the room over, or since its own
+  notices came back): until then it asks (``who``), and every server answers for the room,
+  if only "nobody".
 - **Rooms follow their clients.** When every client of a room has been connected through
   other servers for ``HANDOVER_DELAY`` seconds, its owner releases it with a ``take`` notice
   to the server holding most of them, which claims it at once. With a proxy that routes by
@@ -61,8 +63,9 @@ from typing import Any, Protocol, TypeVar
 
 from nomercy.core.game import Game
 from nomercy.web.config import ServerConfig
+from nomercy.web.presence import NOBODY, Here
 from nomercy.web.protocol import ErrorCode, ProtocolError
-from nomercy.web.room import Room, RoomState
+from nomercy.web.room import SUMMARY_DELAY, Room, RoomState
 from nomercy.web.sqlcore import LeaseLost, NoticeChannel, RoomRow, SharedStore, StoreBase
 from nomercy.web.writer import StoreUnavailable
 
@@ -78,6 +81,9 @@ FORWARD_WAIT = 1.5
 CLAIM_BATCH = 50
 #: Seconds between attempts to reload a room's copy while the database is unavailable.
 RELOAD_PAUSE = 0.5
+#: Seconds every client of a room must have been on other servers before its owner hands it
+#: to one of them (so a client reconnecting through another server does not move the room).
+HANDOVER_DELAY = 1.0
 
 #: The forwarded action the current task serves, as ``[forwarder, request id, room]``, until
 #: the move's ``act`` notice carries it (then the forwarder's id is cleared): that notice is
@@ -159,6 +165,9 @@ class Cluster:
         self._handing: set[str] = set()  # rooms being handed to another server
         self._adopting: set[str] = set()  # rooms being loaded to be played here
         self._adoptions: set[asyncio.Task[Room | None]] = set()  # _adopt_soon's tasks
+        # Rooms whose connections here are to be announced, and rooms to hand over, soon.
+        self._announcing: dict[Room, asyncio.TimerHandle] = {}
+        self._handovers: dict[Room, asyncio.TimerHandle] = {}
         # Requests and answers between servers go out on a connection of their own, at once
         # (not behind the writer's batches; they need no order with the writes).
         self._out: NoticeChannel | None = None
@@ -280,7 +289,7 @@ class Cluster:
                 if not room.owned:
                     self._spawn(self._reload(room))
                 if room.sockets:
-                    room.announce()
+                    self.announce(room)
             self.send(self.encode("who", "", {}))
         mine = f'"s":"{self.id}"'
         while not self._stopping:
@@ -334,7 +343,8 @@ class Cluster:
         if kind in ("act", "game", "seat", "closed"):
             target.owner = sender  # only the owner sends these
         if kind == "here":
-            _here(target, sender, message)
+            target.presence.hear(sender, Here.from_notice(message), time.monotonic())
+            self.presence_changed(target)
             return
         target.receive(message)
 
@@ -345,13 +355,13 @@ class Cluster:
         if code == "":
             for room in self.lobby.rooms.values():
                 if room.sockets:
-                    room.announce()
+                    self.announce(room)
             return
         loaded = self.lobby.rooms.get(code)
         if loaded is not None:
-            loaded.announce()
+            self.announce(loaded)
         else:
-            self.send(self.encode("here", code, {"seats": [], "spec": 0, "socks": 0}))
+            self.send(self.encode("here", code, NOBODY.fields()))
 
     def presence_settled(self, room: Room) -> bool:
         """Whether this server knows who is connected to ``room`` on every live server: its
@@ -360,8 +370,7 @@ class Cluster:
         an announcement may have been missed)."""
         if not self.listening:
             return False
-        since = max(self.listen_at, room.adopted_at)
-        return all(room.heard.get(s, -1.0) >= since for s in self._alive if s != self.id)
+        return room.presence.settled(self._alive - {self.id}, self.listen_at)
 
     def ask_presence(self, room: Room) -> None:
         """Ask every server who is connected to ``room`` through it (each answers ``here``)."""
@@ -376,8 +385,8 @@ class Cluster:
     def _forget(self, server: str) -> None:
         """Drop the presence of a server that stopped."""
         for room in self.lobby.rooms.values():
-            if room.remote.pop(server, None) is not None:
-                room.presence_changed()
+            if room.presence.forget(server):
+                self.presence_changed(room)
 
     # ------------------------------------------------------------------ leases
     async def _beat_loop(self) -> None:
@@ -417,7 +426,7 @@ class Cluster:
         self._alive |= alive
         for room in list(self.lobby.rooms.values()):
             # A room taken over since the heartbeat was asked may be missing from its answer.
-            lost = room.owned and room.code not in owned and room.adopted_at < asked
+            lost = room.owned and room.code not in owned and room.presence.adopted_at < asked
             if lost and not room.closed:
                 log.warning("room %s: lost its lease to another server", room.code)
                 await self.demote(room)
@@ -493,7 +502,7 @@ class Cluster:
 
     def hand_over(self, room: Room, target: str) -> None:
         """Give ``room`` to ``target``, the server its clients are connected to (see
-        ``Room._follow_clients``)."""
+        :meth:`_follow_clients`)."""
         if room.code in self._handing or self._stopping:
             return
         self._handing.add(room.code)
@@ -593,6 +602,50 @@ class Cluster:
             self._on(message)
         self.send(self.encode("who", code, {}))
         return room
+
+    # ------------------------------------------------------------------ presence
+    def announce(self, room: Room) -> None:
+        """Tell the other servers, soon, who is connected to ``room`` here (coalesced like
+        summaries: a crowd connecting costs one notice)."""
+        if room in self._announcing or room.closed:
+            return
+        loop = asyncio.get_running_loop()
+        self._announcing[room] = loop.call_later(SUMMARY_DELAY, self._announce, room)
+
+    def _announce(self, room: Room) -> None:
+        del self._announcing[room]
+        if not room.closed:
+            self.send(self.encode("here", room.code, room.here().fields()))
+            self._follow_clients(room)
+
+    def presence_changed(self, room: Room) -> None:
+        """Another server's connections to ``room`` changed: the room reacts (grace periods,
+        summaries), and its owner may hand it to where its clients are."""
+        room.presence_changed()
+        self._follow_clients(room)
+
+    def _elsewhere(self, room: Room) -> str | None:
+        """The server to give ``room`` to: the one with most of its clients, when every
+        client is on another server (``None``: keep it)."""
+        if not room.owned or room.closed or room.sockets:
+            return None
+        return room.presence.busiest()
+
+    def _follow_clients(self, room: Room) -> None:
+        """Every client of ``room`` is on other servers: hand the room to one of them if that
+        lasts ``HANDOVER_DELAY`` seconds (the room is then played where its clients are, so
+        nothing is forwarded and no server keeps a copy: a proxy that routes by room code gets
+        every room played by one server)."""
+        if room in self._handovers or self._elsewhere(room) is None:
+            return
+        loop = asyncio.get_running_loop()
+        self._handovers[room] = loop.call_later(HANDOVER_DELAY, self._hand_over_now, room)
+
+    def _hand_over_now(self, room: Room) -> None:
+        del self._handovers[room]
+        target = self._elsewhere(room)
+        if target is not None:
+            self.hand_over(room, target)
 
     # ------------------------------------------------------------------ forwarding
     async def forward(self, room: Room, seat: int | None, data: dict[str, Any]) -> Any:
@@ -712,14 +765,3 @@ async def _end(task: asyncio.Task[Any]) -> None:
     task.cancel()
     with contextlib.suppress(TimeoutError, asyncio.CancelledError, Exception):
         await asyncio.wait_for(asyncio.shield(task), 2.0)
-
-
-def _here(room: Room, server: str, message: dict[str, Any]) -> None:
-    """A ``here`` notice: who is connected to ``room`` through ``server``."""
-    entry = (frozenset(message["seats"]), int(message["spec"]), int(message["socks"]))
-    room.heard[server] = time.monotonic()
-    if entry[2] == 0:
-        room.remote.pop(server, None)
-    else:
-        room.remote[server] = entry
-    room.presence_changed()

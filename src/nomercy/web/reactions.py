@@ -13,20 +13,40 @@ on (they carry no game state, so nothing is lost).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from nomercy.web import messages
+from nomercy.web.config import ServerConfig
 from nomercy.web.protocol import ErrorCode, ProtocolError
 
-if TYPE_CHECKING:  # the room imports this module; only its type is needed here
-    from nomercy.web.rooms import Room
-
-__all__ = ["REACTIONS", "REACTION_EVERY", "Reactions"]
+__all__ = ["REACTIONS", "REACTION_EVERY", "ReactingRoom", "Reactions"]
 
 #: The reactions a player may send (keys; the client shows 👍 😂 😮 😬 👏 🤝).
 REACTIONS = ("thumbs_up", "laugh", "wow", "ouch", "clap", "good_game")
 #: Seconds between two reactions of one seat (a third of the room's chatter at most).
 REACTION_EVERY = 2.0
+
+
+class ReactingRoom(Protocol):
+    """What reactions need of their room (:class:`nomercy.web.room.Room`, which imports this
+    module): its clock, and sending to its connections and to the other servers."""
+
+    @property
+    def config(self) -> ServerConfig:
+        """The server's settings (its clock)."""
+        ...
+
+    def send_all(self, message: dict[str, Any]) -> None:
+        """Send ``message`` to every connection of the room, on every server."""
+        ...
+
+    def publish(self, kind: str, **fields: Any) -> None:
+        """Send a notice about the room to the other servers."""
+        ...
+
+    def broadcast_room(self) -> None:
+        """Send the room summary to every connection, soon."""
+        ...
 
 
 class Reactions:
@@ -36,7 +56,7 @@ class Reactions:
         self.on = True
         self._last: dict[int, float] = {}
 
-    def handle(self, room: Room, seat: int | None, data: dict[str, Any]) -> None:
+    def handle(self, room: ReactingRoom, seat: int | None, data: dict[str, Any]) -> None:
         """A ``react`` or ``reactions`` message from ``seat`` (``None``: a spectator), sent to
         every connection of the room on every server.
 
@@ -67,7 +87,7 @@ class Reactions:
         self._last[seat] = now
         room.send_all(messages.reaction(seat, key))
 
-    def _switch(self, room: Room, seat: int | None, data: dict[str, Any]) -> None:
+    def _switch(self, room: ReactingRoom, seat: int | None, data: dict[str, Any]) -> None:
         if seat != 0:
             raise ProtocolError(ErrorCode.NOT_HOST, "only the host switches reactions")
         on = data.get("on")

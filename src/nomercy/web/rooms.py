@@ -51,10 +51,10 @@ from nomercy.web.room import (
     Room,
     RoomState,
     SeatState,
-    _seat_json,
     answer,
     bot_seed,
     hash_token,
+    seat_json,
 )
 from nomercy.web.sqlcore import GameRow, LeaseLost, RoomRow, SeatRow, SharedStore, StoreBase
 from nomercy.web.writer import StoreUnavailable, Writer, log_unsent
@@ -373,6 +373,10 @@ class Lobby:
             return room
         return await self.cluster.load(code)
 
+    def drop(self, room: Room) -> None:
+        """Forget a room that is closed (by its owner, or gone from the database)."""
+        self.rooms.pop(room.code, None)
+
     async def resync(self, room: Room) -> None:
         """Reload a room's copy from the database (a notice was missed or failed), holding
         the room's lock."""
@@ -386,7 +390,7 @@ class Lobby:
         its players sent a state older than one they have seen."""
         stored = await self.stored(room.code)
         if stored is None:
-            self.rooms.pop(room.code, None)
+            self.drop(room)
             room.closed = True
             return
         if room.restore(*stored):
@@ -618,7 +622,7 @@ class Lobby:
                     self.store.update_seat,
                     room.code,
                     taken.row(),
-                    notice=room.notice("seat", seat=_seat_json(taken)),
+                    notice=room.notice("seat", seat=seat_json(taken)),
                 ),
                 retry_for=self.config.action_retry,
             )
