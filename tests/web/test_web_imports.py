@@ -31,12 +31,6 @@ ALLOWED: dict[str, set[str]] = {
 LAZY = {("database", "nomercy.web.postgres")}  # psycopg is optional (the web-pg extra)
 #: The room's layers (room.py's docstring), lowest first: each imports only those below it.
 ROOM_LAYERS = ["roomstate", "broadcast", "gameflow", "seating", "following", "room"]
-#: Imports inside a function that dodge a cycle outside the web package, left to their
-#: owners (issue 47): each names the cycle; a new one fails the test.
-DODGES_LEFT = {
-    "nomercy.rl.policies -> nomercy.rl.selfplay_env (inside a function): "
-    "nomercy.rl.selfplay_env -> nomercy.rl.policies",
-}
 
 
 def _imports(module: str) -> tuple[set[str], set[str]]:
@@ -99,10 +93,8 @@ def test_no_web_module_dodges_a_cycle_by_a_type_only_or_late_import() -> None:
 
 
 def test_no_import_inside_a_function_dodges_a_cycle_anywhere_in_src() -> None:
-    dodges = {d for d in dodged_cycles() if "(inside a function)" in d}
-    new, gone = sorted(dodges - DODGES_LEFT), sorted(DODGES_LEFT - dodges)
-    assert not new, "\n".join(new)
-    assert not gone, f"fixed: take them off DODGES_LEFT: {gone}"
+    dodges = [d for d in dodged_cycles() if "(inside a function)" in d]
+    assert not dodges, "\n".join(dodges)
 
 
 def test_the_scanner_finds_a_cycle_dodged_and_leaves_an_optional_import_be(

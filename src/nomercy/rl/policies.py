@@ -11,6 +11,7 @@ from typing import Any
 
 from nomercy.bots.policy_bot import Policy, PolicyFn, as_policy
 from nomercy.core.stats import wilson_interval
+from nomercy.rl.selfplay_env import SelfPlayEnv
 
 __all__ = ["Policy", "PolicyFn", "as_policy", "evaluate"]
 
@@ -54,8 +55,6 @@ def evaluate(
         ``mean_length`` is the mean number of steps per game, ``knocked_out`` how many games
         ended for the policy by a Mercy knock-out.
     """
-    from nomercy.rl.selfplay_env import SelfPlayEnv
-
     fn = as_policy(policy, deterministic=deterministic, seed=seed, flat_bounds=flat_bounds)
     if isinstance(opponents, str):
         opponents = [opponents] * (players - 1)

@@ -22,6 +22,7 @@ from gymnasium import spaces
 
 from nomercy.bots.base import Bot
 from nomercy.bots.driver import NO_VIEW, view_mode
+from nomercy.bots.policy_bot import PolicyFn, as_policy
 from nomercy.bots.registry import make_bot
 from nomercy.core.actions import Action
 from nomercy.core.dealing import DEAL_VERSION
@@ -36,7 +37,6 @@ from nomercy.rl._common import (
     render,
 )
 from nomercy.rl.pettingzoo_env import Obs, raw_env
-from nomercy.rl.policies import PolicyFn, as_policy
 
 __all__ = ["SelfPlayEnv"]
 
