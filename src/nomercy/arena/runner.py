@@ -40,6 +40,7 @@ from typing import Any, cast
 
 from nomercy.bots.base import Bot
 from nomercy.bots.driver import Driver, view_mode
+from nomercy.bots.fastplay import play_ids
 from nomercy.bots.spec import BotSpec, for_table, parse_bot_spec
 from nomercy.core.dealing import DEAL_VERSION
 from nomercy.core.game import Game, Phase, new_game
@@ -312,15 +313,9 @@ def play_game(setup: GameSetup, lineup: Sequence[BotSpec], index: int) -> GameRe
 
 
 def _play_ids(game: Game, choosers: list[IdChooser], limit: int, index: int) -> None:
-    """Every seat picks by ids and none acts out of turn: the seat to act picks its id."""
-    step = game.step
-    legal_ids = game.legal_ids
-    over = Phase.OVER
-    for _ in itertools.repeat(None, limit):  # a counted loop without a counter
-        if game.phase is over:
-            return
-        step(choosers[game.turn](legal_ids()))  # type: ignore[index]  # not over: an int
-    if game.phase is not over:
+    """Every seat picks by ids and none acts out of turn: the seat to act picks its id, in
+    compiled code (:func:`nomercy.bots.fastplay.play_ids`)."""
+    if not play_ids(game, choosers, limit):
         raise RuntimeError(f"game {index} did not end within {limit} actions")
 
 
