@@ -10,8 +10,9 @@ The sides play the same number of four-player No Mercy games with random players
   seat's legal actions and a full view, history included, for every decision), for scale
   (it plays a fifth of the games, being slow; ``--skip-plain`` leaves it out);
 - ``sim1``: :func:`nomercy.arena.simulate.run_simulation` with ``random`` bots and
-  ``jobs=1``: derived seeds, a bot per seat, events off, the bots' choices as ids, and the
-  per-hand statistics from the engine's counters (``Game.hand_tallies``);
+  ``jobs=1``: derived seeds, a generator per seat, events off, the bots' choices as ids,
+  each game in one compiled call (``nomercy.bots.fastplay``), and the per-hand statistics
+  from the engine's counters (``Game.hand_tallies``);
 - ``sim2``: the same with ``jobs=2`` (worker processes, their start-up included);
 - ``rlcard`` (with ``--rlcard``): RLCard's ``UnoGame`` playing the same number of 4-player
   random games, one object reused across games (``init_game()`` per game, as its env does;

@@ -127,7 +127,7 @@ _COMPANION_PROBE = (
 
 def test_the_observation_writer_follows_the_cores_build(tmp_path: Path) -> None:
     """nomercy.encoding.fast (core.COMPANION_FILES) is compiled with the core, pure with it."""
-    assert core.COMPANION_FILES == ("encoding/fast.py", "bots/playouts.py")
+    assert core.COMPANION_FILES == ("encoding/fast.py", "bots/playouts.py", "bots/fastplay.py")
     build, fast_file, observations_file = _probe(script=_COMPANION_PROBE, NOMERCY_PURE="1")
     assert build == "pure" and fast_file.endswith(os.path.join("encoding", "fast.py"))
     if not _compiled_is_current():
@@ -154,21 +154,25 @@ def test_the_observation_writer_follows_the_cores_build(tmp_path: Path) -> None:
 
 
 _PLAYOUTS_PROBE = (
-    "import nomercy.core as c, nomercy.bots.playouts as p, nomercy.bots.ismcts_bot as i; "
-    "print(c.BUILD); print(p.__file__); print(i.__file__)"
+    "import nomercy.core as c, nomercy.bots.playouts as p, nomercy.bots.ismcts_bot as i, "
+    "nomercy.bots.fastplay as f; print(c.BUILD); print(p.__file__); print(i.__file__); "
+    "print(f.__file__)"
 )
 
 
 def test_the_search_playouts_follow_the_cores_build() -> None:
-    """nomercy.bots.playouts (core.COMPANION_FILES) is compiled with the core, pure with it;
-    the other bots always load from their own directory."""
-    build, playouts, ismcts = _probe(script=_PLAYOUTS_PROBE, NOMERCY_PURE="1")
+    """nomercy.bots.playouts and the simulator's loop nomercy.bots.fastplay
+    (core.COMPANION_FILES) are compiled with the core, pure with it; the other bots always
+    load from their own directory."""
+    build, playouts, ismcts, fastplay = _probe(script=_PLAYOUTS_PROBE, NOMERCY_PURE="1")
     assert build == "pure" and playouts.endswith(os.path.join("bots", "playouts.py"))
+    assert fastplay.endswith(os.path.join("bots", "fastplay.py"))
     if not _compiled_is_current():
         pytest.skip("the core is not compiled here: python -m nomercy.core.build")
-    build, playouts, ismcts = _probe(script=_PLAYOUTS_PROBE)
+    build, playouts, ismcts, fastplay = _probe(script=_PLAYOUTS_PROBE)
     assert build == "compiled"
     assert playouts.startswith(os.path.join(core.COMPILED_DIR, "bots", "playouts."))
+    assert fastplay.startswith(os.path.join(core.COMPILED_DIR, "bots", "fastplay."))
     assert ismcts.endswith(os.path.join("bots", "ismcts_bot.py"))
 
 

@@ -10,9 +10,12 @@ that.
 The game runs on the engine's fast path: events are off unless a bot reads the event history
 (``view_mode`` ``"full"``, :mod:`nomercy.bots.driver`), and seats whose bot picks by ids
 (``random``: ``legal_ids`` and the same uniform choice it makes among the actions) step ids;
-the other bots play through the :class:`~nomercy.bots.driver.Driver`. The same seeds give the
-same games and the same statistics either way (``tests/arena/test_tally_stats.py`` checks
-them against a reading of the events).
+the other bots play through the :class:`~nomercy.bots.driver.Driver`. When every seat picks
+by ids the whole game is one call into compiled code (:func:`nomercy.bots.fastplay.play_ids`,
+built with the core), and a line-up of ``random`` bots alone skips the other bots' set-up.
+The same seeds give the same games and the same statistics either way
+(``tests/arena/test_tally_stats.py`` checks them against a reading of the events,
+``tests/arena/test_fastplay.py`` the simulator's output against the Python bot path).
 
 What is counted, per hand (the rules each count cites are in :mod:`nomercy.core.tally`):
 
@@ -40,6 +43,9 @@ from typing import Any, cast
 
 from nomercy.bots.base import Bot
 from nomercy.bots.driver import Driver, view_mode
+from nomercy.bots.fastplay import play_ids
+from nomercy.bots.random_bot import RandomBot
+from nomercy.bots.registry import bot_factory
 from nomercy.bots.spec import BotSpec, for_table, parse_bot_spec
 from nomercy.core.dealing import DEAL_VERSION
 from nomercy.core.game import Game, Phase, new_game
@@ -275,6 +281,13 @@ def play_game(setup: GameSetup, lineup: Sequence[BotSpec], index: int) -> GameRe
     """
     game = setup.new_game(index)
     seeds = bot_seeds(setup.seed, index, len(lineup))
+    limit = setup.max_actions
+    if all(not spec.params and bot_factory(spec.name) is RandomBot for spec in lineup):
+        # Random bots alone (the simulator's usual line-up): their choosers straight from the
+        # bots, none of the other bots' set-up, the game on ids in compiled code.
+        game.record_events = False
+        _play_ids(game, [RandomBot(seed).id_chooser() for seed in seeds], limit, index)
+        return _result(game, lineup, index)
     # ``best`` is the strongest bot at this table (nomercy.bots.registry.BEST_AT).
     bots = [
         for_table(spec, setup.preset, setup.players).build(seed)
@@ -288,13 +301,17 @@ def play_game(setup: GameSetup, lineup: Sequence[BotSpec], index: int) -> GameRe
     choosers = [_id_chooser(bot) for bot in bots]
     # What isinstance(bot, OutOfTurnBot) checks (as the Driver does), without its cost.
     oot = any(callable(getattr(bot, "choose_out_of_turn", None)) for bot in bots)
-    limit = setup.max_actions
     if observers:
         _play_observed(game, bots, choosers, oot, observers, limit, index)
     elif None not in choosers and not oot:
         _play_ids(game, cast("list[IdChooser]", choosers), limit, index)
     else:
         _play_mixed(game, bots, choosers, oot, limit, index)
+    return _result(game, lineup, index)
+
+
+def _result(game: Game, lineup: Sequence[BotSpec], index: int) -> GameResult:
+    """The :class:`GameResult` of finished game ``index``."""
     hands = [hand_stats(t) for t in game.hand_tallies]
     last = game.hand_tallies[-1]
     return GameResult(
@@ -312,15 +329,9 @@ def play_game(setup: GameSetup, lineup: Sequence[BotSpec], index: int) -> GameRe
 
 
 def _play_ids(game: Game, choosers: list[IdChooser], limit: int, index: int) -> None:
-    """Every seat picks by ids and none acts out of turn: the seat to act picks its id."""
-    step = game.step
-    legal_ids = game.legal_ids
-    over = Phase.OVER
-    for _ in itertools.repeat(None, limit):  # a counted loop without a counter
-        if game.phase is over:
-            return
-        step(choosers[game.turn](legal_ids()))  # type: ignore[index]  # not over: an int
-    if game.phase is not over:
+    """Every seat picks by ids and none acts out of turn: the seat to act picks its id, in
+    compiled code (:func:`nomercy.bots.fastplay.play_ids`)."""
+    if not play_ids(game, choosers, limit):
         raise RuntimeError(f"game {index} did not end within {limit} actions")
 
 

@@ -52,11 +52,12 @@ _INSTALL_ERROR = os.path.join(COMPILED_DIR, "build-error.txt")
 _NOT_COMPILED = frozenset({"__init__.py", "actions.py", "build.py", "errors.py", "rules.py"})
 #: Modules above the core that the build compiles in the same group, so they read the
 #: ``Game``'s fields natively (paths from the ``nomercy`` package): the observation writer the
-#: RL environments and ``puct`` run on every step, and the search bots' playouts. Only the
+#: RL environments and ``puct`` run on every step, the search bots' playouts and the
+#: simulator's loop for bots that pick by ids (``bots/fastplay.py``). Only the
 #: build and this chooser name them; their extensions go to ``_compiled/<package>/`` and their
 #: package puts that directory first on its ``__path__`` when the core runs compiled
 #: (``nomercy.encoding``, ``nomercy.bots``).
-COMPANION_FILES: tuple[str, ...] = ("encoding/fast.py", "bots/playouts.py")
+COMPANION_FILES: tuple[str, ...] = ("encoding/fast.py", "bots/playouts.py", "bots/fastplay.py")
 _PACKAGE = os.path.dirname(_HERE)
 
 
