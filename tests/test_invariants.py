@@ -80,7 +80,8 @@ def check_state(g: Game) -> None:
         for c in cards:
             held[seat * NUM_CARDS + c.index] += 1
     # (known_held is made the first time something is known)
-    assert (list(g.known_held) or [0] * len(held)) == held, "known_held disagrees with known"
+    counts = [x for row in g.known_held for x in row] or [0] * len(held)
+    assert counts == held, "known_held disagrees with known"
     if g.is_over:
         return
     assert g.to_act is not None and not g.out[g.to_act]

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, cast
 
-from librt.vecs import append, pop, vec
+from librt.vecs import append, remove, vec
 from mypy_extensions import i64
 
 from nomercy.core import positions as _positions
@@ -268,10 +268,10 @@ class Game:
         self.known_ids: vec[vec[i64]] = _no_entries((self.n + 1) * self.n)
         self.known_on: vec[bool] = _off((self.n + 1) * self.n)
         self.known_live = False
-        # Per seat * NUM_CARDS + Card.index, how many entries of known_ids about that seat
-        # list that card (summed over viewers): a card nobody knows leaves a hand unread.
+        # Per seat, per Card.index, how many entries of known_ids about that seat list that
+        # card (summed over viewers): a card nobody knows leaves a hand unread.
         # Empty until something is known (most deals never get there).
-        self.known_held: vec[i64] = vec[i64]()
+        self.known_held: vec[vec[i64]] = _no_entries(0)
         self.log: list[Event] = []  # every event so far; views censor them per seat
         self._public: list[dict[str, Any]] = []  # public dicts of log, built lazily
         self.hand_start = 0  # index in log of the current hand's deal
@@ -354,7 +354,7 @@ class Game:
         d["scores"] = list(self.scores)
         d["known_ids"] = _copy_known(self.known_ids)
         d["known_on"] = self.known_on[0 : len(self.known_on)]
-        d["known_held"] = self.known_held[0 : len(self.known_held)]
+        d["known_held"] = _copy_known(self.known_held)
         d["log"] = list(self.log)
         d["_public"] = list(self._public)
         d["warnings"] = list(self.warnings)
@@ -377,7 +377,7 @@ class Game:
             del fields[name]
         fields["known_ids"] = [list(v) for v in self.known_ids]  # vectors do not pickle
         fields["known_on"] = list(self.known_on)
-        fields["known_held"] = list(self.known_held)
+        fields["known_held"] = [list(v) for v in self.known_held]
         return _restored, (fields,)
 
     # ------------------------------------------------------------------ search support
@@ -510,32 +510,34 @@ class Game:
     def _learn(self, viewer: int, seat: int, cards: list[Card]) -> None:
         """``viewer`` now knows that ``seat`` holds ``cards`` (and nothing else of it)."""
         k = (viewer + 1) * self.n + seat
-        held = self._held()
-        base: i64 = seat * NUM_CARDS
+        row = self._held()[seat]  # shares its buffer: writes count
         for i in self.known_ids[k]:
-            held[base + i] -= 1
+            row[i] -= 1
         for c in cards:
-            held[base + c.index] += 1
+            row[c.index] += 1
         self.known_ids[k] = vec[i64]([c.index for c in cards])
         self.known_on[k] = True
         self.known_live = True
 
-    def _held(self) -> vec[i64]:
+    def _held(self) -> vec[vec[i64]]:
         """``known_held``, made the first time something is known."""
         held = self.known_held
         if not len(held):
-            held = self.known_held = _zeros(self.n * NUM_CARDS)
+            held = self.known_held = _no_entries(self.n)
+            for s in range(self.n):
+                held[s] = _zeros(NUM_CARDS)
         return held
 
     def _count_known(self) -> None:
         """Count ``known_held`` again from ``known_ids`` (after a new ``known``)."""
         n = self.n
-        held = self.known_held = _zeros(n * NUM_CARDS)
+        self.known_held = _no_entries(0)
+        held = self._held()
         ids = self.known_ids
         for k in range(len(ids)):
-            base = k % n * NUM_CARDS
+            row = held[k % n]
             for i in ids[k]:
-                held[base + i] += 1
+                row[i] += 1
 
     @property
     def top(self) -> Card:
@@ -998,9 +1000,8 @@ class Game:
     def _forget(self, seat: int, card: Card) -> None:
         """``card`` left ``seat``'s hand: no viewer knows it is there any more."""
         index: i64 = card.index
-        held = self.known_held
-        at = seat * NUM_CARDS + index
-        if held[at] == 0:
+        row = self.known_held[seat]  # shares its buffer: writes count
+        if row[index] == 0:
             return  # nobody knows seat holds it: the usual case
         ids = self.known_ids
         k: i64 = seat  # the slots about seat: one per viewer, n apart
@@ -1008,11 +1009,9 @@ class Game:
         step: i64 = self.n
         while k < end:
             cards = ids[k]
-            for i in range(len(cards)):  # an emptied entry stays (positions list it)
-                if cards[i] == index:
-                    ids[k] = pop(cards, i)[0]
-                    held[at] -= 1
-                    break
+            if index in cards:  # an emptied entry stays (positions list it)
+                ids[k] = remove(cards, index)  # the first copy, as the hand loses one
+                row[index] -= 1
             k += step
 
     def _open_uno(self, seat: int, *, received: bool = False) -> None:
@@ -1653,15 +1652,14 @@ class Game:
                 self._receive(victim, card)
         ids = self.known_ids
         on = self.known_on
-        held = self._held()
-        base: i64 = victim * NUM_CARDS
+        row = self._held()[victim]  # shares its buffer: writes count
         for v in range(-1, self.n):  # NM-30: revealed cards are public (S4)
             if v != victim:
                 k = (v + 1) * self.n + victim
                 cards = ids[k]
                 for c in revealed:
                     cards = append(cards, c.index)
-                    held[base + c.index] += 1
+                    row[c.index] += 1
                 ids[k] = cards
                 on[k] = True
         self.known_live = True
@@ -1733,15 +1731,11 @@ class Game:
         ids = _no_entries(len(old))
         on = _off(len(old))
         live = False
-        # The counts move with the hands (a copy to read from: a pass moves them round).
+        # The counts move with the hands (read from a copy: a pass moves them round).
         held = self.known_held
         rows = held[0 : len(held)]
-        width: i64 = NUM_CARDS
         for seat, to in moves.items():
-            a: i64 = seat * width
-            b: i64 = to * width
-            for i in range(width):
-                held[b + i] = rows[a + i]
+            held[to] = rows[seat]
         for k in range(len(old)):
             cards = old[k]
             if was[k] and len(cards):
@@ -1753,9 +1747,9 @@ class Game:
                     on[k - seat + to] = True
                     live = True
                 else:  # the viewer holds what it knew of: nothing to know
-                    b = to * width
+                    row = held[to]
                     for i in cards:
-                        held[b + i] -= 1
+                        row[i] -= 1
         self.known_ids = ids
         self.known_on = on
         self.known_live = live
@@ -1768,10 +1762,7 @@ class Game:
             ids[k] = _NO_KNOWN
             on[k] = False
         self.known_live = any(on)
-        held = self._held()
-        width: i64 = NUM_CARDS
-        for i in range(seat * width, (seat + 1) * width):
-            held[i] = 0
+        self._held()[seat] = _zeros(NUM_CARDS)
 
     def _pass_hands(self, seat: int) -> None:
         """NM-29: every active player passes their hand to the next active player."""
@@ -2246,7 +2237,7 @@ class Game:
         g.known_ids = _copy_known(self.known_ids)
         g.known_on = self.known_on[0 : len(self.known_on)]
         g.known_live = self.known_live
-        g.known_held = self.known_held[0 : len(self.known_held)]
+        g.known_held = _copy_known(self.known_held)
         g.log = []
         g._public = []
         g.hand_start = 0
@@ -2337,7 +2328,7 @@ def _restored(fields: dict[str, Any]) -> Game:
     fields["mark_epoch"] = 0
     fields["known_ids"] = vec[vec[i64]]([vec[i64](v) for v in fields["known_ids"]])
     fields["known_on"] = vec[bool](fields["known_on"])
-    fields["known_held"] = vec[i64](fields["known_held"])
+    fields["known_held"] = vec[vec[i64]]([vec[i64](v) for v in fields["known_held"]])
     _set_fields(game, fields)
     return game
 
