@@ -30,7 +30,7 @@ EXEMPT: dict[tuple[str, str], dict[str, int]] = {
     ("src/nomercy/core/game.py", "_play_card"): {"C901": 20},
     ("src/nomercy/core/gaps.py", "infer_gaps"): {"C901": 37, "PLR0915": 102},
     ("src/nomercy/core/legality.py", "variants"): {"C901": 19},
-    ("src/nomercy/core/positions.py", "_build"): {"C901": 59, "PLR0915": 172},
+    ("src/nomercy/core/positions.py", "_build"): {"C901": 53, "PLR0915": 157},
     ("src/nomercy/core/positions.py", "_check_reachable"): {"C901": 35},
     ("src/nomercy/encoding/fast.py", "_fill"): {"C901": 25},
     ("src/nomercy/tables/coach.py", "_play_reason"): {"C901": 24},

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,7 @@ from nomercy import (
     Stack,
     parse_action,
 )
+from nomercy.core.legality import NUM_CARDS
 
 SOAK = int(os.environ.get("NOMERCY_SOAK_FACTOR", "1"))
 COLOURS = tuple(Colour)
@@ -69,7 +71,17 @@ def assert_same_position(got: dict[str, Any], want: dict[str, Any], what: str) -
 
 
 def check_state(g: Game) -> None:
-    """A consistent state: a penalty iff a stack decision, an active colour while playing."""
+    """A consistent state: a penalty iff a stack decision, an active colour while playing;
+    what a viewer knows a seat holds is in that hand."""
+    held = [0] * (g.n * NUM_CARDS)
+    for (viewer, seat), cards in g.known.items():
+        # NM-29, NM-30, NM-31, CL-8: known cards are held; the packed counts agree.
+        assert not Counter(cards) - Counter(g.hands[seat]), f"{viewer} knows {seat} holds {cards}"
+        for c in cards:
+            held[seat * NUM_CARDS + c.index] += 1
+    # (known_held is made the first time something is known)
+    counts = [x for row in g.known_held for x in row] or [0] * len(held)
+    assert counts == held, "known_held disagrees with known"
     if g.is_over:
         return
     assert g.to_act is not None and not g.out[g.to_act]

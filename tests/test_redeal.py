@@ -256,7 +256,7 @@ def test_a_search_copy_copies_every_field_copy_copies() -> None:
     # Game.search_copy.
     past = {"log", "_public", "hand_start", "warnings", "history", "start", "seed"}
     caches = {"record_events", "_events", "_lseat", "_lids", "_legal", "card_marks", "mark_epoch"}
-    caches |= {"_about", "_about_of", "opening_events"}
+    caches |= {"opening_events"}
     for g in states(4, "no-mercy", {"scoring_enabled": True}, 9, every=11):
         fields, plain, search = _fields(g), _fields(g.copy()), _fields(g.search_copy())
         assert fields.keys() == search.keys() == plain.keys()

@@ -117,7 +117,6 @@ def twin(g: Game, seat: int, rng: random.Random) -> Game:
         # Whether the last drawer held a playable card (A03): hidden from the seat.
         t.draw_mode = rng.choice([rules.voluntary_draw, rules.no_playable_action])
     t.known = {k: list(v) for k, v in g.known.items() if k[0] in (seat, -1)}
-    t._about = None
     if g.wd4 is not None and g.wd4.seat != seat:
         named = g.wd4.colour
         accused = t.hands[g.wd4.seat]

@@ -155,7 +155,7 @@ def test_the_observer_shows_no_hidden_card() -> None:
     if a[0] is b[0]:
         pytest.skip("the swapped cards are alike")
     for g in (game, other):
-        g.known.clear()
+        g.known = {}
     first = TableObserver(game.rules, 3)
     first.start(game)
     second = TableObserver(other.rules, 3)

@@ -15,9 +15,10 @@ gives the same game.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, cast
 
-from librt.vecs import vec
+from librt.vecs import append, remove, vec
 from mypy_extensions import i64
 
 from nomercy.core import positions as _positions
@@ -94,6 +95,7 @@ from nomercy.core.legality import (
     AIM_PASSED,
     AIM_REVERSED,
     AIM_SELF,
+    ALL_CARDS,
     NUM_CARDS,
     aim_penalty,
     compute_legal,
@@ -123,6 +125,40 @@ def _remove_card(cards: list[Card], card: Card) -> None:
             cards.pop(i)  # compiled, a native call; ``del cards[i]`` is a generic one
             return
     raise ValueError(f"{card} is not in the list")
+
+
+#: An empty entry of ``Game.known_ids``. Shared, and safe to: it has no room (an append
+#: makes a new vector) and nothing is ever popped from or written into an empty one.
+_NO_KNOWN: Final[vec[i64]] = vec[i64]()
+#: Per size, an all-zero vector, an all-False one and one of _NO_KNOWN entries: slices of them
+#: are copies made at once (a vector made from a list takes its items one by one).
+_ZEROS: Final[dict[int, vec[i64]]] = {}
+_OFF: Final[dict[int, vec[bool]]] = {}
+_NO_ENTRIES: Final[dict[int, vec[vec[i64]]]] = {}
+
+
+def _zeros(size: int) -> vec[i64]:
+    """A new vector of ``size`` zeros."""
+    found = _ZEROS.get(size)
+    if found is None:
+        found = _ZEROS[size] = vec[i64]([0] * size)
+    return found[0:size]
+
+
+def _off(size: int) -> vec[bool]:
+    """A new vector of ``size`` False."""
+    found = _OFF.get(size)
+    if found is None:
+        found = _OFF[size] = vec[bool]([False] * size)
+    return found[0:size]
+
+
+def _no_entries(size: int) -> vec[vec[i64]]:
+    """A new ``Game.known_ids`` of ``size`` empty entries."""
+    found = _NO_ENTRIES.get(size)
+    if found is None:
+        found = _NO_ENTRIES[size] = vec[vec[i64]]([_NO_KNOWN] * size)
+    return found[0:size]
 
 
 #: The legal ids of no seat (shared and never changed: callers get copies).
@@ -160,7 +196,10 @@ class Game:
     - Piles and penalties: ``discard`` (top last), ``colour``, ``set_aside``,
       ``pending_total``, ``pending_last``, ``pending_chain``, ``chain_wild``, ``pending_win``,
       ``wd4``, ``resume``, ``roulette_colour``.
-    - UNO and knowledge: ``uno_called``, ``uno_window``, ``known``.
+    - UNO and knowledge: ``uno_called``, ``uno_window``; ``known`` (a read-only mapping
+      made on each read) and :meth:`known_of` over the packed ``known_ids`` (per slot
+      ``(viewer + 1) * n + seat``, the known cards' ``Card.index`` in the order learnt),
+      ``known_on`` (the slots with an entry) and ``known_live`` (any slot on).
     - Scores and record: ``scores``, ``hand_number``, ``hand_winner``, ``winner``, ``log``,
       ``hand_start`` (where the current hand's events start in ``log``), ``history``,
       ``start``, ``seed``, ``tally``, ``hand_tallies``, ``record_events``; ``moves`` (actions
@@ -222,11 +261,17 @@ class Game:
         self.pending_win: int | None = None  # last card whose effect still resolves (A16/A17)
         self.resume: int | None = None  # CHOOSE_COLOUR: who plays after
         self.roulette_colour: Colour | None = None  # A21 player_names: colour after the reveal
-        # (viewer, seat) -> cards the viewer knows that seat holds; viewer -1 is everyone
-        self.known: dict[tuple[int, int], list[Card]] = {}
-        # known's lists per seat they are about (None: index again), and the dict indexed.
-        self._about: list[list[list[Card]]] | None = None
-        self._about_of: dict[tuple[int, int], list[Card]] | None = None
+        # What each viewer knows a seat holds (NM-29, NM-30, NM-31, CL-8), packed: slot
+        # (viewer + 1) * n + seat (viewer -1 is everyone) holds the Card.index of each card,
+        # in the order learnt; known_on marks the slots with an entry (an emptied entry stays:
+        # positions list it); known_live: some slot is on. ``known`` is derived from them.
+        self.known_ids: vec[vec[i64]] = _no_entries((self.n + 1) * self.n)
+        self.known_on: vec[bool] = _off((self.n + 1) * self.n)
+        self.known_live = False
+        # Per seat, per Card.index, how many entries of known_ids about that seat list that
+        # card (summed over viewers): a card nobody knows leaves a hand unread.
+        # Empty until something is known (most deals never get there).
+        self.known_held: vec[vec[i64]] = _no_entries(0)
         self.log: list[Event] = []  # every event so far; views censor them per seat
         self._public: list[dict[str, Any]] = []  # public dicts of log, built lazily
         self.hand_start = 0  # index in log of the current hand's deal
@@ -250,7 +295,7 @@ class Game:
         self._legal: dict[int, list[int]] = {}
         # Per Card.index, the epoch it was last seen in: a packed vector (librt.vecs), so
         # legality's hand loops read and write unboxed ints.
-        self.card_marks: vec[i64] = vec[i64]([0] * NUM_CARDS)
+        self.card_marks: vec[i64] = _zeros(NUM_CARDS)
         self.mark_epoch: i64 = 0
         self.n_active = self.n
         self.draw_mode = "draw_until_playable"
@@ -307,7 +352,9 @@ class Game:
         d["set_aside"] = list(self.set_aside)
         d["pending_chain"] = list(self.pending_chain)
         d["scores"] = list(self.scores)
-        d["known"] = {k: list(v) for k, v in self.known.items()}
+        d["known_ids"] = _copy_known(self.known_ids)
+        d["known_on"] = self.known_on[0 : len(self.known_on)]
+        d["known_held"] = _copy_known(self.known_held)
         d["log"] = list(self.log)
         d["_public"] = list(self._public)
         d["warnings"] = list(self.warnings)
@@ -316,9 +363,7 @@ class Game:
         d["_lseat"] = -1
         d["_lids"] = _NO_IDS
         d["_legal"] = {}
-        d["card_marks"] = vec[i64]([0] * NUM_CARDS)
-        d["_about"] = None
-        d["_about_of"] = None
+        d["card_marks"] = _zeros(NUM_CARDS)
         d["mark_epoch"] = 0
         d["tally"] = self.tally.copy()
         _set_fields(g, d)
@@ -330,6 +375,9 @@ class Game:
         fields = _get_fields(self)
         for name in _PACKED:
             del fields[name]
+        fields["known_ids"] = [list(v) for v in self.known_ids]  # vectors do not pickle
+        fields["known_on"] = list(self.known_on)
+        fields["known_held"] = [list(v) for v in self.known_held]
         return _restored, (fields,)
 
     # ------------------------------------------------------------------ search support
@@ -416,6 +464,80 @@ class Game:
     def draw_size(self) -> int:
         """The number of cards in the draw pile (public: every seat sees the pile's size)."""
         return len(self._draw)
+
+    @property
+    def known(self) -> Mapping[tuple[int, int], list[Card]]:
+        """(viewer, seat) -> the cards ``viewer`` knows ``seat`` holds, in the order learnt
+        (viewer -1 is everyone): after a swap or pass (NM-29, NM-31), a public reveal (NM-30)
+        or a challenge (CL-8). Read-only, made from the packed state on every read
+        (``known_ids``); assign a whole mapping to change it."""
+        found: dict[tuple[int, int], list[Card]] = {}
+        if self.known_live:
+            n = self.n
+            on = self.known_on
+            ids = self.known_ids
+            for k in range(len(on)):
+                if on[k]:
+                    found[k // n - 1, k % n] = [ALL_CARDS[i] for i in ids[k]]
+        return MappingProxyType(found)
+
+    @known.setter
+    def known(self, value: Mapping[tuple[int, int], list[Card]]) -> None:
+        if not value and not self.known_live:
+            return  # nothing known, and nothing to know (a new deal's)
+        n = self.n
+        size = (n + 1) * n
+        ids = _no_entries(size)
+        on = _off(size)
+        for (viewer, seat), cards in value.items():
+            if not (-1 <= viewer < n and 0 <= seat < n) or viewer == seat:
+                raise ValueError(f"known: ({viewer}, {seat}) names no viewer and other seat")
+            k = (viewer + 1) * n + seat
+            ids[k] = vec[i64]([c.index for c in cards])
+            on[k] = True
+        self.known_ids = ids
+        self.known_on = on
+        self.known_live = bool(value)
+        self._count_known()
+
+    def known_of(self, viewer: int, seat: int) -> list[Card] | None:
+        """``known[viewer, seat]`` without making the whole mapping; None if it has no entry."""
+        k = (viewer + 1) * self.n + seat
+        if not self.known_live or not self.known_on[k]:
+            return None
+        return [ALL_CARDS[i] for i in self.known_ids[k]]
+
+    def _learn(self, viewer: int, seat: int, cards: list[Card]) -> None:
+        """``viewer`` now knows that ``seat`` holds ``cards`` (and nothing else of it)."""
+        k = (viewer + 1) * self.n + seat
+        row = self._held()[seat]  # shares its buffer: writes count
+        for i in self.known_ids[k]:
+            row[i] -= 1
+        for c in cards:
+            row[c.index] += 1
+        self.known_ids[k] = vec[i64]([c.index for c in cards])
+        self.known_on[k] = True
+        self.known_live = True
+
+    def _held(self) -> vec[vec[i64]]:
+        """``known_held``, made the first time something is known."""
+        held = self.known_held
+        if not len(held):
+            held = self.known_held = _no_entries(self.n)
+            for s in range(self.n):
+                held[s] = _zeros(NUM_CARDS)
+        return held
+
+    def _count_known(self) -> None:
+        """Count ``known_held`` again from ``known_ids`` (after a new ``known``)."""
+        n = self.n
+        self.known_held = _no_entries(0)
+        held = self._held()
+        ids = self.known_ids
+        for k in range(len(ids)):
+            row = held[k % n]
+            for i in ids[k]:
+                row[i] += 1
 
     @property
     def top(self) -> Card:
@@ -877,26 +999,20 @@ class Game:
 
     def _forget(self, seat: int, card: Card) -> None:
         """``card`` left ``seat``'s hand: no viewer knows it is there any more."""
-        about = self._about
-        if about is None or self._about_of is not self.known:
-            about = self._index_known()
-        for cards in about[seat]:
-            if cards:  # emptied lists stay (positions list them)
-                for i, held in enumerate(cards):
-                    if held is card:
-                        cards.pop(i)  # native when compiled, unlike ``del cards[i]``
-                        break
-
-    def _index_known(self) -> list[list[list[Card]]]:
-        """Per seat, the lists of ``known`` about that seat, so a play reads only its own.
-        Kept for the dict it indexes: a new dict (a swap's or a knock-out's, a deal's, a
-        copy's) indexes again, and the engine's in-place changes to it reset the index."""
-        about: list[list[list[Card]]] = [[] for _ in range(self.n)]
-        for key, cards in self.known.items():
-            about[key[1]].append(cards)
-        self._about = about
-        self._about_of = self.known
-        return about
+        index: i64 = card.index
+        row = self.known_held[seat]  # shares its buffer: writes count
+        if row[index] == 0:
+            return  # nobody knows seat holds it: the usual case
+        ids = self.known_ids
+        k: i64 = seat  # the slots about seat: one per viewer, n apart
+        end: i64 = len(ids)
+        step: i64 = self.n
+        while k < end:
+            cards = ids[k]
+            if index in cards:  # an emptied entry stays (positions list it)
+                ids[k] = remove(cards, index)  # the first copy, as the hand loses one
+                row[index] -= 1
+            k += step
 
     def _open_uno(self, seat: int, *, received: bool = False) -> None:
         """NM-37: a hand of exactly one card must be called; re-arm otherwise.
@@ -935,7 +1051,7 @@ class Game:
             )
         _remove_card(hand, card)
         self.drawn = None
-        if self.known:
+        if self.known_live:
             self._forget(seat, card)
         self.discard.append(card)
         name = self.names[seat]
@@ -1011,7 +1127,7 @@ class Game:
         top = self.discard.pop()
         for c in cards:
             _remove_card(hand, c)
-            if self.known:
+            if self.known_live:
                 self._forget(seat, c)
             self.discard.append(c)
         self.discard.append(top)
@@ -1534,10 +1650,19 @@ class Game:
         if not per_card:
             for card in revealed:
                 self._receive(victim, card)
+        ids = self.known_ids
+        on = self.known_on
+        row = self._held()[victim]  # shares its buffer: writes count
         for v in range(-1, self.n):  # NM-30: revealed cards are public (S4)
             if v != victim:
-                self.known.setdefault((v, victim), []).extend(revealed)
-        self._about = None
+                k = (v + 1) * self.n + victim
+                cards = ids[k]
+                for c in revealed:
+                    cards = append(cards, c.index)
+                    row[c.index] += 1
+                ids[k] = cards
+                on[k] = True
+        self.known_live = True
         codes = [c.code for c in revealed]
         name = self.names[victim]
         self.colour = self.roulette_colour or colour
@@ -1574,9 +1699,8 @@ class Game:
         mine, theirs = hands[seat], hands[target]
         hands[seat], hands[target] = theirs, mine
         self._swap_knowledge({seat: target, target: seat})
-        self.known[seat, target] = list(mine)
-        self.known[target, seat] = list(theirs)
-        self._about = None
+        self._learn(seat, target, mine)
+        self._learn(target, seat, theirs)
         self.tally.swaps += 1  # NM-31
         self._emit(
             EK.SWAP,
@@ -1597,16 +1721,48 @@ class Game:
         self._open_uno(seat, received=True)
 
     def _swap_knowledge(self, moves: dict[int, int]) -> None:
-        """Cards known to be in seat s are now in seat moves[s]."""
-        known = self.known
-        if not known:
+        """Cards known to be in seat s are now in seat moves[s]; an emptied entry, and what a
+        viewer knew of the hand it now holds, go."""
+        if not self.known_live:
             return
-        new: dict[tuple[int, int], list[Card]] = {}
-        for (viewer, seat), cards in known.items():
-            key = (viewer, moves.get(seat, seat))
-            if cards and key[0] != key[1]:
-                new[key] = cards
-        self.known = new
+        n = self.n
+        old = self.known_ids
+        was = self.known_on
+        ids = _no_entries(len(old))
+        on = _off(len(old))
+        live = False
+        # The counts move with the hands (read from a copy: a pass moves them round).
+        held = self.known_held
+        rows = held[0 : len(held)]
+        for seat, to in moves.items():
+            held[to] = rows[seat]
+        for k in range(len(old)):
+            cards = old[k]
+            if was[k] and len(cards):
+                viewer = k // n - 1
+                seat = k % n
+                to = moves.get(seat, seat)
+                if to != viewer:
+                    ids[k - seat + to] = cards
+                    on[k - seat + to] = True
+                    live = True
+                else:  # the viewer holds what it knew of: nothing to know
+                    row = held[to]
+                    for i in cards:
+                        row[i] -= 1
+        self.known_ids = ids
+        self.known_on = on
+        self.known_live = live
+
+    def _drop_known(self, seat: int) -> None:
+        """NM-34: ``seat``'s hand is set aside; nothing is known of it any more."""
+        ids = self.known_ids
+        on = self.known_on
+        for k in range(seat, len(ids), self.n):
+            ids[k] = _NO_KNOWN
+            on[k] = False
+        self.known_live = any(on)
+        self._held()[seat] = _zeros(NUM_CARDS)
 
     def _pass_hands(self, seat: int) -> None:
         """NM-29: every active player passes their hand to the next active player."""
@@ -1618,8 +1774,7 @@ class Game:
         self._swap_knowledge(receiver)
         for s in active:
             if receiver[s] != s:
-                self.known[s, receiver[s]] = list(old[s])
-        self._about = None
+                self._learn(s, receiver[s], old[s])
         way = "clockwise" if self.direction == 1 else "counterclockwise"
         self.tally.rotations += 1  # NM-29
         self._emit(
@@ -1652,8 +1807,8 @@ class Game:
         self.n_active -= 1
         self.uno_called[seat] = False
         self.uno_window.discard(seat)
-        if self.known:
-            self.known = {k: v for k, v in self.known.items() if k[1] != seat}
+        if self.known_live:
+            self._drop_known(seat)
         if self.phase is STACK_OR_ABSORB and self.turn == seat:
             # NM-34.2/3: the target's own knock-out ends its stack decision and the penalty.
             # Anyone else's knock-out (a caught bystander, the Draw Card's own player under a
@@ -1774,8 +1929,7 @@ class Game:
             {"hand": hand, "of": accused},
             public_text=("{} shows their hand to {} [CL-8]", self.names[accused], self.names[seat]),
         )
-        self.known[seat, accused] = list(self.hands[accused])
-        self._about = None
+        self._learn(seat, accused, self.hands[accused])
         total = self.pending_total
         win = self.pending_win
         self._clear_pending()
@@ -2080,9 +2234,10 @@ class Game:
         g.pending_win = self.pending_win
         g.resume = self.resume
         g.roulette_colour = self.roulette_colour
-        g.known = {k: list(v) for k, v in self.known.items()} if self.known else {}
-        g._about = None
-        g._about_of = None
+        g.known_ids = _copy_known(self.known_ids)
+        g.known_on = self.known_on[0 : len(self.known_on)]
+        g.known_live = self.known_live
+        g.known_held = _copy_known(self.known_held)
         g.log = []
         g._public = []
         g.hand_start = 0
@@ -2096,7 +2251,7 @@ class Game:
         g._lseat = -1
         g._lids = _NO_IDS
         g._legal = {}
-        g.card_marks = vec[i64]([0] * NUM_CARDS)
+        g.card_marks = _zeros(NUM_CARDS)
         g.mark_epoch = 0
         g.n_active = self.n_active
         g.draw_mode = self.draw_mode
@@ -2169,10 +2324,24 @@ def _restored(fields: dict[str, Any]) -> Game:
     fields["playable_table"] = playable
     fields["special_cards"] = special
     fields["restricted_cards"] = restricted
-    fields["card_marks"] = vec[i64]([0] * NUM_CARDS)
+    fields["card_marks"] = _zeros(NUM_CARDS)
     fields["mark_epoch"] = 0
+    fields["known_ids"] = vec[vec[i64]]([vec[i64](v) for v in fields["known_ids"]])
+    fields["known_on"] = vec[bool](fields["known_on"])
+    fields["known_held"] = vec[vec[i64]]([vec[i64](v) for v in fields["known_held"]])
     _set_fields(game, fields)
     return game
+
+
+def _copy_known(ids: vec[vec[i64]]) -> vec[vec[i64]]:
+    """A copy of ``Game.known_ids`` that shares no buffer: librt's vectors share theirs
+    between a vector and what ``pop``/``append`` made of it, so each game needs its own."""
+    found = ids[0 : len(ids)]
+    for k in range(len(found)):
+        cards = found[k]
+        if len(cards):
+            found[k] = cards[0 : len(cards)]
+    return found
 
 
 def new_game(

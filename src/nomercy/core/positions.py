@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from nomercy.core.base import (
@@ -313,24 +313,7 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:  # noqa: C901, PLR0
     if phase is CHOOSE_COLOUR and g.resume is not None and g.out[g.resume]:
         raise NotationError(f"'resume' must be an active seat, not {g.resume}")
     g.roulette_colour = _colour_key(pos, "roulette_colour")
-    g.known = {}
-    known = pos.get("known") or {}
-    if not isinstance(known, Mapping):
-        raise NotationError("'known' must map 'viewer,seat' to card codes")
-    for k, v in known.items():
-        try:
-            viewer, s = (int(x) for x in str(k).split(","))
-        except ValueError:
-            raise NotationError(f"'known' keys are 'viewer,seat', not {k!r}") from None
-        if not (-1 <= viewer < n and 0 <= s < n) or viewer == s:
-            raise NotationError(f"'known' key {k!r} names no other seat")
-        known_cards = cards(v, f"known.{k}")
-        left = list(g.hands[s])
-        for c in known_cards:
-            if c not in left:
-                raise NotationError(f"'known.{k}' lists {c.code}, not in seat {s}'s hand")
-            left.remove(c)
-        g.known[viewer, s] = known_cards
+    g.known = _known_key(pos, g.hands, cards)
     default_dealer = (turn - 1) % n if isinstance(turn, int) else 0
     dealer = _seat_key(pos, "dealer", n)
     g.dealer = default_dealer if dealer is None else dealer
@@ -588,6 +571,32 @@ def _seat_value(value: Any, what: str, n: int) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
         raise NotationError(f"'{what}' must be a seat from 0 to {n - 1} or null, not {value!r}")
     return value
+
+
+def _known_key(
+    pos: Mapping[str, Any], hands: list[list[Card]], cards: Callable[[Any, str], list[Card]]
+) -> dict[tuple[int, int], list[Card]]:
+    """The position's ``known``: (viewer, seat) -> cards of that seat's hand (NM-29..31)."""
+    n = len(hands)
+    found: dict[tuple[int, int], list[Card]] = {}
+    known = pos.get("known") or {}
+    if not isinstance(known, Mapping):
+        raise NotationError("'known' must map 'viewer,seat' to card codes")
+    for k, v in known.items():
+        try:
+            viewer, s = (int(x) for x in str(k).split(","))
+        except ValueError:
+            raise NotationError(f"'known' keys are 'viewer,seat', not {k!r}") from None
+        if not (-1 <= viewer < n and 0 <= s < n) or viewer == s:
+            raise NotationError(f"'known' key {k!r} names no other seat")
+        known_cards = cards(v, f"known.{k}")
+        left = list(hands[s])
+        for c in known_cards:
+            if c not in left:
+                raise NotationError(f"'known.{k}' lists {c.code}, not in seat {s}'s hand")
+            left.remove(c)
+        found[viewer, s] = known_cards
+    return found
 
 
 def _seat_key(data: Mapping[str, Any], key: str, n: int) -> int | None:

@@ -271,7 +271,7 @@ class Redealer:
                 continue
             hand = list(game.hands[s])
             kept: list[Card] = []
-            for c in game.known.get((seat, s), ()):
+            for c in game.known_of(seat, s) or ():
                 if c in hand:
                     hand.remove(c)
                     kept.append(c)
@@ -585,9 +585,8 @@ def with_cards(game: Game, seat: int, cards: Iterable[Card], *, keep: Iterable[i
     for t in range(g.n):
         if t not in fixed:
             known: Counter[Card] = Counter()
-            for (_, holder), held in g.known.items():
-                if holder == t:
-                    known |= Counter(held)
+            for viewer in range(-1, g.n):
+                known |= Counter(g.known_of(viewer, t) or ())
             places.append(g.hands[t])
             pinned.append(known)
     for c in missing:

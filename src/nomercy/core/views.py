@@ -630,10 +630,10 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
         info = (s, names[s], size, gone, called[s], distance, scores[s])
         players.append(tuple.__new__(SeatInfo, info))
     known: dict[int, tuple[Card, ...]] = {}
-    if game.known:
+    if game.known_live:
         for s in range(n):
-            cards = game.known.get((viewer, s))
-            if cards and s != viewer:
+            cards = game.known_of(viewer, s) if s != viewer else None
+            if cards:
                 known[s] = tuple(cards)
     stack = game.pending
     turn = game.turn
@@ -709,10 +709,10 @@ def snapshot(game: Game, seat: object) -> Snapshot:
     n = game.n
     hands = game.hands
     known: list[tuple[int, list[int]]] = []
-    if game.known:
+    if game.known_live:
         for t in range(n):
-            cards = game.known.get((s, t))
-            if cards and t != s:
+            cards = game.known_of(s, t) if t != s else None
+            if cards:
                 known.append((t, [c.index for c in cards]))
     colour = game.colour
     drawn = game.drawn

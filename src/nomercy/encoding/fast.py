@@ -433,11 +433,10 @@ class TableObserver:
         hands = game.hands
         hand = hands[seat]
         self._count_into(out, _HAND, hand)
-        known = game.known
-        if known:
+        if game.known_live:
             for t in range(n):
                 if t != seat:
-                    cards = known.get((seat, t))
+                    cards = game.known_of(seat, t)
                     if cards:
                         self._count_into(out, _KNOWN + ((t - seat) % n - 1) * _K, cards)
         threshold = self._threshold
