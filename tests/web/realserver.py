@@ -47,13 +47,19 @@ def proxy_process(
             time.sleep(0.1)
         yield port
     finally:
+        stop_process(proc)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def stop_process(proc: subprocess.Popen[Any]) -> None:
+    """Stop ``proc`` if it still runs: SIGTERM, then SIGKILL after 10 s."""
+    if proc.poll() is None:
         proc.terminate()
         try:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def free_port() -> int:
@@ -198,10 +204,4 @@ def real_server(database: Path | str, *flags: str, log: Path | None = None) -> I
                 time.sleep(0.1)
         yield RealServer(proc, port, database, log)
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_process(proc)

@@ -112,13 +112,7 @@ def server(
                 time.sleep(0.1)
         yield proc, port
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        realserver.stop_process(proc)
 
 
 class Player:
