@@ -51,6 +51,7 @@ from nomercy.core.base import (
     Wd4,
     check_deal,
     seat_arg,
+    wd4_played,
 )
 from nomercy.core.cards import Card, Colour
 from nomercy.core.dealing import (
@@ -1058,8 +1059,7 @@ class Game:
         r = self.rules
         if self.wd4 is None and card.kind is K_WILD_DRAW_FOUR and self.classic and r.wd4_challenge:
             # CL-8: remember whether the play was honest, for a challenge.
-            guilty = any(c.colour is self.colour for c in hand)
-            self.wd4 = Wd4(seat, guilty, self.colour)
+            self.wd4 = wd4_played(seat, hand, self.colour)
         elif stacking:
             self.wd4 = None
         # Active colour (NM-11, A18). chain_colour_source="last_wild_named" reads S4 literally:

@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from nomercy.core.base import DISCARD_ALL_SUBSET, DISCARD_ALL_TOP, Wd4, seat_arg
+from nomercy.core.base import DISCARD_ALL_SUBSET, DISCARD_ALL_TOP, seat_arg, wd4_played
 from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, parse_card
 from nomercy.core.dealing import below
 from nomercy.core.errors import NotationError
@@ -537,10 +537,7 @@ class Redealer:
         seat = self._seat
         wd4 = g.wd4
         if wd4 is not None and wd4.seat != seat:
-            colour = wd4.colour
-            accused = g.hands[wd4.seat]
-            guilty = colour is not None and any(c.colour is colour for c in accused)
-            g.wd4 = Wd4(wd4.seat, guilty, colour)
+            g.wd4 = wd4_played(wd4.seat, g.hands[wd4.seat], wd4.colour)
         return g
 
 
