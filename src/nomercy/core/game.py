@@ -1710,12 +1710,12 @@ class Game:
                 ids[k] = cards
                 on[k] = True
         self.known_live = True
-        codes = [c.code for c in revealed]
-        name = self.names[victim]
         self.colour = self.roulette_colour or colour
         self.roulette_colour = None
         self.tally.cards_drawn += len(revealed)  # NM-30: the victim keeps the revealed cards
         if self.record_events:  # its texts and data read enum properties
+            codes = [c.code for c in revealed]
+            name = self.names[victim]
             self._emit(
                 EK.REVEAL,
                 (
@@ -1747,33 +1747,36 @@ class Game:
         theirs = hands[target]
         hands[seat] = theirs
         hands[target] = mine
-        self._swap_knowledge({seat: target, target: seat})
+        if self.known_live:
+            moves = list(range(self.n))
+            moves[seat] = target
+            moves[target] = seat
+            self._swap_knowledge(moves)
         self._learn(seat, target, mine)
         self._learn(target, seat, theirs)
         self.tally.swaps += 1  # NM-31
-        self._emit(
-            EK.SWAP,
-            (
-                "{} swaps hands with {}: {} for {} [NM-31]",
-                self.names[seat],
-                self.names[target],
-                len(theirs),
-                len(mine),
-            ),
-            seat,
-            {"target": target},
-        )
+        if self.record_events:
+            self._emit(
+                EK.SWAP,
+                (
+                    "{} swaps hands with {}: {} for {} [NM-31]",
+                    self.names[seat],
+                    self.names[target],
+                    len(theirs),
+                    len(mine),
+                ),
+                seat,
+                {"target": target},
+            )
         # NM-37 (S0): a hand received in a swap is a new hand; the target's old call is void.
         # The player's flag is the call made with this play (Play.uno), for the hand received.
         self.uno_called[target] = False
         self._open_uno(target, received=True)
         self._open_uno(seat, received=True)
 
-    def _swap_knowledge(self, moves: dict[int, int]) -> None:
-        """Cards known to be in seat s are now in seat moves[s]; an emptied entry, and what a
-        viewer knew of the hand it now holds, go."""
-        if not self.known_live:
-            return
+    def _swap_knowledge(self, moves: list[int]) -> None:
+        """Cards known to be in seat s are now in seat moves[s] (every seat listed); an
+        emptied entry, and what a viewer knew of the hand it now holds, go."""
         n = self.n
         old = self.known_ids
         was = self.known_on
@@ -1783,14 +1786,14 @@ class Game:
         # The counts move with the hands (read from a copy: a pass moves them round).
         held = self.known_held
         rows = held[0 : len(held)]
-        for seat, to in moves.items():
-            held[to] = rows[seat]
+        for seat in range(n):
+            held[moves[seat]] = rows[seat]
         for k in range(len(old)):
             cards = old[k]
             if was[k] and len(cards):
                 viewer = k // n - 1
                 seat = k % n
-                to = moves.get(seat, seat)
+                to = moves[seat]
                 if to != viewer:
                     ids[k - seat + to] = cards
                     on[k - seat + to] = True
@@ -1815,24 +1818,29 @@ class Game:
 
     def _pass_hands(self, seat: int) -> None:
         """NM-29: every active player passes their hand to the next active player."""
-        active = [s for s in range(self.n) if not self.out[s]]
-        receiver = {s: self.next_active(s) for s in active}
+        n = self.n
+        out = self.out
+        active = [s for s in range(n) if not out[s]]
+        # Per seat, who holds its hand next: the next active seat (itself if out).
+        receiver = [s if out[s] else self.next_active(s) for s in range(n)]
         hands = self.hand_ids
-        old = {s: hands[s] for s in active}
+        old = hands[0:n]  # the rows as they were (a new outer vector, the same rows)
         for s in active:
             hands[receiver[s]] = old[s]
-        self._swap_knowledge(receiver)
+        if self.known_live:
+            self._swap_knowledge(receiver)
         for s in active:
             if receiver[s] != s:
                 self._learn(s, receiver[s], old[s])
-        way = "clockwise" if self.direction == 1 else "counterclockwise"
         self.tally.rotations += 1  # NM-29
-        self._emit(
-            EK.PASS_HANDS,
-            ("Every active player passes their hand {} [NM-29]", way),
-            seat,
-            {"sizes": [len(h) for h in self.hand_ids]},
-        )
+        if self.record_events:
+            way = "clockwise" if self.direction == 1 else "counterclockwise"
+            self._emit(
+                EK.PASS_HANDS,
+                ("Every active player passes their hand {} [NM-29]", way),
+                seat,
+                {"sizes": [len(h) for h in hands]},
+            )
         # NM-37 (S0): every passed hand is a new hand, the 0's player's included; earlier
         # calls are void, except the call made with this play (Play.uno), which is for the
         # hand its player receives.
@@ -1867,17 +1875,18 @@ class Game:
         elif self.wd4 is not None and self.wd4.seat == seat:
             self.wd4 = None  # CL-8: a knocked-out player's Wild +4 can no longer be challenged
         self.tally.knocked_out(seat)  # NM-33, NM-34
-        self._emit(
-            EK.KNOCKOUT,
-            (
-                "{} reaches {} cards and is knocked out by the Mercy rule; "
-                "the hand is set aside [NM-33, NM-34]",
-                self.names[seat],
-                len(hand),
-            ),
-            seat,
-            {"count": len(hand)},
-        )
+        if self.record_events:
+            self._emit(
+                EK.KNOCKOUT,
+                (
+                    "{} reaches {} cards and is knocked out by the Mercy rule; "
+                    "the hand is set aside [NM-33, NM-34]",
+                    self.names[seat],
+                    len(hand),
+                ),
+                seat,
+                {"count": len(hand)},
+            )
         if self.phase is CHOOSE_COLOUR and self.turn == seat and self.colour is None:
             # A18 on_resolution: the colour is still owed; as when its wild's player is out
             # (_after_resolution), the player who would play next names it.
