@@ -15,7 +15,8 @@ import pytest
 
 import nomercy
 from nomercy import Game, IllegalActionError, Kind, Phase
-from nomercy.core.base import Wd4, wd4_played
+from nomercy.core.base import Wd4
+from nomercy.core.legality import wd4_played
 
 
 def classic(
@@ -198,12 +199,12 @@ def test_cl08_a_wild_in_hand_is_no_card_of_the_active_colour() -> None:
 
 
 def test_cl08_one_reading_of_the_guilt() -> None:
-    # The play and a re-deal both record the guilt through wd4_played: a missing active
+    # The play and a re-deal both record the guilt through legality.wd4_played: no active
     # colour (none to hold) is never guilty, a wild never counts as the colour.
-    cards = [nomercy.Card(c) for c in ("W+4", "W", "R1")]
-    assert wd4_played(0, cards, nomercy.Colour.RED).guilty is True
-    assert wd4_played(0, cards[:2], nomercy.Colour.RED).guilty is False
-    assert wd4_played(0, cards, None) == Wd4(0, False, None)
+    g = classic([["W+4", "W", "R1"], ["Y1"], ["G7"]], discard=["R5"], draw_pile=["B1", "B2"])
+    assert wd4_played(g, 0, nomercy.Colour.RED).guilty is True
+    assert wd4_played(g, 0, nomercy.Colour.BLUE).guilty is False
+    assert wd4_played(g, 0, None) == Wd4(0, False, None)
 
 
 def test_cx02_accepting_the_wd4_draws_four_and_skips() -> None:

@@ -8,18 +8,17 @@ imports the modules that work on a game (they receive it as an argument).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from enum import StrEnum, unique
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from nomercy.core.cards import Card, Colour, Kind
+from nomercy.core.cards import Colour, Kind
 from nomercy.core.errors import NoMercyError, RuleSetError
 from nomercy.core.rules import RuleSet
 
 if TYPE_CHECKING:
     from nomercy.core.game import Game
 
-__all__ = ["EngineError", "Phase", "Wd4", "check_deal", "seat_arg", "wd4_played"]
+__all__ = ["EngineError", "Phase", "Wd4", "check_deal", "seat_arg"]
 
 
 class EngineError(NoMercyError):
@@ -48,16 +47,6 @@ class Wd4(NamedTuple):
             "guilty": self.guilty,
             "colour": colour.value if colour else None,
         }
-
-
-def wd4_played(seat: int, hand: Iterable[Card], colour: Colour | None) -> Wd4:
-    """CL-8: the Wild +4 ``seat`` played on the active ``colour``, ``hand`` being what the
-    seat holds besides it: guilty if it holds a card of that colour (a wild has none).
-
-    The one reading of the guilt: the play (``Game``) and a re-deal that gives the accused
-    new cards (``nomercy.core.redeal``) both make the record here.
-    """
-    return Wd4(seat, colour is not None and any(c.colour is colour for c in hand), colour)
 
 
 @unique
