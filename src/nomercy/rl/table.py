@@ -14,7 +14,7 @@ play the same games for the same seeds.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -41,6 +41,7 @@ from nomercy.rl._common import (
     check_max_steps,
     check_out_of_turn,
     check_reward,
+    draw_game_seed,
     end_rewards,
     explain_illegal,
     hand_rewards,
@@ -120,6 +121,7 @@ class LearnerTable:
         self._declined: set[int] = set()
         self._bots: dict[int, Bot] = {}
         self._random: dict[int, bool] = {}  # seat -> a RandomBot (it picks among ids)
+        self._pool: list[RandomBot] = []  # a fast table's opponents, re-seeded per episode
         self._history = full_view
         self._offered = False  # the learner's decision is an offered out-of-turn one
         self._per_hand = self.reward == "points" and self.rules.scoring_enabled
@@ -182,22 +184,19 @@ class LearnerTable:
             seat = self.learner_seat if self.learner_seat is not None else int(rng.integers(0, n))
             core.seat = seat
             others = [s for s in range(n) if s != seat]
-            self._bots = {
-                s: make_bot(name, seed=int(rng.integers(0, 2**31)))
-                for s, name in zip(others, self.opponents, strict=True)
-            }
-            self._random = {s: type(bot) is RandomBot for s, bot in self._bots.items()}
-            # Every opponent's choice of an id, for the compiled step (the same generator
-            # calls as choose_action: RandomBot.id_chooser).
-            choosers: list[Callable[[list[int]], int] | None] = [None] * n
             if self._fast:
-                for s, bot in self._bots.items():
-                    choosers[s] = cast(RandomBot, bot).id_chooser()
-            core.choosers = choosers
+                self._reseed_random_bots(others, rng)
+            else:
+                self._bots = {
+                    s: make_bot(name, seed=int(rng.integers(0, 2**31)))
+                    for s, name in zip(others, self.opponents, strict=True)
+                }
+                self._random = {s: type(bot) is RandomBot for s, bot in self._bots.items()}
+                core.choosers = [None] * n
             game = new_game(
                 n,
                 rules=self.rules,
-                seed=int(rng.integers(0, 2**63)),
+                seed=draw_game_seed(rng),
                 deal_version=self.deal_version,
             )
             core.game = game
@@ -206,7 +205,7 @@ class LearnerTable:
             core.game_steps = 0
             self._declined = set()
             if self._fast:  # the bots' moves in compiled code, as advance() plays them
-                core.game_steps = self.observer.play_others(game, seat, choosers)
+                core.game_steps = self.observer.play_others(game, seat, core.choosers)
                 self._offered = False
                 live = not game.is_over and not game.out[seat]
                 core.legal = game.legal_ids(seat) if live else []
@@ -319,6 +318,28 @@ class LearnerTable:
         return explain_illegal(self.require_game(), self.core.seat, action, who)
 
     # ------------------------------------------------------------------ internals
+    def _reseed_random_bots(self, others: list[int], rng: np.random.Generator) -> None:
+        """Give the opponents at ``others`` (all ``random``, a :attr:`_fast` table) this
+        episode's seeds, drawn from ``rng`` in seat order as ``make_bot`` would take them.
+
+        The table's :class:`RandomBot` s are made once and re-seeded in place: a bot's state
+        is its generator alone (:meth:`RandomBot.reseed`), so they make the same choices as
+        new ones would, without building a bot per episode."""
+        bots = self._pool
+        if not bots:
+            bots = self._pool = [RandomBot() for _ in self.opponents]
+        chosen: dict[int, Bot] = {}
+        choosers: list[Callable[[list[int]], int] | None] = [None] * self.n
+        for s, bot in zip(others, bots, strict=True):
+            seed = int(rng.integers(0, 2**31))
+            bot.reseed(seed)
+            chosen[s] = bot
+            # The same generator calls as choose_action (RandomBot.id_chooser).
+            choosers[s] = bot.id_chooser()
+        self._bots = chosen
+        self._random = dict.fromkeys(chosen, True)
+        self.core.choosers = choosers
+
     def _apply(self, aid: int, seat: int) -> None:
         game = self.require_game()
         if self._per_hand:
