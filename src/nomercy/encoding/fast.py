@@ -175,10 +175,14 @@ class TableObserver:
     """
 
     __slots__ = (
+        "_base",
         "_blank",
         "_counts",
         "_enc",
         "_pile",
+        "_pile_last",
+        "_pile_outs",
+        "_pile_size",
         "_rules",
         "_scratch",
         "_threshold",
@@ -211,23 +215,29 @@ class TableObserver:
         for j in range(n - 1):
             blank[_PRESENT + j] = _ONE
         self._blank = blank
-        self._pile: list[Card] = []
-        self._counts = vec[i64]([0] * _K)  # the discard pile's cards by Card.index
+        # The discard pile as counted so far (_follow_pile): the game's list, how many of its
+        # cards, the last of them and the seats out then; its cards by Card.index, and the
+        # blank vector with those counts written in, which every vector starts from.
+        self._pile: list[Card] | None = None
+        self._pile_size = 0
+        self._pile_last: Card | None = None
+        self._pile_outs = 0
+        self._counts = vec[i64]([0] * _K)
+        self._base = blank[0:_OBS_SIZE]
         self._scratch = vec[i64]([0] * _K)  # per-call counts, left all 0
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # Compiled (a companion of the core's build) the class is native: pickle and copy
-        # rebuild it through __init__, then restore what it has followed.
-        counts = list(self._counts)  # a vec does not pickle
-        return _restored, (self._rules, self.n, self.mode, self.tracker, self._pile, counts)
+        # rebuild it through __init__, then restore what it has followed (the pile's counts
+        # are a cache, counted again at the next vector).
+        return _restored, (self._rules, self.n, self.mode, self.tracker)
 
     # ------------------------------------------------------------------ following a game
     def start(self, game: Game) -> None:
         """Begin a new game: fold in the deal's public events, then turn events off (unless
         the mode keeps them)."""
         game.record_events = self.mode == "events"
-        self._pile = []
-        self._counts = vec[i64]([0] * _K)
+        self._pile = None  # counted afresh at the first vector
         if self.mode == "none":
             return  # no flag is ever set
         tracker = self.tracker
@@ -426,7 +436,8 @@ class TableObserver:
 
     def _fill(self, game: Game, seat: int) -> vec[i32]:  # noqa: C901 (measured in tests/test_complexity.py)
         """``seat``'s observation vector as float32 encodings (the comment at _encodings)."""
-        out = self._blank[0:_OBS_SIZE]  # a copy
+        self._follow_pile(game)
+        out = self._base[0:_OBS_SIZE]  # a copy, the pile's counts written in
         enc = self._enc
         zero = self._zero
         n = self.n
@@ -459,11 +470,6 @@ class TableObserver:
         discard = game.discard
         if discard:
             out[_TOP + discard[-1].index] = _ONE
-            counts = self._discard_counts(discard)
-            for i in range(_K):
-                count = counts[i]
-                if count:
-                    out[_DISCARD + i] = enc[zero + count]
         turn = game.turn
         drawn = game.drawn
         if drawn is not None and seat == turn:
@@ -473,9 +479,11 @@ class TableObserver:
             out[_COLOUR + _position(_COLOUR_LIST, colour)] = _ONE
         if turn is not None and phase is not OVER:
             out[_TO_ACT + (turn - seat) % n] = _ONE
-        for t in game.uno_window:
-            if t != seat:
-                out[_CATCH + (t - seat) % n - 1] = _ONE
+        window = game.uno_window
+        if window:  # mostly empty: no iterator made then
+            for t in window:
+                if t != seat:
+                    out[_CATCH + (t - seat) % n - 1] = _ONE
         if game.wd4 is not None:
             out[_WD4] = _ONE
         void = self.tracker.void if self.mode != "none" else None
@@ -520,21 +528,44 @@ class TableObserver:
             return self._enc[at]
         return i32(_f32_bits(float(value)))  # a stack that outgrew the deck's penalties
 
-    def _discard_counts(self, pile: list[Card]) -> vec[i64]:
-        # Only the new tail is counted, once the previous pile is checked to be its prefix
-        # (a reshuffle, a Discard All burying cards under its top or a knocked-out hand put
-        # at the bottom restart the count). Cards are interned: equal is identical.
-        old = self._pile
-        size = len(old)
-        counts = self._counts
-        if len(pile) < size or (size and (pile[size - 1] is not old[-1] or pile[:size] != old)):
-            counts = self._counts = vec[i64]([0] * _K)
+    def _follow_pile(self, game: Game) -> None:
+        """Bring the discard pile's counts (and :attr:`_base`) up to date with the game.
+
+        Only the cards added since the last call are counted, when the pile can only have
+        grown at its end: the same list (a reshuffle or a new deal makes a new one), at
+        least as long, the same card where the last counted one was, and no seat knocked
+        out since (its hand may go under the pile: A27, ``bottom_of_discard``). A Discard
+        All lifts its top to bury cards under it (A09): the first buried card then stands
+        where the top was, and unless it is the same card (interned: equal is identical),
+        which leaves the counts right, the pile is counted again, as in every other case."""
+        pile = game.discard
+        size = self._pile_size
+        outs = _out_count(game.out)
+        if (
+            pile is not self._pile
+            or len(pile) < size
+            or outs != self._pile_outs
+            or (size and pile[size - 1] is not self._pile_last)
+        ):
+            self._pile = pile
+            self._pile_outs = outs
+            self._counts = vec[i64]([0] * _K)
+            self._base = self._blank[0:_OBS_SIZE]
             size = 0
-        if len(pile) != size:
-            for card in pile[size:]:
-                counts[card.index] += 1
-            self._pile = pile[:]
-        return counts
+        end = len(pile)
+        if end == size:
+            return
+        counts = self._counts
+        base = self._base
+        enc = self._enc
+        zero = self._zero
+        for j in range(size, end):
+            i = pile[j].index
+            count = counts[i] + 1
+            counts[i] = count
+            base[_DISCARD + i] = enc[zero + count]
+        self._pile_size = end
+        self._pile_last = pile[end - 1]
 
 
 class TurnCore:
@@ -737,18 +768,9 @@ def _turn_core(
     return core
 
 
-def _restored(
-    rules: RuleSet,
-    n: int,
-    mode: str,
-    tracker: VoidTracker,
-    pile: list[Card],
-    counts: list[int],
-) -> TableObserver:
+def _restored(rules: RuleSet, n: int, mode: str, tracker: VoidTracker) -> TableObserver:
     """A :class:`TableObserver` unpickled: built anew, then given the state it had."""
     observer = TableObserver(rules, n)
     observer.mode = mode
     observer.tracker = tracker
-    observer._pile = pile
-    observer._counts = vec[i64](counts)
     return observer
