@@ -313,10 +313,7 @@ class TableObserver:
         if game.phase is OVER or outs[seat] or _out_count(outs) != before:
             return None
         legal = game.legal_ids(seat)
-        self.write(game, seat, out)
-        mask[:] = _NO_MASK
-        for a in legal:
-            mask[a] = 1
+        self.write_row(game, seat, legal, out, mask)
         return legal
 
     def step_events(self, game: Game, action_id: int, seat: int) -> list[Event]:
@@ -418,6 +415,16 @@ class TableObserver:
             out[:] = values
         else:
             out[:] = memoryview(values).cast("B").cast("f")
+
+    def write_row(
+        self, game: Game, seat: int, legal: list[int], out: memoryview, mask: memoryview
+    ) -> None:
+        """:meth:`write` ``seat``'s vector into ``out``, and its mask of the ids ``legal``
+        into ``mask`` (an ``int8`` memoryview of ``NUM_ACTIONS`` entries): a row of a batch."""
+        self.write(game, seat, out)
+        mask[:] = _NO_MASK
+        for a in legal:
+            mask[a] = 1
 
     def vector(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
         """``seat``'s observation vector as a new ``float32`` array."""
@@ -686,6 +693,24 @@ class LearnerCore:
         # Compiled, the class is native: pickle and copy rebuild it from its fields.
         fields = (self.game, self.seat, self.legal, self.choosers, self.fast, self.steps)
         return _learner_core, (self.observer, self.max_steps, self.game_steps, *fields)
+
+    def start(self, game: Game) -> bool:
+        """Begin the episode of a new ``game`` for a table whose opponents choose from their
+        ids alone: the observer started, the counts at 0, the opponents' moves played up
+        to the learner's first decision (:meth:`TableObserver.play_others`) and its legal
+        ids found. Returns whether the learner is to act (``False``: the game ended or the
+        learner was knocked out before its first decision; :attr:`legal` is then empty)."""
+        self.game = game
+        observer = self.observer
+        observer.start(game)
+        seat = self.seat
+        self.steps = 0
+        self.game_steps = observer.play_others(game, seat, self.choosers)
+        if game.phase is OVER or game.out[seat]:
+            self.legal = []
+            return False
+        self.legal = game.legal_ids(seat)
+        return True
 
     def advance(self, aid: int, out: memoryview, mask: memoryview) -> bool:
         """Play the learner's legal id ``aid``, then the opponents until the learner is to

@@ -28,7 +28,7 @@ from nomercy.core.actions import Action
 from nomercy.core.dealing import DEAL_VERSION
 from nomercy.core.game import Game, new_game
 from nomercy.core.ids import ID_KIND, K_CATCH, K_UNO
-from nomercy.encoding.actions import NUM_ACTIONS, PASS_ID
+from nomercy.encoding.actions import PASS_ID
 from nomercy.encoding.fast import LearnerCore, TableObserver
 from nomercy.encoding.observations import ObservationEncoder
 from nomercy.rl._common import (
@@ -56,9 +56,6 @@ __all__ = ["LearnerTable", "Step"]
 #: What :meth:`LearnerTable.step` returns: ``(reward, terminated, truncated, why)``, ``why``
 #: the reason an illegal id was refused in ``"penalize"`` mode (else ``None``).
 Step = tuple[float, bool, bool, str | None]
-
-# A mask row of no legal id, copied over a row whose episode has ended.
-_NO_MASK = memoryview(bytes(NUM_ACTIONS)).cast("b")
 
 
 class LearnerTable:
@@ -122,6 +119,7 @@ class LearnerTable:
         self._bots: dict[int, Bot] = {}
         self._random: dict[int, bool] = {}  # seat -> a RandomBot (it picks among ids)
         self._pool: list[RandomBot] = []  # a fast table's opponents, re-seeded per episode
+        self._seated: list[int] = []  # the seats of _pool's bots (in _bots, core.choosers)
         self._history = full_view
         self._offered = False  # the learner's decision is an offered out-of-turn one
         self._per_hand = self.reward == "points" and self.rules.scoring_enabled
@@ -199,20 +197,18 @@ class LearnerTable:
                 seed=draw_game_seed(rng),
                 deal_version=self.deal_version,
             )
-            core.game = game
-            self.observer.start(game)
-            core.steps = 0
-            core.game_steps = 0
             self._declined = set()
             if self._fast:  # the bots' moves in compiled code, as advance() plays them
-                core.game_steps = self.observer.play_others(game, seat, core.choosers)
                 self._offered = False
-                live = not game.is_over and not game.out[seat]
-                core.legal = game.legal_ids(seat) if live else []
+                live = core.start(game)
             else:
+                core.game = game
+                self.observer.start(game)
+                core.steps = 0
+                core.game_steps = 0
                 self._play_bots()
-            # A game the bots finish before the learner's first turn is dealt again.
-            if not game.is_over and not game.out[seat]:
+                live = not game.is_over and not game.out[seat]
+            if live:  # a game the bots finish before the learner's first turn: a new deal
                 break
         core.fast = self._fast
 
@@ -288,10 +284,8 @@ class LearnerTable:
 
     def write(self, out: memoryview, mask: memoryview) -> None:
         """Write the learner's observation into ``out`` and its mask into ``mask``."""
-        self.observer.write(self.require_game(), self.core.seat, out)
-        mask[:] = _NO_MASK
-        for a in self.core.legal:
-            mask[a] = 1
+        core = self.core
+        self.observer.write_row(self.require_game(), core.seat, core.legal, out, mask)
 
     def observation(self) -> npt.NDArray[np.float32]:
         """The learner's observation vector now, a new array (raw, unscaled)."""
@@ -328,17 +322,17 @@ class LearnerTable:
         bots = self._pool
         if not bots:
             bots = self._pool = [RandomBot() for _ in self.opponents]
-        chosen: dict[int, Bot] = {}
-        choosers: list[Callable[[list[int]], int] | None] = [None] * self.n
-        for s, bot in zip(others, bots, strict=True):
-            seed = int(rng.integers(0, 2**31))
-            bot.reseed(seed)
-            chosen[s] = bot
-            # The same generator calls as choose_action (RandomBot.id_chooser).
-            choosers[s] = bot.id_chooser()
-        self._bots = chosen
-        self._random = dict.fromkeys(chosen, True)
-        self.core.choosers = choosers
+        for bot in bots:
+            bot.reseed(int(rng.integers(0, 2**31)))
+        if self._seated != others:  # the bots' seats (the first episode, a drawn seat)
+            self._seated = others
+            self._bots = dict(zip(others, bots, strict=True))
+            self._random = dict.fromkeys(others, True)
+            choosers: list[Callable[[list[int]], int] | None] = [None] * self.n
+            for s, random_bot in zip(others, bots, strict=True):
+                # The same generator calls as choose_action (RandomBot.id_chooser).
+                choosers[s] = random_bot.id_chooser()
+            self.core.choosers = choosers
 
     def _apply(self, aid: int, seat: int) -> None:
         game = self.require_game()
