@@ -150,7 +150,9 @@ class LearnerTable:
 
     @property
     def bots(self) -> dict[int, Bot]:
-        """The bots of this episode by seat (each seeded from :attr:`np_random`)."""
+        """The bots of this episode by seat (each seeded from :attr:`np_random`). A table
+        whose opponents are all ``random`` keeps its :class:`RandomBot` s from one episode
+        to the next, reseeded (:meth:`RandomBot.reseed`); other bots are made anew."""
         return self._bots
 
     @property
