@@ -28,7 +28,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 from librt.vecs import vec
-from mypy_extensions import i32, i64
+from mypy_extensions import i32, i64, u8
 
 from nomercy.core.base import OVER, PLAY_DRAWN, ROULETTE_COLOUR, STACK_OR_ABSORB
 from nomercy.core.cards import COLOURS, Card
@@ -78,6 +78,7 @@ __all__ = [
     "advance_tables",
     "draw_pile_size",
     "int32_view",
+    "mask_view",
 ]
 
 #: How a :class:`TableObserver` keeps the colour gaps: ``"none"`` (the rules make every flag
@@ -179,6 +180,7 @@ class TableObserver:
         "_blank",
         "_counts",
         "_enc",
+        "_marks",
         "_pile",
         "_pile_last",
         "_pile_outs",
@@ -225,6 +227,7 @@ class TableObserver:
         self._counts = vec[i64]([0] * _K)
         self._base = blank[0:_OBS_SIZE]
         self._scratch = vec[i64]([0] * _K)  # per-call counts, left all 0
+        self._marks = vec[u8]([0] * _NUM_ACTIONS)  # write_row's mask, left all 0
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # Compiled (a companion of the core's build) the class is native: pickle and copy
@@ -411,20 +414,31 @@ class TableObserver:
         (:func:`int32_view`), which takes the vector's float32 encodings in one copy where a
         float32 view needs two casts first."""
         values = self._fill(game, seat)
-        if out.format == "i":
-            out[:] = values
-        else:
+        try:
+            out[:] = values  # int32 encodings into an int32 view: one copy
+        except ValueError:  # a float32 view (formats differ): the bytes read as float32
             out[:] = memoryview(values).cast("B").cast("f")
 
     def write_row(
         self, game: Game, seat: int, legal: list[int], out: memoryview, mask: memoryview
     ) -> None:
         """:meth:`write` ``seat``'s vector into ``out``, and its mask of the ids ``legal``
-        into ``mask`` (an ``int8`` memoryview of ``NUM_ACTIONS`` entries): a row of a batch."""
+        into ``mask``: a memoryview of ``NUM_ACTIONS`` bytes, an ``int8`` row's
+        (``batch[i].data``) or, cheaper to write, the same bytes unsigned
+        (:func:`mask_view`), which take the mask in one copy."""
         self.write(game, seat, out)
-        mask[:] = _NO_MASK
+        marks = self._marks  # all 0 between calls
         for a in legal:
-            mask[a] = 1
+            marks[a] = 1
+        try:
+            mask[:] = marks
+        except ValueError:  # a signed view (formats differ): item by item
+            mask[:] = _NO_MASK
+            for a in legal:
+                mask[a] = 1
+        finally:
+            for a in legal:
+                marks[a] = 0
 
     def vector(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
         """``seat``'s observation vector as a new ``float32`` array."""
@@ -764,6 +778,12 @@ def int32_view(row: Any) -> memoryview:
     """A float32 array's bytes as a memoryview of int32s, the cheaper target of
     :meth:`TableObserver.write` (the rows of the envs' observation arrays)."""
     return memoryview(row).cast("B").cast("i")
+
+
+def mask_view(row: Any) -> memoryview:
+    """An ``int8`` mask row's bytes as a memoryview of unsigned bytes, the cheaper target of
+    :meth:`TableObserver.write_row` (the rows of the envs' mask arrays; masks are 0 or 1)."""
+    return memoryview(row).cast("B")
 
 
 def _learner_core(
