@@ -68,7 +68,8 @@ class LearnerTable:
     The learner's observation is the raw vector (:data:`~nomercy.encoding.OBS_SIZE` float32
     entries, unscaled) and its mask an ``int8`` row of ``NUM_ACTIONS`` entries, both written
     into buffers the caller owns (``memoryview`` s: ``batch[i].data``, or cheaper to write,
-    :func:`~nomercy.encoding.fast.int32_view` of ``batch[i]``). :attr:`game`
+    :func:`~nomercy.encoding.fast.int32_view` of an observation row and
+    :func:`~nomercy.encoding.fast.mask_view` of a mask row). :attr:`game`
     runs with ``record_events`` off unless a bot reads the history or per-hand rewards need
     the events (docs/rl.md, "Speed").
     """
