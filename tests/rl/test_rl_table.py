@@ -153,3 +153,30 @@ def test_draw_game_seed_draws_what_integers_draws() -> None:
             if k % 3:
                 assert int(ours.integers(0, 2**31)) == int(theirs.integers(0, 2**31))
             assert draw_game_seed(ours) == int(theirs.integers(0, 2**63))
+
+
+def test_a_pickled_or_copied_table_deals_what_a_new_one_deals() -> None:
+    """A table's reseeded bots and the choosers its compiled step calls share their
+    generators through pickling and copying: after ``reset(seed)`` a restored table plays
+    the episodes a new table plays."""
+    import copy
+    import pickle
+
+    table = LearnerTable(["random", "random"])
+    table.reset(3)
+    raw, masks, rows, mask_rows = _rows(2)
+    for twin in (pickle.loads(pickle.dumps(table)), copy.deepcopy(table)):
+        fresh = LearnerTable(["random", "random"])
+        for seed in (5, 6):
+            twin.reset(seed)
+            fresh.reset(seed)
+            while twin.legal:
+                action = twin.legal[0]
+                moved = twin.step(action, rows[0], mask_rows[0])
+                assert moved == fresh.step(action, rows[1], mask_rows[1])
+                np.testing.assert_array_equal(raw[0], raw[1])
+                np.testing.assert_array_equal(masks[0], masks[1])
+                if moved[1] or moved[2]:
+                    break
+            assert twin.game is not None and fresh.game is not None
+            assert twin.game.history == fresh.game.history
