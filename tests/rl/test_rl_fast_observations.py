@@ -10,6 +10,7 @@ with option sets chosen so that every observer mode (none, infer, events) is exe
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -47,13 +48,19 @@ def _options(preset: str, rng: random.Random, k: int) -> dict[str, Any]:
     return options
 
 
-def _lockstep(preset: str, games: int, seed: int, max_steps: int = 300) -> tuple[int, set[str]]:
+def _lockstep(
+    preset: str,
+    games: int,
+    seed: int,
+    max_steps: int = 300,
+    options_of: Callable[[str, random.Random, int], dict[str, Any]] = _options,
+) -> tuple[int, set[str]]:
     checked = 0
     modes: set[str] = set()
     for k in range(games):
         rng = random.Random(seed * 1000 + k)
         n = rng.randint(2, 6)
-        options = _options(preset, rng, k)
+        options = options_of(preset, rng, k)
         try:
             ref = nomercy.new_game(n, rules=preset, options=options, seed=seed + k)
         except nomercy.NoMercyError:  # a custom deck too small for this table
@@ -101,6 +108,23 @@ def test_the_fast_observer_writes_the_reference_vectors(preset: str, seed: int) 
     checked, modes = _lockstep(preset, 40, seed)
     assert checked > 5000
     assert "infer" in modes and "none" in modes
+
+
+def _pile_options(preset: str, rng: random.Random, k: int) -> dict[str, Any]:
+    """Knocked-out hands under the discard pile (A27) and every Discard All mode (A09),
+    Mercy soon (NM-33): the pile changes below its top."""
+    modes = ("bury_no_effects", "choose_top_and_fire", "optional_subset")
+    options = {**_INFORMATIVE, "eliminated_cards": "bottom_of_discard", "mercy_threshold": 12}
+    return {**options, "discard_all_mode": modes[k % 3]}
+
+
+def test_the_discard_piles_counts_follow_cards_put_under_it() -> None:
+    """The pile's counts are kept incrementally (``TableObserver._follow_pile``); a knocked-out
+    hand put at the bottom of the pile, a Discard All burying cards under its top and a
+    reshuffle make it count again: the vectors stay the reference's."""
+    checked, modes = _lockstep("no-mercy", 24, 9, options_of=_pile_options)
+    assert checked > 2500
+    assert modes == {"infer"}
 
 
 def test_every_observer_mode_is_exact_under_its_rules() -> None:

@@ -104,3 +104,79 @@ def test_a_table_refuses_what_it_cannot_take() -> None:
     assert table.explain(table.legal[0], "seat 0") is None
     with pytest.raises(ValueError, match="reward"):
         LearnerTable(["random"], reward="money")
+
+
+def test_a_tables_random_opponents_are_seeded_from_its_generator() -> None:
+    """Episode after episode, a table of ``random`` opponents (re-seeded in place, not built
+    anew) deals the game and plays the bots' moves that the table's seed names: the
+    learner's seat, each bot's seed and the game's seed drawn from its generator in that
+    order, each bot choosing as a new ``RandomBot`` with its seed would."""
+    from gymnasium.utils import seeding
+
+    from nomercy.bots.random_bot import RandomBot
+    from nomercy.core.game import new_game
+
+    table = LearnerTable(["random", "random"], learner_seat=None)
+    rng, _ = seeding.np_random(7)
+    pools: list[set[int]] = []
+    for episode in range(8):
+        table.reset(7 if episode == 0 else None)
+        seat = int(rng.integers(0, 3))
+        others = [s for s in range(3) if s != seat]
+        seeds = [int(rng.integers(0, 2**31)) for _ in others]
+        game = new_game(3, rules=table.rules, seed=int(rng.integers(0, 2**63)))
+        bots = {s: RandomBot(seed=b) for s, b in zip(others, seeds, strict=True)}
+        assert table.seat == seat
+        assert {s: bot.seed for s, bot in table.bots.items()} == dict(
+            zip(others, seeds, strict=True)
+        )
+        pools.append({id(bot) for bot in table.bots.values()})
+        while game.to_act is not None and game.to_act != seat:
+            turn = game.to_act
+            game.step(bots[turn].choose_id(game.legal_ids(turn)), turn)
+        assert table.game is not None  # the same state (the table's game keeps no log)
+        ours, theirs = table.game.to_position(), game.to_position()
+        assert {**ours, "log": None} == {**theirs, "log": None}
+        assert table.legal == game.legal_ids(seat)
+    assert all(pool == pools[0] for pool in pools)  # the same two bots every episode
+
+
+def test_draw_game_seed_draws_what_integers_draws() -> None:
+    """``draw_game_seed`` takes a PCG64's raw bits for ``integers(0, 2**63)``: the same
+    numbers, between 31-bit draws (which keep half a raw draw) as alone; other bit
+    generators go through ``integers``."""
+    from nomercy.rl._common import draw_game_seed
+
+    for bits in (np.random.PCG64, np.random.MT19937, np.random.Philox):
+        ours, theirs = np.random.Generator(bits(3)), np.random.Generator(bits(3))
+        for k in range(300):
+            if k % 3:
+                assert int(ours.integers(0, 2**31)) == int(theirs.integers(0, 2**31))
+            assert draw_game_seed(ours) == int(theirs.integers(0, 2**63))
+
+
+def test_a_pickled_or_copied_table_deals_what_a_new_one_deals() -> None:
+    """A table's reseeded bots and the choosers its compiled step calls share their
+    generators through pickling and copying: after ``reset(seed)`` a restored table plays
+    the episodes a new table plays."""
+    import copy
+    import pickle
+
+    table = LearnerTable(["random", "random"])
+    table.reset(3)
+    raw, masks, rows, mask_rows = _rows(2)
+    for twin in (pickle.loads(pickle.dumps(table)), copy.deepcopy(table)):
+        fresh = LearnerTable(["random", "random"])
+        for seed in (5, 6):
+            twin.reset(seed)
+            fresh.reset(seed)
+            while twin.legal:
+                action = twin.legal[0]
+                moved = twin.step(action, rows[0], mask_rows[0])
+                assert moved == fresh.step(action, rows[1], mask_rows[1])
+                np.testing.assert_array_equal(raw[0], raw[1])
+                np.testing.assert_array_equal(masks[0], masks[1])
+                if moved[1] or moved[2]:
+                    break
+            assert twin.game is not None and fresh.game is not None
+            assert twin.game.history == fresh.game.history

@@ -34,6 +34,13 @@ class RandomBot:
         # rng.choice, draw for draw, as one native call in the compiled core.
         self._choice = choice_as_random(self._rng)
 
+    def reseed(self, seed: int) -> None:
+        """Start over as ``RandomBot(seed=seed)`` would (its generator is its only state;
+        :meth:`id_chooser` s made before keep drawing from it): what an env reusing its bots
+        across episodes calls instead of building new ones."""
+        self.seed = seed
+        self._rng.seed(seed)
+
     def choose_action(self, view: PlayerView | None, legal: list[Action]) -> Action:
         """A uniformly random element of ``legal``."""
         if not legal:

@@ -28,7 +28,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 from librt.vecs import vec
-from mypy_extensions import i32, i64
+from mypy_extensions import i32, i64, u8
 
 from nomercy.core.base import OVER, PLAY_DRAWN, ROULETTE_COLOUR, STACK_OR_ABSORB
 from nomercy.core.cards import COLOURS, Card
@@ -78,6 +78,7 @@ __all__ = [
     "advance_tables",
     "draw_pile_size",
     "int32_view",
+    "mask_view",
 ]
 
 #: How a :class:`TableObserver` keeps the colour gaps: ``"none"`` (the rules make every flag
@@ -199,10 +200,15 @@ class TableObserver:
     """
 
     __slots__ = (
+        "_base",
         "_blank",
         "_counts",
         "_enc",
+        "_marks",
         "_pile",
+        "_pile_last",
+        "_pile_outs",
+        "_pile_size",
         "_rules",
         "_scratch",
         "_threshold",
@@ -235,23 +241,30 @@ class TableObserver:
         for j in range(n - 1):
             blank[_PRESENT + j] = _ONE
         self._blank = blank
-        self._pile: list[Card] = []
-        self._counts = vec[i64]([0] * _K)  # the discard pile's cards by Card.index
+        # The discard pile as counted so far (_follow_pile): the game's list, how many of its
+        # cards, the last of them and the seats out then; its cards by Card.index, and the
+        # blank vector with those counts written in, which every vector starts from.
+        self._pile: list[Card] | None = None
+        self._pile_size = 0
+        self._pile_last: Card | None = None
+        self._pile_outs = 0
+        self._counts = vec[i64]([0] * _K)
+        self._base = blank[0:_OBS_SIZE]
         self._scratch = vec[i64]([0] * _K)  # per-call counts, left all 0
+        self._marks = vec[u8]([0] * _NUM_ACTIONS)  # write_row's mask, left all 0
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         # Compiled (a companion of the core's build) the class is native: pickle and copy
-        # rebuild it through __init__, then restore what it has followed.
-        counts = list(self._counts)  # a vec does not pickle
-        return _restored, (self._rules, self.n, self.mode, self.tracker, self._pile, counts)
+        # rebuild it through __init__, then restore what it has followed (the pile's counts
+        # are a cache, counted again at the next vector).
+        return _restored, (self._rules, self.n, self.mode, self.tracker)
 
     # ------------------------------------------------------------------ following a game
     def start(self, game: Game) -> None:
         """Begin a new game: fold in the deal's public events, then turn events off (unless
         the mode keeps them)."""
         game.record_events = self.mode == "events"
-        self._pile = []
-        self._counts = vec[i64]([0] * _K)
+        self._pile = None  # counted afresh at the first vector
         if self.mode == "none":
             return  # no flag is ever set
         tracker = self.tracker
@@ -327,10 +340,7 @@ class TableObserver:
         if game.phase is OVER or outs[seat] or _out_count(outs) != before:
             return None
         legal = game.legal_ids(seat)
-        self.write(game, seat, out)
-        mask[:] = _NO_MASK
-        for a in legal:
-            mask[a] = 1
+        self.write_row(game, seat, legal, out, mask)
         return legal
 
     def step_events(self, game: Game, action_id: int, seat: int) -> list[Event]:
@@ -430,10 +440,31 @@ class TableObserver:
         (:func:`int32_view`), which takes the vector's float32 encodings in one copy where a
         float32 view needs two casts first."""
         values = self._fill(game, seat)
-        if out.format == "i":
-            out[:] = values
-        else:
+        try:
+            out[:] = values  # int32 encodings into an int32 view: one copy
+        except ValueError:  # a float32 view (formats differ): the bytes read as float32
             out[:] = memoryview(values).cast("B").cast("f")
+
+    def write_row(
+        self, game: Game, seat: int, legal: list[int], out: memoryview, mask: memoryview
+    ) -> None:
+        """:meth:`write` ``seat``'s vector into ``out``, and its mask of the ids ``legal``
+        into ``mask``: a memoryview of ``NUM_ACTIONS`` bytes, an ``int8`` row's
+        (``batch[i].data``) or, cheaper to write, the same bytes unsigned
+        (:func:`mask_view`), which take the mask in one copy."""
+        self.write(game, seat, out)
+        marks = self._marks  # all 0 between calls
+        for a in legal:
+            marks[a] = 1
+        try:
+            mask[:] = marks
+        except ValueError:  # a signed view (formats differ): item by item
+            mask[:] = _NO_MASK
+            for a in legal:
+                mask[a] = 1
+        finally:
+            for a in legal:
+                marks[a] = 0
 
     def vector(self, game: Game, seat: int) -> npt.NDArray[np.float32]:
         """``seat``'s observation vector as a new ``float32`` array."""
@@ -452,7 +483,8 @@ class TableObserver:
 
     def _fill(self, game: Game, seat: int) -> vec[i32]:  # noqa: C901 (measured in tests/test_complexity.py)
         """``seat``'s observation vector as float32 encodings (the comment at _encodings)."""
-        out = self._blank[0:_OBS_SIZE]  # a copy
+        self._follow_pile(game)
+        out = self._base[0:_OBS_SIZE]  # a copy, the pile's counts written in
         enc = self._enc
         zero = self._zero
         n = self.n
@@ -488,11 +520,6 @@ class TableObserver:
         discard = game.discard
         if discard:
             out[_TOP + discard[-1].index] = _ONE
-            counts = self._discard_counts(discard)
-            for i in range(_K):
-                count = counts[i]
-                if count:
-                    out[_DISCARD + i] = enc[zero + count]
         turn = game.turn
         drawn = game.drawn
         if drawn is not None and seat == turn:
@@ -502,9 +529,11 @@ class TableObserver:
             out[_COLOUR + _position(_COLOUR_LIST, colour)] = _ONE
         if turn is not None and phase is not OVER:
             out[_TO_ACT + (turn - seat) % n] = _ONE
-        for t in game.uno_window:
-            if t != seat:
-                out[_CATCH + (t - seat) % n - 1] = _ONE
+        window = game.uno_window
+        if window:  # mostly empty: no iterator made then
+            for t in window:
+                if t != seat:
+                    out[_CATCH + (t - seat) % n - 1] = _ONE
         if game.wd4 is not None:
             out[_WD4] = _ONE
         void = self.tracker.void if self.mode != "none" else None
@@ -549,21 +578,44 @@ class TableObserver:
             return self._enc[at]
         return i32(_f32_bits(float(value)))  # a stack that outgrew the deck's penalties
 
-    def _discard_counts(self, pile: list[Card]) -> vec[i64]:
-        # Only the new tail is counted, once the previous pile is checked to be its prefix
-        # (a reshuffle, a Discard All burying cards under its top or a knocked-out hand put
-        # at the bottom restart the count). Cards are interned: equal is identical.
-        old = self._pile
-        size = len(old)
-        counts = self._counts
-        if len(pile) < size or (size and (pile[size - 1] is not old[-1] or pile[:size] != old)):
-            counts = self._counts = vec[i64]([0] * _K)
+    def _follow_pile(self, game: Game) -> None:
+        """Bring the discard pile's counts (and :attr:`_base`) up to date with the game.
+
+        Only the cards added since the last call are counted, when the pile can only have
+        grown at its end: the same list (a reshuffle or a new deal makes a new one), at
+        least as long, the same card where the last counted one was, and no seat knocked
+        out since (its hand may go under the pile: A27, ``bottom_of_discard``). A Discard
+        All lifts its top to bury cards under it (A09): the first buried card then stands
+        where the top was, and unless it is the same card (interned: equal is identical),
+        which leaves the counts right, the pile is counted again, as in every other case."""
+        pile = game.discard
+        size = self._pile_size
+        outs = _out_count(game.out)
+        if (
+            pile is not self._pile
+            or len(pile) < size
+            or outs != self._pile_outs
+            or (size and pile[size - 1] is not self._pile_last)
+        ):
+            self._pile = pile
+            self._pile_outs = outs
+            self._counts = vec[i64]([0] * _K)
+            self._base = self._blank[0:_OBS_SIZE]
             size = 0
-        if len(pile) != size:
-            for card in pile[size:]:
-                counts[card.index] += 1
-            self._pile = pile[:]
-        return counts
+        end = len(pile)
+        if end == size:
+            return
+        counts = self._counts
+        base = self._base
+        enc = self._enc
+        zero = self._zero
+        for j in range(size, end):
+            i = pile[j].index
+            count = counts[i] + 1
+            counts[i] = count
+            base[_DISCARD + i] = enc[zero + count]
+        self._pile_size = end
+        self._pile_last = pile[end - 1]
 
 
 class TurnCore:
@@ -685,6 +737,24 @@ class LearnerCore:
         fields = (self.game, self.seat, self.legal, self.choosers, self.fast, self.steps)
         return _learner_core, (self.observer, self.max_steps, self.game_steps, *fields)
 
+    def start(self, game: Game) -> bool:
+        """Begin the episode of a new ``game`` for a table whose opponents choose from their
+        ids alone: the observer started, the counts at 0, the opponents' moves played up
+        to the learner's first decision (:meth:`TableObserver.play_others`) and its legal
+        ids found. Returns whether the learner is to act (``False``: the game ended or the
+        learner was knocked out before its first decision; :attr:`legal` is then empty)."""
+        self.game = game
+        observer = self.observer
+        observer.start(game)
+        seat = self.seat
+        self.steps = 0
+        self.game_steps = observer.play_others(game, seat, self.choosers)
+        if game.phase is OVER or game.out[seat]:
+            self.legal = []
+            return False
+        self.legal = game.legal_ids(seat)
+        return True
+
     def advance(self, aid: int, out: memoryview, mask: memoryview) -> bool:
         """Play the learner's legal id ``aid``, then the opponents until the learner is to
         act again (:meth:`TableObserver.advance`). Returns ``True`` when the episode goes on
@@ -739,6 +809,12 @@ def int32_view(row: Any) -> memoryview:
     return memoryview(row).cast("B").cast("i")
 
 
+def mask_view(row: Any) -> memoryview:
+    """An ``int8`` mask row's bytes as a memoryview of unsigned bytes, the cheaper target of
+    :meth:`TableObserver.write_row` (the rows of the envs' mask arrays; masks are 0 or 1)."""
+    return memoryview(row).cast("B")
+
+
 def _learner_core(
     observer: TableObserver,
     max_steps: int,
@@ -766,18 +842,9 @@ def _turn_core(
     return core
 
 
-def _restored(
-    rules: RuleSet,
-    n: int,
-    mode: str,
-    tracker: VoidTracker,
-    pile: list[Card],
-    counts: list[int],
-) -> TableObserver:
+def _restored(rules: RuleSet, n: int, mode: str, tracker: VoidTracker) -> TableObserver:
     """A :class:`TableObserver` unpickled: built anew, then given the state it had."""
     observer = TableObserver(rules, n)
     observer.mode = mode
     observer.tracker = tracker
-    observer._pile = pile
-    observer._counts = vec[i64](counts)
     return observer

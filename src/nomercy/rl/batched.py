@@ -39,6 +39,7 @@ from nomercy.rl._common import (
     check_max_steps,
     check_obs_format,
     check_reward,
+    draw_game_seed,
     end_rewards,
     explain_illegal,
     flat_observation_space,
@@ -271,7 +272,7 @@ class SelfPlayVectorEnv:
                 if base is not None and base < 0:  # numpy takes non-negative seeds only
                     base &= (1 << 128) - 1
                 rng = self._seed_rngs[i] = np.random.default_rng(base)
-            game_seed = int(rng.integers(0, 2**63))
+            game_seed = draw_game_seed(rng)
         game = new_game(
             self.num_players, rules=self.rules, seed=game_seed, deal_version=self.deal_version
         )

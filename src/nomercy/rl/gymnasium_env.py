@@ -17,7 +17,7 @@ from gymnasium import spaces
 from nomercy.core.dealing import DEAL_VERSION
 from nomercy.core.game import Game
 from nomercy.encoding.actions import NUM_ACTIONS
-from nomercy.encoding.fast import int32_view
+from nomercy.encoding.fast import int32_view, mask_view
 from nomercy.encoding.observations import OBS_SIZE
 from nomercy.rl._common import (
     LegalDiscrete,
@@ -147,13 +147,13 @@ class NoMercyEnv(gym.Env[Obs, np.int64]):
         self._row = np.zeros(OBS_SIZE, dtype=np.float32)
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._row_view = int32_view(self._row)  # write()'s cheaper target
-        self._mask_view = self._mask.data
+        self._mask_view = mask_view(self._mask)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # Pickling and deepcopy make the action space a plain Discrete: re-attach the mask;
         # memoryviews do not pickle: take them of the restored arrays.
         state["_row_view"] = int32_view(state["_row"])
-        state["_mask_view"] = state["_mask"].data
+        state["_mask_view"] = mask_view(state["_mask"])
         self.__dict__.update(state)
         self.action_space = LegalDiscrete(NUM_ACTIONS, self.action_masks)
 

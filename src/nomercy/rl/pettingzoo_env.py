@@ -44,6 +44,7 @@ from nomercy.rl._common import (
     check_render_mode,
     check_reward,
     check_seed,
+    draw_game_seed,
     end_rewards,
     explain_illegal,
     flat_observation_space,
@@ -281,7 +282,7 @@ class raw_env(AECEnv[str, Obs, int]):
                 if base is not None and base < 0:  # numpy takes non-negative seeds only
                     base &= (1 << 128) - 1
                 self._seed_rng = np.random.default_rng(base)
-            game_seed = int(self._seed_rng.integers(0, 2**63))
+            game_seed = draw_game_seed(self._seed_rng)
         self._game_seed = game_seed
         self._started = False  # until the deal succeeds (it may refuse, NM-4)
         self._game = None

@@ -14,7 +14,7 @@ play the same games for the same seeds.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -28,7 +28,7 @@ from nomercy.core.actions import Action
 from nomercy.core.dealing import DEAL_VERSION
 from nomercy.core.game import Game, new_game
 from nomercy.core.ids import ID_KIND, K_CATCH, K_UNO
-from nomercy.encoding.actions import NUM_ACTIONS, PASS_ID
+from nomercy.encoding.actions import PASS_ID
 from nomercy.encoding.fast import LearnerCore, TableObserver
 from nomercy.encoding.observations import ObservationEncoder
 from nomercy.rl._common import (
@@ -41,6 +41,7 @@ from nomercy.rl._common import (
     check_max_steps,
     check_out_of_turn,
     check_reward,
+    draw_game_seed,
     end_rewards,
     explain_illegal,
     hand_rewards,
@@ -56,9 +57,6 @@ __all__ = ["LearnerTable", "Step"]
 #: the reason an illegal id was refused in ``"penalize"`` mode (else ``None``).
 Step = tuple[float, bool, bool, str | None]
 
-# A mask row of no legal id, copied over a row whose episode has ended.
-_NO_MASK = memoryview(bytes(NUM_ACTIONS)).cast("b")
-
 
 class LearnerTable:
     """One learner against ``len(opponents)`` bots (2-6 seats in all): the arguments are
@@ -70,7 +68,8 @@ class LearnerTable:
     The learner's observation is the raw vector (:data:`~nomercy.encoding.OBS_SIZE` float32
     entries, unscaled) and its mask an ``int8`` row of ``NUM_ACTIONS`` entries, both written
     into buffers the caller owns (``memoryview`` s: ``batch[i].data``, or cheaper to write,
-    :func:`~nomercy.encoding.fast.int32_view` of ``batch[i]``). :attr:`game`
+    :func:`~nomercy.encoding.fast.int32_view` of an observation row and
+    :func:`~nomercy.encoding.fast.mask_view` of a mask row). :attr:`game`
     runs with ``record_events`` off unless a bot reads the history or per-hand rewards need
     the events (docs/rl.md, "Speed").
     """
@@ -120,6 +119,8 @@ class LearnerTable:
         self._declined: set[int] = set()
         self._bots: dict[int, Bot] = {}
         self._random: dict[int, bool] = {}  # seat -> a RandomBot (it picks among ids)
+        self._pool: list[RandomBot] = []  # a fast table's opponents, re-seeded per episode
+        self._seated: list[int] = []  # the seats of _pool's bots (in _bots, core.choosers)
         self._history = full_view
         self._offered = False  # the learner's decision is an offered out-of-turn one
         self._per_hand = self.reward == "points" and self.rules.scoring_enabled
@@ -150,7 +151,9 @@ class LearnerTable:
 
     @property
     def bots(self) -> dict[int, Bot]:
-        """The bots of this episode by seat (each seeded from :attr:`np_random`)."""
+        """The bots of this episode by seat (each seeded from :attr:`np_random`). A table
+        whose opponents are all ``random`` keeps its :class:`RandomBot` s from one episode
+        to the next, reseeded (:meth:`RandomBot.reseed`); other bots are made anew."""
         return self._bots
 
     @property
@@ -182,38 +185,33 @@ class LearnerTable:
             seat = self.learner_seat if self.learner_seat is not None else int(rng.integers(0, n))
             core.seat = seat
             others = [s for s in range(n) if s != seat]
-            self._bots = {
-                s: make_bot(name, seed=int(rng.integers(0, 2**31)))
-                for s, name in zip(others, self.opponents, strict=True)
-            }
-            self._random = {s: type(bot) is RandomBot for s, bot in self._bots.items()}
-            # Every opponent's choice of an id, for the compiled step (the same generator
-            # calls as choose_action: RandomBot.id_chooser).
-            choosers: list[Callable[[list[int]], int] | None] = [None] * n
             if self._fast:
-                for s, bot in self._bots.items():
-                    choosers[s] = cast(RandomBot, bot).id_chooser()
-            core.choosers = choosers
+                self._reseed_random_bots(others, rng)
+            else:
+                self._bots = {
+                    s: make_bot(name, seed=int(rng.integers(0, 2**31)))
+                    for s, name in zip(others, self.opponents, strict=True)
+                }
+                self._random = {s: type(bot) is RandomBot for s, bot in self._bots.items()}
+                core.choosers = [None] * n
             game = new_game(
                 n,
                 rules=self.rules,
-                seed=int(rng.integers(0, 2**63)),
+                seed=draw_game_seed(rng),
                 deal_version=self.deal_version,
             )
-            core.game = game
-            self.observer.start(game)
-            core.steps = 0
-            core.game_steps = 0
             self._declined = set()
             if self._fast:  # the bots' moves in compiled code, as advance() plays them
-                core.game_steps = self.observer.play_others(game, seat, choosers)
                 self._offered = False
-                live = not game.is_over and not game.out[seat]
-                core.legal = game.legal_ids(seat) if live else []
+                live = core.start(game)
             else:
+                core.game = game
+                self.observer.start(game)
+                core.steps = 0
+                core.game_steps = 0
                 self._play_bots()
-            # A game the bots finish before the learner's first turn is dealt again.
-            if not game.is_over and not game.out[seat]:
+                live = not game.is_over and not game.out[seat]
+            if live:  # a game the bots finish before the learner's first turn: a new deal
                 break
         core.fast = self._fast
 
@@ -289,10 +287,8 @@ class LearnerTable:
 
     def write(self, out: memoryview, mask: memoryview) -> None:
         """Write the learner's observation into ``out`` and its mask into ``mask``."""
-        self.observer.write(self.require_game(), self.core.seat, out)
-        mask[:] = _NO_MASK
-        for a in self.core.legal:
-            mask[a] = 1
+        core = self.core
+        self.observer.write_row(self.require_game(), core.seat, core.legal, out, mask)
 
     def observation(self) -> npt.NDArray[np.float32]:
         """The learner's observation vector now, a new array (raw, unscaled)."""
@@ -319,6 +315,28 @@ class LearnerTable:
         return explain_illegal(self.require_game(), self.core.seat, action, who)
 
     # ------------------------------------------------------------------ internals
+    def _reseed_random_bots(self, others: list[int], rng: np.random.Generator) -> None:
+        """Give the opponents at ``others`` (all ``random``, a :attr:`_fast` table) this
+        episode's seeds, drawn from ``rng`` in seat order as ``make_bot`` would take them.
+
+        The table's :class:`RandomBot` s are made once and re-seeded in place: a bot's state
+        is its generator alone (:meth:`RandomBot.reseed`), so they make the same choices as
+        new ones would, without building a bot per episode."""
+        bots = self._pool
+        if not bots:
+            bots = self._pool = [RandomBot() for _ in self.opponents]
+        for bot in bots:
+            bot.reseed(int(rng.integers(0, 2**31)))
+        if self._seated != others:  # the bots' seats (the first episode, a drawn seat)
+            self._seated = others
+            self._bots = dict(zip(others, bots, strict=True))
+            self._random = dict.fromkeys(others, True)
+            choosers: list[Callable[[list[int]], int] | None] = [None] * self.n
+            for s, random_bot in zip(others, bots, strict=True):
+                # The same generator calls as choose_action (RandomBot.id_chooser).
+                choosers[s] = random_bot.id_chooser()
+            self.core.choosers = choosers
+
     def _apply(self, aid: int, seat: int) -> None:
         game = self.require_game()
         if self._per_hand:

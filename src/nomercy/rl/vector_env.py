@@ -25,7 +25,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from nomercy.encoding.actions import NUM_ACTIONS
-from nomercy.encoding.fast import advance_tables, int32_view
+from nomercy.encoding.fast import advance_tables, int32_view, mask_view
 from nomercy.encoding.observations import OBS_SIZE
 from nomercy.rl._common import (
     IllegalActionIdError,
@@ -122,7 +122,7 @@ class NoMercyVectorEnv(VectorEnv):
         self._vectors = np.zeros_like(self._raw) if self._flat else self._raw
         self._masks = np.zeros((num_envs, NUM_ACTIONS), dtype=np.int8)
         self._raw_rows = [int32_view(row) for row in self._raw]  # write()'s cheaper target
-        self._mask_rows = [row.data for row in self._masks]
+        self._mask_rows = [mask_view(row) for row in self._masks]
         self._cores = [table.core for table in self.tables]
         self._seats = np.zeros(num_envs, dtype=np.int64)
         self._all = np.ones(num_envs, dtype=np.bool_)
@@ -143,7 +143,7 @@ class NoMercyVectorEnv(VectorEnv):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._raw_rows = [int32_view(row) for row in self._raw]
-        self._mask_rows = [row.data for row in self._masks]
+        self._mask_rows = [mask_view(row) for row in self._masks]
         self.action_space = LegalMultiDiscrete(NUM_ACTIONS, self.num_envs, self.action_masks)
 
     # ------------------------------------------------------------------ gymnasium API
