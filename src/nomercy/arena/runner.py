@@ -204,7 +204,7 @@ def finishing_ranks(game: Game, last_hand: HandStats) -> tuple[int, ...]:
             elif s in step_of:
                 keys.append((2, -step_of[s]))
             else:
-                keys.append((1, len(game.hands[s])))
+                keys.append((1, len(game.hand_of(s))))
     ordered = sorted(keys)
     # 1 + the number of keys strictly smaller: equal keys share a rank.
     return tuple(1 + bisect.bisect_left(ordered, key) for key in keys)

@@ -189,7 +189,7 @@ class PlayReader:
         for s in range(game.n):
             if s == me:
                 continue
-            now = Counter(game.hands[s])
+            now = Counter(game.hand_of(s))
             came = now - before[s]
             gone = before[s] - now
             if game.out[s] or (came and gone):
@@ -226,12 +226,12 @@ def deal_weights(
         w = 1.0
         for e in evidence:
             seat = e.seat
-            hand = deal.hands[seat]
+            hand = deal.hand_of(seat)
             # The cards it received since are any of its unknown ones (dealt last): a deal's
             # hidden cards are in random order, so dropping the last ones is a fair guess.
             kept = hand[: len(hand) - e.received] if e.received else hand
             then = [*kept, *e.since]
-            if len(then) != len(e.game.hands[seat]):
+            if len(then) != len(e.game.hand_of(seat)):
                 continue  # not the hand it had then (cannot happen while the evidence holds)
             try:
                 game = with_cards(e.game, seat, then)

@@ -372,7 +372,7 @@ def _show_hand(game: Game, seat: int | None, before: list[str] | None, out: Text
     """With ``--seat``: print the seat's hand when it differs from ``before``; return it."""
     if seat is None:
         return []
-    hand = sorted(c.code for c in game.hands[seat])
+    hand = sorted(c.code for c in game.hand_of(seat))
     if hand != before:
         shown = " ".join(hand) if hand else "(empty)"
         print(f"    {game.names[seat]}'s hand ({len(hand)}): {shown}", file=out)
@@ -415,7 +415,7 @@ def _result_lines(game: Game, actions: int) -> list[str]:
             "Scores: " + ", ".join(f"{n} {s}" for n, s in zip(names, game.scores, strict=True))
         )
     else:  # NM-39: a single hand is won, not scored; say who was left holding what
-        held = [f"{names[s]} {len(game.hands[s])}" for s in range(game.n) if not game.out[s]]
+        held = [f"{names[s]} {len(game.hand_of(s))}" for s in range(game.n) if not game.out[s]]
         lines.append("Cards left: " + ", ".join(held))
     out = [names[s] for s in range(game.n) if game.out[s]]
     if out:
