@@ -533,12 +533,15 @@ class TableObserver:
         """Write how many of each card ``cards`` holds at ``out[base + Card.index]``."""
         counts = self._scratch  # all 0 between calls
         enc = self._enc
-        zero = self._zero
+        # Native integers (i64) for the index arithmetic: compiled, an int is a tagged
+        # value whose every sum is a checked call.
+        zero = i64(self._zero)
+        start = i64(base)
         for card in cards:
-            i = card.index
+            i = i64(card.index)
             count = counts[i] + 1
             counts[i] = count
-            out[base + i] = enc[zero + count]
+            out[start + i] = enc[zero + count]
         for card in cards:
             counts[card.index] = 0
 
