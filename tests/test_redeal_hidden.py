@@ -97,12 +97,14 @@ def twin(g: Game, seat: int, rng: random.Random) -> Game:
         fits = [c for c in pool if is_playable(g, c) and not g.restricted_cards[c.index]]
         t.drawn = fits[0] if fits else real
         pool.remove(t.drawn)
+    hands = t.hands  # new lists, given back below
     for s, kept in keep.items():
         take = len(g.hands[s]) - len(kept) - (s == drawer)
-        t.hands[s] = kept + pool[:take]
+        hands[s] = kept + pool[:take]
         del pool[:take]
         if s == drawer:
-            t.hands[s].append(t.drawn)  # type: ignore[arg-type]
+            hands[s].append(t.drawn)  # type: ignore[arg-type]
+    t.hands = hands
     if drawer is not None and not wild_draw_allowed(t, drawer, t.drawn):  # type: ignore[arg-type]
         return twin(g, seat, rng)  # another deal: this hand could not play that wild
     aside = len(g.set_aside)

@@ -15,6 +15,8 @@ import pytest
 
 import nomercy
 from nomercy import Game, IllegalActionError, Kind, Phase
+from nomercy.core.base import Wd4
+from nomercy.core.legality import wd4_played
 
 
 def classic(
@@ -184,6 +186,25 @@ def test_cx02b_innocent_wd4_challenger_draws_six_and_loses_turn() -> None:
     assert g.phase is Phase.PLAY
     assert g.pending is None
     assert g.colour is nomercy.Colour.BLUE
+
+
+def test_cl08_a_wild_in_hand_is_no_card_of_the_active_colour() -> None:
+    # CL-8: only a card of the active colour (red here) makes the Wild +4 guilty; a wild has
+    # no colour, so a second Wild +4 and a Wild in hand leave the play honest.
+    g = _cx02(["W+4", "W+4", "W", "G9"])
+    assert g.wd4 is not None and g.wd4.guilty is False
+    g.apply("challenge")
+    assert sizes(g) == [3, 9, 3]
+    assert g.to_act == 2
+
+
+def test_cl08_one_reading_of_the_guilt() -> None:
+    # The play and a re-deal both record the guilt through legality.wd4_played: no active
+    # colour (none to hold) is never guilty, a wild never counts as the colour.
+    g = classic([["W+4", "W", "R1"], ["Y1"], ["G7"]], discard=["R5"], draw_pile=["B1", "B2"])
+    assert wd4_played(g, 0, nomercy.Colour.RED).guilty is True
+    assert wd4_played(g, 0, nomercy.Colour.BLUE).guilty is False
+    assert wd4_played(g, 0, None) == Wd4(0, False, None)
 
 
 def test_cx02_accepting_the_wd4_draws_four_and_skips() -> None:

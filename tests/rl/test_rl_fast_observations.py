@@ -174,10 +174,12 @@ def test_the_observer_shows_no_hidden_card() -> None:
     # Two games that differ only in another seat's hand (same public state) look the same.
     game = nomercy.new_game(3, seed=8)
     other = Game.from_position(game.to_position())
-    a, b = other.hands[1], other.hands[2]
+    hands = other.hands  # new lists, given back below
+    a, b = hands[1], hands[2]
     a[0], b[0] = b[0], a[0]  # swap one card between two hidden hands
     if a[0] is b[0]:
         pytest.skip("the swapped cards are alike")
+    other.hands = hands
     for g in (game, other):
         g.known = {}
     first = TableObserver(game.rules, 3)

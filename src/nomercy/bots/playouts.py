@@ -33,6 +33,9 @@ import math
 import random
 from typing import TYPE_CHECKING, Final
 
+from librt.vecs import vec
+from mypy_extensions import i64
+
 from nomercy.core.base import PLAY, STACK_OR_ABSORB
 from nomercy.core.cards import COLOURS, Card, Colour, Kind
 from nomercy.core.dealing import randbelow
@@ -52,6 +55,7 @@ from nomercy.core.ids import (
 )
 from nomercy.core.legality import (
     AIM_SELF,
+    ALL_CARDS,
     aim_penalty,
     stack_floor_after,
     uno_due,
@@ -165,8 +169,8 @@ def heuristic_choice(  # noqa: C901, PLR0915 (measured in tests/test_complexity.
     card once, in hand order, then its variants), as tests/bots/test_ismcts_bot.py checks.
     """
     cards_of = ID_CARD
-    hands = game.hands
-    hand = hands[seat]
+    hands = game.hand_ids  # the hands' card indices: sizes and a victim's Draw Cards
+    hand = game.hand_of(seat)
     n = game.n
     rules = game.rules
     out = game.out
@@ -243,9 +247,10 @@ def heuristic_choice(  # noqa: C901, PLR0915 (measured in tests/test_complexity.
                     top = answers.get(victim, -1)
                     if top < 0:
                         top = 0
-                        for c in hands[victim]:
-                            if c.draw_value > top:
-                                top = c.draw_value
+                        for i in hands[victim]:
+                            held = ALL_CARDS[i].draw_value
+                            if held > top:
+                                top = held
                         answers[victim] = top
                     if top < value:  # the victim holds no Draw Card of at least this value
                         score += value + (10.0 if two else 0.0) + 12.0 * _threat(vsize)
@@ -276,7 +281,8 @@ def heuristic_choice(  # noqa: C901, PLR0915 (measured in tests/test_complexity.
                             smallest = other
                 score += 10.0 * (rest - smallest)
         elif code == _C_ZERO and zero:
-            score += 10.0 * (rest - len(hands[prev]))
+            given: int = len(hands[prev])
+            score += 10.0 * (rest - given)
         if score > best:
             best, best_card = score, card
     if first < 0:
@@ -324,7 +330,7 @@ def greedy_action(game: Game, seat: int, actions: list[int], rng: random.Random)
         kinds = ID_KIND
         colours = [a for a in actions if kinds[a] == K_COLOUR]
         if colours:
-            fav = _favourite(game.hands[seat])
+            fav = _favourite(game.hand_of(seat))
             for a in colours:
                 if ID_COLOUR[a] is fav:
                     return a
@@ -363,10 +369,9 @@ def _variant(game: Game, seat: int, variants: list[int]) -> int:
         return variants[0]
     card = ID_CARD[variants[0]]
     assert card is not None
-    hands = game.hands
     # A wild has no colour, so the favourite of the rest of the hand is the hand's.
-    fav = _favourite(hands[seat]) if card.is_wild else None
-    return _pick(hands, seat, game.n, variants, fav)
+    fav = _favourite(game.hand_of(seat)) if card.is_wild else None
+    return _pick(game.hand_ids, seat, game.n, variants, fav)
 
 
 def _favourite(hand: list[Card]) -> Colour:
@@ -381,9 +386,7 @@ def _favourite(hand: list[Card]) -> Colour:
     return best
 
 
-def _pick(
-    hands: list[list[Card]], seat: int, n: int, variants: list[int], fav: Colour | None
-) -> int:
+def _pick(hands: vec[vec[i64]], seat: int, n: int, variants: list[int], fav: Colour | None) -> int:
     """Among ``variants``, plays of one card: the one naming ``fav`` (``None`` for a
     coloured card), then the smallest target hand, then the UNO call.
 
@@ -451,10 +454,10 @@ def one_per_card(game: Game, seat: int, actions: list[int]) -> list[int]:
             while j < size and cards[actions[j]] is card:
                 j += 1
             if j - i > 1:
-                hands = game.hands
+                hands = game.hand_ids
                 if card.is_wild:
                     if fav is None:
-                        fav = _favourite(hands[seat])
+                        fav = _favourite(game.hand_of(seat))
                     a = _pick(hands, seat, game.n, actions[i:j], fav)
                 else:
                     a = _pick(hands, seat, game.n, actions[i:j], None)
@@ -532,12 +535,12 @@ def rewards(game: Game) -> list[float]:
     threshold = game.rules.facts.mercy_limit
     mercy = threshold > 0
     out = game.out
-    hands = game.hands
+    hands = game.hand_ids
     strengths = [0.0] * n
     for s in range(n):
         if out[s]:
             continue
-        size = len(hands[s])
+        size: int = len(hands[s])
         value = -0.35 * size
         if mercy:
             distance = threshold - size

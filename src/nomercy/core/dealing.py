@@ -18,6 +18,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from librt.vecs import append, vec
 from mypy_extensions import i64
 
 from nomercy.core.base import (
@@ -179,6 +180,8 @@ class DealStream:
             i -= 1
 
 
+#: An empty hand: no room, so each hand's first append makes its own vector.
+_NO_CARDS: Final[vec[i64]] = vec[i64]()
 _DECKS: Final[dict[tuple[tuple[str, int], ...], tuple[Card, ...]]] = {}
 
 
@@ -355,7 +358,6 @@ def deal(g: Game, *, choose_dealer: bool = False) -> None:
             f"a deck of {len(deck)} cards cannot deal {r.hand_size} cards to "
             f"{n} players and start a discard pile"
         )
-    g.hands = [[] for _ in range(n)]
     g.out = [False] * n
     g.n_active = n
     g.uno_called = [False] * n
@@ -370,9 +372,12 @@ def deal(g: Game, *, choose_dealer: bool = False) -> None:
     g.direction = 1
     g.hand_winner = None
     g._draw = deck  # top = end
+    hands = vec[vec[i64]]([_NO_CARDS] * n)  # Game.hand_ids: each hand's Card.index values
     for _ in range(r.hand_size):
         for i in range(1, n + 1):
-            g.hands[(g.dealer + i) % n].append(g._draw.pop())
+            s = (g.dealer + i) % n
+            hands[s] = append(hands[s], deck.pop().index)
+    g.hand_ids = hands
     g.discard = []
     g.turn = (g.dealer + 1) % n
     g.phase = PLAY

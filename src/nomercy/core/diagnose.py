@@ -35,7 +35,7 @@ def diagnose(g: Game, action: Action) -> tuple[str, str]:  # noqa: C901 (measure
         return "the game is over", "NM-38"
     if g.out[seat]:
         return f"{who} is knocked out and takes no further part", "NM-34"
-    hand = g.hands[seat]
+    hand = g.hand_of(seat)
     if isinstance(action, CallUno):
         if g.uno_called[seat]:
             return f"{who} has already called UNO", "NM-37"
@@ -44,7 +44,7 @@ def diagnose(g: Game, action: Action) -> tuple[str, str]:  # noqa: C901 (measure
         t = action.target
         if not 0 <= t < g.n or t == seat:
             return f"{who} cannot catch seat {t}", "NM-37"
-        if len(g.hands[t]) != 1 or g.uno_called[t]:
+        if len(g.hand_ids[t]) != 1 or g.uno_called[t]:
             return f"{g.names[t]} does not hold one uncalled card", "NM-37"
         return f"the window to catch {g.names[t]} has closed", "NM-37"
     turn = g.turn

@@ -14,7 +14,7 @@ gives the same game.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, cast
 
@@ -99,10 +99,12 @@ from nomercy.core.legality import (
     NUM_CARDS,
     aim_penalty,
     compute_legal,
+    holds_colour,
     playable_flags,
     tables,
     turn_after_play,
     turn_after_resolution,
+    wd4_played,
     wild_draw_allowed,
 )
 from nomercy.core.redeal import Redealer, view_position
@@ -116,19 +118,9 @@ if TYPE_CHECKING:
 __all__ = ["EngineError", "Game", "Phase", "new_game"]
 
 
-def _remove_card(cards: list[Card], card: Card) -> None:
-    """``cards.remove(card)`` by identity (cards are interned). ``list.remove`` compares with
-    ``==``, which costs a slow rich comparison per card in pure Python (``Card`` defines
-    ``__lt__``, so it has no C-level equality)."""
-    for i, held in enumerate(cards):
-        if held is card:
-            cards.pop(i)  # compiled, a native call; ``del cards[i]`` is a generic one
-            return
-    raise ValueError(f"{card} is not in the list")
-
-
-#: An empty entry of ``Game.known_ids``. Shared, and safe to: it has no room (an append
-#: makes a new vector) and nothing is ever popped from or written into an empty one.
+#: An empty entry of ``Game.known_ids`` or ``Game.hand_ids``. Shared, and safe to: it has no
+#: room (an append makes a new vector) and nothing is ever popped from or written into an
+#: empty one.
 _NO_KNOWN: Final[vec[i64]] = vec[i64]()
 #: Per size, an all-zero vector, an all-False one and one of _NO_KNOWN entries: slices of them
 #: are copies made at once (a vector made from a list takes its items one by one).
@@ -161,6 +153,17 @@ def _no_entries(size: int) -> vec[vec[i64]]:
     return found[0:size]
 
 
+def _indices(cards: Iterable[object]) -> vec[i64]:
+    """The ``Card.index`` of each of ``cards``, packed (a hand's storage). Items are read as
+    objects, so both builds raise the same error for anything but a card."""
+    found = _NO_KNOWN
+    for c in cards:
+        if not isinstance(c, Card):
+            raise TypeError(f"a hand holds Card objects, not {c!r}: use Card('R7')")
+        found = append(found, c.index)
+    return found
+
+
 #: The legal ids of no seat (shared and never changed: callers get copies).
 _NO_IDS: Final[list[int]] = []
 #: The events of a step with ``record_events`` off: ``_emit`` adds nothing to it (shared and
@@ -188,7 +191,9 @@ class Game:
     behind them (docs/architecture.md, "The state contract"). Compiled, each field is a
     native slot: reading one costs what a private read did.
 
-    - Table and turn: ``rules``, ``n``, ``names``, ``hands`` (``list[list[Card]]``),
+    - Table and turn: ``rules``, ``n``, ``names``, ``hand_ids`` (per seat, its cards'
+      ``Card.index`` in hand order, ``vec[vec[i64]]``: the hands' one storage; ``hands``
+      and :meth:`hand_of` make ``Card`` lists of it on each read, :meth:`give` adds cards),
       ``out``, ``n_active`` (seats not knocked out), ``turn``, ``direction`` (1 or -1),
       ``phase``, ``drawn``, ``draw_mode`` (how the seat now deciding on ``drawn`` drew,
       A02/A03), ``dealer``, ``key`` (the shuffle key), ``deal_version`` (the generator
@@ -234,7 +239,9 @@ class Game:
         self.rules = rules
         self.n = len(names)
         self.names = list(names)
-        self.hands: list[list[Card]] = [[] for _ in names]
+        # Each seat's hand, packed: the cards' Card.index in hand order (librt.vecs; compiled,
+        # read and written unboxed). ``hands`` makes Card lists of them on each read.
+        self.hand_ids: vec[vec[i64]] = _no_entries(self.n)
         self.out = [False] * self.n
         self.uno_called = [False] * self.n
         self.uno_window: set[int] = set()
@@ -343,7 +350,7 @@ class Game:
         g = Game.__new__(Game)
         d = _get_fields(self)
         d["names"] = list(self.names)
-        d["hands"] = [list(h) for h in self.hands]
+        d["hand_ids"] = _copy_rows(self.hand_ids)
         d["out"] = list(self.out)
         d["uno_called"] = list(self.uno_called)
         d["uno_window"] = set(self.uno_window)
@@ -352,9 +359,9 @@ class Game:
         d["set_aside"] = list(self.set_aside)
         d["pending_chain"] = list(self.pending_chain)
         d["scores"] = list(self.scores)
-        d["known_ids"] = _copy_known(self.known_ids)
+        d["known_ids"] = _copy_rows(self.known_ids)
         d["known_on"] = self.known_on[0 : len(self.known_on)]
-        d["known_held"] = _copy_known(self.known_held)
+        d["known_held"] = _copy_rows(self.known_held)
         d["log"] = list(self.log)
         d["_public"] = list(self._public)
         d["warnings"] = list(self.warnings)
@@ -375,7 +382,8 @@ class Game:
         fields = _get_fields(self)
         for name in _PACKED:
             del fields[name]
-        fields["known_ids"] = [list(v) for v in self.known_ids]  # vectors do not pickle
+        fields["hand_ids"] = [list(v) for v in self.hand_ids]  # vectors do not pickle
+        fields["known_ids"] = [list(v) for v in self.known_ids]
         fields["known_on"] = list(self.known_on)
         fields["known_held"] = [list(v) for v in self.known_held]
         return _restored, (fields,)
@@ -466,6 +474,35 @@ class Game:
         return len(self._draw)
 
     @property
+    def hands(self) -> list[list[Card]]:
+        """Every seat's hand in hand order, as new ``Card`` lists made from ``hand_ids`` on
+        each read: changing them changes nothing (assign a whole list of hands, or use
+        :meth:`give`). :meth:`hand_of` makes one seat's."""
+        return [[ALL_CARDS[i] for i in hand] for hand in self.hand_ids]
+
+    @hands.setter
+    def hands(self, value: list[list[Card]]) -> None:
+        if len(value) != self.n:
+            raise ValueError(f"hands: {len(value)} hands for {self.n} seats")
+        self.hand_ids = vec[vec[i64]]([_indices(hand) for hand in value])
+
+    def hand_of(self, seat: int) -> list[Card]:
+        """``hands[seat]`` without making every hand: a new list, in hand order."""
+        return [ALL_CARDS[i] for i in self.hand_ids[seat]]
+
+    def give(self, seat: int, cards: list[Card]) -> None:
+        """Put ``cards`` at the end of ``seat``'s hand as they are, with no rule applied (for
+        setting up positions and tests: a draw is an action, :meth:`step`).
+
+        Raises:
+            TypeError: an item of ``cards`` is not a :class:`Card` (the hand is unchanged).
+        """
+        hand = self.hand_ids[seat]
+        for i in _indices(cards):
+            hand = append(hand, i)
+        self.hand_ids[seat] = hand
+
+    @property
     def known(self) -> Mapping[tuple[int, int], list[Card]]:
         """(viewer, seat) -> the cards ``viewer`` knows ``seat`` holds, in the order learnt
         (viewer -1 is everyone): after a swap or pass (NM-29, NM-31), a public reveal (NM-30)
@@ -507,15 +544,16 @@ class Game:
             return None
         return [ALL_CARDS[i] for i in self.known_ids[k]]
 
-    def _learn(self, viewer: int, seat: int, cards: list[Card]) -> None:
-        """``viewer`` now knows that ``seat`` holds ``cards`` (and nothing else of it)."""
+    def _learn(self, viewer: int, seat: int, cards: vec[i64]) -> None:
+        """``viewer`` now knows that ``seat`` holds ``cards`` (card indices, a whole hand, and
+        nothing else of it)."""
         k = (viewer + 1) * self.n + seat
         row = self._held()[seat]  # shares its buffer: writes count
         for i in self.known_ids[k]:
             row[i] -= 1
-        for c in cards:
-            row[c.index] += 1
-        self.known_ids[k] = vec[i64]([c.index for c in cards])
+        for i in cards:
+            row[i] += 1
+        self.known_ids[k] = cards[0 : len(cards)]  # a copy: the hand's buffer moves on
         self.known_on[k] = True
         self.known_live = True
 
@@ -658,8 +696,9 @@ class Game:
         if self.jump_in:
             return True
         called = self.uno_called
-        for s, hand in enumerate(self.hands):  # noqa: SIM110 (a loop: no generator per call)
-            if len(hand) == 1 and not called[s]:
+        hands = self.hand_ids
+        for s in range(len(hands)):  # noqa: SIM110 (a loop: no generator per call)
+            if len(hands[s]) == 1 and not called[s]:
                 return True
         return False
 
@@ -944,21 +983,24 @@ class Game:
         return card
 
     def _receive(self, seat: int, card: Card) -> None:
-        self.hands[seat].append(card)
+        self.hand_ids[seat] = append(self.hand_ids[seat], card.index)
         if self.uno_called[seat] or seat in self.uno_window:
             self.uno_called[seat] = False
             self.uno_window.discard(seat)
 
     def _receive_all(self, seat: int, cards: list[Card]) -> None:
         """:meth:`_receive` for several cards at once (a non-empty list)."""
-        self.hands[seat].extend(cards)
+        hand = self.hand_ids[seat]
+        for c in cards:
+            hand = append(hand, c.index)
+        self.hand_ids[seat] = hand
         if self.uno_called[seat] or seat in self.uno_window:
             self.uno_called[seat] = False
             self.uno_window.discard(seat)
 
     def _over_limit(self, seat: int) -> bool:
         limit = self._mercy_limit
-        return limit > 0 and len(self.hands[seat]) >= limit
+        return limit > 0 and len(self.hand_ids[seat]) >= limit
 
     def _draw_cards(
         self, seat: int, count: int, *, per_card_mercy: bool
@@ -974,7 +1016,7 @@ class Game:
             knocked = False
             limit = self._mercy_limit
             if per_card_mercy and limit > 0:
-                first = max(1, limit - len(self.hands[seat]))
+                first = max(1, limit - len(self.hand_ids[seat]))
                 if first <= count:
                     take = first
                     knocked = True
@@ -1021,7 +1063,7 @@ class Game:
         starts again for it, so an earlier call does not carry over (the caller clears it),
         and A19 ``uno_on_received_single_card=False`` waives the duty.
         """
-        if len(self.hands[seat]) == 1:
+        if len(self.hand_ids[seat]) == 1:
             if not self.uno_called[seat] and (
                 not received or self.rules.uno_on_received_single_card
             ):
@@ -1040,7 +1082,6 @@ class Game:
         uno: bool,
         jump: bool,
     ) -> None:
-        hand = self.hands[seat]
         stacking = self.phase is STACK_OR_ABSORB
         if jump:
             self.turn = seat
@@ -1049,7 +1090,9 @@ class Game:
                 ("{} jumps in with an identical {} [C04]", self.names[seat], card.name),
                 seat,
             )
-        _remove_card(hand, card)
+        # The first copy of the card (cards are interned: any copy is the same card).
+        hand = remove(self.hand_ids[seat], card.index)
+        self.hand_ids[seat] = hand
         self.drawn = None
         if self.known_live:
             self._forget(seat, card)
@@ -1058,8 +1101,7 @@ class Game:
         r = self.rules
         if self.wd4 is None and card.kind is K_WILD_DRAW_FOUR and self.classic and r.wd4_challenge:
             # CL-8: remember whether the play was honest, for a challenge.
-            guilty = any(c.colour is self.colour for c in hand)
-            self.wd4 = Wd4(seat, guilty, self.colour)
+            self.wd4 = wd4_played(self, seat, self.colour)
         elif stacking:
             self.wd4 = None
         # Active colour (NM-11, A18). chain_colour_source="last_wild_named" reads S4 literally:
@@ -1073,7 +1115,7 @@ class Game:
                 self.colour = card.colour
         elif colour is not None and card.kind is not K_WILD_COLOUR_ROULETTE:
             self.colour = colour
-        elif card.draw_value and self.colour_on_resolution and not hand:
+        elif card.draw_value and self.colour_on_resolution and not len(hand):
             pass
         elif card.draw_value and self.colour_on_resolution:
             self.colour = None
@@ -1095,7 +1137,7 @@ class Game:
             )
         if card.kind is K_DISCARD_ALL and not stacking:
             mode = r.discard_all_mode
-            same = [c for c in hand if c.colour is card.colour]
+            same = self._of_colour(seat, card.colour)
             if same and mode == "choose_top_and_fire":
                 self.phase = DISCARD_ALL_TOP
                 self.turn = seat
@@ -1114,19 +1156,23 @@ class Game:
             # NM-37: a call belongs to the one-card hand it was made for; the hand this play
             # leaves (or a hand a 7 or 0 hands over) needs its own call.
             self.uno_called[seat] = False
-        if not hand:
+        if not len(self.hand_ids[seat]):
             self._last_card(seat, card, colour, target)
             return
         # A 7-swap or 0-pass already opened the seat's UNO duty for the hand it received.
         if not self._resolve(seat, card, colour, target, stacking) and (self.phase is not OVER):
             self._open_uno(seat)
 
+    def _of_colour(self, seat: int, colour: Colour | None) -> list[Card]:
+        """The cards of ``colour`` in ``seat``'s hand, in hand order (NM-27's shedding)."""
+        return [ALL_CARDS[i] for i in self.hand_ids[seat] if ALL_CARDS[i].colour is colour]
+
     def _bury(self, seat: int, cards: list[Card]) -> None:
         """NM-27: shed every other card of the Discard All's colour under it, effects ignored."""
-        hand = self.hands[seat]
         top = self.discard.pop()
+        hands = self.hand_ids
         for c in cards:
-            _remove_card(hand, c)
+            hands[seat] = remove(hands[seat], c.index)
             if self.known_live:
                 self._forget(seat, c)
             self.discard.append(c)
@@ -1153,9 +1199,9 @@ class Game:
             self.uno_called[seat] = True
             self.tally.uno_calls += 1  # NM-37
             self._emit(EK.UNO, ("{} calls UNO [NM-37]", self.names[seat]), seat)
-        if not self.hands[seat]:
+        if not len(self.hand_ids[seat]):
             self._end_hand(seat, "empty hand")
-        elif not any(c.colour is self.discard[-1].colour for c in self.hands[seat]):
+        elif not holds_colour(self, seat, self.discard[-1].colour):
             self._finish_discard_all(seat)
 
     def _finish_discard_all(self, seat: int) -> None:
@@ -1168,7 +1214,7 @@ class Game:
         self, seat: int, card: Card, colour: Colour | None, target: int | None, uno: bool
     ) -> None:
         """A09 choose_top_and_fire: the others go under, the chosen card goes on top and fires."""
-        others = [c for c in self.hands[seat] if c.colour is card.colour]
+        others = self._of_colour(seat, card.colour)
         others.remove(card)
         if others:
             self._bury(seat, others)
@@ -1186,10 +1232,8 @@ class Game:
             self.turn = self.next_active(seat)
         else:  # a Discard All choice ends
             if self.phase is DISCARD_ALL_TOP:
-                self._bury(
-                    seat, [c for c in self.hands[seat] if c.colour is self.discard[-1].colour]
-                )
-                if not self.hands[seat]:
+                self._bury(seat, self._of_colour(seat, self.discard[-1].colour))
+                if not len(self.hand_ids[seat]):
                     self._end_hand(seat, "empty hand")
                     return
             self._emit(EK.PASS, ("{} keeps the Discard All on top [A09]", self.names[seat]), seat)
@@ -1203,9 +1247,9 @@ class Game:
             self._resolve(seat, card, colour, target, False)
             if self.phase is OVER:
                 return
-            if self.phase is not ROULETTE_COLOUR and not self.hands[seat]:
+            if self.phase is not ROULETTE_COLOUR and not len(self.hand_ids[seat]):
                 self._end_hand(seat, "empty hand")
-            elif self.hands[seat]:
+            elif len(self.hand_ids[seat]):
                 self.pending_win = None
             return
         if eff == "win_immediately" or not card.draw_value:
@@ -1474,11 +1518,14 @@ class Game:
 
     def _draw_turn(self, seat: int) -> None:
         """NM-9 / A02 / A03 / CL-5: draw when not playing."""
-        hand = self.hands[seat]
         # The top card and the colour stay as they are while this seat draws (a reshuffle
         # keeps the top card), so one matching table serves the whole draw.
         flags = playable_flags(self)
-        has_playable = any(flags[c.index] and wild_draw_allowed(self, seat, c) for c in hand)
+        has_playable = False
+        for i in self.hand_ids[seat]:
+            if flags[i] and wild_draw_allowed(self, seat, ALL_CARDS[i]):
+                has_playable = True
+                break
         mode = self._voluntary_draw if has_playable else self._no_playable_action
         self.draw_mode = mode
         name = self.names[seat]
@@ -1663,12 +1710,12 @@ class Game:
                 ids[k] = cards
                 on[k] = True
         self.known_live = True
-        codes = [c.code for c in revealed]
-        name = self.names[victim]
         self.colour = self.roulette_colour or colour
         self.roulette_colour = None
         self.tally.cards_drawn += len(revealed)  # NM-30: the victim keeps the revealed cards
         if self.record_events:  # its texts and data read enum properties
+            codes = [c.code for c in revealed]
+            name = self.names[victim]
             self._emit(
                 EK.REVEAL,
                 (
@@ -1695,36 +1742,41 @@ class Game:
 
     def _swap(self, seat: int, target: int) -> None:
         """NM-31: swap whole hands with the chosen active player."""
-        hands = self.hands
-        mine, theirs = hands[seat], hands[target]
-        hands[seat], hands[target] = theirs, mine
-        self._swap_knowledge({seat: target, target: seat})
+        hands = self.hand_ids
+        mine = hands[seat]
+        theirs = hands[target]
+        hands[seat] = theirs
+        hands[target] = mine
+        if self.known_live:
+            moves = list(range(self.n))
+            moves[seat] = target
+            moves[target] = seat
+            self._swap_knowledge(moves)
         self._learn(seat, target, mine)
         self._learn(target, seat, theirs)
         self.tally.swaps += 1  # NM-31
-        self._emit(
-            EK.SWAP,
-            (
-                "{} swaps hands with {}: {} for {} [NM-31]",
-                self.names[seat],
-                self.names[target],
-                len(theirs),
-                len(mine),
-            ),
-            seat,
-            {"target": target},
-        )
+        if self.record_events:
+            self._emit(
+                EK.SWAP,
+                (
+                    "{} swaps hands with {}: {} for {} [NM-31]",
+                    self.names[seat],
+                    self.names[target],
+                    len(theirs),
+                    len(mine),
+                ),
+                seat,
+                {"target": target},
+            )
         # NM-37 (S0): a hand received in a swap is a new hand; the target's old call is void.
         # The player's flag is the call made with this play (Play.uno), for the hand received.
         self.uno_called[target] = False
         self._open_uno(target, received=True)
         self._open_uno(seat, received=True)
 
-    def _swap_knowledge(self, moves: dict[int, int]) -> None:
-        """Cards known to be in seat s are now in seat moves[s]; an emptied entry, and what a
-        viewer knew of the hand it now holds, go."""
-        if not self.known_live:
-            return
+    def _swap_knowledge(self, moves: list[int]) -> None:
+        """Cards known to be in seat s are now in seat moves[s] (every seat listed); an
+        emptied entry, and what a viewer knew of the hand it now holds, go."""
         n = self.n
         old = self.known_ids
         was = self.known_on
@@ -1734,14 +1786,14 @@ class Game:
         # The counts move with the hands (read from a copy: a pass moves them round).
         held = self.known_held
         rows = held[0 : len(held)]
-        for seat, to in moves.items():
-            held[to] = rows[seat]
+        for seat in range(n):
+            held[moves[seat]] = rows[seat]
         for k in range(len(old)):
             cards = old[k]
             if was[k] and len(cards):
                 viewer = k // n - 1
                 seat = k % n
-                to = moves.get(seat, seat)
+                to = moves[seat]
                 if to != viewer:
                     ids[k - seat + to] = cards
                     on[k - seat + to] = True
@@ -1766,23 +1818,29 @@ class Game:
 
     def _pass_hands(self, seat: int) -> None:
         """NM-29: every active player passes their hand to the next active player."""
-        active = [s for s in range(self.n) if not self.out[s]]
-        receiver = {s: self.next_active(s) for s in active}
-        old = {s: self.hands[s] for s in active}
+        n = self.n
+        out = self.out
+        active = [s for s in range(n) if not out[s]]
+        # Per seat, who holds its hand next: the next active seat (itself if out).
+        receiver = [s if out[s] else self.next_active(s) for s in range(n)]
+        hands = self.hand_ids
+        old = hands[0:n]  # the rows as they were (a new outer vector, the same rows)
         for s in active:
-            self.hands[receiver[s]] = old[s]
-        self._swap_knowledge(receiver)
+            hands[receiver[s]] = old[s]
+        if self.known_live:
+            self._swap_knowledge(receiver)
         for s in active:
             if receiver[s] != s:
                 self._learn(s, receiver[s], old[s])
-        way = "clockwise" if self.direction == 1 else "counterclockwise"
         self.tally.rotations += 1  # NM-29
-        self._emit(
-            EK.PASS_HANDS,
-            ("Every active player passes their hand {} [NM-29]", way),
-            seat,
-            {"sizes": [len(h) for h in self.hands]},
-        )
+        if self.record_events:
+            way = "clockwise" if self.direction == 1 else "counterclockwise"
+            self._emit(
+                EK.PASS_HANDS,
+                ("Every active player passes their hand {} [NM-29]", way),
+                seat,
+                {"sizes": [len(h) for h in hands]},
+            )
         # NM-37 (S0): every passed hand is a new hand, the 0's player's included; earlier
         # calls are void, except the call made with this play (Play.uno), which is for the
         # hand its player receives.
@@ -1793,8 +1851,8 @@ class Game:
 
     def _knock_out(self, seat: int, *, end_if_one: bool = True) -> None:
         """NM-34: set the hand aside, clear the penalty, end the hand if one player is left."""
-        hand = self.hands[seat]
-        self.hands[seat] = []
+        hand = self.hand_of(seat)
+        self.hand_ids[seat] = _NO_KNOWN  # empty, with no room: an append makes a new one
         where = self.rules.eliminated_cards
         if where == "bottom_of_discard":
             self.discard[:0] = hand
@@ -1817,17 +1875,18 @@ class Game:
         elif self.wd4 is not None and self.wd4.seat == seat:
             self.wd4 = None  # CL-8: a knocked-out player's Wild +4 can no longer be challenged
         self.tally.knocked_out(seat)  # NM-33, NM-34
-        self._emit(
-            EK.KNOCKOUT,
-            (
-                "{} reaches {} cards and is knocked out by the Mercy rule; "
-                "the hand is set aside [NM-33, NM-34]",
-                self.names[seat],
-                len(hand),
-            ),
-            seat,
-            {"count": len(hand)},
-        )
+        if self.record_events:
+            self._emit(
+                EK.KNOCKOUT,
+                (
+                    "{} reaches {} cards and is knocked out by the Mercy rule; "
+                    "the hand is set aside [NM-33, NM-34]",
+                    self.names[seat],
+                    len(hand),
+                ),
+                seat,
+                {"count": len(hand)},
+            )
         if self.phase is CHOOSE_COLOUR and self.turn == seat and self.colour is None:
             # A18 on_resolution: the colour is still owed; as when its wild's player is out
             # (_after_resolution), the player who would play next names it.
@@ -1916,7 +1975,7 @@ class Game:
         info = self.wd4
         accused = info.seat
         self.wd4 = None
-        hand = [c.code for c in self.hands[accused]]
+        hand = [c.code for c in self.hand_of(accused)]
         self._emit(
             EK.REVEAL_HAND,
             (
@@ -1929,7 +1988,7 @@ class Game:
             {"hand": hand, "of": accused},
             public_text=("{} shows their hand to {} [CL-8]", self.names[accused], self.names[seat]),
         )
-        self._learn(seat, accused, self.hands[accused])
+        self._learn(seat, accused, self.hand_ids[accused])
         total = self.pending_total
         win = self.pending_win
         self._clear_pending()
@@ -1986,7 +2045,7 @@ class Game:
         per_seat: dict[int, int] = {}
         for s in range(self.n):
             if s != winner and not self.out[s]:
-                per_seat[s] = sum(c.points for c in self.hands[s])
+                per_seat[s] = sum(ALL_CARDS[i].points for i in self.hand_ids[s])
         knocked = sum(self.out)
         bonus = 0 if self.classic else self.rules.knockout_bonus * knocked
         return sum(per_seat.values()) + bonus, per_seat
@@ -2207,7 +2266,7 @@ class Game:
         g.rules = self.rules
         g.n = self.n
         g.names = list(self.names)
-        g.hands = [list(h) for h in self.hands]
+        g.hand_ids = _copy_rows(self.hand_ids)
         g.out = list(self.out)
         g.uno_called = list(self.uno_called)
         g.uno_window = set(self.uno_window)
@@ -2234,10 +2293,10 @@ class Game:
         g.pending_win = self.pending_win
         g.resume = self.resume
         g.roulette_colour = self.roulette_colour
-        g.known_ids = _copy_known(self.known_ids)
+        g.known_ids = _copy_rows(self.known_ids)
         g.known_on = self.known_on[0 : len(self.known_on)]
         g.known_live = self.known_live
-        g.known_held = _copy_known(self.known_held)
+        g.known_held = _copy_rows(self.known_held)
         g.log = []
         g._public = []
         g.hand_start = 0
@@ -2326,6 +2385,7 @@ def _restored(fields: dict[str, Any]) -> Game:
     fields["restricted_cards"] = restricted
     fields["card_marks"] = _zeros(NUM_CARDS)
     fields["mark_epoch"] = 0
+    fields["hand_ids"] = vec[vec[i64]]([vec[i64](v) for v in fields["hand_ids"]])
     fields["known_ids"] = vec[vec[i64]]([vec[i64](v) for v in fields["known_ids"]])
     fields["known_on"] = vec[bool](fields["known_on"])
     fields["known_held"] = vec[vec[i64]]([vec[i64](v) for v in fields["known_held"]])
@@ -2333,14 +2393,15 @@ def _restored(fields: dict[str, Any]) -> Game:
     return game
 
 
-def _copy_known(ids: vec[vec[i64]]) -> vec[vec[i64]]:
-    """A copy of ``Game.known_ids`` that shares no buffer: librt's vectors share theirs
-    between a vector and what ``pop``/``append`` made of it, so each game needs its own."""
-    found = ids[0 : len(ids)]
+def _copy_rows(rows: vec[vec[i64]]) -> vec[vec[i64]]:
+    """A copy of ``Game.hand_ids``, ``known_ids`` or ``known_held`` that shares no buffer:
+    librt's vectors share theirs between a vector and what ``pop``/``remove``/``append`` made
+    of it (an emptied hand too, whose next append writes into it), so each game needs its
+    own rows."""
+    found = rows[0 : len(rows)]
     for k in range(len(found)):
-        cards = found[k]
-        if len(cards):
-            found[k] = cards[0 : len(cards)]
+        row = found[k]
+        found[k] = row[0 : len(row)]
     return found
 
 

@@ -33,6 +33,7 @@ from nomercy.core.base import (
     ROULETTE_COLOUR,
     STACK_OR_ABSORB,
     Phase,
+    Wd4,
 )
 from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour
 from nomercy.core.ids import (
@@ -167,10 +168,8 @@ def compute_legal(g: Game, seat: int) -> list[int]:
     acts: list[int] = turn_actions(g) if seat == g.turn else []
     if g.jump_in and seat != g.turn and g.phase is PLAY and not g.pending_total:
         top = g.discard[-1]
-        for card in g.hands[seat]:
-            if card is top:  # C04: an identical card, offered once
-                acts.extend(variants(g, seat, card, jump=True))
-                break
+        if top.index in g.hand_ids[seat]:  # C04: an identical card, offered once
+            acts.extend(variants(g, seat, top, jump=True))
     if uno_due(g, seat):
         acts.append(UNO_ID)
     if g.uno_window:
@@ -184,7 +183,7 @@ def compute_legal(g: Game, seat: int) -> list[int]:
 def uno_due(g: Game, seat: int) -> bool:
     """NM-37: ``seat`` holds one card and has not called UNO: it may call, and (in the UNO
     window) others may catch it."""
-    return len(g.hands[seat]) == 1 and not g.uno_called[seat]
+    return len(g.hand_ids[seat]) == 1 and not g.uno_called[seat]
 
 
 def playable_flags(g: Game) -> vec[bool]:
@@ -225,15 +224,30 @@ def wild_draw_allowed(g: Game, seat: int, card: Card) -> bool:
     """A34 / CL-4: a restricted wild draw needs no card of the active colour in hand."""
     if not g.restricted_cards[card.index]:  # which cards the options restrict: _card_sets
         return True
-    colour = g.colour
-    return not any(c.colour is colour for c in g.hands[seat])
+    return not holds_colour(g, seat, g.colour)
+
+
+def holds_colour(g: Game, seat: int, colour: Colour | None) -> bool:
+    """Whether ``seat``'s hand holds a card of ``colour`` (``None``: a wild)."""
+    for i in g.hand_ids[seat]:  # noqa: SIM110 (a loop: no generator per call)
+        if ALL_CARDS[i].colour is colour:
+            return True
+    return False
+
+
+def wd4_played(g: Game, seat: int, colour: Colour | None) -> Wd4:
+    """CL-8: the record of the Wild +4 ``seat`` played on the active ``colour``: guilty if
+    its hand (the Wild +4 gone) holds a card of that colour (a wild has none; no active
+    colour, no guilt). The play (``Game``) and a re-deal that gives the accused new cards
+    (``nomercy.core.redeal``) both make it here."""
+    return Wd4(seat, colour is not None and holds_colour(g, seat, colour), colour)
 
 
 def turn_actions(g: Game) -> list[int]:
     seat = g.turn
     assert seat is not None
     phase = g.phase
-    hand = g.hands[seat]
+    hand: vec[i64] = g.hand_ids[seat]
     acts: list[int] = []
     if phase is PLAY:
         playable = playable_flags(g)
@@ -246,15 +260,14 @@ def turn_actions(g: Game) -> list[int]:
         g.mark_epoch += 1
         epoch: i64 = g.mark_epoch
         mark: vec[i64] = g.card_marks  # unboxed reads and writes when compiled
-        for card in hand:
-            i = card.index
+        for i in hand:
             if playable[i] and mark[i] != epoch:
                 mark[i] = epoch
-                if restricted[i] and not wild_draw_allowed(g, seat, card):
+                if restricted[i] and not wild_draw_allowed(g, seat, ALL_CARDS[i]):
                     continue
                 found = True
                 cached = None if special[i] else base[offset + i]
-                ids = cached if cached is not None else variants(g, seat, card)
+                ids = cached if cached is not None else variants(g, seat, ALL_CARDS[i])
                 if len(ids) == 1:  # most cards have one play: an append is the cheaper call
                     acts.append(ids[0])
                 else:
@@ -272,20 +285,25 @@ def turn_actions(g: Game) -> list[int]:
         acts.extend(_COLOUR_IDS)
     elif phase is DISCARD_ALL_TOP:
         colour = g.discard[-1].colour
-        for card in dict.fromkeys(hand):
+        for card in _distinct(hand):
             if card.colour is colour:
                 acts.extend(variants(g, seat, card, on_da=True))
         acts.append(PASS_ID)
     elif phase is DISCARD_ALL_SUBSET:
         colour = g.discard[-1].colour
         size = len(hand)
-        for card in dict.fromkeys(hand):
+        for card in _distinct(hand):
             if card.colour is colour:
                 acts.append(play_id(card, None, 0, False, False))
                 if size == 2:
                     acts.append(play_id(card, None, 0, True, False))
         acts.append(PASS_ID)
     return acts
+
+
+def _distinct(hand: vec[i64]) -> list[Card]:
+    """The cards of ``hand`` (indices), each once, in hand order."""
+    return [ALL_CARDS[i] for i in dict.fromkeys(hand)]
 
 
 def may_keep_drawn(g: Game) -> bool:
@@ -538,10 +556,7 @@ def cards_shed(rules: RuleSet, hand: Sequence[Card], card: Card, phase: Phase) -
     >>> [c.code for c in cards_shed(make_rules("no-mercy"), hand, hand[0], Phase.PLAY)]
     ['RDA', 'R5', 'R+2']
     """
-    on_top = phase is DISCARD_ALL_TOP
-    if not on_top and (
-        card.kind is not K_DISCARD_ALL or not (phase is PLAY or phase is PLAY_DRAWN)
-    ):
+    if sheds_alone(rules, card, phase, others=False):
         return [card]
     colour = card.colour
     shed = [card]
@@ -552,9 +567,19 @@ def cards_shed(rules: RuleSet, hand: Sequence[Card], card: Card, phase: Phase) -
                 played = True
             else:
                 shed.append(c)
-    if len(shed) > 1 and not on_top and rules.discard_all_mode != "bury_no_effects":
+    if len(shed) > 1 and sheds_alone(rules, card, phase, others=True):
         return [card]
     return shed
+
+
+def sheds_alone(rules: RuleSet, card: Card, phase: Phase, *, others: bool) -> bool:
+    """Whether ``card`` played in ``phase`` leaves its holder's hand alone
+    (:func:`cards_shed`), ``others``: whether the hand holds other cards of its colour."""
+    if phase is DISCARD_ALL_TOP:
+        return False
+    if card.kind is not K_DISCARD_ALL or not (phase is PLAY or phase is PLAY_DRAWN):
+        return True
+    return others and rules.discard_all_mode != "bury_no_effects"
 
 
 def stack_threshold(g: Game) -> int | None:
@@ -579,12 +604,12 @@ def stack_actions(g: Game, seat: int) -> list[int]:
         g.mark_epoch += 1
         epoch: i64 = g.mark_epoch
         mark: vec[i64] = g.card_marks  # unboxed reads and writes when compiled
-        for card in g.hands[seat]:
-            if not _answers(card, threshold, top, colour, deflect, match):
-                continue
-            i = card.index
-            if mark[i] != epoch:
-                mark[i] = epoch
+        for i in g.hand_ids[seat]:
+            if mark[i] == epoch:
+                continue  # seen: a card answers or not whichever copy it is
+            mark[i] = epoch
+            card = ALL_CARDS[i]
+            if _answers(card, threshold, top, colour, deflect, match):
                 acts.extend(variants(g, seat, card, stacking=True))
     if g.wd4 is not None and r.wd4_challenge:
         acts.append(CHALLENGE_ID)
@@ -603,7 +628,7 @@ def variants(  # noqa: C901 (measured in tests/test_complexity.py)
     on_da: bool = False,
 ) -> list[int]:
     """The ids of every play of ``card``: colours for a wild, targets for a 7, UNO."""
-    hand = g.hands[seat]
+    hand: vec[i64] = g.hand_ids[seat]
     i = card.index
     cacheable = not on_da and not jump and not g.special_cards[i]
     slot = _variant_slot(len(hand), i)
@@ -616,11 +641,13 @@ def variants(  # noqa: C901 (measured in tests/test_complexity.py)
     if on_da or (card.kind is K_DISCARD_ALL and not stacking):
         colour = card.colour
         same = 0
-        for c in hand:
-            if c.colour is colour:
+        for j in hand:
+            if ALL_CARDS[j].colour is colour:
                 same += 1
-        # NM-27, A09: what the play sheds (played by matching, or chosen to go on top).
-        shed = len(cards_shed(r, hand, card, DISCARD_ALL_TOP if on_da else PLAY))
+        # NM-27, A09: what the play sheds (played by matching, or chosen to go on top): all
+        # of its colour, or itself alone (cards_shed).
+        alone = sheds_alone(r, card, DISCARD_ALL_TOP if on_da else PLAY, others=same > 1)
+        shed = 1 if alone else same
         # Fewer than its colour: a Discard All choice follows; UNO is called there.
         remaining = len(hand) - shed if shed == same else -1
     else:
@@ -633,7 +660,7 @@ def variants(  # noqa: C901 (measured in tests/test_complexity.py)
         # receives: the previous player's, NM-29).
         size = remaining
         if number == 0 and not ends and g.seven_zero:
-            size = len(g.hands[zero_pass_giver(seat, g.direction, g.out)])
+            size = len(g.hand_ids[zero_pass_giver(seat, g.direction, g.out)])
         pid = (JUMP_BASE if jump else PLAY_BASE) + CARD_OFFSET[i]
         acts = [pid, pid + 1] if size == 1 else [pid]
         if cacheable:
@@ -658,7 +685,7 @@ def variants(  # noqa: C901 (measured in tests/test_complexity.py)
     if number == 7 and not ends and g.seven_zero:  # NM-31: one play per target, in seat order
         n = g.n
         out = g.out
-        hands = g.hands
+        hands = g.hand_ids
         for target in range(n):
             if target != seat and not out[target]:
                 _add_plays(acts, card, colours, (target - seat) % n, len(hands[target]), jump)

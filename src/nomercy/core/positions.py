@@ -36,7 +36,7 @@ from nomercy.core.cards import Card, Colour, parse_card, parse_colour
 from nomercy.core.dealing import DEAL_VERSION, DEAL_VERSIONS
 from nomercy.core.errors import NoMercyError, NotationError
 from nomercy.core.events import Event
-from nomercy.core.legality import is_playable
+from nomercy.core.legality import holds_colour, is_playable
 from nomercy.core.rules import OPTIONS, RuleSet, make_rules
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def to_position(game: Game) -> dict[str, Any]:
         "players": [
             {
                 "name": game.names[s],
-                "hand": [c.code for c in game.hands[s]],
+                "hand": [c.code for c in game.hand_of(s)],
                 "out": game.out[s],
                 "uno": game.uno_called[s],
             }
@@ -173,7 +173,7 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:  # noqa: C901, PLR0
     g.out = [flag(p.get("out", False), f"players[{i}].out") for i, p in enumerate(players)]
     g.uno_called = [flag(p.get("uno", False), f"players[{i}].uno") for i, p in enumerate(players)]
     for i in range(n):
-        if g.out[i] and g.hands[i]:
+        if g.out[i] and g.hand_of(i):
             # NM-34.1: a knocked-out hand is set aside, never held.
             raise NotationError(f"players[{i}] is out but holds cards: put them in 'set_aside'")
     g.n_active = n - sum(g.out)
@@ -275,7 +275,7 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:  # noqa: C901, PLR0
     if phase is PLAY_DRAWN:
         if g.drawn is None:
             raise NotationError("phase 'play_drawn' needs the 'drawn' card (NM-9)")
-        if g.drawn not in g.hands[turn]:
+        if g.drawn not in g.hand_of(turn):
             raise NotationError(
                 f"the 'drawn' card {g.drawn.code} is not in the hand of seat {turn}"
             )
@@ -374,7 +374,7 @@ def _check_reachable(g: Game, chain_given: bool) -> None:  # noqa: C901 (measure
         )
     limit = g.rules.facts.mercy_limit
     for s in range(n):
-        size = len(g.hands[s])
+        size = len(g.hand_ids[s])
         if g.uno_called[s] and size > 1:
             raise NotationError(
                 f"players[{s}] has called UNO holding {size} cards: a call is for one card (NM-37)"
@@ -414,7 +414,7 @@ def _check_reachable(g: Game, chain_given: bool) -> None:  # noqa: C901 (measure
                 "(NM-38), or name it in 'pending_win'"
             )
     active = [s for s in range(n) if not g.out[s]]
-    if limit and not over and all(len(g.hands[s]) >= limit for s in active):
+    if limit and not over and all(len(g.hand_ids[s]) >= limit for s in active):
         raise NotationError(
             f"every player in the game holds at least the Mercy limit {limit}: all would be "
             "out (NM-33)"
@@ -483,7 +483,7 @@ def _check_reachable(g: Game, chain_given: bool) -> None:  # noqa: C901 (measure
                 f"'pending_win' is a last card whose effect still resolves: not in phase "
                 f"{phase.value!r} (A16, A17)"
             )
-        if g.out[g.pending_win] or g.hands[g.pending_win]:
+        if g.out[g.pending_win] or g.hand_of(g.pending_win):
             raise NotationError(
                 f"'pending_win' names seat {g.pending_win}, which must be in the game with no "
                 "cards (A16, A17)"
@@ -499,7 +499,7 @@ def _check_reachable(g: Game, chain_given: bool) -> None:  # noqa: C901 (measure
     if (
         phase in (DISCARD_ALL_TOP, DISCARD_ALL_SUBSET)
         and turn is not None
-        and not any(c.colour is top.colour for c in g.hands[turn])
+        and not holds_colour(g, turn, top.colour)
     ):
         raise NotationError(
             f"phase {phase.value!r} needs a card of the Discard All's colour in hand (A09)"
@@ -507,7 +507,7 @@ def _check_reachable(g: Game, chain_given: bool) -> None:  # noqa: C901 (measure
     for (viewer, s), cards in g.known.items():
         # (Cards known about an out seat are refused above: they are not in its empty hand.)
         if phase is PLAY_DRAWN and s == turn and cards:
-            rest = list(g.hands[s])
+            rest = list(g.hand_of(s))
             rest.remove(g.drawn)  # type: ignore[arg-type]
             for c in cards:
                 if c not in rest:

@@ -30,13 +30,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from nomercy.core.base import DISCARD_ALL_SUBSET, DISCARD_ALL_TOP, Wd4, seat_arg
+from nomercy.core.base import DISCARD_ALL_SUBSET, DISCARD_ALL_TOP, seat_arg
 from nomercy.core.cards import ALL_CODES, COLOURS, Card, Colour, parse_card
 from nomercy.core.dealing import below
 from nomercy.core.errors import NotationError
 from nomercy.core.events import Event
 from nomercy.core.gaps import Gaps, draw_shows_gap, infer_gaps
-from nomercy.core.legality import is_playable, matches, wild_draw_allowed
+from nomercy.core.legality import is_playable, matches, wd4_played, wild_draw_allowed
 from nomercy.core.rules import make_rules
 from nomercy.core.views import public_draw_mode
 
@@ -269,7 +269,7 @@ class Redealer:
         for s in range(game.n):
             if s == seat:
                 continue
-            hand = list(game.hands[s])
+            hand = game.hand_of(s)
             kept: list[Card] = []
             for c in game.known_of(seat, s) or ():
                 if c in hand:
@@ -282,7 +282,7 @@ class Redealer:
         # The multiset of unseen cards is public (the deck minus what the seat sees); their
         # places are not, so the pool forgets them before any generator touches it.
         hidden.sort()
-        t.hands = [list(game.hands[s]) if s == seat else keep[s] for s in range(game.n)]
+        t.hands = [game.hand_of(s) if s == seat else keep[s] for s in range(game.n)]
         t._draw = []
         t.set_aside = []
         # Whether the last drawer held a playable card is hidden (A03): the seat's reading.
@@ -300,7 +300,7 @@ class Redealer:
         if gaps is None:
             deciding = game.turn if game.phase == "play_drawn" else None
             gaps = infer_gaps(game.rules, game.n, game.public_history(), game.direction, deciding)
-        need = {s: len(game.hands[s]) - len(keep[s]) for s in keep}
+        need = {s: len(game.hand_ids[s]) - len(keep[s]) for s in keep}
         drawer = -1
         turn = game.turn
         if game.drawn is not None and turn is not None and turn != seat:
@@ -386,7 +386,7 @@ class Redealer:
             g = self._deal(self._template.search_copy(), rng)
             return Deal(g.hands, g.drawn, g.turn, g, _Shuffle([], rng), [])
         t = self._template
-        hands = [list(h) for h in t.hands]
+        hands = t.hands  # new lists
         order = _Shuffle(self._pool, rng)
         queue = self._place(hands, order)
         return Deal(hands, t.drawn, t.turn, None, order, queue)
@@ -400,7 +400,7 @@ class Redealer:
             deal._queue.extend(deal._order.finish())
             deal._key = deal._order.rng.getrandbits(63)
         g = self._template.search_copy()
-        g.hands = [list(h) for h in deal.hands]
+        g.hands = deal.hands
         return self._finish(g, deal._queue, deal._key)
 
     def _place(self, hands: list[list[Card]], order: _Shuffle) -> list[Card]:
@@ -475,11 +475,13 @@ class Redealer:
     def _deal(self, g: Game, rng: random.Random) -> Game:
         """Deal the unseen cards into ``g`` (a copy of the template) from ``rng``."""
         order = _Shuffle(self._pool, rng)
-        queue = self._place(g.hands, order)
+        hands = g.hands  # new lists: dealt into, then the game's
+        queue = self._place(hands, order)
+        g.hands = hands
         drawer = self._drawer
         if drawer >= 0:
-            # The first remaining card the drawer may play is the drawn one (NM-9, A34/CL-4).
-            hand = g.hands[drawer]
+            # The first remaining card the drawer may play is the drawn one (NM-9, A34/CL-4),
+            # tried in the drawer's hand (A34 reads the hand it would be played from).
             pick = -1
             at = 0
             while True:
@@ -490,11 +492,12 @@ class Redealer:
                     queue.append(found)
                 c = queue[at]
                 if is_playable(g, c):
-                    hand.append(c)
+                    held = g.hand_ids[drawer]
+                    g.give(drawer, [c])
                     if wild_draw_allowed(g, drawer, c):
                         pick = at
                         break
-                    hand.pop()
+                    g.hand_ids[drawer] = held
                 at += 1
             if pick < 0:
                 g.drawn = self._drawn_from_hands(g, queue)
@@ -510,20 +513,22 @@ class Redealer:
         card left takes its place (the gaps give way, as when too few cards fit them); if
         no unseen card is playable at all, the first card left, so the phase stays valid."""
         drawer = self._drawer
-        hand = g.hands[drawer]
-        template = self._template.hands
+        template = self._template.hand_ids
         for s in range(g.n):
             if s == self._seat:
                 continue
-            dealt = g.hands[s]
+            dealt = g.hand_of(s)
             for i in range(len(template[s]), len(dealt)):  # not the cards it is known to hold
                 c = dealt[i]
                 if is_playable(g, c) and wild_draw_allowed(g, drawer, c):
                     dealt[i] = queue.pop(0)
-                    hand.append(c)
+                    hands = g.hands
+                    hands[s] = dealt
+                    hands[drawer].append(c)
+                    g.hands = hands
                     return c
         c = queue.pop(0)
-        hand.append(c)
+        g.give(drawer, [c])
         return c
 
     def _finish(self, g: Game, rest: list[Card], key: int) -> Game:
@@ -537,10 +542,7 @@ class Redealer:
         seat = self._seat
         wd4 = g.wd4
         if wd4 is not None and wd4.seat != seat:
-            colour = wd4.colour
-            accused = g.hands[wd4.seat]
-            guilty = colour is not None and any(c.colour is colour for c in accused)
-            g.wd4 = Wd4(wd4.seat, guilty, colour)
+            g.wd4 = wd4_played(g, wd4.seat, wd4.colour)
         return g
 
 
@@ -565,7 +567,8 @@ def with_cards(game: Game, seat: int, cards: Iterable[Card], *, keep: Iterable[i
     """
     seat = seat_arg(game, seat)
     g = game.copy() if game.record_events else game.search_copy()
-    hand = g.hands[seat]
+    hands = g.hands  # new lists: changed below, then the game's
+    hand = hands[seat]
     wanted = Counter(cards)
     if sum(wanted.values()) > len(hand):
         raise ValueError(f"seat {seat} holds {len(hand)} cards, fewer than those asked")
@@ -587,7 +590,7 @@ def with_cards(game: Game, seat: int, cards: Iterable[Card], *, keep: Iterable[i
             known: Counter[Card] = Counter()
             for viewer in range(-1, g.n):
                 known |= Counter(g.known_of(viewer, t) or ())
-            places.append(g.hands[t])
+            places.append(hands[t])
             pinned.append(known)
     for c in missing:
         for k, place in enumerate(places):
@@ -598,6 +601,7 @@ def with_cards(game: Game, seat: int, cards: Iterable[Card], *, keep: Iterable[i
                 break
         else:
             raise ValueError(f"{c} is nowhere seat {seat} could have held it from")
+    g.hands = hands
     return g
 
 

@@ -616,7 +616,7 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
     r = game.rules
     threshold = r.facts.mercy_limit  # 0: no Mercy rule (NM-33)
     mercy = threshold > 0
-    hands = game.hands
+    hands = game.hand_ids
     out = game.out
     called = game.uno_called
     names = game.names
@@ -676,7 +676,7 @@ def view(game: Game, seat: object, *, history: bool = True) -> PlayerView:
         game.draw_size,
         len(game.set_aside),
         stack,
-        tuple(hands[viewer]) if viewer >= 0 else (),
+        tuple(game.hand_of(viewer)) if viewer >= 0 else (),
         game.drawn if game.drawn is not None and viewer == turn else None,
         tuple(players),
         known,
@@ -707,7 +707,7 @@ def snapshot(game: Game, seat: object) -> Snapshot:
     """:meth:`Game.snapshot <nomercy.core.game.Game.snapshot>` (documented there)."""
     s = seat_arg(game, seat)
     n = game.n
-    hands = game.hands
+    hands = game.hand_ids
     known: list[tuple[int, list[int]]] = []
     if game.known_live:
         for t in range(n):
@@ -723,7 +723,7 @@ def snapshot(game: Game, seat: object) -> Snapshot:
         (
             s,
             game.phase,
-            [c.index for c in hands[s]],
+            [i for i in hands[s]],  # the Card.index values, in hand order
             known,
             [len(h) for h in hands],
             list(game.out),

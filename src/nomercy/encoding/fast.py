@@ -162,6 +162,30 @@ def _mode(rules: RuleSet, events: bool) -> str:
     return "infer"
 
 
+def _places(game: Game) -> tuple[int, int, int]:
+    """What shows hands changing places: they do only in a 7's swap (NM-31), a 0's pass
+    (NM-29) and a new deal (NM-41), which the tally counts and the hand number shows."""
+    tally = game.tally
+    return game.hand_number, tally.rotations, tally.swaps
+
+
+def _changed_places(
+    game: Game, before: tuple[int, int, int], seat: int, aid: int, was_out: list[bool]
+) -> list[bool]:
+    """Per seat, whether it holds another hand than before the step ``aid`` of ``seat``
+    (``before``: :func:`_places` then): every seat after a deal, the active seats after a
+    pass, the 7's player and target after a swap."""
+    hand_number, rotations, swaps = before
+    tally = game.tally
+    dealt = game.hand_number != hand_number
+    passed = not dealt and tally.rotations != rotations
+    changed = [dealt or (passed and not was_out[s]) for s in range(game.n)]
+    if not (dealt or passed) and tally.swaps != swaps:
+        changed[seat] = True
+        changed[(seat + ID_REL[aid]) % game.n] = True
+    return changed
+
+
 class TableObserver:
     """The observations of one table of ``n`` seats under ``rules``.
 
@@ -373,10 +397,10 @@ class TableObserver:
             slot = -1 if colour is None else _position(_COLOUR_LIST, colour)
             tracker.drew(seat, slot, game.phase is PLAY_DRAWN)
             return
-        hands = game.hands
-        before = hands[:]
-        sizes = [len(hand) for hand in before]  # compiled: native, where map() is generic
+        hands = game.hand_ids
+        sizes = [len(hand) for hand in hands]  # compiled: native, where map() is generic
         was_out = game.out[:]
+        places = _places(game)
         game.step(aid, seat)
         if kind == K_PLAY:
             if phase is PLAY_DRAWN:
@@ -389,22 +413,24 @@ class TableObserver:
         # Mercy immediate, only right after receiving) forgets; moved hands are a swap or,
         # after a 0, every hand passing (which resets everything).
         out = game.out
+        hands = game.hand_ids
+        n = self.n
+        changed = _changed_places(game, places, seat, aid, was_out)
         moved = False
-        for s in range(self.n):
-            hand = hands[s]
+        for s in range(n):
             if out[s] and not was_out[s]:
                 tracker.forget(s)
-            elif hand is not before[s]:
+            elif changed[s]:
                 moved = True
-            elif len(hand) > sizes[s]:
+            elif len(hands[s]) > sizes[s]:
                 tracker.forget(s)
         if moved:
             card = ID_CARD[aid]
             if card is not None and card.number == 0:
                 tracker.reset()
             else:
-                for s in range(self.n):
-                    if hands[s] is not before[s]:
+                for s in range(n):
+                    if changed[s]:
                         tracker.forget(s)
 
     # ------------------------------------------------------------------ writing
@@ -462,14 +488,17 @@ class TableObserver:
         enc = self._enc
         zero = self._zero
         n = self.n
-        hands = game.hands
+        hands = game.hand_ids
         hand = hands[seat]
         self._count_into(out, _HAND, hand)
         if game.known_live:
+            known = game.known_ids
+            on = game.known_on
+            row = (seat + 1) * n  # the slots of what seat knows (Game.known_ids)
             for t in range(n):
-                if t != seat:
-                    cards = game.known_of(seat, t)
-                    if cards:
+                if t != seat and on[row + t]:
+                    cards = known[row + t]
+                    if len(cards):
                         self._count_into(out, _KNOWN + ((t - seat) % n - 1) * _K, cards)
         threshold = self._threshold
         outs = game.out
@@ -529,21 +558,21 @@ class TableObserver:
                             out[v + c] = _ONE  # the flags are 0 or 1
         return out
 
-    def _count_into(self, out: vec[i32], base: int, cards: list[Card]) -> None:
-        """Write how many of each card ``cards`` holds at ``out[base + Card.index]``."""
+    def _count_into(self, out: vec[i32], base: int, cards: vec[i64]) -> None:
+        """Write how many of each card ``cards`` (``Card.index`` values) holds at
+        ``out[base + Card.index]``."""
         counts = self._scratch  # all 0 between calls
         enc = self._enc
-        # Native integers (i64) for the index arithmetic: compiled, an int is a tagged
-        # value whose every sum is a checked call.
+        # Native integers (i64) for the offsets: compiled, an int is a tagged value whose
+        # every sum with an index is a checked call.
         zero = i64(self._zero)
         start = i64(base)
-        for card in cards:
-            i = i64(card.index)
+        for i in cards:
             count = counts[i] + 1
             counts[i] = count
             out[start + i] = enc[zero + count]
-        for card in cards:
-            counts[card.index] = 0
+        for i in cards:
+            counts[i] = 0
 
     def _encode(self, value: int) -> i32:
         """The float32 encoding of the whole number ``value``."""
