@@ -563,11 +563,14 @@ class TableObserver:
         ``out[base + Card.index]``."""
         counts = self._scratch  # all 0 between calls
         enc = self._enc
-        zero = self._zero
+        # Native integers (i64) for the offsets: compiled, an int is a tagged value whose
+        # every sum with an index is a checked call.
+        zero = i64(self._zero)
+        start = i64(base)
         for i in cards:
             count = counts[i] + 1
             counts[i] = count
-            out[base + i] = enc[zero + count]
+            out[start + i] = enc[zero + count]
         for i in cards:
             counts[i] = 0
 
