@@ -169,7 +169,7 @@ def heuristic_choice(  # noqa: C901, PLR0915 (measured in tests/test_complexity.
     card once, in hand order, then its variants), as tests/bots/test_ismcts_bot.py checks.
     """
     cards_of = ID_CARD
-    hands = game.hand_ids  # the hands' card indices: sizes and a victim's Draw Cards
+    sizes: list[int] = [len(h) for h in game.hand_ids]  # every seat's hand size
     hand = game.hand_of(seat)
     n = game.n
     rules = game.rules
@@ -224,7 +224,7 @@ def heuristic_choice(  # noqa: C901, PLR0915 (measured in tests/test_complexity.
                 score = -1.0 - value if _follows(rules, hand, card) else -1e6
             else:
                 score = -float(value)  # answer with the smallest Draw Card
-                if pending + value >= mercy - len(hands[victim]):
+                if pending + value >= mercy - sizes[victim]:
                     score += 100.0
             if score > best:
                 best, best_card = score, card
@@ -240,17 +240,16 @@ def heuristic_choice(  # noqa: C901, PLR0915 (measured in tests/test_complexity.
             if back:
                 score += -keep + (2.0 if _follows(rules, hand, card) else -40.0)
             else:
-                vsize = len(hands[victim])
+                vsize = sizes[victim]
                 if value >= mercy - vsize:
                     score += 100.0
                 else:
                     top = answers.get(victim, -1)
                     if top < 0:
                         top = 0
-                        for i in hands[victim]:
-                            held = ALL_CARDS[i].draw_value
-                            if held > top:
-                                top = held
+                        for i in game.hand_ids[victim]:
+                            if ALL_CARDS[i].draw_value > top:
+                                top = ALL_CARDS[i].draw_value
                         answers[victim] = top
                     if top < value:  # the victim holds no Draw Card of at least this value
                         score += value + (10.0 if two else 0.0) + 12.0 * _threat(vsize)
@@ -265,9 +264,9 @@ def heuristic_choice(  # noqa: C901, PLR0915 (measured in tests/test_complexity.
                         break
                 score += 6.0 if again else 1.0
             elif code == _C_SKIP:
-                score += 6.0 * _threat(len(hands[nxt]))
+                score += 6.0 * _threat(sizes[nxt])
         elif code == _C_ROULETTE:
-            score += (14.0 if two else 4.0) + 12.0 * _threat(len(hands[nxt])) - 6.0
+            score += (14.0 if two else 4.0) + 12.0 * _threat(sizes[nxt]) - 6.0
         elif code == _C_WILD:
             score -= 8.0
         elif code == _C_SEVEN:
@@ -276,13 +275,12 @@ def heuristic_choice(  # noqa: C901, PLR0915 (measured in tests/test_complexity.
                 smallest = _NO_MERCY
                 for v in actions:
                     if cards_of[v] is card and rels[v]:
-                        other = len(hands[(seat + rels[v]) % n])
+                        other = sizes[(seat + rels[v]) % n]
                         if other < smallest:
                             smallest = other
                 score += 10.0 * (rest - smallest)
         elif code == _C_ZERO and zero:
-            given: int = len(hands[prev])
-            score += 10.0 * (rest - given)
+            score += 10.0 * (rest - sizes[prev])
         if score > best:
             best, best_card = score, card
     if first < 0:
