@@ -106,16 +106,18 @@ def _version(dist: str, module: Any = None) -> str:
 PATHS = ("objects", "ids")
 
 
-def make_ours(players: int, path: str = "objects", key: str = "ours") -> Side:
+def make_ours(
+    players: int, path: str = "objects", key: str = "ours", deal_version: int = 1
+) -> Side:
     """Our engine on the object path (``legal_actions``/``apply``, events on) or the id path
-    (``legal_ids``/``step``, events off)."""
+    (``legal_ids``/``step``, events off), its games dealt by ``deal_version``."""
     import nomercy
 
     new_game = nomercy.new_game
 
     def play_objects(seed: int) -> tuple[int, str]:
         choice = random.Random(seed).choice
-        game = new_game(players, seed=seed)
+        game = new_game(players, seed=seed, deal_version=deal_version)
         steps = 0
         while not game.is_over:
             game.apply(choice(game.legal_actions()))
@@ -126,7 +128,7 @@ def make_ours(players: int, path: str = "objects", key: str = "ours") -> Side:
 
     def play_ids(seed: int) -> tuple[int, str]:
         choice = random.Random(seed).choice
-        game = new_game(players, seed=seed)
+        game = new_game(players, seed=seed, deal_version=deal_version)
         game.record_events = False
         step = game.step
         legal_ids = game.legal_ids
@@ -139,7 +141,7 @@ def make_ours(players: int, path: str = "objects", key: str = "ours") -> Side:
         return steps, OK
 
     play = play_ids if path == "ids" else play_objects
-    label = f"nomercy {path}"
+    label = f"nomercy {path}" + (f" deal v{deal_version}" if deal_version != 1 else "")
     return Side(key, label, players, _version("uno-no-mercy", nomercy), play)
 
 
@@ -201,11 +203,16 @@ def time_side(side: Side, seeds: range, rep: int, clock: str = "cpu") -> Run:
     return Run(side.key, rep, len(seeds), steps, seconds, truncated, aborted)
 
 
-def make_build_side(build: str, players: int, path: str, key: str, clock: str = "cpu") -> Side:
+def make_build_side(
+    build: str, players: int, path: str, key: str, clock: str = "cpu", deal_version: int = 1
+) -> Side:
     """Our engine on one build of nomercy.core ("pure" or "compiled"), in a child process."""
     request, info = start_worker(
         build,
-        [__file__, "--worker", "--players", str(players), "--path", path, "--clock", clock],
+        [
+            *(__file__, "--worker", "--players", str(players), "--path", path),
+            *("--clock", clock, "--deal-version", str(deal_version)),
+        ],
     )
 
     def ask(command: str, seeds: range) -> dict[str, Any]:
@@ -220,15 +227,15 @@ def make_build_side(build: str, players: int, path: str, key: str, clock: str = 
         ask("warm", range(seed, seed + 1))
         return 0, OK
 
-    label = f"nomercy {build} {path}"
+    label = f"nomercy {build} {path}" + (f" deal v{deal_version}" if deal_version != 1 else "")
     return Side(key, label, players, info["version"], play, timer)
 
 
-def worker(players: int, path: str, clock: str = "cpu") -> int:
+def worker(players: int, path: str, clock: str = "cpu", deal_version: int = 1) -> int:
     """Child of --builds: play and time what the parent asks on this process's core build."""
     import nomercy.core
 
-    side = make_ours(players, path)
+    side = make_ours(players, path, deal_version=deal_version)
     info = {
         "build": nomercy.core.BUILD,
         "description": nomercy.core.build_description(),
@@ -374,6 +381,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default="cpu",
         help="time each side by the CPU time of the process that plays (default) or wall time",
     )
+    p.add_argument(
+        "--deal-version",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="the generator our games are shuffled with (docs/notation.md; default 1)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -385,7 +399,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:  # noqa: C901 (measured in tests/test_complexity.py)
     args = parse_args(argv)
     if args.worker:
-        return worker(args.players, args.path, args.clock)
+        return worker(args.players, args.path, args.clock, args.deal_version)
     log = sys.stderr if args.json else sys.stdout
     notes: list[str] = []
     sides: list[Side] = []
@@ -400,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (measured in tests
     if args.only in ("both", "ours") and args.builds == "both":
         try:
             sides += [
-                make_build_side(b, args.players, p, key_of(b, p), args.clock)
+                make_build_side(b, args.players, p, key_of(b, p), args.clock, args.deal_version)
                 for b in ("pure", "compiled")
                 for p in paths
             ]
@@ -409,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (measured in tests
             return 2
     elif args.only in ("both", "ours"):
         try:
-            sides += [make_ours(args.players, p, key_of("", p)) for p in paths]
+            sides += [make_ours(args.players, p, key_of("", p), args.deal_version) for p in paths]
         except (ImportError, AttributeError) as exc:
             print(f"cannot load our engine ({exc}); use --only rlcard", file=sys.stderr)
             return 2

@@ -221,6 +221,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--cache", default="~/.cache/nomercy-bench", help="clone and bundle here")
     p.add_argument("--require-peer", action="store_true", help="fail if the peer cannot run")
     p.add_argument("--json", default=None, help="also write every run to this JSON file")
+    p.add_argument(
+        "--deal-version",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="the generator our sides' games are shuffled with (docs/notation.md; default 1)",
+    )
     args = p.parse_args(argv)
     args.sides = [s for s in args.sides.split(",") if s]
     unknown = set(args.sides) - set(SIDES)
@@ -253,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         build, path = name.split("-")
         try:
-            side = make_build_side(build, args.players, path, name, args.clock)
+            side = make_build_side(build, args.players, path, name, args.clock, args.deal_version)
         except RuntimeError as exc:
             print(f"error: {exc}; build it with python -m nomercy.core.build", file=sys.stderr)
             return 2
