@@ -163,6 +163,32 @@ def test_the_inlined_shuffle_draws_like_random_shuffle() -> None:
         assert cards == expected
 
 
+def test_deal_version_1s_native_generator_is_random_random() -> None:
+    """Compiled, version 1 shuffles with Mt19937 (MT19937 as native code): for any key a game
+    can hold it must draw every word random.Random(key) draws, past a twist too, and shuffle
+    as random.shuffle does, or every seeded game would change. The pure build keeps the
+    library's (this runs the same class as Python there)."""
+    from nomercy.core import dealing
+
+    assert dealing._NATIVE_V1 is (nomercy.core.BUILD == "compiled")
+    rng = random.Random(2024)
+    keys = [0, 1, 2**32 - 1, 2**32, 2**64 - 1] + [rng.getrandbits(64) for _ in range(60)]
+    for key in keys:
+        words = dealing.Mt19937(key)
+        reference = random.Random(key)
+        assert [words.next32() for _ in range(1300)] == [
+            reference.getrandbits(32) for _ in range(1300)
+        ]
+        cards = list(range(rng.randrange(0, 400)))
+        expected = list(cards)
+        random.Random(key).shuffle(expected)
+        dealing.Mt19937(key).shuffle(cards)
+        assert cards == expected
+    for bad in (-1, 2**64):
+        with pytest.raises(ValueError, match="Mt19937"):
+            dealing.Mt19937(bad)
+
+
 def test_the_inlined_choice_and_randbelow_draw_like_random() -> None:
     """RandomBot, the simulator and the search's rollouts draw through these: each must take
     exactly the values Random.choice and Random.randrange take, from the same state."""

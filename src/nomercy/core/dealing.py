@@ -4,7 +4,8 @@ Each shuffle draws from a generator seeded with the game's key and then advances
 SplitMix64, so a position plus actions always continues the same way, draws included. Which
 generator is the game's *deal version* (docs/notation.md, "Deal versions"):
 
-- version 1: ``random.Random(key)`` (MT19937) and CPython's ``random.shuffle``;
+- version 1: ``random.Random(key)`` (MT19937) and CPython's ``random.shuffle`` (compiled,
+  drawn by :class:`Mt19937`, the same generator as native code);
 - version 2: :class:`DealStream` (xoshiro128++ seeded by SplitMix64, Lemire's bounded
   draws) and a Fisher-Yates shuffle of our own, about five times cheaper, with every bit of
   its output fixed by this module rather than by a library.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from types import FunctionType
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from librt.vecs import append, vec
@@ -44,6 +46,7 @@ __all__ = [
     "DEAL_VERSIONS",
     "MASK",
     "DealStream",
+    "Mt19937",
     "below",
     "check_deal_version",
     "choice_as_random",
@@ -178,6 +181,152 @@ class DealStream:
             j = self.below(i + 1)
             cards[i], cards[j] = cards[j], cards[i]
             i -= 1
+
+
+_MT_N: Final = 624  # MT19937's state, in 32-bit words
+_MT_M: Final = 397  # the twist's middle word
+_MT_MAX_KEY: Final = MASK  # the keys Mt19937 seeds as Random does (keys are SplitMix64 output)
+
+
+def _mt_init(seed: i64) -> vec[i64]:
+    """MT19937's ``init_genrand(seed)``: the state ``init_by_array`` starts from."""
+    mt = vec[i64]([0] * _MT_N)
+    mt[0] = seed
+    i: i64 = 1
+    while i < _MT_N:
+        prev = mt[i - 1]
+        mt[i] = (1812433253 * (prev ^ (prev >> 30)) + i) & _M32
+        i += 1
+    return mt
+
+
+#: ``init_genrand(19650218)``: every ``init_by_array`` starts from it, so it is made once.
+_MT_BASE: Final = _mt_init(19650218)
+
+
+class Mt19937:
+    """Deal version 1's generator as native code: CPython's ``random.Random(key)`` (MT19937,
+    Matsumoto and Nishimura, seeded by ``init_by_array`` with the key's 32-bit words, low
+    first) for a key in ``[0, 2**64)``, output for output.
+
+    Compiled, seeding and shuffling here cost about a third of ``random.Random(key)`` and
+    its ``shuffle``: the draws are native calls rather than ``getrandbits`` through the
+    object protocol, and the twist runs one word per draw (word ``i`` of a twist needs only
+    words ``i + 1`` and ``i + 397`` of the old state and words already twisted, so in order,
+    one at a time, gives the same words). The pure build keeps ``random.Random``: this code
+    as Python is slower than the library's C. :func:`shuffle_with_key` uses it only where it
+    was checked at import to shuffle exactly as this Python's ``random`` does.
+
+    >>> m, r = Mt19937(2**40 + 7), random.Random(2**40 + 7)
+    >>> [m.next32() for _ in range(700)] == [r.getrandbits(32) for _ in range(700)]
+    True
+    """
+
+    __slots__ = ("index", "mt")
+
+    def __init__(self, key: int) -> None:
+        if not 0 <= key <= _MT_MAX_KEY:
+            raise ValueError(f"Mt19937 seeds keys in [0, 2**64), not {key}")
+        low: i64 = key & _M32
+        high: i64 = key >> 32
+        words: i64 = 1  # CPython's key: the fewest 32-bit words that hold it, at least one
+        if high:
+            words = 2
+        mt = _MT_BASE[0:_MT_N]
+        # init_by_array: max(624, words) = 624 steps over the key, then 623 without it.
+        i: i64 = 1
+        j: i64 = 0
+        prev = mt[0]
+        steps: i64 = _MT_N
+        while steps > 0:
+            word = low
+            if j:
+                word = high
+            prev = ((mt[i] ^ ((prev ^ (prev >> 30)) * 1664525)) + word + j) & _M32
+            mt[i] = prev
+            i += 1
+            j += 1
+            if i >= _MT_N:
+                mt[0] = prev
+                i = 1
+            if j >= words:
+                j = 0
+            steps -= 1
+        steps = _MT_N - 1
+        while steps > 0:
+            prev = ((mt[i] ^ ((prev ^ (prev >> 30)) * 1566083941)) - i) & _M32
+            mt[i] = prev
+            i += 1
+            if i >= _MT_N:
+                mt[0] = prev
+                i = 1
+            steps -= 1
+        mt[0] = 0x80000000  # assures a non-zero state, as init_by_array does
+        self.mt = mt
+        self.index: i64 = 0  # the next word to twist and temper
+
+    def next32(self) -> i64:
+        """The next 32-bit output (``genrand_uint32``; ``getrandbits(k)`` for ``k <= 32`` is
+        its top ``k`` bits)."""
+        # Statements, not conditional expressions: mypyc boxes an ``x if c else 0``.
+        mt = self.mt
+        i = self.index
+        after = i + 1
+        if after == _MT_N:
+            after = 0
+        far = i + _MT_M
+        if far >= _MT_N:
+            far -= _MT_N
+        y = (mt[i] & 0x80000000) | (mt[after] & 0x7FFFFFFF)
+        twisted = mt[far] ^ (y >> 1)
+        if y & 1:
+            twisted ^= 0x9908B0DF
+        mt[i] = y = twisted
+        self.index = after
+        y ^= y >> 11
+        y ^= (y << 7) & 0x9D2C5680
+        y ^= (y << 15) & 0xEFC60000
+        return y ^ (y >> 18)
+
+    def shuffle(self, cards: list[Any]) -> None:
+        """``random.Random(key).shuffle(cards)``, swap for swap (see :func:`fisher_yates`)."""
+        size: i64 = len(cards)
+        bits: i64 = 0  # of n = i + 1 below, kept by integer steps
+        while size >> bits:
+            bits += 1
+        low: i64 = 0
+        if bits:
+            low = 1 << (bits - 1)
+        i = size - 1
+        while i > 0:
+            n = i + 1
+            if n < low:
+                bits -= 1
+                low >>= 1
+            j = self.next32() >> (32 - bits)
+            while j >= n:
+                j = self.next32() >> (32 - bits)
+            cards[i], cards[j] = cards[j], cards[i]
+            i -= 1
+
+
+def _native_v1() -> bool:
+    """Whether :class:`Mt19937` may shuffle for version 1: only compiled (as Python it is
+    slower than the library), and only if it shuffles exactly as this Python's ``random``
+    (checked on a few keys and sizes, as :func:`_pick_shuffle` checks the library's)."""
+    if isinstance(_mt_init, FunctionType):  # this module runs as Python: the pure build
+        return False
+    for key in (0, 1, 2**32 - 1, 2**32, 12345, 2**63 - 1, 2**63 + 12345, MASK):
+        for size in (0, 1, 2, 108, 168, 700):
+            mine, theirs = list(range(size)), list(range(size))
+            Mt19937(key).shuffle(mine)
+            random.Random(key).shuffle(theirs)
+            if mine != theirs:
+                return False
+    return True
+
+
+_NATIVE_V1: Final = _native_v1()
 
 
 #: An empty hand: no room, so each hand's first append makes its own vector.
@@ -323,7 +472,10 @@ def shuffle_with_key(cards: list[Any], key: int, version: int) -> None:
     """Shuffle ``cards`` in place as deal ``version`` does with ``key`` (the caller advances
     the key: ``Game._shuffle``)."""
     if version == 1:
-        shuffle_as_random(cards, random.Random(key))
+        if _NATIVE_V1 and 0 <= key <= _MT_MAX_KEY:
+            Mt19937(key).shuffle(cards)
+        else:
+            shuffle_as_random(cards, random.Random(key))
     else:
         DealStream(key).shuffle(cards)
 
