@@ -164,9 +164,10 @@ def test_the_inlined_shuffle_draws_like_random_shuffle() -> None:
 
 
 def test_deal_version_1s_native_generator_is_random_random() -> None:
-    """Compiled, version 1 shuffles with Mt19937 (MT19937 as native code): for any key a game
-    can hold it must draw every word random.Random(key) draws, past a twist too, and shuffle
-    as random.shuffle does, or every seeded game would change. The pure build keeps the
+    """Compiled, version 1 shuffles and draws A38's dealer with Mt19937 (MT19937 as native
+    code): for any key a game can hold it must draw every word random.Random(key) draws,
+    past a twist too, shuffle as random.shuffle does and draw as randrange does, or every
+    seeded game would change. The pure build keeps the
     library's (this runs the same class as Python there)."""
     from nomercy.core import dealing
 
@@ -184,9 +185,15 @@ def test_deal_version_1s_native_generator_is_random_random() -> None:
         random.Random(key).shuffle(expected)
         dealing.Mt19937(key).shuffle(cards)
         assert cards == expected
+        sizes = [rng.randrange(1, 2**31) for _ in range(5)] + [1, 2, 3, 4, 6, 10]
+        words, reference = dealing.Mt19937(key), random.Random(key)
+        assert [words.below(n) for n in sizes] == [reference.randrange(n) for n in sizes]
     for bad in (-1, 2**64):
         with pytest.raises(ValueError, match="Mt19937"):
             dealing.Mt19937(bad)
+    for bad in (0, 2**31):
+        with pytest.raises(ValueError, match="Mt19937.below"):
+            dealing.Mt19937(0).below(bad)
 
 
 def test_the_inlined_choice_and_randbelow_draw_like_random() -> None:

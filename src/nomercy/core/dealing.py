@@ -268,28 +268,35 @@ class Mt19937:
     def next32(self) -> i64:
         """The next 32-bit output (``genrand_uint32``; ``getrandbits(k)`` for ``k <= 32`` is
         its top ``k`` bits)."""
-        # Statements, not conditional expressions: mypyc boxes an ``x if c else 0``.
-        mt = self.mt
         i = self.index
         after = i + 1
         if after == _MT_N:
             after = 0
-        far = i + _MT_M
-        if far >= _MT_N:
-            far -= _MT_N
-        y = (mt[i] & 0x80000000) | (mt[after] & 0x7FFFFFFF)
-        twisted = mt[far] ^ (y >> 1)
-        if y & 1:
-            twisted ^= 0x9908B0DF
-        mt[i] = y = twisted
         self.index = after
-        y ^= y >> 11
-        y ^= (y << 7) & 0x9D2C5680
-        y ^= (y << 15) & 0xEFC60000
-        return y ^ (y >> 18)
+        return _mt_word(self.mt, i)
+
+    def below(self, n: i64) -> i64:
+        """``randrange(n)`` for ``1 <= n < 2**31``, as CPython draws it
+        (``_randbelow_with_getrandbits``: the top ``n.bit_length()`` bits of a word, again
+        while they reach ``n``).
+
+        Raises:
+            ValueError: ``n`` is out of that range.
+        """
+        if n < 1 or n >= _N_LIMIT:
+            raise ValueError(f"Mt19937.below needs 1 <= n < 2**31, not {n}")
+        bits: i64 = 0
+        while n >> bits:
+            bits += 1
+        r = self.next32() >> (32 - bits)
+        while r >= n:
+            r = self.next32() >> (32 - bits)
+        return r
 
     def shuffle(self, cards: list[Any]) -> None:
         """``random.Random(key).shuffle(cards)``, swap for swap (see :func:`fisher_yates`)."""
+        mt = self.mt  # the draws inline next32: a method call per draw costs as much again
+        at = self.index
         size: i64 = len(cards)
         bits: i64 = 0  # of n = i + 1 below, kept by integer steps
         while size >> bits:
@@ -303,11 +310,38 @@ class Mt19937:
             if n < low:
                 bits -= 1
                 low >>= 1
-            j = self.next32() >> (32 - bits)
+            j = n
             while j >= n:
-                j = self.next32() >> (32 - bits)
+                j = _mt_word(mt, at) >> (32 - bits)
+                at += 1
+                if at == _MT_N:
+                    at = 0
             cards[i], cards[j] = cards[j], cards[i]
             i -= 1
+        self.index = at
+
+
+def _mt_word(mt: vec[i64], i: i64) -> i64:
+    """Twist word ``i`` of MT19937's state in place and return it tempered: the generator's
+    next output when ``i`` is its index. Words twisted in order, one per output, are the
+    words of CPython's whole-state twist: word ``i`` reads words ``i + 1`` and ``i + 397``
+    (mod 624) of the old state, and the wrapped ones are twisted already."""
+    # Statements, not conditional expressions: mypyc boxes an ``x if c else 0``.
+    after = i + 1
+    if after == _MT_N:
+        after = 0
+    far = i + _MT_M
+    if far >= _MT_N:
+        far -= _MT_N
+    y = (mt[i] & 0x80000000) | (mt[after] & 0x7FFFFFFF)
+    twisted = mt[far] ^ (y >> 1)
+    if y & 1:
+        twisted ^= 0x9908B0DF
+    mt[i] = y = twisted
+    y ^= y >> 11
+    y ^= (y << 7) & 0x9D2C5680
+    y ^= (y << 15) & 0xEFC60000
+    return y ^ (y >> 18)
 
 
 def _native_v1() -> bool:
@@ -316,13 +350,18 @@ def _native_v1() -> bool:
     (checked on a few keys and sizes, as :func:`_pick_shuffle` checks the library's)."""
     if isinstance(_mt_init, FunctionType):  # this module runs as Python: the pure build
         return False
-    for key in (0, 1, 2**32 - 1, 2**32, 12345, 2**63 - 1, 2**63 + 12345, MASK):
-        for size in (0, 1, 2, 108, 168, 700):
+    for key in (0, 2**32 - 1, 2**32, 2**63 + 12345, MASK):
+        words, library = Mt19937(key), random.Random(key)
+        if [words.next32() for _ in range(8)] != [library.getrandbits(32) for _ in range(8)]:
+            return False
+        for size in (0, 1, 2, 168):
             mine, theirs = list(range(size)), list(range(size))
             Mt19937(key).shuffle(mine)
             random.Random(key).shuffle(theirs)
             if mine != theirs:
                 return False
+        if Mt19937(key).below(7) != random.Random(key).randrange(7):
+            return False
     return True
 
 
@@ -483,6 +522,8 @@ def shuffle_with_key(cards: list[Any], key: int, version: int) -> None:
 def key_below(key: int, n: int, version: int) -> int:
     """A number in ``range(n)`` drawn as deal ``version`` does with ``key`` (A38's dealer)."""
     if version == 1:
+        if _NATIVE_V1 and 0 <= key <= _MT_MAX_KEY and n < _N_LIMIT:
+            return Mt19937(key).below(n)
         return random.Random(key).randrange(n)
     return DealStream(key).below(n)
 
