@@ -192,7 +192,7 @@ def test_deal_version_1s_native_generator_is_random_random() -> None:
         with pytest.raises(ValueError, match="Mt19937"):
             dealing.Mt19937(bad)
     for bad in (0, 2**31):
-        with pytest.raises(ValueError, match="Mt19937.below"):
+        with pytest.raises(ValueError, match=r"Mt19937\.below"):
             dealing.Mt19937(0).below(bad)
 
 

@@ -45,6 +45,23 @@ REFERENCE = {
 }
 
 
+def test_next_key_is_splitmix64_on_whole_words() -> None:
+    """next_key works on 32-bit halves (machine words when compiled): it must give every bit
+    of SplitMix64 written with Python's integers, for any key (read modulo 2**64)."""
+
+    def splitmix64(key: int) -> int:
+        z = (key + 0x9E3779B97F4A7C15) & (2**64 - 1)
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & (2**64 - 1)
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & (2**64 - 1)
+        return z ^ (z >> 31)
+
+    rng = random.Random(64)
+    keys = [0, 1, -1, 2**32 - 1, 2**32, 2**63, 2**64 - 1, 2**64, 2**90 + 3, -(2**70)]
+    keys += [rng.getrandbits(64) for _ in range(3000)]
+    for key in keys:
+        assert next_key(key) == splitmix64(key), key
+
+
 @pytest.mark.parametrize("key", sorted(REFERENCE))
 def test_the_version_2_generator_is_the_reference_xoshiro128pp(key: int) -> None:
     state, outputs = REFERENCE[key]

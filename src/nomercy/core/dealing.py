@@ -102,11 +102,48 @@ def seed_label(seed: int, version: int) -> str:
 
 
 def next_key(key: int) -> int:
-    """SplitMix64 step: derive the next shuffle key from the current one (Pgx-style keys)."""
-    z = (key + _GAMMA) & MASK
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-    return z ^ (z >> 31)
+    """SplitMix64 step: derive the next shuffle key from the current one (Pgx-style keys).
+
+    The key is read modulo 2**64. The arithmetic runs on two 32-bit halves, each product
+    below 2**63, so the compiled build computes it in machine words (``i64``) rather than
+    with Python's big integers, and the pure build in Python ints, to the same bits.
+
+    >>> next_key(0), next_key(2**64 - 1) == next_key(-1)
+    (16294208416658607535, True)
+    """
+    key &= MASK
+    hi: i64 = key >> 32
+    lo: i64 = key & _M32
+    lo += 0x7F4A7C15  # + SplitMix64's increment, 0x9E3779B97F4A7C15
+    hi = (hi + 0x9E3779B9 + (lo >> 32)) & _M32
+    lo &= _M32
+    lo ^= ((lo >> 30) | (hi << 2)) & _M32  # z ^= z >> 30
+    hi ^= hi >> 30
+    hi, lo = _times(hi, lo, 0xBF58476D, 0x1CE4E5B9)
+    lo ^= ((lo >> 27) | (hi << 5)) & _M32  # z ^= z >> 27
+    hi ^= hi >> 27
+    hi, lo = _times(hi, lo, 0x94D049BB, 0x133111EB)
+    lo ^= ((lo >> 31) | (hi << 1)) & _M32  # z ^= z >> 31
+    hi ^= hi >> 31
+    # Python ints (an i64 beside an int makes the operation i64): the key can pass 2**63.
+    top: int = hi
+    bottom: int = lo
+    return (top << 32) | bottom
+
+
+def _times(hi: i64, lo: i64, c_hi: i64, c_lo: i64) -> tuple[i64, i64]:
+    """``(hi, lo) * (c_hi, c_lo)`` modulo 2**64, each a number in two 32-bit halves (high,
+    low): ``lo * c_lo`` in full from 16-bit pieces of ``lo``, the cross terms modulo 2**32."""
+    low = (lo & 0xFFFF) * c_lo  # below 2**48
+    high = (lo >> 16) * c_lo  # below 2**48: lo * c_lo = low + high * 2**16
+    total = low + ((high & 0xFFFF) << 16)
+    carry = (total >> 32) + (high >> 16)
+    return (carry + _low_times(lo, c_hi) + _low_times(hi, c_lo)) & _M32, total & _M32
+
+
+def _low_times(a: i64, b: i64) -> i64:
+    """``a * b`` modulo 2**32 for 32-bit ``a`` and ``b``, from 16-bit pieces of ``a``."""
+    return ((((a >> 16) * b & 0xFFFF) << 16) + (a & 0xFFFF) * b) & _M32
 
 
 class DealStream:
