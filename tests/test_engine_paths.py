@@ -230,5 +230,14 @@ def test_a_random_choice_pickles_with_its_generator() -> None:
     for _ in range(10):
         bot.choose_id(ids)
     twin = pickle.loads(pickle.dumps(bot))
-    assert twin._choice.rng is twin._rng  # still one generator
     assert [twin.choose_id(ids) for _ in range(50)] == [bot.choose_id(ids) for _ in range(50)]
+    # Its generator is its own: the library's for a seed the native one does not take.
+    for seed in (-7, 2**64, 2**64 - 1, 0):
+        bot, library = RandomBot(seed=seed), random.Random(seed)
+        assert [bot.choose_id(ids) for _ in range(700)] == [library.choice(ids) for _ in range(700)]
+        twin = pickle.loads(pickle.dumps(bot))
+        assert [twin.choose_id(ids) for _ in range(9)] == [library.choice(ids) for _ in range(9)]
+        chooser = bot.id_chooser()
+        bot.reseed(3)  # in place: a chooser made before follows it
+        three = random.Random(3)
+        assert [chooser(ids) for _ in range(5)] == [three.choice(ids) for _ in range(5)]

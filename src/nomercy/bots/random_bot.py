@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 
 from nomercy.core.actions import Action
-from nomercy.core.dealing import choice_as_random
+from nomercy.core.dealing import SeededChoice
 from nomercy.core.views import PlayerView
 
 __all__ = ["RandomBot"]
@@ -30,16 +29,15 @@ class RandomBot:
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
-        self._rng = random.Random(seed)
-        # rng.choice, draw for draw, as one native call in the compiled core.
-        self._choice = choice_as_random(self._rng)
+        # random.Random(seed).choice, draw for draw, as one native call in the compiled core.
+        self._choice = SeededChoice(seed)
 
     def reseed(self, seed: int) -> None:
         """Start over as ``RandomBot(seed=seed)`` would (its generator is its only state;
         :meth:`id_chooser` s made before keep drawing from it): what an env reusing its bots
         across episodes calls instead of building new ones."""
         self.seed = seed
-        self._rng.seed(seed)
+        self._choice.reseed(seed)
 
     def choose_action(self, view: PlayerView | None, legal: list[Action]) -> Action:
         """A uniformly random element of ``legal``."""

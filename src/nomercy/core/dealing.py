@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from types import FunctionType
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from librt.vecs import append, vec
 from mypy_extensions import i64
@@ -47,6 +47,7 @@ __all__ = [
     "MASK",
     "DealStream",
     "Mt19937",
+    "SeededChoice",
     "below",
     "check_deal_version",
     "choice_as_random",
@@ -302,6 +303,10 @@ class Mt19937:
         self.mt = mt
         self.index: i64 = 0  # the next word to twist and temper
 
+    def __reduce__(self) -> tuple[Any, tuple[list[int], int]]:
+        # Compiled classes have no default pickling: the state's words and the next index.
+        return _restored_mt, (list(self.mt), self.index)
+
     def next32(self) -> i64:
         """The next 32-bit output (``genrand_uint32``; ``getrandbits(k)`` for ``k <= 32`` is
         its top ``k`` bits)."""
@@ -356,6 +361,16 @@ class Mt19937:
             cards[i], cards[j] = cards[j], cards[i]
             i -= 1
         self.index = at
+
+
+def _restored_mt(words: list[int], index: int) -> Mt19937:
+    """What :meth:`Mt19937.__reduce__` pickles, unpickled."""
+    if len(words) != _MT_N or not 0 <= index < _MT_N:
+        raise ValueError("an MT19937 state is 624 words and an index below 624")
+    restored = Mt19937(0)
+    restored.mt = vec[i64](words)
+    restored.index = index
+    return restored
 
 
 def _mt_word(mt: vec[i64], i: i64) -> i64:
@@ -542,6 +557,61 @@ def choice_as_random(rng: random.Random) -> Callable[[Sequence[_T]], _T]:
     Python's ``choice`` draws otherwise (checked at import, as the shuffle is: the same seed
     must play the same game)."""
     return RandomChoice(rng) if _INLINED else rng.choice
+
+
+class SeededChoice:
+    """``random.Random(seed).choice``, draw for draw, from a generator of its own: compiled
+    and for a seed in ``[0, 2**64)``, a :class:`Mt19937` (native draws, and a third of the
+    library's seeding); otherwise the library's generator through :func:`choice_as_random`.
+    :meth:`reseed` starts it over in place, so whoever holds it draws from the new seed
+    (``RandomBot.reseed``).
+
+    >>> choose, library = SeededChoice(9), random.Random(9)
+    >>> [choose(range(10)) for _ in range(6)] == [library.choice(range(10)) for _ in range(6)]
+    True
+    """
+
+    __slots__ = ("_library", "_words", "seed")
+
+    def __init__(self, seed: int) -> None:
+        self._words: Mt19937 | None = None
+        self._library: Callable[[Sequence[Any]], Any] | None = None
+        self.seed = seed
+        self.reseed(seed)
+
+    def reseed(self, seed: int) -> None:
+        """Draw from now on as ``random.Random(seed).choice`` does."""
+        self.seed = seed
+        if _NATIVE_V1 and 0 <= seed <= _MT_MAX_KEY:
+            self._words = Mt19937(seed)
+            self._library = None
+        else:
+            self._words = None
+            self._library = choice_as_random(random.Random(seed))
+
+    def __call__(self, seq: Sequence[_T]) -> _T:
+        words = self._words
+        if words is None:
+            assert self._library is not None
+            return cast("_T", self._library(seq))
+        n = len(seq)
+        if not n:
+            raise IndexError("Cannot choose from an empty sequence")
+        return seq[words.below(n)]
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Compiled classes have no default pickling: the seed and the generator's state.
+        return _restored_choice, (self.seed, self._words, self._library)
+
+
+def _restored_choice(
+    seed: int, words: Mt19937 | None, library: Callable[[Sequence[Any]], Any] | None
+) -> SeededChoice:
+    """What :meth:`SeededChoice.__reduce__` pickles, unpickled."""
+    choice = SeededChoice(seed)
+    choice._words = words
+    choice._library = library
+    return choice
 
 
 def shuffle_with_key(cards: list[Any], key: int, version: int) -> None:
