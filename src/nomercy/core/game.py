@@ -314,7 +314,23 @@ class Game:
         self._setup_caches()
 
     def _setup_caches(self) -> None:
-        """Per-rule-set lookup tables for the hot paths (legal actions)."""
+        """Per-rule-set lookup tables for the hot paths (legal actions): derived once per rule
+        set and seat count into a blank game kept for them, then copied (reading a rule set's
+        options is a Python attribute lookup each: most of a short game's set-up)."""
+        key = (id(self.rules), self.n)
+        found = _FACTS_OF.get(key)
+        if found is None or found.rules is not self.rules:
+            found = Game.__new__(Game)
+            found.rules = self.rules  # holds the rule set: its id is not reused while here
+            found.n = self.n
+            found._derive_rule_facts()
+            if len(_FACTS_OF) >= _RECENT:
+                _FACTS_OF.clear()
+            _FACTS_OF[key] = found
+        found._copy_rule_facts(self)
+
+    def _derive_rule_facts(self) -> None:
+        """The rule-set facts and tables :meth:`_copy_rule_facts` copies, from ``rules``."""
         r = self.rules
         facts = r.facts  # the rule facts, derived once per rule set (core/rules.py)
         self.classic = r.is_classic
@@ -2349,6 +2365,12 @@ class Game:
         g.special_cards = self.special_cards
         g.restricted_cards = self.restricted_cards
         g._acts = self._acts
+
+
+#: Per (rule set's id, seat count), a blank game holding the facts and tables
+#: ``Game._setup_caches`` copies; emptied when it grows past _RECENT entries.
+_FACTS_OF: Final[dict[tuple[int, int], Game]] = {}
+_RECENT: Final = 256
 
 
 # Compiled by mypyc, Game is a native class: no instance __dict__, but it lists its fields.
