@@ -165,7 +165,8 @@ def test_the_inlined_shuffle_draws_like_random_shuffle() -> None:
 
 def test_deal_version_1s_native_generator_is_random_random() -> None:
     """Compiled, version 1 shuffles and draws A38's dealer with Mt19937 (MT19937 as native
-    code): for any key a game can hold it must draw every word random.Random(key) draws,
+    code, two seedings in one pass for a first deal): for any key a game can hold it must
+    draw every word random.Random(key) draws,
     past a twist too, shuffle as random.shuffle does and draw as randrange does, or every
     seeded game would change. The pure build keeps the
     library's (this runs the same class as Python there)."""
@@ -188,6 +189,13 @@ def test_deal_version_1s_native_generator_is_random_random() -> None:
         sizes = [rng.randrange(1, 2**31) for _ in range(5)] + [1, 2, 3, 4, 6, 10]
         words, reference = dealing.Mt19937(key), random.Random(key)
         assert [words.below(n) for n in sizes] == [reference.randrange(n) for n in sizes]
+        # A first deal: its shuffle and A38's dealer draw, both generators seeded at once.
+        after = dealing.next_key(key)
+        deck, expected = list(range(168)), list(range(168))
+        random.Random(key).shuffle(expected)
+        n = rng.randrange(2, 11)
+        assert dealing.shuffle_then_below(deck, key, n, 1) == random.Random(after).randrange(n)
+        assert deck == expected
     for bad in (-1, 2**64):
         with pytest.raises(ValueError, match="Mt19937"):
             dealing.Mt19937(bad)

@@ -58,6 +58,7 @@ __all__ = [
     "randbelow",
     "seed_label",
     "shuffle_as_random",
+    "shuffle_then_below",
     "shuffle_with_key",
 ]
 
@@ -242,6 +243,76 @@ def _mt_init(seed: i64) -> vec[i64]:
 _MT_BASE: Final = _mt_init(19650218)
 
 
+def _seeded_states(key_a: int, key_b: int) -> tuple[vec[i64], vec[i64]]:
+    """The MT19937 states ``random.Random(key_a)`` and ``random.Random(key_b)`` start from
+    (``init_by_array`` over each key's 32-bit words, low first), for keys in ``[0, 2**64)``.
+
+    Both in one pass: each step of ``init_by_array`` waits on the one before (a multiply
+    and shifts, about 8 cycles), so two independent seedings interleaved take little more
+    time than one (a deal seeds its shuffle and A38's dealer draw: :func:`shuffle_then_below`).
+
+    Raises:
+        ValueError: a key out of that range.
+    """
+    for key in (key_a, key_b):
+        if not 0 <= key <= _MT_MAX_KEY:
+            raise ValueError(f"Mt19937 seeds keys in [0, 2**64), not {key}")
+    low_a: i64 = key_a & _M32
+    high_a: i64 = key_a >> 32
+    low_b: i64 = key_b & _M32
+    high_b: i64 = key_b >> 32
+    # The key as CPython reads it: the fewest 32-bit words that hold it, at least one; each
+    # step's key word j cycles through them (last: the index of the last word, 0 or 1).
+    last_a: i64 = 0
+    if high_a:
+        last_a = 1
+    last_b: i64 = 0
+    if high_b:
+        last_b = 1
+    a = _MT_BASE[0:_MT_N]
+    b = _MT_BASE[0:_MT_N]
+    prev_a = a[0]
+    prev_b = b[0]
+    i: i64 = 1
+    j_a: i64 = 0
+    j_b: i64 = 0
+    steps: i64 = _MT_N  # max(624, words): 624 steps over the key from word 1 on, then 623
+    while steps > 0:  # without it; past the last word, word 0 takes its value, on from 1
+        word_a = low_a
+        if j_a:
+            word_a = high_a
+        word_b = low_b
+        if j_b:
+            word_b = high_b
+        prev_a = ((a[i] ^ ((prev_a ^ (prev_a >> 30)) * 1664525)) + word_a + j_a) & _M32
+        prev_b = ((b[i] ^ ((prev_b ^ (prev_b >> 30)) * 1664525)) + word_b + j_b) & _M32
+        a[i] = prev_a
+        b[i] = prev_b
+        i += 1
+        if i >= _MT_N:
+            a[0] = prev_a
+            b[0] = prev_b
+            i = 1
+        j_a ^= last_a  # 0, 0, ... for a one-word key; 0, 1, 0, ... for two
+        j_b ^= last_b
+        steps -= 1
+    steps = _MT_N - 1
+    while steps > 0:
+        prev_a = ((a[i] ^ ((prev_a ^ (prev_a >> 30)) * 1566083941)) - i) & _M32
+        prev_b = ((b[i] ^ ((prev_b ^ (prev_b >> 30)) * 1566083941)) - i) & _M32
+        a[i] = prev_a
+        b[i] = prev_b
+        i += 1
+        if i >= _MT_N:
+            a[0] = prev_a
+            b[0] = prev_b
+            i = 1
+        steps -= 1
+    a[0] = 0x80000000  # assures a non-zero state, as init_by_array does
+    b[0] = 0x80000000
+    return a, b
+
+
 class Mt19937:
     """Deal version 1's generator as native code: CPython's ``random.Random(key)`` (MT19937,
     Matsumoto and Nishimura, seeded by ``init_by_array`` with the key's 32-bit words, low
@@ -252,8 +323,9 @@ class Mt19937:
     object protocol, and the twist runs one word per draw (word ``i`` of a twist needs only
     words ``i + 1`` and ``i + 397`` of the old state and words already twisted, so in order,
     one at a time, gives the same words). The pure build keeps ``random.Random``: this code
-    as Python is slower than the library's C. :func:`shuffle_with_key` uses it only where it
-    was checked at import to shuffle exactly as this Python's ``random`` does.
+    as Python is slower than the library's C. Its users (:func:`shuffle_with_key`,
+    :func:`shuffle_then_below`, :func:`key_below`, :class:`SeededChoice`) take it only where
+    it was checked at import to draw exactly as this Python's ``random`` does.
 
     >>> m, r = Mt19937(2**40 + 7), random.Random(2**40 + 7)
     >>> [m.next32() for _ in range(700)] == [r.getrandbits(32) for _ in range(700)]
@@ -262,45 +334,10 @@ class Mt19937:
 
     __slots__ = ("index", "mt")
 
-    def __init__(self, key: int) -> None:
-        if not 0 <= key <= _MT_MAX_KEY:
-            raise ValueError(f"Mt19937 seeds keys in [0, 2**64), not {key}")
-        low: i64 = key & _M32
-        high: i64 = key >> 32
-        words: i64 = 1  # CPython's key: the fewest 32-bit words that hold it, at least one
-        if high:
-            words = 2
-        mt = _MT_BASE[0:_MT_N]
-        # init_by_array: max(624, words) = 624 steps over the key, then 623 without it.
-        i: i64 = 1
-        j: i64 = 0
-        prev = mt[0]
-        steps: i64 = _MT_N
-        while steps > 0:
-            word = low
-            if j:
-                word = high
-            prev = ((mt[i] ^ ((prev ^ (prev >> 30)) * 1664525)) + word + j) & _M32
-            mt[i] = prev
-            i += 1
-            j += 1
-            if i >= _MT_N:
-                mt[0] = prev
-                i = 1
-            if j >= words:
-                j = 0
-            steps -= 1
-        steps = _MT_N - 1
-        while steps > 0:
-            prev = ((mt[i] ^ ((prev ^ (prev >> 30)) * 1566083941)) - i) & _M32
-            mt[i] = prev
-            i += 1
-            if i >= _MT_N:
-                mt[0] = prev
-                i = 1
-            steps -= 1
-        mt[0] = 0x80000000  # assures a non-zero state, as init_by_array does
-        self.mt = mt
+    def __init__(self, key: int, state: vec[i64] | None = None) -> None:
+        """Seeded with ``key``; ``state``: its seeded state if made already (by
+        :func:`_seeded_states`, or unpickled), which the generator then owns."""
+        self.mt = state if state is not None else _seeded_states(key, key)[0]
         self.index: i64 = 0  # the next word to twist and temper
 
     def __reduce__(self) -> tuple[Any, tuple[list[int], int]]:
@@ -337,7 +374,7 @@ class Mt19937:
 
     def shuffle(self, cards: list[Any]) -> None:
         """``random.Random(key).shuffle(cards)``, swap for swap (see :func:`fisher_yates`)."""
-        mt = self.mt  # the draws inline next32: a method call per draw costs as much again
+        mt = self.mt  # next32 inlined: the state and the index held locally for every draw
         at = self.index
         size: i64 = len(cards)
         bits: i64 = 0  # of n = i + 1 below, kept by integer steps
@@ -367,8 +404,7 @@ def _restored_mt(words: list[int], index: int) -> Mt19937:
     """What :meth:`Mt19937.__reduce__` pickles, unpickled."""
     if len(words) != _MT_N or not 0 <= index < _MT_N:
         raise ValueError("an MT19937 state is 624 words and an index below 624")
-    restored = Mt19937(0)
-    restored.mt = vec[i64](words)
+    restored = Mt19937(0, vec[i64](words))
     restored.index = index
     return restored
 
@@ -561,8 +597,8 @@ def choice_as_random(rng: random.Random) -> Callable[[Sequence[_T]], _T]:
 
 class SeededChoice:
     """``random.Random(seed).choice``, draw for draw, from a generator of its own: compiled
-    and for a seed in ``[0, 2**64)``, a :class:`Mt19937` (native draws, and a third of the
-    library's seeding); otherwise the library's generator through :func:`choice_as_random`.
+    and for a seed in ``[0, 2**64)``, a :class:`Mt19937` (native draws, and about half the
+    library's seeding time); otherwise the library's generator through :func:`choice_as_random`.
     :meth:`reseed` starts it over in place, so whoever holds it draws from the new seed
     (``RandomBot.reseed``).
 
@@ -626,6 +662,19 @@ def shuffle_with_key(cards: list[Any], key: int, version: int) -> None:
         DealStream(key).shuffle(cards)
 
 
+def shuffle_then_below(cards: list[Any], key: int, n: int, version: int) -> int:
+    """:func:`shuffle_with_key` with ``key``, then :func:`key_below` with ``next_key(key)``:
+    a first deal's shuffle and A38's random dealer (the caller advances the key twice).
+    Compiled, version 1 seeds both generators in one pass (:func:`_seeded_states`)."""
+    after = next_key(key)
+    if version == 1 and _NATIVE_V1 and 0 <= key <= _MT_MAX_KEY and 0 < n < _N_LIMIT:
+        shuffler, dealer = _seeded_states(key, after)
+        Mt19937(key, shuffler).shuffle(cards)
+        return Mt19937(after, dealer).below(n)
+    shuffle_with_key(cards, key, version)
+    return key_below(after, n, version)
+
+
 def key_below(key: int, n: int, version: int) -> int:
     """A number in ``range(n)`` drawn as deal ``version`` does with ``key`` (A38's dealer)."""
     if version == 1:
@@ -641,13 +690,16 @@ def deal(g: Game, *, choose_dealer: bool = False) -> None:
     n = g.n
     deck = fresh_deck(r)
     g.total_cards = len(deck)
-    g._shuffle(deck)
+    if choose_dealer and r.dealer_rule != "highest_card":
+        # A38: the dealer is drawn with the key after the shuffle's (one pass seeds both).
+        g.dealer = shuffle_then_below(deck, g.key, n, g.deal_version)
+        g.key = next_key(next_key(g.key))
+    else:
+        g._shuffle(deck)
     if choose_dealer:
         if r.dealer_rule == "highest_card":
             g.dealer = high_card_dealer(g, deck)
         else:
-            g.dealer = key_below(g.key, n, g.deal_version)
-            g.key = next_key(g.key)
             g._emit(
                 EK.DEALER,
                 ("{} is chosen at random to deal [A38]", g.names[g.dealer]),
