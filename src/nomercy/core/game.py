@@ -86,6 +86,7 @@ from nomercy.core.ids import (
     K_PASS,
     K_PLAY,
     K_UNO,
+    MAX_SEATS,
     NUM_IDS,
     action_id,
     id_action,
@@ -2367,6 +2368,11 @@ class Game:
         g._acts = self._acts
 
 
+#: ``P0``, ``P1``, ...: the players' names when none are given, by seat count (``Game``
+#: copies the list it is given).
+_NAMES: Final[list[list[str]]] = [[f"P{i}" for i in range(n)] for n in range(MAX_SEATS + 1)]
+
+
 #: Per (rule set's id, seat count), a blank game holding the facts and tables
 #: ``Game._setup_caches`` copies; emptied when it grows past _RECENT entries.
 _FACTS_OF: Final[dict[tuple[int, int], Game]] = {}
@@ -2463,7 +2469,8 @@ def new_game(
     if not isinstance(seed, int):
         raise TypeError(f"seed must be an integer, not {seed!r}")
     version = check_deal_version(deal_version)
-    ruleset = make_rules(rules, options)
+    # A rule set without options is itself (make_rules, a Python call, says so too).
+    ruleset = rules if type(rules) is RuleSet and not options else make_rules(rules, options)
     if not ruleset.min_players <= players <= ruleset.max_players:
         raise RuleSetError(
             f"{players} players is outside {ruleset.min_players}-{ruleset.max_players} for "
@@ -2476,11 +2483,11 @@ def new_game(
             raise TypeError(f"names must be a list of strings, not {names!r}")
         if len(names) != players:
             raise RuleSetError(f"{len(names)} names given for {players} players")
-    g = Game(ruleset, names or [f"P{i}" for i in range(players)])
+    g = Game(ruleset, names or _NAMES[players])  # players is in range: checked above
     g.seed = seed
     g.deal_version = version
     g.key = next_key(seed & MASK)
-    if not ruleset.is_classic and players > 6:
+    if not g.classic and players > 6:
         g.warnings.append(
             f"{players} players: the draw pool can run out with 7 or more (A30, NM-36)"
         )
