@@ -319,13 +319,14 @@ class Mt19937:
     first) for a key in ``[0, 2**64)``, output for output.
 
     Compiled, seeding and shuffling here take well under half the time of
-    ``random.Random(key)`` and its ``shuffle``: the draws are native calls rather than ``getrandbits`` through the
-    object protocol, and the twist runs one word per draw (word ``i`` of a twist needs only
-    words ``i + 1`` and ``i + 397`` of the old state and words already twisted, so in order,
-    one at a time, gives the same words). The pure build keeps ``random.Random``: this code
-    as Python is slower than the library's C. Its users (:func:`shuffle_with_key`,
-    :func:`shuffle_then_below`, :func:`key_below`, :class:`SeededChoice`) take it only where
-    it was checked at import to draw exactly as this Python's ``random`` does.
+    ``random.Random(key)`` and its ``shuffle``: the draws are native calls rather than
+    ``getrandbits`` through the object protocol, and the twist runs one word per draw (word
+    ``i`` of a twist needs only words ``i + 1`` and ``i + 397`` of the old state and words
+    already twisted, so in order, one at a time, gives the same words). The pure build keeps
+    ``random.Random``: this code as Python is slower than the library's C. Its users
+    (:func:`shuffle_with_key`, :func:`shuffle_then_below`, :func:`key_below`,
+    :class:`SeededChoice`) take it only where it was checked at import to draw exactly as
+    this Python's ``random`` does.
 
     >>> m, r = Mt19937(2**40 + 7), random.Random(2**40 + 7)
     >>> [m.next32() for _ in range(700)] == [r.getrandbits(32) for _ in range(700)]
