@@ -166,10 +166,9 @@ def test_the_inlined_shuffle_draws_like_random_shuffle() -> None:
 def test_deal_version_1s_native_generator_is_random_random() -> None:
     """Compiled, version 1 shuffles and draws A38's dealer with Mt19937 (MT19937 as native
     code, two seedings in one pass for a first deal): for any key a game can hold it must
-    draw every word random.Random(key) draws,
-    past a twist too, shuffle as random.shuffle does and draw as randrange does, or every
-    seeded game would change. The pure build keeps the
-    library's (this runs the same class as Python there)."""
+    draw every word random.Random(key) draws, past a twist too, shuffle as random.shuffle
+    does and draw as randrange does, or every seeded game would change. The pure build keeps
+    the library's (this runs the same class as Python there)."""
     from nomercy.core import dealing
 
     assert dealing._NATIVE_V1 is (nomercy.core.BUILD == "compiled")
