@@ -113,14 +113,6 @@ _COLOUR_IDS: Final[tuple[int, ...]] = tuple(COLOUR_BASE + i for i in range(len(C
 _CARD_SETS: Final[dict[tuple[bool, bool, bool], tuple[vec[bool], vec[bool]]]] = {}
 
 
-_Tables = tuple[list[vec[bool]], list[list[int] | None], vec[bool], vec[bool]]
-#: The tables of each recently used rule set, by identity: their keys cost more to build than
-#: a short game's deal (every new game asks). A value holds its rule set, so its id is not
-#: reused while it is here; the dict is emptied when it grows past _RECENT entries.
-_TABLES_OF: Final[dict[int, tuple[RuleSet, _Tables]]] = {}
-_RECENT: Final = 256
-
-
 def _card_sets(r: RuleSet) -> tuple[vec[bool], vec[bool]]:
     seven_zero = r.facts.seven_zero
     special = [c.kind is K_DISCARD_ALL or (seven_zero and c.number in (0, 7)) for c in ALL_CARDS]
@@ -138,14 +130,13 @@ def _card_sets(r: RuleSet) -> tuple[vec[bool], vec[bool]]:
     return vec[bool](special), vec[bool](restricted)
 
 
-def tables(r: RuleSet) -> _Tables:
+def tables(
+    r: RuleSet,
+) -> tuple[list[vec[bool]], list[list[int] | None], vec[bool], vec[bool]]:
     """A game's legality tables, shared by every game of the same options: the playable
     flags per (top card, colour) slot, the plain variants per card, and flags by
     ``Card.index`` for the cards whose variants are never cached and the restricted wild
     draw cards (A34 / CL-4)."""
-    found = _TABLES_OF.get(id(r))
-    if found is not None and found[0] is r:
-        return found[1]
     # The matching table depends only on these two options (A08, A11).
     playable = _PLAYABLE.setdefault(
         (r.discard_all_symbol_match, r.plus4_symbols_shared), [_UNSET] * (NUM_CARDS * 5)
@@ -167,11 +158,7 @@ def tables(r: RuleSet) -> _Tables:
     sets = _CARD_SETS.get(key)
     if sets is None:
         sets = _CARD_SETS[key] = _card_sets(r)
-    made = (playable, base, sets[0], sets[1])
-    if len(_TABLES_OF) >= _RECENT:
-        _TABLES_OF.clear()
-    _TABLES_OF[id(r)] = (r, made)
-    return made
+    return playable, base, sets[0], sets[1]
 
 
 def compute_legal(g: Game, seat: int) -> list[int]:
