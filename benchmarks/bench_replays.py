@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+# The web tests' helpers (tests/web) and the free ports they use (tests/ports.py).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "web"))
 
 from longgames import store_long_game

@@ -304,7 +304,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-web-") as tmp:
         database = str(Path(tmp) / "bench.sqlite3")
         if args.postgres == "auto":
-            sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "web"))
+            tests = Path(__file__).resolve().parent.parent / "tests"
+            sys.path[:0] = [str(tests / "web"), str(tests)]  # pgcluster, and its ports
             from pgcluster import PgCluster, find_bin_dir
 
             bin_dir = find_bin_dir()

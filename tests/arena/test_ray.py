@@ -24,13 +24,7 @@ from nomercy.arena.runner import BotSpec, GameSetup
 from nomercy.arena.simulate import run_simulation
 from nomercy.arena.tournament import lineups, run_tournament
 from nomercy.cli.main import main
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
+from ports import free_port
 
 #: Environment of the test cluster and of this process, set before Ray is imported (Ray reads
 #: it at import): no token authentication (a token left in ~/.ray by another Ray run would
@@ -51,7 +45,7 @@ ray = pytest.importorskip("ray", reason="the ray extra is part of dev; CI instal
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
     """The address of a Ray head started for these tests (and stopped after them)."""
-    port = _free_port()
+    port = free_port()
     exe = shutil.which("ray", path=str(Path(sys.executable).parent)) or shutil.which("ray")
     assert exe, "the ray command is not installed"
     proc = subprocess.Popen(

@@ -17,7 +17,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from realserver import free_port, proxy_process
+from realserver import proxy_process
+
+from ports import free_port
 
 CADDYFILE = Path(__file__).resolve().parents[2] / "deploy" / "Caddyfile"
 

@@ -20,11 +20,12 @@ import itertools
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from ports import free_port
 
 __all__ = ["PgCluster", "find_bin_dir"]
 
@@ -51,13 +52,6 @@ def _version_key(path: str) -> int:
 _START_ATTEMPTS = 5
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 class PgCluster:
     """A running private cluster; :meth:`database` makes a fresh database and returns its URL."""
 
@@ -70,7 +64,7 @@ class PgCluster:
         self.root.chmod(0o755)
         self.data = self.root / "data"
         self.sockets = self.root / "sock"
-        self.port = _free_port()
+        self.port = free_port()
         self.user: str | None = None
         if os.geteuid() == 0:
             for name in ("postgres", "nobody"):
@@ -92,8 +86,8 @@ class PgCluster:
             str(self.bin / "initdb"), "-D", str(self.data), "-U", "nomercy", "--auth=trust",
             "-E", "UTF8", "--locale=C", "--no-sync",
         )  # fmt: skip
-        # A free port can be taken between _free_port() and the server's bind, by another
-        # pytest-xdist worker starting its own cluster at the same moment: try a new port.
+        # A free port can still be taken between free_port() and the server's bind (by a process
+        # outside this test run that binds a fixed port): try a new port.
         for attempt in itertools.count(1):
             try:
                 self._start()
@@ -101,7 +95,7 @@ class PgCluster:
             except RuntimeError:
                 if attempt == _START_ATTEMPTS or "in use" not in self._log_text():
                     raise
-                self.port = _free_port()
+                self.port = free_port()
         self._started = True
 
     def _start(self) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import http.client
 import json
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ports import free_port
 
 #: Seconds a server process (or the proxy) may take to start answering: a bound that only
 #: catches a hang (a second or two alone; many times that beside other work).
@@ -60,14 +61,6 @@ def stop_process(proc: subprocess.Popen[Any]) -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-
-
-def free_port() -> int:
-    """A TCP port nobody listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 @dataclass

@@ -16,7 +16,6 @@ import asyncio
 import json
 import os
 import re
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -24,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from ports import free_port
 
 pytest.importorskip("starlette", reason="the web extra is part of .[dev]")
 playwright_sync = pytest.importorskip("playwright.sync_api", reason="playwright is in .[dev]")
@@ -66,12 +67,6 @@ WAIT_MS = 60_000
 
 
 # ---------------------------------------------------------------------- fixtures
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class _Server:
     """uvicorn on a thread, stopped by setting ``should_exit``."""
 
@@ -110,7 +105,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         # its own in test_web_bounds.py).
         rooms_per_hour=0,
     )
-    port = _free_port()
+    port = free_port()
     with _Server(create_app(config), port):
         yield f"http://127.0.0.1:{port}"
 

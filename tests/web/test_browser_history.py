@@ -17,11 +17,13 @@ from typing import Any
 
 import pytest
 
+from ports import free_port
+
 pytest.importorskip("playwright.sync_api", reason="playwright is in .[dev]")
 
 import uvicorn
 from playwright.sync_api import Browser, expect
-from test_browser import _Console, _context, _free_port, browser  # noqa: F401
+from test_browser import _Console, _context, browser  # noqa: F401
 
 from nomercy import Game, new_game
 from nomercy.web.app import create_app
@@ -94,7 +96,7 @@ def _rigged_server(database: Path, **config: Any) -> Iterator[tuple[str, int]]:
             **config,
         )
     )
-    port = _free_port()
+    port = free_port()
     with _LoopServer(app, port) as srv:
         base = f"http://127.0.0.1:{port}"
         req = urllib.request.Request(

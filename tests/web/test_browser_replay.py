@@ -10,11 +10,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from ports import free_port
+
 pytest.importorskip("playwright.sync_api", reason="playwright is in .[dev]")
 
 from longgames import store_long_game
 from playwright.sync_api import Browser, Page, expect
-from test_browser import _Console, _context, _free_port, _Server, _shot, browser  # noqa: F401
+from test_browser import _Console, _context, _Server, _shot, browser  # noqa: F401
 
 from nomercy.core.records import GameRecord
 from nomercy.web import ServerConfig, create_app
@@ -29,7 +31,7 @@ def long_replay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
     database = tmp_path_factory.mktemp("replay") / "server.sqlite3"
     game_id, moves = store_long_game(database, 60)
     config = ServerConfig(database=database, replay_page=PAGE)
-    port = _free_port()
+    port = free_port()
     with _Server(create_app(config), port):
         yield f"http://127.0.0.1:{port}", game_id, moves
 

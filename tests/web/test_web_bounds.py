@@ -171,7 +171,9 @@ def test_a_database_of_another_program_is_refused_with_exit_2(tmp_path: Path) ->
     import sqlite3
     import subprocess
 
-    from realserver import free_port, serve_command
+    from realserver import serve_command
+
+    from ports import free_port
 
     foreign = tmp_path / "foreign.sqlite3"
     with sqlite3.connect(foreign) as db:

@@ -23,12 +23,13 @@ from typing import Any
 
 import psycopg
 import pytest
-from realserver import START_LIMIT, RealServer, free_port, real_server, request, serve_command
+from realserver import START_LIMIT, RealServer, real_server, request, serve_command
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from nomercy.core.records import GameRecord
 from nomercy.web.postgres import CHANNEL
+from ports import free_port
 
 pytestmark = pytest.mark.postgres
 

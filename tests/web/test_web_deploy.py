@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -18,9 +17,10 @@ from pathlib import Path
 
 import pytest
 from pgcluster import find_bin_dir
-from realserver import START_LIMIT, free_port, request
+from realserver import START_LIMIT, request
 
 from nomercy.cli.main import build_parser
+from ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,19 +40,6 @@ def wait_ready(
         time.sleep(0.2)
 
 
-def consecutive_free_ports() -> int:
-    """A port ``p`` such that ``p`` and ``p + 1`` are free now (run-local.sh counts up)."""
-    for _ in range(50):
-        port = free_port()
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port + 1))
-            except OSError:
-                continue
-        return port
-    raise AssertionError("no two consecutive free ports")
-
-
 @pytest.mark.postgres
 def test_the_plain_process_recipe_serves_one_room_from_two_servers(tmp_path: Path) -> None:
     bin_dir = find_bin_dir()
@@ -62,7 +49,7 @@ def test_the_plain_process_recipe_serves_one_room_from_two_servers(tmp_path: Pat
         pytest.skip("PostgreSQL's server (initdb, pg_ctl) is not installed")
     data_root = Path(tempfile.mkdtemp(prefix="nomercy-recipe-"))
     data_root.chmod(0o755)  # the postgres user (as root) must reach its data directory
-    first = consecutive_free_ports()
+    first = free_port(span=2)  # run-local.sh counts up from NOMERCY_PORT
     ports = [first, first + 1]
     env = {
         **os.environ,

@@ -54,11 +54,9 @@ def test_a_newer_or_foreign_database_is_refused(pg_database: str) -> None:
 def test_bad_urls_and_unreachable_servers_exit_2_with_one_line(
     capsys: pytest.CaptureFixture[str], pg_cluster: object
 ) -> None:
-    import socket
+    from ports import free_port
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        dead = s.getsockname()[1]
+    dead = free_port()
     cases = [
         (f"postgresql://nomercy@127.0.0.1:{dead}/x", "cannot connect"),
         ("postgresql://nomercy@127.0.0.1:notaport/x", 'invalid integer value "notaport"'),

@@ -21,9 +21,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from realserver import RealServer, free_port, proxy_process, real_server, request
+from realserver import RealServer, proxy_process, real_server, request
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus
+
+from ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "deploy" / "nginx.conf"

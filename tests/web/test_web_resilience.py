@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from realserver import free_port, real_server, request, serve_command
+from realserver import real_server, request, serve_command
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+
+from ports import free_port
 
 #: The default bound (real time) on a wait for the server: it only catches a hang (the suite
 #: runs beside other work on a loaded machine).

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -28,13 +27,7 @@ import realserver
 from websockets.asyncio.client import ClientConnection, connect
 
 from nomercy.core.records import GameRecord
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+from ports import free_port
 
 
 def http(port: int, path: str, body: dict[str, Any] | None = None) -> Any:
