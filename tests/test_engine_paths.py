@@ -248,3 +248,21 @@ def test_a_random_choice_pickles_with_its_generator() -> None:
         bot.reseed(3)  # in place: a chooser made before follows it
         three = random.Random(3)
         assert [chooser(ids) for _ in range(5)] == [three.choice(ids) for _ in range(5)]
+
+
+def test_random_bots_seeded_two_at_a_time_draw_as_one_by_one() -> None:
+    """The simulator's random line-ups (RandomBot.id_choosers) pair their seedings: each
+    chooser still draws exactly as random.Random(seed).choice, odd counts and seeds the
+    native generator does not take included."""
+    from nomercy.bots.random_bot import RandomBot
+
+    ids = list(range(37))
+    rng = random.Random(11)
+    lines = [[rng.getrandbits(64) for _ in range(n)] for n in (1, 2, 3, 4, 5, 6)]
+    lines += [[-7, 5, 2**64, 9], [0, 2**64 - 1, -1]]
+    for seeds in lines:
+        choosers = RandomBot.id_choosers(seeds)
+        assert len(choosers) == len(seeds)
+        for seed, chooser in zip(seeds, choosers, strict=True):
+            library = random.Random(seed)
+            assert [chooser(ids) for _ in range(700)] == [library.choice(ids) for _ in range(700)]

@@ -286,7 +286,7 @@ def play_game(setup: GameSetup, lineup: Sequence[BotSpec], index: int) -> GameRe
         # Random bots alone (the simulator's usual line-up): their choosers straight from the
         # bots, none of the other bots' set-up, the game on ids in compiled code.
         game.record_events = False
-        _play_ids(game, [RandomBot(seed).id_chooser() for seed in seeds], limit, index)
+        _play_ids(game, cast("list[IdChooser]", RandomBot.id_choosers(seeds)), limit, index)
         return _result(game, lineup, index)
     # ``best`` is the strongest bot at this table (nomercy.bots.registry.BEST_AT).
     bots = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from nomercy.core.actions import Action
-from nomercy.core.dealing import SeededChoice
+from nomercy.core.dealing import SeededChoice, seeded_choices
 from nomercy.core.views import PlayerView
 
 __all__ = ["RandomBot"]
@@ -57,6 +57,13 @@ class RandomBot:
     def id_chooser(self) -> Callable[[Sequence[int]], int]:
         """:meth:`choose_id` without its checks, as one call (the simulator's loop)."""
         return self._choice
+
+    @staticmethod
+    def id_choosers(seeds: Sequence[int]) -> list[Callable[[Sequence[int]], int]]:
+        """``[RandomBot(seed).id_chooser() for seed in seeds]`` without the bots, their
+        generators seeded two at a time (``seeded_choices``; cheaper compiled): the
+        simulator's line-ups of random bots."""
+        return list(seeded_choices(seeds))
 
     def __repr__(self) -> str:
         return f"RandomBot(seed={self.seed})"
