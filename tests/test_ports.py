@@ -26,9 +26,10 @@ def test_ports_are_outside_the_client_range_and_distinct() -> None:
     assert all(p in ports._BAND for p in handed)
 
 
-def test_a_bound_port_is_not_handed_out() -> None:
+def test_a_bound_port_is_not_handed_out(monkeypatch: pytest.MonkeyPatch) -> None:
     with socket.socket() as s:
         port = ports.free_port()
         s.bind(("127.0.0.1", port))
-        ports._cursor = port - ports._BAND.start  # the next probe starts at the bound port
+        # The next probe starts at the bound port (the cursor is put back after the test).
+        monkeypatch.setattr(ports, "_cursor", port - ports._BAND.start)
         assert ports.free_port() != port
