@@ -98,6 +98,25 @@ REFUSED: list[tuple[str, dict[str, Any], str]] = [
         {**_base(), "phase": "choose_colour", "colour": None, "discard": ["R8"]},
         "wild on top, not R8",
     ),
+    (
+        # Found by the mutation soak: the phase names a colour that nobody has named yet.
+        "a18_choose_colour_with_a_colour",
+        {**_base(), "phase": "choose_colour", "colour": "B", "discard": ["R5", "W+6"]},
+        "'colour' must be null, not 'B'",
+    ),
+    (
+        # Found by the mutation soak: any card but a Draw Card stacked on the wild names the
+        # colour, so a colour still owed in a stack sits under a wild or Draw Card (A18).
+        "a18_colour_owed_under_a_reverse",
+        {
+            **_stack(total=10, last=10),
+            "discard": ["R5", "W+10", "BR"],
+            "colour": None,
+            "chain_wild": 0,
+            "rules": {"preset": "no-mercy", "options": {"wild_colour_timing": "on_resolution"}},
+        },
+        "wild or Draw Card on top, not BR",
+    ),
     ("cl8_wd4_on_a_number", _classic_wd4("R9"), "Wild \\+4 on top, not R9"),
     ("nm38_empty_active_hand_in_play", _with(_base(), 1, hand=[]), "holds no cards"),
     ("nm37_uno_window_on_three_cards", {**_base(), "uno_window": [0]}, "uno_window"),
@@ -179,6 +198,27 @@ def test_the_base_positions_load() -> None:
 def test_an_unreachable_position_is_refused_naming_it(position: dict[str, Any], match: str) -> None:
     with pytest.raises(NotationError, match=match):
         Game.from_position(position)
+
+
+def test_a_stack_given_without_its_chain_stays_unlisted_as_it_grows() -> None:
+    """NM-16: a position may give a penalty of several cards without its values; stacking on
+    it keeps them unknown (a partial chain would not add up to the total, which positions
+    refuse), so the game's position still loads (found by the mutation soak)."""
+    g = Game.from_position(
+        _with(_stack(total=6, last=2), 1, hand=["B+4", "G1"]) | {"discard": ["R5", "R+2"]}
+    )
+    assert g.pending == (6, 2, ())
+    g.apply(next(a for a in g.legal_actions() if a.card is not None))  # P1 stacks its +4
+    assert g.pending == (10, 4, ())
+    again = Game.from_position(json.loads(json.dumps(g.to_position())))
+    assert again.pending == (10, 4, ()) and again.to_position() == g.to_position()
+    # A chain that is given grows with the stack as before.
+    g = Game.from_position(
+        _with(_stack(total=6, last=2, chain=[4, 2]), 1, hand=["B+4", "G1"])
+        | {"discard": ["R5", "R+2"]}
+    )
+    g.apply(next(a for a in g.legal_actions() if a.card is not None))
+    assert g.pending == (10, 4, (4, 2, 4))
 
 
 def test_what_play_reaches_stays_legal() -> None:

@@ -1275,7 +1275,7 @@ class Game:
             return
         # apply_draw_penalty (and resolve_effects for a Draw Card): the target draws.
         total = self.pending_total + card.draw_value
-        chain = [*self.pending_chain, card.draw_value]
+        chain = self._chain_after(card.draw_value)
         # NM-24: a Wild Reverse +4 still reverses; the next seat in the new direction draws.
         target, self.direction, _ = aim_penalty(
             self.rules, card, seat, self.direction, self.out, self.two_player(), True, True
@@ -1441,9 +1441,9 @@ class Game:
         value = card.draw_value
         two = self.two_player()
         prior = self.pending_total
+        self.pending_chain = self._chain_after(value)
         self.pending_total += value
         self.pending_last = value
-        self.pending_chain.append(value)
         name = self.names[seat]
         target, self.direction, aim = aim_penalty(
             self.rules, card, seat, self.direction, self.out, two, prior != 0, False
@@ -1469,6 +1469,16 @@ class Game:
                 target,
                 {"total": self.pending_total, "last": value},
             )
+
+    def _chain_after(self, value: int) -> list[int]:
+        """The stack's values once a Draw Card of ``value`` joins it (NM-16), oldest first.
+        A stack whose values are not listed (a position gave ``pending`` without its
+        ``chain`` for several cards) stays unlisted: its first values are unknown, and a
+        partial list would not add up to the total (positions refuse that, NM-16)."""
+        chain = self.pending_chain
+        if chain or not self.pending_total:
+            return [*chain, value]
+        return chain
 
     def _clear_pending(self) -> None:
         self.pending_total = 0

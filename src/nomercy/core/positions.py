@@ -300,12 +300,18 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:  # noqa: C901, PLR0
     if (
         g.colour is None
         and phase is STACK_OR_ABSORB
-        and (g.chain_wild is None or rules.wild_colour_timing != "on_resolution")
+        and (
+            g.chain_wild is None
+            or rules.wild_colour_timing != "on_resolution"
+            or not (g.discard[-1].is_wild or g.discard[-1].draw_value)
+        )
     ):
-        # A18 on_resolution: only then is a colour still owed, by the seat that owes it.
+        # A18 on_resolution: only then is a colour still owed, by the seat that owes it, for
+        # the wild on top or under the Draw Cards stacked on it (any other card names one).
         raise NotationError(
-            "'colour' may be null in a stack only with wild_colour_timing='on_resolution' "
-            "and 'chain_wild' naming who owes it (A18)"
+            "'colour' may be null in a stack only with wild_colour_timing='on_resolution', "
+            "'chain_wild' naming who owes it and a wild or Draw Card on top, not "
+            f"{g.discard[-1].code} (A18)"
         )
     g.wd4 = _wd4_key(pos, rules, n)
     g.pending_win = _seat_key(pos, "pending_win", n)
@@ -341,6 +347,22 @@ def _build(cls: type[Game], pos: Mapping[str, Any]) -> Game:  # noqa: C901, PLR0
     g.start.pop("log", None)
     g.start.pop("history", None)
     return g
+
+
+def _check_colour_owed(g: Game, top: Card) -> None:
+    """Phase ``choose_colour`` names a colour still owed: the opening Wild's (CL-3) or the
+    wild's of a resolved stack, under the Draw Cards stacked on it (A18 ``on_resolution``).
+    Until it is named there is no colour (a random-play scan of both presets under random
+    options found none in that phase)."""
+    if not (top.is_wild or (top.draw_value and g.rules.wild_colour_timing == "on_resolution")):
+        raise NotationError(
+            f"phase 'choose_colour' needs a wild on top, not {top.code} (CL-3, A18)"
+        )
+    if g.colour is not None:
+        raise NotationError(
+            "phase 'choose_colour' names the colour still owed: 'colour' must be null, not "
+            f"{g.colour.value!r} (CL-3, A18)"
+        )
 
 
 def _check_reachable(g: Game, chain_given: bool) -> None:  # noqa: C901 (measured in tests/test_complexity.py)
@@ -454,13 +476,8 @@ def _check_reachable(g: Game, chain_given: bool) -> None:  # noqa: C901 (measure
         raise NotationError(
             "'roulette_colour' is named for a Roulette's reveal: phase 'roulette_colour' (A21)"
         )
-    if phase is CHOOSE_COLOUR and not (
-        top.is_wild or (top.draw_value and rules.wild_colour_timing == "on_resolution")
-    ):
-        # CL-3: the opening Wild; A18: the wild of a resolved stack (a Draw Card on top of it).
-        raise NotationError(
-            f"phase 'choose_colour' needs a wild on top, not {top.code} (CL-3, A18)"
-        )
+    if phase is CHOOSE_COLOUR:
+        _check_colour_owed(g, top)
     if (
         not over
         and g.colour is not None

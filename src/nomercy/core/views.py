@@ -111,7 +111,8 @@ class Stack(NamedTuple):
     last: int
     """The draw value of the card on top of it."""
     chain: tuple[int, ...]
-    """The draw values stacked so far, oldest first."""
+    """The draw values stacked so far, oldest first; empty when they are not known (a
+    position that gave the penalty of several cards without its ``chain``)."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form of a view's and a position's ``"pending"`` (docs/notation.md)."""
