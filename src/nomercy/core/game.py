@@ -743,7 +743,8 @@ class Game:
         """The legal ids of ``seat`` in this state, computed once (callers never change it)."""
         if seat == self._lseat:
             return self._lids
-        if seat == self.turn:
+        turn = self.turn  # a narrowed local: ``seat == self.turn`` compares boxed objects
+        if turn is not None and seat == turn:
             ids = self._lids = compute_legal(self, seat)
             self._lseat = seat
             return ids
@@ -873,7 +874,8 @@ class Game:
         self.history.append(action if action is not None else id_action(found, seat, self.n))
         if self._deferred_mercy and self.phase is not OVER:
             self._mercy_sweep(seat)
-        self.log.extend(events)
+        if events:  # an empty extend is still a generic call
+            self.log.extend(events)
         return events
 
     def _emit(
@@ -909,13 +911,13 @@ class Game:
             target = (seat + rel) % self.n if rel else None
             phase = self.phase
             if phase is PLAY:  # the common case first
-                if self.uno_window:
+                if len(self.uno_window):  # a set's truth value is a generic call, len() is not
                     self.uno_window.clear()
                 self._play_card(seat, card, ID_COLOUR[aid], target, ID_UNO[aid], ID_JUMP[aid])
                 return
             # An in-turn action: the next player has begun their turn, so earlier UNO windows
             # close (NM-37, A19), unless the same play is still being completed.
-            if self.uno_window and phase not in PLAYING_PHASES:
+            if len(self.uno_window) and phase not in PLAYING_PHASES:
                 self.uno_window.clear()
             if phase is DISCARD_ALL_SUBSET:
                 self._bury_one(seat, card, ID_UNO[aid])
@@ -933,7 +935,7 @@ class Game:
         if kind == K_CATCH:
             self._catch(seat, (seat + ID_REL[aid]) % self.n)
             return
-        if self.uno_window and self.phase not in PLAYING_PHASES:
+        if len(self.uno_window) and self.phase not in PLAYING_PHASES:
             self.uno_window.clear()  # as for an in-turn play above
         if kind == K_DRAW:
             if self.phase is STACK_OR_ABSORB:
@@ -1087,7 +1089,8 @@ class Game:
                 self.uno_window.add(seat)
         else:
             self.uno_called[seat] = False
-            self.uno_window.discard(seat)
+            if len(self.uno_window):  # most often empty: skip the hash lookup
+                self.uno_window.discard(seat)
 
     # ------------------------------------------------------------------ playing a card
     def _play_card(  # noqa: C901 (measured in tests/test_complexity.py)
@@ -1364,12 +1367,14 @@ class Game:
         two = kind is K_REVERSE and self.two_player()
         turn, self.direction = turn_after_play(r, card, seat, self.direction, self.out, two, False)
         if kind is K_NUMBER:
-            if seven_zero and card.number == 7 and target is not None:
-                self._swap(seat, target)
-                exchanged = True
-            elif seven_zero and card.number == 0:
-                self._pass_hands(seat)
-                exchanged = True
+            number = card.number  # narrowed: comparing the Optional itself boxes the int
+            if seven_zero and number is not None:
+                if number == 7 and target is not None:
+                    self._swap(seat, target)
+                    exchanged = True
+                elif number == 0:
+                    self._pass_hands(seat)
+                    exchanged = True
             self.turn = turn
         elif kind is K_SKIP:
             skipped = self.next_active(seat)
@@ -1444,24 +1449,24 @@ class Game:
         self.pending_chain = self._chain_after(value)
         self.pending_total += value
         self.pending_last = value
-        name = self.names[seat]
         target, self.direction, aim = aim_penalty(
             self.rules, card, seat, self.direction, self.out, two, prior != 0, False
         )
-        if aim == AIM_SELF:
-            why = f"with two players {name} is the target and must stack or draw [NM-24]"
-        elif aim == AIM_PASSED:  # A28 "opponent" (S4): stacked on, it passes the penalty on
-            why = f"stacked with two players, it sends the penalty to {self.names[target]} [A28]"
-        elif aim == AIM_REVERSED:
-            why = f"direction reverses; {self.names[target]} is the target [NM-24]"
-        else:
-            why = f"{self.names[target]} must stack or draw [NM-16]"
-            if not self.can_stack:
-                why = f"{self.names[target]} must draw [CL-6]"
         self.turn = target
         self.phase = STACK_OR_ABSORB
         self.tally.pending(self.pending_total)  # NM-16, NM-18
-        if self.record_events:
+        if self.record_events:  # the texts only for the log (a stack opens every ~5 steps)
+            aimed = self.names[target]
+            if aim == AIM_SELF:
+                why = f"with two players {aimed} is the target and must stack or draw [NM-24]"
+            elif aim == AIM_PASSED:  # A28 "opponent" (S4): stacked on, it passes the penalty on
+                why = f"stacked with two players, it sends the penalty to {aimed} [A28]"
+            elif aim == AIM_REVERSED:
+                why = f"direction reverses; {aimed} is the target [NM-24]"
+            elif self.can_stack:
+                why = f"{aimed} must stack or draw [NM-16]"
+            else:
+                why = f"{aimed} must draw [CL-6]"
             chain = _chain_text(self.pending_chain, self.pending_total)
             self._emit(
                 EK.STACK,
@@ -1477,7 +1482,8 @@ class Game:
         partial list would not add up to the total (positions refuse that, NM-16)."""
         chain = self.pending_chain
         if chain or not self.pending_total:
-            return [*chain, value]
+            # A concatenation: unpacking is a generic extend (a slice assignment) compiled.
+            return chain + [value]  # noqa: RUF005
         return chain
 
     def _clear_pending(self) -> None:

@@ -9,7 +9,7 @@ bots relies on. Functions take the game as ``g``; hot tables live per rule set o
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from librt.vecs import vec
 from mypy_extensions import i64
@@ -165,14 +165,17 @@ def compute_legal(g: Game, seat: int) -> list[int]:
     """The legal ids of ``seat``: the one place legality is decided (objects and ids)."""
     if g.phase is OVER or not 0 <= seat < g.n or g.out[seat]:
         return []
-    acts: list[int] = turn_actions(g) if seat == g.turn else []
-    if g.jump_in and seat != g.turn and g.phase is PLAY and not g.pending_total:
+    # ``turn`` read into a narrowed local: ``seat == g.turn`` compares boxed objects.
+    turn = g.turn
+    to_act = turn is not None and seat == turn
+    acts: list[int] = turn_actions(g) if to_act else []
+    if g.jump_in and not to_act and g.phase is PLAY and not g.pending_total:
         top = g.discard[-1]
         if top.index in g.hand_ids[seat]:  # C04: an identical card, offered once
-            acts.extend(variants(g, seat, top, jump=True))
+            _add_ids(acts, variants(g, seat, top, jump=True))
     if uno_due(g, seat):
         acts.append(UNO_ID)
-    if g.uno_window:
+    if len(g.uno_window):  # a set's truth value is a generic call, its len() is not
         n = g.n
         for t in sorted(g.uno_window):
             if t != seat and uno_due(g, t):
@@ -249,6 +252,7 @@ def turn_actions(g: Game) -> list[int]:
     phase = g.phase
     hand: vec[i64] = g.hand_ids[seat]
     acts: list[int] = []
+    out: list[Any] = acts  # the same list, its ids appended as read (see _add_ids)
     if phase is PLAY:
         playable = playable_flags(g)
         restricted = g.restricted_cards
@@ -267,18 +271,18 @@ def turn_actions(g: Game) -> list[int]:
                     continue
                 found = True
                 cached = None if special[i] else base[offset + i]
-                ids = cached if cached is not None else variants(g, seat, ALL_CARDS[i])
-                if len(ids) == 1:  # most cards have one play: an append is the cheaper call
-                    acts.append(ids[0])
+                ids: list[Any] = cached if cached is not None else variants(g, seat, ALL_CARDS[i])
+                if len(ids) == 1:  # most cards have one play: no call (Any: no unboxing)
+                    out.append(ids[0])
                 else:
-                    acts.extend(ids)
+                    _add_ids(acts, ids)
         if not found or g.may_draw:
             acts.append(DRAW_ID)
     elif phase is STACK_OR_ABSORB:
         acts = stack_actions(g, seat)
     elif phase is PLAY_DRAWN:
         assert g.drawn is not None
-        acts.extend(variants(g, seat, g.drawn))
+        _add_ids(acts, variants(g, seat, g.drawn))
         if may_keep_drawn(g):
             acts.append(PASS_ID)
     elif phase is ROULETTE_COLOUR or phase is CHOOSE_COLOUR:
@@ -287,7 +291,7 @@ def turn_actions(g: Game) -> list[int]:
         colour = g.discard[-1].colour
         for card in _distinct(hand):
             if card.colour is colour:
-                acts.extend(variants(g, seat, card, on_da=True))
+                _add_ids(acts, variants(g, seat, card, on_da=True))
         acts.append(PASS_ID)
     elif phase is DISCARD_ALL_SUBSET:
         colour = g.discard[-1].colour
@@ -299,6 +303,14 @@ def turn_actions(g: Game) -> list[int]:
                     acts.append(play_id(card, None, 0, True, False))
         acts.append(PASS_ID)
     return acts
+
+
+def _add_ids(acts: list[int], ids: list[Any]) -> None:
+    """``acts.extend(ids)``, cheaper compiled: a list's ``extend`` is a generic slice
+    assignment, and ids read as ``int`` would be unboxed and boxed again (``Any`` is not)."""
+    out: list[Any] = acts
+    for i in ids:
+        out.append(i)
 
 
 def _distinct(hand: vec[i64]) -> list[Card]:
@@ -610,7 +622,7 @@ def stack_actions(g: Game, seat: int) -> list[int]:
             mark[i] = epoch
             card = ALL_CARDS[i]
             if _answers(card, threshold, top, colour, deflect, match):
-                acts.extend(variants(g, seat, card, stacking=True))
+                _add_ids(acts, variants(g, seat, card, stacking=True))
     if g.wd4 is not None and r.wd4_challenge:
         acts.append(CHALLENGE_ID)
     if not (acts and g.stack_mandatory):
@@ -653,7 +665,8 @@ def variants(  # noqa: C901 (measured in tests/test_complexity.py)
     else:
         remaining = len(hand) - 1
     ends = remaining == 0 and g.last_card_ends
-    number = card.number
+    # -1 for no number: comparing the Optional ``card.number`` itself boxes the int.
+    number = card.number if card.number is not None else -1
     if not card.is_wild and not (number == 7 and not ends and g.seven_zero):
         # A coloured card other than a 7-swap names no colour and no target: one play, and
         # the same play with an UNO call when it leaves one card (for a 0, the hand it

@@ -122,7 +122,8 @@ class Tally:
     def absorbed(self, count: int, total: int) -> None:
         """A penalty of ``total`` taken, ``count`` cards drawn (NM-17, CL-6, A15, A17, CL-3)."""
         self.cards_drawn += count
-        self.stacks = (*self.stacks, total)
+        # A concatenation makes one tuple; unpacking builds a list first (compiled).
+        self.stacks = self.stacks + (total,)  # noqa: RUF005
 
     def pending(self, total: int) -> None:
         """A pending penalty now totals ``total`` (NM-16, NM-18, C08)."""
