@@ -748,7 +748,7 @@ def deal(g: Game, *, choose_dealer: bool = False) -> None:
     g.hand_winner = None
     g._draw = deck  # top = end
     hands = vec[vec[i64]]([_NO_CARDS] * n)  # Game.hand_ids: each hand's Card.index values
-    for _ in range(r.hand_size):
+    for _k in range(r.hand_size):  # not ``_``: typed Any, it would box the counter
         for i in range(1, n + 1):
             s = (g.dealer + i) % n
             hands[s] = append(hands[s], deck.pop().index)

@@ -1041,11 +1041,12 @@ class Game:
                     knocked = True
             # The top of the pile is its end, and the first card drawn (pops are native calls
             # when compiled; a slice, its reversal and a slice deletion are generic ones).
-            drawn = [pile.pop() for _ in range(take)]
+            # A named loop variable: ``_`` is typed Any, so each step would box the counter.
+            drawn = [pile.pop() for _k in range(take)]
             self._receive_all(seat, drawn)
             return drawn, knocked
         drawn = []
-        for _ in range(count):
+        for _k in range(count):
             card = self._take()
             if card is None:
                 break
@@ -1278,7 +1279,8 @@ class Game:
             return
         # apply_draw_penalty (and resolve_effects for a Draw Card): the target draws.
         total = self.pending_total + card.draw_value
-        chain = self._chain_after(card.draw_value)
+        self._grow_chain(card.draw_value)
+        chain = self.pending_chain  # kept: _clear_pending gives the game a new list
         # NM-24: a Wild Reverse +4 still reverses; the next seat in the new direction draws.
         target, self.direction, _ = aim_penalty(
             self.rules, card, seat, self.direction, self.out, self.two_player(), True, True
@@ -1446,7 +1448,7 @@ class Game:
         value = card.draw_value
         two = self.two_player()
         prior = self.pending_total
-        self.pending_chain = self._chain_after(value)
+        self._grow_chain(value)
         self.pending_total += value
         self.pending_last = value
         target, self.direction, aim = aim_penalty(
@@ -1475,16 +1477,14 @@ class Game:
                 {"total": self.pending_total, "last": value},
             )
 
-    def _chain_after(self, value: int) -> list[int]:
-        """The stack's values once a Draw Card of ``value`` joins it (NM-16), oldest first.
-        A stack whose values are not listed (a position gave ``pending`` without its
-        ``chain`` for several cards) stays unlisted: its first values are unknown, and a
-        partial list would not add up to the total (positions refuse that, NM-16)."""
-        chain = self.pending_chain
-        if chain or not self.pending_total:
-            # A concatenation: unpacking is a generic extend (a slice assignment) compiled.
-            return chain + [value]  # noqa: RUF005
-        return chain
+    def _grow_chain(self, value: int) -> None:
+        """A Draw Card of ``value`` joins the stack's values (NM-16), oldest first, before
+        ``pending_total`` counts it. A stack whose values are not listed (a position gave
+        ``pending`` without its ``chain`` for several cards) stays unlisted: its first values
+        are unknown, and a partial list would not add up to the total (positions refuse that,
+        NM-16). In place: the game's list is its own (copies, views and records copy it)."""
+        if self.pending_chain or not self.pending_total:
+            self.pending_chain.append(value)
 
     def _clear_pending(self) -> None:
         self.pending_total = 0
@@ -1495,8 +1495,8 @@ class Game:
         """NM-17 / CL-6: take the whole pending penalty and lose the turn."""
         total = self.pending_total
         chain = _chain_text(self.pending_chain, total) if self.record_events else ""
-        r = self.rules
-        per_card = self._immediate() and r.mercy_absorb == "stop_at_threshold"
+        # The option read only when it matters (a RuleSet's attribute is a generic lookup).
+        per_card = self._immediate() and self.rules.mercy_absorb == "stop_at_threshold"
         self.wd4 = None
         drawn, knocked = self._draw_cards(seat, total, per_card_mercy=per_card)
         self._clear_pending()
