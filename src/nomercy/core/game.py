@@ -1198,20 +1198,21 @@ class Game:
                 self._forget(seat, c)
             self.discard.append(c)
         self.discard.append(top)
-        codes = ", ".join(c.code for c in cards)
-        self._emit(
-            EK.DISCARD_ALL,
-            (
-                "{} discards {} more {} card(s) under the Discard All ({}); "
-                "their effects are ignored [NM-27]",
-                self.names[seat],
-                len(cards),
-                top.colour.word if top.colour else "",
-                codes,
-            ),
-            seat,
-            {"cards": [c.code for c in cards]},
-        )
+        if self.record_events:  # its texts and data read enum properties
+            codes = [c.code for c in cards]
+            self._emit(
+                EK.DISCARD_ALL,
+                (
+                    "{} discards {} more {} card(s) under the Discard All ({}); "
+                    "their effects are ignored [NM-27]",
+                    self.names[seat],
+                    len(cards),
+                    top.colour.word if top.colour else "",
+                    ", ".join(codes),
+                ),
+                seat,
+                {"cards": codes},
+            )
 
     def _bury_one(self, seat: int, card: Card, uno: bool) -> None:
         """A09 optional_subset: discard one more same-colour card under the Discard All."""
@@ -1846,7 +1847,12 @@ class Game:
         for k in range(seat, len(ids), self.n):
             ids[k] = _NO_KNOWN
             on[k] = False
-        self.known_live = any(on)
+        live = False
+        for flag in on:  # a loop: any() is a generic call on a vector
+            if flag:
+                live = True
+                break
+        self.known_live = live
         self._held()[seat] = _zeros(NUM_CARDS)
 
     def _pass_hands(self, seat: int) -> None:
