@@ -35,7 +35,7 @@ def play_ids(game: Game, choosers: list[Callable[[list[int]], int]], limit: int)
         IllegalActionError: a chooser returned an id that is not legal (the game is unchanged
             by that step).
     """
-    for _ in range(limit):
+    for _k in range(limit):  # not ``_``: typed Any, it would box the counter
         turn = game.turn
         if game.phase is OVER or turn is None:
             return True

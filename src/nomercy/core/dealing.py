@@ -634,6 +634,11 @@ class SeededChoice:
         if words is None:
             assert self._library is not None
             return cast("_T", self._library(seq))
+        if type(seq) is list:  # the legal ids: a list's length and items read natively
+            items = cast("list[_T]", seq)
+            n = len(items)
+            if n:
+                return items[words.below(n)]
         n = len(seq)
         if not n:
             raise IndexError("Cannot choose from an empty sequence")

@@ -62,6 +62,7 @@ __all__ = [
     "UNO_ID",
     "action_id",
     "catch_id",
+    "has_id",
     "id_action",
     "id_name",
     "play_id",
@@ -315,6 +316,15 @@ def _make(action_id: int, seat: int, n: int) -> Action:
         return CallUno(seat)
     assert target is not None
     return Catch(seat, target)
+
+
+def has_id(ids: list[int], action_id: int) -> bool:
+    """``action_id in ids``, for a list of ids: compiled, a loop compares native ints, where
+    ``in`` boxes the id and compares objects."""
+    for i in ids:  # noqa: SIM110 (a loop: no generator per call)
+        if i == action_id:
+            return True
+    return False
 
 
 def id_name(action_id: int) -> str:

@@ -36,7 +36,17 @@ from nomercy.core.deck import build_deck
 from nomercy.core.events import Event
 from nomercy.core.game import Game
 from nomercy.core.gaps import VoidTracker
-from nomercy.core.ids import ID_CARD, ID_KIND, ID_REL, K_CATCH, K_COLOUR, K_DRAW, K_PASS, K_PLAY
+from nomercy.core.ids import (
+    ID_CARD,
+    ID_KIND,
+    ID_REL,
+    K_CATCH,
+    K_COLOUR,
+    K_DRAW,
+    K_PASS,
+    K_PLAY,
+    has_id,
+)
 from nomercy.core.rules import RuleSet
 from nomercy.encoding import actions as _actions
 from nomercy.encoding import observations as _layout
@@ -426,7 +436,7 @@ class TableObserver:
                 tracker.forget(s)
         if moved:
             card = ID_CARD[aid]
-            if card is not None and card.number == 0:
+            if card is not None and card.number is not None and card.number == 0:
                 tracker.reset()
             else:
                 for s in range(n):
@@ -522,7 +532,7 @@ class TableObserver:
             out[_TOP + discard[-1].index] = _ONE
         turn = game.turn
         drawn = game.drawn
-        if drawn is not None and seat == turn:
+        if drawn is not None and turn is not None and seat == turn:  # narrowed: no boxing
             out[_DRAWN + drawn.index] = _ONE
         colour = game.colour
         if colour is not None:
@@ -530,7 +540,7 @@ class TableObserver:
         if turn is not None and phase is not OVER:
             out[_TO_ACT + (turn - seat) % n] = _ONE
         window = game.uno_window
-        if window:  # mostly empty: no iterator made then
+        if len(window):  # mostly empty: no iterator made then (len(): a native read)
             for t in window:
                 if t != seat:
                     out[_CATCH + (t - seat) % n - 1] = _ONE
@@ -659,7 +669,8 @@ class TurnCore:
             game = self._game()
             seat = self.decider
             ids = game.legal_ids(seat)
-            self.offered = seat != game.to_act
+            to_act = game.to_act  # narrowed below: comparing the Optional boxes the seat
+            self.offered = to_act is None or seat != to_act
             if self.offered:
                 ids.append(_PASS_ID)
             self.ids = ids
@@ -684,7 +695,7 @@ class TurnCore:
         if self.game is None or not isinstance(action, int) or isinstance(action, bool):
             return -2
         aid: int = action
-        if aid not in self.legal():
+        if not has_id(self.legal(), aid):
             return -2
         self.ids = None
         turn = self.observer.step_turn(self.game, aid, self.decider)
@@ -799,7 +810,7 @@ def advance_tables(
     for i in range(len(cores)):
         core = cores[i]
         aid = actions[i]
-        if not core.fast or aid not in core.legal:
+        if not core.fast or not has_id(core.legal, aid):
             untouched.append(i)
         elif not core.advance(aid, outs[i], masks[i]):
             settle.append(i)
