@@ -320,7 +320,11 @@ def _make(action_id: int, seat: int, n: int) -> Action:
 
 def has_id(ids: list[int], action_id: int) -> bool:
     """``action_id in ids``, for a list of ids: compiled, a loop compares native ints, where
-    ``in`` boxes the id and compares objects."""
+    ``in`` boxes the id and compares objects.
+
+    >>> has_id([DRAW_ID, 500], 500), has_id([DRAW_ID], PASS_ID)
+    (True, False)
+    """
     for i in ids:  # noqa: SIM110 (a loop: no generator per call)
         if i == action_id:
             return True
