@@ -89,6 +89,7 @@ from nomercy.core.ids import (
     MAX_SEATS,
     NUM_IDS,
     action_id,
+    has_id,
     id_action,
     seat_table,
 )
@@ -786,7 +787,7 @@ class Game:
             found = action_id(action, self.n)
         except ActionIdError:  # no such action at this table: illegal, explained below
             found = -1
-        if found in legal:
+        if has_id(legal, found):
             return seat, found
         reason, rule = diagnose(self, action)
         raise IllegalActionError(f"illegal '{action}': {reason}", rule)
@@ -813,13 +814,9 @@ class Game:
                 raise IllegalActionError("the game is over", "NM-38")
         elif type(seat) is not int or not 0 <= seat < self.n:
             raise NoMercyError(f"step: there is no seat {seat!r} in a {self.n}-player game")
-        legal = self._ids_of(seat)
-        if type(action_id) is int:
-            # A loop over the ints compiles to native compares (``in`` is a generic call).
-            for legal_id in legal:
-                if legal_id == action_id:
-                    self._apply(seat, legal_id)
-                    return
+        if type(action_id) is int and has_id(self._ids_of(seat), action_id):
+            self._apply(seat, action_id)
+            return
         raise self._illegal_id(action_id, seat)
 
     def _illegal_id(self, action_id: object, seat: int) -> NoMercyError:
